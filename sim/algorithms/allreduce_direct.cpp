@@ -1,0 +1,37 @@
+// Direct all-reduce: the naive baseline.
+//
+// Every rank starts from its own input (a local copy into its output), then, in one
+// step, sends its whole input to every other rank, which reduces it into its output.
+// Steps: 1. Bytes each rank sends: (N-1) * n — it grows with N, which is exactly the
+// traffic that the ring and the trees avoid.
+#include "sim/algorithms/registry.h"
+#include "sim/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "direct");
+  const int n = spec.ranks;
+  const std::uint64_t k = spec.count;
+  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, k}, {r, BufferKind::output, 0, k});
+
+  // The only step: all-to-all exchange of whole buffers; receivers accumulate in the
+  // order the senders are listed (r+1, r+2, ...), which the engine serialises.
+  b.step("exchange: every rank sends its whole buffer to every other rank, which reduces it");
+  for (int dst = 0; dst < n; ++dst)
+    for (int i = 1; i < n; ++i) {
+      const int src = (dst + i) % n;
+      b.reduce(src, {src, BufferKind::input, 0, k}, {dst, BufferKind::output, 0, k});
+    }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kAllReduceDirect{
+    "direct", Collective::all_reduce,
+    "every rank sends its whole buffer to every other rank; the naive baseline",
+    "1", "(N-1) * n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,42 @@
+// Proves a schedule correct before any data moves, by executing it symbolically on
+// contribution sets (see contributions.h). Throws ScheduleError naming the step,
+// transfer, rank and region that broke an invariant:
+//   - every region lies inside its rank's buffer; a transfer's source and destination
+//     never overlap; inputs are never written; steps are listed in order;
+//   - within a step no transfer reads what another transfer of the same step writes, and
+//     a region has two writers in one step only when both reduce into it;
+//   - nothing reads or reduces into data that was never written;
+//   - a reduce never adds a contribution its destination already holds;
+//   - at the end every output holds exactly the contributions DESIGN.md's table demands.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/contributions.h"
+#include "sim/dependencies.h"
+#include "sim/schedule.h"
+
+namespace collsim {
+
+struct CheckReport {
+  DependencyGraph dependencies;  // derived once here; the engine reuses it
+  std::size_t pieces_tracked = 0;
+};
+
+CheckReport check_schedule(const Schedule& s);
+
+// What rank `rank`'s output must hold when the collective is done, as pieces
+// [offset, offset + count) with their contributions.
+struct ExpectedPiece {
+  std::uint64_t offset = 0;
+  std::uint64_t count = 0;
+  Contributions contributions;
+};
+std::vector<ExpectedPiece> expected_output(const Schedule& s, int rank);
+
+// "step 3 (reduce-scatter 2/3), transfer #17: rank 1 output[250,500) -> rank 2 output[250,500) reduce"
+std::string describe_transfer(const Schedule& s, std::size_t index);
+std::string describe_region(const Region& r);
+
+}  // namespace collsim

@@ -1,0 +1,27 @@
+// Splitting a range into nearly equal parts, the way every chunked algorithm does.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+namespace collsim {
+
+struct Block {
+  std::uint64_t offset = 0;
+  std::uint64_t count = 0;
+};
+
+// Part i of `total` elements split into `parts` contiguous blocks as evenly as possible:
+// the first total % parts blocks hold one element more.
+inline Block even_block(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
+  const std::uint64_t base = total / parts, extra = total % parts;
+  return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
+}
+
+// Slice s of `slices` within block b.
+inline Block sub_block(Block b, std::uint64_t slices, std::uint64_t s) {
+  Block inner = even_block(b.count, slices, s);
+  inner.offset += b.offset;
+  return inner;
+}
+
+}  // namespace collsim

@@ -1,0 +1,132 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace collsim {
+namespace {
+
+std::string range(BufferKind b, std::uint64_t offset, std::uint64_t count) {
+  return fmt::format("{}[{},{})", to_string(b), offset, offset + count);
+}
+
+std::string spec_line(const Schedule& s) {
+  const CollectiveSpec& spec = s.spec;
+  std::string line = fmt::format("{} with {} on {} rank{}", to_string(spec.collective), s.algorithm, spec.ranks,
+                                 spec.ranks == 1 ? "" : "s");
+  if (s.total_ranks > spec.ranks) line += fmt::format(" + {} server rank{}", s.total_ranks - spec.ranks,
+                                                       s.total_ranks - spec.ranks == 1 ? "" : "s");
+  line += fmt::format(", count {} ({} per rank), {}", spec.count,
+                      format_bytes(static_cast<double>(spec.count * dtype_size(spec.dtype))), to_string(spec.dtype));
+  if (collective_reduces(spec.collective)) line += fmt::format(", {}", to_string(spec.op));
+  if (collective_has_root(spec.collective)) line += fmt::format(", root {}", spec.root);
+  return line;
+}
+
+void append_local_ops(std::string& out, const char* when, const std::vector<LocalOp>& ops) {
+  for (const LocalOp& op : ops) {
+    fmt::format_to(std::back_inserter(out), "  {:<5} rank {:<3} {:<13} {}", when, op.target.rank, to_string(op.kind),
+                   range(op.target.buffer, op.target.offset, op.target.count));
+    if (op.kind == LocalOpKind::copy)
+      fmt::format_to(std::back_inserter(out), " <- {}", range(op.source.buffer, op.source.offset, op.source.count));
+    out += '\n';
+  }
+}
+
+template <class T>
+std::pair<std::size_t, std::size_t> min_max_index(const std::vector<T>& v, std::size_t n) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+  return {static_cast<std::size_t>(lo - v.begin()), static_cast<std::size_t>(hi - v.begin())};
+}
+
+}  // namespace
+
+std::string format_step_table(const Schedule& s) {
+  std::string out = spec_line(s) + "\n";
+  append_local_ops(out, "pre", s.pre_ops);
+  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}\n", "step", "src -> dst", "chunk",
+                 "elements", "action", "bytes");
+  int step = -1;
+  for (const Transfer& t : s.transfers) {
+    if (t.step != step) {
+      step = t.step;
+      fmt::format_to(std::back_inserter(out), "step {}/{}: {}\n", step + 1, s.step_count(),
+                     s.step_labels[static_cast<std::size_t>(step)]);
+    }
+    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}\n", step + 1, t.src, t.dst,
+                   t.chunk,
+                   range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count),
+                   to_string(t.action), s.bytes(t));
+  }
+  append_local_ops(out, "post", s.post_ops);
+  return out;
+}
+
+std::string format_step_overview(const Schedule& s) {
+  std::vector<std::size_t> transfers(static_cast<std::size_t>(s.step_count()), 0);
+  std::vector<std::uint64_t> bytes(transfers.size(), 0);
+  for (const Transfer& t : s.transfers) {
+    ++transfers[static_cast<std::size_t>(t.step)];
+    bytes[static_cast<std::size_t>(t.step)] += s.bytes(t);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < transfers.size(); ++i)
+    fmt::format_to(std::back_inserter(out), "  step {:>3}  {:>4} transfers  {:>10}  {}\n", i + 1, transfers[i],
+                   format_bytes(static_cast<double>(bytes[i])), s.step_labels[i]);
+  return out;
+}
+
+std::string format_run_summary(const RunResult& r) {
+  const Schedule& s = r.schedule;
+  const AlgorithmInfo* algo = find_algorithm(s.spec.collective, s.algorithm);
+  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+  const auto [lo, hi] = sent.empty() ? std::pair<std::size_t, std::size_t>{0, 0} : min_max_index(sent, sent.size());
+  const auto at = [&](std::size_t i) { return sent.empty() ? 0.0 : static_cast<double>(sent[i]); };
+  const Bandwidth bw = bandwidth(s.spec, r.execution.total_ns);
+  const auto gbps = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f} GB/s", *v) : std::string("n/a"); };
+  const Verification& v = r.verification;
+
+  std::string out;
+  auto line = [&](std::string_view key, const std::string& value) {
+    fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", key, value);
+  };
+  out += spec_line(s) + "\n";
+  if (algo) line("algorithm", fmt::format("{}: {}", algo->name, algo->summary));
+  line("schedule", fmt::format("{} steps ({} communication; formula {}), {} transfers", s.step_count(),
+                               communication_steps(s), algo ? algo->steps_formula : "?", s.transfers.size()));
+  line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); formula {}", format_bytes(at(lo)), lo,
+                                 format_bytes(at(hi)), hi, algo ? algo->bytes_formula : "?"));
+  line("backend", fmt::format("{}: {}", r.backend, r.device));
+  line("time", format_duration_ns(static_cast<double>(r.execution.total_ns)));
+  line("algbw", gbps(bw.algbw_gbps));
+  line("busbw", fmt::format("{} (algbw * {})", gbps(bw.busbw_gbps), busbw_factor_formula(s.spec.collective)));
+  if (v.ok)
+    line("result", fmt::format("verified: {} output elements, {}{}", v.checked, v.rule,
+                               v.rule == "exact" ? "" : fmt::format(", max error {:.3g}", v.max_error)));
+  else
+    line("result", fmt::format("WRONG: {} of {} output elements differ; first: {}", v.mismatches, v.checked,
+                               v.first_mismatch));
+  return out;
+}
+
+std::string format_catalogue() {
+  std::string out = "collectives and algorithms (N = ranks, n = bytes of one rank's buffer):\n";
+  for (Collective c : kAllCollectives) {
+    bool any = false;
+    for (const AlgorithmInfo& a : all_algorithms()) {
+      if (a.collective != c) continue;
+      if (!any) fmt::format_to(std::back_inserter(out), "  {} (busbw = algbw * {})\n", to_string(c), busbw_factor_formula(c));
+      any = true;
+      fmt::format_to(std::back_inserter(out), "    {:<18} steps {:<8} bytes sent per rank {}\n", a.name, a.steps_formula,
+                     a.bytes_formula);
+      fmt::format_to(std::back_inserter(out), "    {:<18} {}\n", "", a.summary);
+    }
+  }
+  out += "data types: f32 f64 f16 bf16 i32 i64\n";
+  out += "reduce ops: sum prod min max avg (avg = sum, then one division by N)\n";
+  return out;
+}
+
+}  // namespace collsim

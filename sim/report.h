@@ -1,0 +1,19 @@
+// Text views of schedules and runs, shared by the CLI and anything else that prints.
+#pragma once
+#include <string>
+
+#include "sim/run.h"
+
+namespace collsim {
+
+// One line per transfer under a header per step: step, src -> dst, chunk, element
+// ranges, copy/reduce, bytes; pre- and post-operations listed before and after.
+std::string format_step_table(const Schedule& s);
+// One line per step: label, transfers, bytes on the wire.
+std::string format_step_overview(const Schedule& s);
+// What was asked, what the schedule costs, how long it took and whether it was right.
+std::string format_run_summary(const RunResult& r);
+// Collectives, algorithms with formulas, data types and ops.
+std::string format_catalogue();
+
+}  // namespace collsim

@@ -1,0 +1,49 @@
+// One collective, end to end: build the schedule, check it, allocate and fill buffers,
+// execute on a backend, verify against the host reference. The CLI and the GUI both
+// call this; neither talks to a backend directly.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/algorithm.h"
+#include "sim/backend.h"
+#include "sim/checker.h"
+#include "sim/reference.h"
+
+namespace collsim {
+
+struct RunRequest {
+  CollectiveSpec spec;
+  std::string algorithm = "ring";
+  AlgorithmOptions options;
+  std::uint64_t seed = 1;
+};
+
+struct RunResult {
+  RunRequest request;
+  Schedule schedule;
+  DependencyGraph dependencies;
+  std::string backend;      // "cpu"
+  std::string device;       // "host CPU (2 worker threads)"
+  Execution execution;
+  Verification verification;
+  std::vector<RankBuffers> buffers;  // inputs as before the run (never written), outputs after
+};
+
+// Builds and checks the schedule (InputError for bad requests, ScheduleError for a
+// broken algorithm), refuses buffers larger than the memory this machine has
+// (InputError), then runs and verifies.
+RunResult run_collective(const RunRequest& request, Backend& backend);
+
+// Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
+std::uint64_t available_memory_bytes();
+
+// Summary figures in nccl-tests' definitions. algbw = algorithm_bytes / time,
+// busbw = algbw * busbw_factor; both in GB/s (1e9 bytes/s), nullopt when time is 0.
+struct Bandwidth {
+  std::optional<double> algbw_gbps, busbw_gbps;
+};
+Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns);
+
+}  // namespace collsim

@@ -1,0 +1,64 @@
+// The vocabulary of collsim: which collective, on how many ranks, with which elements.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "kernels/dtype.h"
+
+namespace collsim {
+
+enum class Collective : std::uint8_t {
+  all_reduce, broadcast, reduce, all_gather, gather, scatter,
+  reduce_scatter, all_to_all, barrier, send_recv,
+};
+
+inline constexpr Collective kAllCollectives[] = {
+    Collective::all_reduce, Collective::broadcast,      Collective::reduce,
+    Collective::all_gather, Collective::gather,         Collective::scatter,
+    Collective::reduce_scatter, Collective::all_to_all, Collective::barrier,
+    Collective::send_recv};
+
+std::string_view to_string(Collective c);
+std::string_view to_string(DataType t);
+std::string_view to_string(ReduceOp op);
+std::optional<Collective> parse_collective(std::string_view s);
+std::optional<DataType> parse_data_type(std::string_view s);
+std::optional<ReduceOp> parse_reduce_op(std::string_view s);
+
+// Whether the collective combines values with a ReduceOp (and so sweeps every op).
+bool collective_reduces(Collective c);
+bool collective_has_root(Collective c);
+
+// What the user asks for. `count` is K of DESIGN.md's buffer table: elements per block.
+struct CollectiveSpec {
+  Collective collective = Collective::all_reduce;
+  int ranks = 4;
+  std::uint64_t count = 0;
+  DataType dtype = DataType::f32;
+  ReduceOp op = ReduceOp::sum;
+  int root = 0;
+};
+
+// Buffer sizes in elements, following DESIGN.md's table. Ranks beyond spec.ranks (e.g.
+// extra parameter servers) hold no input or output.
+std::uint64_t input_elements(const CollectiveSpec& spec, int rank);
+std::uint64_t output_elements(const CollectiveSpec& spec, int rank);
+
+// nccl-tests conventions. `algorithm_bytes` is the S of algbw = S / t: the bytes of one
+// rank's larger buffer (all_gather: the whole result; reduce_scatter: the whole input).
+std::uint64_t algorithm_bytes(const CollectiveSpec& spec);
+double busbw_factor(Collective c, int ranks);
+std::string_view busbw_factor_formula(Collective c);
+
+// "1M" -> 1048576. Suffixes K, M, G (powers of 1024), optional trailing "i"/"iB"/"B".
+// Returns nullopt for anything else (negative, empty, overflow, junk).
+std::optional<std::uint64_t> parse_count(std::string_view text);
+// 1536 -> "1.5 KiB"; exact below 1 KiB.
+std::string format_bytes(double bytes);
+// "123.4 us", "1.234 ms", "2.000 s".
+std::string format_duration_ns(double ns);
+
+}  // namespace collsim
