@@ -1,0 +1,195 @@
+// The checker must reject broken schedules, each with a message that says what broke.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/algorithm.h"
+#include "sim/checker.h"
+#include "sim/errors.h"
+#include "sim/schedule_builder.h"
+
+using namespace collsim;
+
+namespace {
+
+CollectiveSpec all_reduce(int ranks, std::uint64_t count) {
+  return {Collective::all_reduce, ranks, count, DataType::f32, ReduceOp::sum, 0};
+}
+
+Region out(int rank, std::uint64_t offset, std::uint64_t count) { return {rank, BufferKind::output, offset, count}; }
+Region in(int rank, std::uint64_t offset, std::uint64_t count) { return {rank, BufferKind::input, offset, count}; }
+
+// A correct 2-rank ring all-reduce of 2 elements, with `tweak` applied between phases.
+Schedule two_rank_ring(bool drop_reduce = false, bool reduce_twice = false, bool same_step_read = false) {
+  ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+  b.pre_copy(in(0, 0, 2), out(0, 0, 2));
+  b.pre_copy(in(1, 0, 2), out(1, 0, 2));
+  b.step("reduce-scatter 1/1");
+  if (!drop_reduce) b.reduce(0, out(0, 0, 1), out(1, 0, 1));
+  b.reduce(1, out(1, 1, 1), out(0, 1, 1));
+  if (same_step_read) b.copy(0, out(1, 0, 1), out(0, 0, 1));  // reads what arrives in this very step
+  b.step("all-gather 1/1");
+  if (!same_step_read) b.copy(0, out(1, 0, 1), out(0, 0, 1));
+  b.copy(1, out(0, 1, 1), out(1, 1, 1));
+  if (reduce_twice) {
+    b.step("again");
+    b.reduce(1, in(1, 1, 1), out(0, 1, 1));
+  }
+  return std::move(b).finish();
+}
+
+std::string failure_of(const Schedule& s) {
+  try {
+    check_schedule(s);
+  } catch (const ScheduleError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a hand-made correct ring passes") { CHECK_NOTHROW(check_schedule(two_rank_ring())); }
+
+TEST_CASE("checker: a read before the data arrives (same step) is rejected") {
+  const std::string msg = failure_of(two_rank_ring(false, false, true));
+  CHECK(msg.find("reads what an earlier transfer of the same step writes") != std::string::npos);
+  CHECK(msg.find("step 1 (reduce-scatter 1/1)") != std::string::npos);
+}
+
+TEST_CASE("checker: a read of data that never arrived is rejected") {
+  ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+  b.set_scratch(1, 2);
+  b.step("forward");
+  b.copy(0, {1, BufferKind::scratch, 0, 2}, out(0, 0, 2));  // scratch was never written
+  const std::string msg = failure_of(std::move(b).finish());
+  CHECK(msg.find("reads rank 1 scratch[0,2) before anything was written there") != std::string::npos);
+}
+
+TEST_CASE("checker: a missing contribution is rejected") {
+  const std::string msg = failure_of(two_rank_ring(true));
+  CHECK(msg.find("lacks rank 0's input[0,1)") != std::string::npos);
+  CHECK(msg.find("rank 0 output[0,1)") != std::string::npos);
+}
+
+TEST_CASE("checker: a contribution added twice is rejected") {
+  const std::string msg = failure_of(two_rank_ring(false, true));
+  CHECK(msg.find("already holds rank 1's input[1,2)") != std::string::npos);
+  CHECK(msg.find("count it twice") != std::string::npos);
+  CHECK(msg.find("step 3 (again)") != std::string::npos);
+}
+
+TEST_CASE("checker: a swapped block is rejected") {
+  CollectiveSpec spec = all_reduce(2, 2);
+  spec.collective = Collective::all_gather;
+  ScheduleBuilder b(spec, "hand-made");
+  b.pre_copy(in(0, 0, 2), out(0, 0, 2));
+  b.pre_copy(in(1, 0, 2), out(1, 0, 2));  // wrong: rank 1's block belongs at [2,4)
+  b.step("exchange");
+  b.copy(0, in(0, 0, 2), out(1, 2, 2));
+  b.copy(1, in(1, 0, 2), out(0, 2, 2));
+  const std::string msg = failure_of(std::move(b).finish());
+  CHECK(msg.find("at the end rank 1 output[0,2)") != std::string::npos);
+  CHECK(msg.find("rank 0's input[0,2)") != std::string::npos);
+}
+
+TEST_CASE("checker: two copies into one region in one step are rejected; two reduces are not") {
+  ScheduleBuilder b(all_reduce(3, 1), "hand-made");
+  for (int r = 0; r < 3; ++r) b.pre_copy(in(r, 0, 1), out(r, 0, 1));
+  b.step("two writers");
+  b.copy(0, in(1, 0, 1), out(0, 0, 1));
+  b.copy(0, in(2, 0, 1), out(0, 0, 1));
+  const std::string msg = failure_of(std::move(b).finish());
+  CHECK(msg.find("writes a region that another transfer of the same step also writes, and not both reduce") !=
+        std::string::npos);
+
+  // The direct algorithm reduces N-1 times into one region per step: allowed.
+  CHECK_NOTHROW(check_schedule(build_schedule(all_reduce(5, 3), "direct", {})));
+}
+
+TEST_CASE("checker: a reduce into data never written is rejected") {
+  ScheduleBuilder b(all_reduce(2, 1), "hand-made");
+  b.set_scratch(0, 1);
+  b.step("push");
+  b.reduce(0, in(1, 0, 1), {0, BufferKind::scratch, 0, 1});  // no identity fill first
+  const std::string msg = failure_of(std::move(b).finish());
+  CHECK(msg.find("reduces into rank 0 scratch[0,1), which was never written") != std::string::npos);
+}
+
+TEST_CASE("checker: out-of-bounds regions, writes into inputs and overlapping source/destination") {
+  {
+    ScheduleBuilder b(all_reduce(2, 4), "hand-made");
+    b.step("oops");
+    b.copy(0, in(0, 2, 4), out(1, 0, 4));
+    CHECK(failure_of(std::move(b).finish()).find("lies outside the buffer (4 elements)") != std::string::npos);
+  }
+  {
+    ScheduleBuilder b(all_reduce(2, 4), "hand-made");
+    b.step("oops");
+    b.copy(0, out(0, 0, 2), in(1, 0, 2));
+    CHECK(failure_of(std::move(b).finish()).find("writes into an input buffer") != std::string::npos);
+  }
+  {
+    ScheduleBuilder b(all_reduce(2, 4), "hand-made");
+    b.step("oops");
+    b.copy(0, out(0, 0, 3), out(0, 1, 3));
+    CHECK(failure_of(std::move(b).finish()).find("source and destination overlap") != std::string::npos);
+  }
+}
+
+TEST_CASE("builder: empty transfers are dropped, steps renumbered, all-local steps labelled local") {
+  ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+  b.step("nothing moves");
+  b.copy(0, in(0, 0, 0), out(1, 0, 0));
+  b.step("a local combine");
+  b.copy(0, in(0, 0, 2), out(0, 0, 2));
+  b.step("a real send");
+  b.reduce(0, in(1, 0, 2), out(0, 0, 2));
+  const Schedule s = std::move(b).finish();
+  REQUIRE(s.step_count() == 2);
+  CHECK(s.step_labels[0] == "local");
+  CHECK(s.step_labels[1] == "a real send");
+  CHECK(s.transfers.size() == 2);
+  CHECK(s.transfers[1].step == 1);
+  CHECK(communication_steps(s) == 1);
+}
+
+TEST_CASE("dependencies are derived from regions: read after write, write after read, write after write") {
+  ScheduleBuilder b(all_reduce(3, 4), "hand-made");
+  b.set_scratch(1, 4);
+  b.step("a");
+  b.copy(0, in(0, 0, 4), {1, BufferKind::scratch, 0, 4});   // #0 writes 1:scratch
+  b.step("b");
+  b.copy(0, {1, BufferKind::scratch, 0, 2}, out(2, 0, 2));  // #1 reads 1:scratch[0,2) after #0: RAW
+  b.copy(0, in(2, 0, 2), out(0, 0, 2));                      // #2 independent
+  b.step("c");
+  b.copy(0, in(2, 0, 4), {1, BufferKind::scratch, 0, 4});   // #3 WAW on #0, WAR on #1
+  const Schedule s = std::move(b).finish();
+  const DependencyGraph g = derive_dependencies(s);
+  CHECK(g.dependencies_of(0).empty());
+  REQUIRE(g.dependencies_of(1).size() == 1);
+  CHECK(g.dependencies_of(1)[0] == 0);
+  CHECK(g.dependencies_of(2).empty());
+  REQUIRE(g.dependencies_of(3).size() == 2);
+  CHECK(g.dependencies_of(3)[0] == 0);
+  CHECK(g.dependencies_of(3)[1] == 1);
+  const DependencyGraph r = reverse(g);
+  REQUIRE(r.dependencies_of(0).size() == 2);
+  CHECK(r.dependencies_of(0)[0] == 1);
+  CHECK(r.dependencies_of(0)[1] == 3);
+}
+
+TEST_CASE("ring dependencies: each transfer waits only for the chunk it forwards and for its destination's last use") {
+  const Schedule s = build_schedule(all_reduce(4, 8), "ring", {});
+  const DependencyGraph g = check_schedule(s).dependencies;
+  for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+    const Transfer& x = s.transfers[t];
+    for (std::uint32_t d : g.dependencies_of(t)) {
+      const Transfer& y = s.transfers[d];
+      CHECK(y.step < x.step);  // never within a step, never a global barrier
+      const bool feeds_source = y.dst == x.src && y.chunk == x.chunk;
+      const bool same_destination_chunk = (y.dst == x.dst || y.src == x.dst) && y.chunk == x.chunk;
+      CHECK((feeds_source || same_destination_chunk));
+    }
+  }
+}

@@ -1,0 +1,63 @@
+#include <doctest/doctest.h>
+
+#include "sim/types.h"
+
+using namespace collsim;
+
+TEST_CASE("parse_count accepts plain numbers and K/M/G suffixes as powers of 1024") {
+  CHECK(parse_count("0") == 0u);
+  CHECK(parse_count("1000003") == 1000003u);
+  CHECK(parse_count("1K") == 1024u);
+  CHECK(parse_count("1k") == 1024u);
+  CHECK(parse_count("3M") == 3u * 1024 * 1024);
+  CHECK(parse_count("2G") == 2ull << 30);
+  CHECK(parse_count("4KiB") == 4096u);
+}
+
+TEST_CASE("parse_count rejects negative, junk, empty and overflowing counts") {
+  CHECK_FALSE(parse_count(""));
+  CHECK_FALSE(parse_count("-5"));
+  CHECK_FALSE(parse_count("12X"));
+  CHECK_FALSE(parse_count("K"));
+  CHECK_FALSE(parse_count("1.5M"));
+  CHECK_FALSE(parse_count("99999999999999999999"));
+  CHECK_FALSE(parse_count("17179869184G"));  // 2^34 * 2^30 overflows 64 bits
+}
+
+TEST_CASE("names round-trip through parse and to_string") {
+  for (Collective c : kAllCollectives) CHECK(parse_collective(to_string(c)) == c);
+  for (DataType t : kAllDataTypes) CHECK(parse_data_type(to_string(t)) == t);
+  for (ReduceOp op : kAllReduceOps) CHECK(parse_reduce_op(to_string(op)) == op);
+  CHECK_FALSE(parse_collective("allreduce"));
+  CHECK_FALSE(parse_data_type("f8"));
+}
+
+TEST_CASE("buffer sizes follow DESIGN.md's table") {
+  CollectiveSpec s{Collective::all_gather, 4, 10, DataType::f32, ReduceOp::sum, 1};
+  CHECK(input_elements(s, 0) == 10);
+  CHECK(output_elements(s, 0) == 40);
+  s.collective = Collective::reduce_scatter;
+  CHECK(input_elements(s, 2) == 40);
+  CHECK(output_elements(s, 2) == 10);
+  s.collective = Collective::gather;
+  CHECK(output_elements(s, 1) == 40);
+  CHECK(output_elements(s, 0) == 0);
+  s.collective = Collective::scatter;
+  CHECK(input_elements(s, 1) == 40);
+  CHECK(input_elements(s, 0) == 0);
+  CHECK(output_elements(s, 4) == 0);  // beyond the ranks: extra server ranks hold none
+}
+
+TEST_CASE("busbw factors are nccl-tests'") {
+  CHECK(busbw_factor(Collective::all_reduce, 4) == doctest::Approx(1.5));
+  CHECK(busbw_factor(Collective::all_gather, 4) == doctest::Approx(0.75));
+  CHECK(busbw_factor(Collective::broadcast, 4) == doctest::Approx(1.0));
+}
+
+TEST_CASE("format_bytes and format_duration_ns") {
+  CHECK(format_bytes(512) == "512 B");
+  CHECK(format_bytes(1536) == "1.50 KiB");
+  CHECK(format_bytes(4 << 20) == "4 MiB");
+  CHECK(format_duration_ns(1500) == "1.500 us");
+  CHECK(format_duration_ns(2.5e6) == "2.500 ms");
+}
