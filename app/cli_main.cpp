@@ -10,6 +10,8 @@
 
 #include <collsim/version.h>
 
+#include "app/cli_bench.h"
+#include "app/cli_io.h"
 #include "kernels/cuda_api.h"
 #include "sim/errors.h"
 #include "sim/output_files.h"
@@ -23,8 +25,8 @@ using namespace collsim;
 // Flags as typed, before they are checked and turned into a RunRequest.
 struct SpecFlags {
   std::string collective = "all_reduce", algorithm = "ring", count = "1M", dtype = "f32", op = "sum";
-  int ranks = 4, root = 0, slices = 1, servers = 1;
-  bool colocated = false;
+  int ranks = 4, root = 0, slices = 0, servers = 1, ranks_per_node = 0;
+  bool colocated = false, in_place = false;
 };
 
 struct RunFlags {
@@ -44,9 +46,17 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
   cmd.add_option("-t,--dtype", f.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
   cmd.add_option("-o,--op", f.op, "sum prod min max avg")->capture_default_str();
   cmd.add_option("--root", f.root, "root rank of rooted collectives")->capture_default_str();
-  cmd.add_option("--slices", f.slices, "ring: pipeline every chunk in this many slices")->capture_default_str();
+  cmd.add_option("--slices", f.slices,
+                 "pipelined algorithms (ring, chain, ...): slices per chunk; 0: the algorithm's default")
+      ->capture_default_str();
   cmd.add_option("--servers", f.servers, "parameter_server: number of servers S (1..ranks)")->capture_default_str();
   cmd.add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1 instead of extra ranks");
+  cmd.add_option("--ranks-per-node", f.ranks_per_node,
+                 "hierarchical: G ranks per node, --ranks a multiple of G; 0: the smallest divisor of N >= sqrt(N)")
+      ->capture_default_str();
+  cmd.add_flag("--in-place", f.in_place,
+               "input and output share one buffer, as in NCCL "
+               "(all_reduce, broadcast, reduce, all_gather, reduce_scatter)");
 }
 
 RunRequest to_request(const SpecFlags& f) {
@@ -60,18 +70,15 @@ RunRequest to_request(const SpecFlags& f) {
   const auto count = parse_count(f.count);
   if (!count)
     throw InputError(fmt::format("--count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", f.count));
-  r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root};
+  r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root, f.in_place};
   r.algorithm = f.algorithm;
-  r.options = {f.slices, f.servers, f.colocated};
+  r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node};
   return r;
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, bool quiet) {
+std::unique_ptr<Backend> make_backend(const std::string& name) {
   if (name == "cpu") return make_cpu_backend();
-  if (name == "auto") {
-    if (!quiet) std::fputs("backend auto: using the CPU backend (this build runs no CUDA backend yet)\n", stdout);
-    return make_cpu_backend();
-  }
+  if (name == "auto") return make_cpu_backend();  // no CUDA backend yet: auto means the CPU
   if (name == "cuda")
     throw InputError(fmt::format("--backend cuda: not available: this build has no CUDA backend yet "
                                  "(CUDA kernels compiled: {}, CUDA devices: {}); use --backend cpu",
@@ -79,43 +86,98 @@ std::unique_ptr<Backend> make_backend(const std::string& name, bool quiet) {
   throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu or cuda)", name));
 }
 
-// DIR/rank<r>.in.bin and DIR/rank<r>.out.bin, raw little-endian arrays; all or nothing.
-void dump_buffers(const RunResult& r, const std::filesystem::path& dir) {
-  OutputFileSet files;
+// DIR/rank<r>.in.bin and DIR/rank<r>.out.bin, raw little-endian arrays, staged in
+// `files` with the run's other outputs: all or nothing.
+void dump_buffers(const RunResult& r, const std::filesystem::path& dir, OutputFileSet& files) {
   for (int rank = 0; rank < r.schedule.spec.ranks; ++rank) {
-    const RankBuffers& b = r.buffers[static_cast<std::size_t>(rank)];
-    if (input_elements(r.schedule.spec, rank) > 0) files.stage(dir / fmt::format("rank{}.in.bin", rank), b.input);
-    if (output_elements(r.schedule.spec, rank) > 0) files.stage(dir / fmt::format("rank{}.out.bin", rank), b.output);
+    // Inputs as before the run (in place, the run overwrote them); outputs after it.
+    if (r.schedule.buffer_elements(rank, BufferKind::input) > 0)
+      files.stage(dir / fmt::format("rank{}.in.bin", rank), input_before_run(r, rank));
+    if (r.schedule.buffer_elements(rank, BufferKind::output) > 0)
+      files.stage(dir / fmt::format("rank{}.out.bin", rank), output_after_run(r, rank));
   }
-  files.commit();
 }
 
-int command_run(const SpecFlags& sf, const RunFlags& rf) {
-  const RunRequest request = [&] {
+// A scenario file (optional) and the output files of `collsim run`.
+struct FileArgs {
+  std::string scenario;
+  cli::TraceOutputs outputs;
+};
+
+// Whether the user typed `flag` on `cmd`'s command line (not just its default).
+cli::FlagGiven flags_given(const CLI::App* cmd) {
+  return [cmd](std::string_view flag) {
+    const CLI::Option* o = cmd->get_option_no_throw(std::string(flag));
+    return o && o->count() > 0;
+  };
+}
+
+int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const cli::FlagGiven& given) {
+  const cli::RunPlan plan = [&] {
     RunRequest r = to_request(sf);
     r.seed = rf.seed;
-    return r;
+    return cli::plan_run(fa.scenario, r, rf.backend, given);
   }();
+  // Check everything before touching the file system or printing anything.
+  RunResult result = prepare_run(plan.request);
+  std::unique_ptr<Backend> backend = make_backend(plan.backend);
+  cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
   if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
-  std::unique_ptr<Backend> backend = make_backend(rf.backend, rf.quiet);
-  const RunResult result = run_collective(request, *backend);
-  if (!rf.dump.empty()) dump_buffers(result, rf.dump);
+  if (plan.backend == "auto" && !rf.quiet) fmt::print("backend auto: using {} (no CUDA backend in this build)\n", backend->name());
+  execute_run(result, *backend);
+  OutputFileSet files;  // the dump and the traces land together or not at all
+  if (!rf.dump.empty()) dump_buffers(result, rf.dump, files);
+  cli::stage_trace_outputs(result, plan, fa.outputs, files);
+  files.commit();
   if (rf.quiet) {
     fmt::print("{}\n", result.verification.ok ? "verified" : "WRONG: " + result.verification.first_mismatch);
   } else {
+    if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, fa.scenario);
     if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
     fmt::print("{}", format_run_summary(result));
     if (!rf.dump.empty()) fmt::print("  {:<11} {}\n", "dump", rf.dump);
+    for (const auto& [key, path] : {std::pair{"trace", fa.outputs.trace}, {"chrome", fa.outputs.chrome}, {"csv", fa.outputs.csv}})
+      if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
   }
   return result.verification.ok ? 0 : 1;
 }
 
-int command_explain(const SpecFlags& sf) {
-  const RunRequest request = to_request(sf);
+int command_explain(const SpecFlags& sf, const std::string& scenario, const cli::FlagGiven& given) {
+  const RunRequest request = cli::plan_run(scenario, to_request(sf), "auto", given).request;
   const Schedule s = build_schedule(request.spec, request.algorithm, request.options);
   check_schedule(s);
   fmt::print("{}", format_step_table(s));
   return 0;
+}
+
+void add_trace_flags(CLI::App& cmd, cli::TraceOutputs& o) {
+  cmd.add_option("--trace", o.trace, "write the JSON trace (docs/trace-format.md) to this file");
+  cmd.add_option("--chrome", o.chrome, "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file");
+  cmd.add_option("--csv", o.csv, "write one CSV row per transfer to this file");
+}
+
+CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
+  CLI::App* cmd = app.add_subcommand("bench", "benchmark the CPU engine (an nccl-tests-style table) against memcpy's rate");
+  cmd->add_option("--backend", f.backend, "cpu (the only backend benchmarked so far)")->capture_default_str();
+  cmd->add_option("-c,--collective", f.collective, "the collective (see `collsim list`)")->capture_default_str();
+  cmd->add_option("-a,--algorithms", f.algorithms, "comma-separated algorithms, e.g. ring,direct")->capture_default_str();
+  cmd->add_option("-n,--ranks", f.ranks, "number of ranks")->capture_default_str();
+  cmd->add_option("-b,--minbytes", f.min_bytes, "smallest size, bytes per rank (suffixes K, M, G)")->capture_default_str();
+  cmd->add_option("-e,--maxbytes", f.max_bytes, "largest size, bytes per rank (suffixes K, M, G)")->capture_default_str();
+  cmd->add_option("-f,--stepfactor", f.factor, "multiply the size by this from row to row")->capture_default_str();
+  cmd->add_option("-t,--dtype", f.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
+  cmd->add_option("-o,--op", f.op, "sum prod min max avg")->capture_default_str();
+  cmd->add_option("--root", f.root, "root rank of rooted collectives")->capture_default_str();
+  cmd->add_option("--iters", f.iterations, "timed iterations per size")->capture_default_str();
+  cmd->add_option("-w,--warmup", f.warmup, "untimed iterations per size after the checked one")->capture_default_str();
+  cmd->add_option("--threads", f.threads, "CPU worker threads (and memcpy threads); 0: one per hardware thread")
+      ->capture_default_str();
+  cmd->add_option("--slices", f.slices, "pipelined algorithms: slices per chunk; 0: the algorithm's default")
+      ->capture_default_str();
+  cmd->add_option("--servers", f.servers, "parameter_server: number of servers")->capture_default_str();
+  cmd->add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1");
+  cmd->add_option("--ranks-per-node", f.ranks_per_node, "hierarchical: ranks per node; 0: automatic")->capture_default_str();
+  return cmd;
 }
 
 int run_cli(int argc, char** argv) {
@@ -130,11 +192,32 @@ int run_cli(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "run a collective on a backend, verify every output, print the summary");
   add_spec_flags(*run_cmd, spec);
   run_cmd->add_option("--backend", run.backend, "auto, cpu or cuda")->capture_default_str();
-  run_cmd->add_option("--seed", run.seed, "seed of the deterministic inputs")->capture_default_str();
-  run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)");
+  run_cmd->add_option("--seed", run.seed, "seed of the deterministic inputs (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11 would wrap "-1" and clamp overflows silently; accept plain digits only.
+            return parse_count(text) && text.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "'" + text + "' is not an integer in 0 .. 2^64-1";
+          },
+          "UINT64"));
+  run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)")
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
+  FileArgs files;
+  const char* scenario_help = "a scenario file (TOML, docs/scenario-format.md); flags given override its values";
+  run_cmd->add_option("scenario", files.scenario, scenario_help);
+  add_trace_flags(*run_cmd, files.outputs);
   CLI::App* explain_cmd = app.add_subcommand("explain", "print the step table of a schedule (checked, not run)");
   add_spec_flags(*explain_cmd, spec);
+  explain_cmd->add_option("scenario", files.scenario, scenario_help);
+  cli::BenchFlags bench;
+  CLI::App* bench_cmd = add_bench_command(app, bench);
+  std::string convert_input;
+  CLI::App* convert_cmd = app.add_subcommand("convert", "read a JSON trace and write it again as JSON, Chrome trace or CSV");
+  convert_cmd->add_option("trace", convert_input, "a JSON trace written by `collsim run --trace`")->required();
+  add_trace_flags(*convert_cmd, files.outputs);
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   app.require_subcommand(0, 1);
 
@@ -150,8 +233,10 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "collsim: error: %s\nRun 'collsim --help' or 'collsim COMMAND --help' for usage.\n", e.what());
     return 2;
   }
-  if (run_cmd->parsed()) return command_run(spec, run);
-  if (explain_cmd->parsed()) return command_explain(spec);
+  if (run_cmd->parsed()) return command_run(spec, run, files, flags_given(run_cmd));
+  if (explain_cmd->parsed()) return command_explain(spec, files.scenario, flags_given(explain_cmd));
+  if (bench_cmd->parsed()) return cli::command_bench(bench);
+  if (convert_cmd->parsed()) return cli::command_convert(convert_input, files.outputs);
   if (list_cmd->parsed()) {
     fmt::print("{}", format_catalogue());
     return 0;

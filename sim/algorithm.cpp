@@ -12,10 +12,40 @@
 namespace collsim {
 namespace {
 
-const std::array<const AlgorithmInfo*, 3> kAlgorithms{
+// Listed by collective, in the order `collsim list` prints them.
+const AlgorithmInfo* const kAlgorithms[] = {
     &kAllReduceRing,
     &kAllReduceParameterServer,
     &kAllReduceDirect,
+    &kAllReduceBinomialTree,
+    &kAllReduceDoubleBinaryTree,
+    &kAllReduceRecursiveDoubling,
+    &kAllReduceRabenseifner,
+    &kAllReduceHierarchical,
+    &kAllGatherRing,
+    &kAllGatherRecursiveDoubling,
+    &kAllGatherBruck,
+    &kAllGatherDirect,
+    &kReduceScatterRing,
+    &kReduceScatterRecursiveHalving,
+    &kReduceScatterDirect,
+    &kAllToAllDirect,
+    &kAllToAllBruck,
+    &kBroadcastBinomialTree,
+    &kBroadcastChain,
+    &kBroadcastScatterAllgather,
+    &kBroadcastDirect,
+    &kReduceBinomialTree,
+    &kReduceRing,
+    &kReduceDirect,
+    &kGatherBinomialTree,
+    &kGatherDirect,
+    &kScatterBinomialTree,
+    &kScatterDirect,
+    &kBarrierDissemination,
+    &kBarrierBinomialTree,
+    &kSendRecvDirect,
+    &kSendRecvRingShift,
 };
 
 std::string names_for(Collective c) {
@@ -35,8 +65,13 @@ void validate(const CollectiveSpec& spec, const AlgorithmInfo& algo, const Algor
   const double elements = static_cast<double>(spec.count) * spec.ranks;
   if (elements * static_cast<double>(dtype_size(spec.dtype)) > 0x1p50)
     throw InputError(fmt::format("--count {} is absurd: {} ranks would need over a petabyte", spec.count, spec.ranks));
-  if (options.slices < 1 || options.slices > 1024)
-    throw InputError(fmt::format("--slices must be between 1 and 1024, got {}", options.slices));
+  if (options.slices < 0 || options.slices > 1024)
+    throw InputError(fmt::format("--slices must be between 1 and 1024 (or 0: the algorithm's default), got {}",
+                                 options.slices));
+  if (spec.in_place && !collective_supports_in_place(spec.collective))
+    throw InputError(fmt::format("--in-place: {} has no in-place form (only all_reduce, broadcast, reduce, all_gather "
+                                 "and reduce_scatter have one, as in NCCL)",
+                                 to_string(spec.collective)));
   if (algo.name == "parameter_server") {
     if (options.servers < 1)
       throw InputError(fmt::format("--servers must be at least 1, got {}", options.servers));
@@ -44,8 +79,20 @@ void validate(const CollectiveSpec& spec, const AlgorithmInfo& algo, const Algor
       throw InputError(fmt::format("--servers ({}) must not exceed the number of workers --ranks ({})",
                                    options.servers, spec.ranks));
     if (!options.colocated && spec.ranks + options.servers > kMaxRanks)
-      throw InputError(fmt::format("workers plus servers must not exceed {} ranks", kMaxRanks));
+      throw InputError(fmt::format("--ranks {} workers plus --servers {} extra servers exceed {} ranks", spec.ranks,
+                                   options.servers, kMaxRanks));
   }
+  if (options.ranks_per_node < 0 || (algo.name == "hierarchical" && options.ranks_per_node > 0 &&
+                                     (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0)))
+    throw InputError(fmt::format("--ranks-per-node {} must divide --ranks {} (N = nodes x ranks per node)",
+                                 options.ranks_per_node, spec.ranks));
+  // Schedules hold about N^2 * slices transfers for the all-to-all-like algorithms; refuse
+  // sizes whose schedule alone would not fit in memory, before building it.
+  const double transfers = 2.0 * spec.ranks * spec.ranks * options.slices_or(1);
+  if (transfers > kMaxTransfers)
+    throw InputError(fmt::format("--ranks {} with --slices {} would need about {:.2g} transfers; at most {:.2g} are "
+                                 "supported (use fewer slices or ranks)",
+                                 spec.ranks, options.slices, transfers, kMaxTransfers));
 }
 
 }  // namespace
@@ -66,13 +113,20 @@ const AlgorithmInfo* find_algorithm(Collective c, std::string_view name) {
   return nullptr;
 }
 
+AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options) {
+  // Only the pipelined chain slices by default (see broadcast_chain.cpp); the rest use 1.
+  const bool chain = spec.collective == Collective::broadcast && algorithm == kBroadcastChain.name;
+  if (options.slices == 0) options.slices = chain ? broadcast_chain_default_slices(spec) : 1;
+  return options;
+}
+
 Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options) {
   const AlgorithmInfo* algo = find_algorithm(spec.collective, algorithm);
   if (!algo)
-    throw InputError(fmt::format("unknown algorithm '{}' for {} (available: {})", algorithm,
+    throw InputError(fmt::format("--algorithm: unknown algorithm '{}' for {} (available: {})", algorithm,
                                  to_string(spec.collective), names_for(spec.collective)));
   validate(spec, *algo, options);
-  return algo->build(spec, options);
+  return algo->build(spec, resolve_options(spec, algorithm, options));
 }
 
 }  // namespace collsim

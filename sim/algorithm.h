@@ -9,9 +9,13 @@ namespace collsim {
 
 // Knobs some algorithms understand; the others ignore them.
 struct AlgorithmOptions {
-  int slices = 1;          // ring: split every chunk into this many pipelined slices
+  int slices = 0;          // pipelined algorithms: slices per chunk; 0: the algorithm's default
+                           // (build_schedule and resolve_options replace 0 with it)
+  int slices_or(int fallback) const { return slices > 0 ? slices : fallback; }
   int servers = 1;         // parameter_server: number of servers S
   bool colocated = false;  // parameter_server: server s runs on worker s instead of an extra rank
+  int ranks_per_node = 0;  // hierarchical: G ranks per node, N a multiple of G; 0: the smallest
+                           // divisor of N that is at least sqrt(N) (two nodes for 4, 6 or 8 ranks)
 };
 
 struct AlgorithmInfo {
@@ -28,6 +32,12 @@ const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
 
 // The largest rank count collsim accepts (schedules grow as N^2 transfers).
 inline constexpr int kMaxRanks = 1024;
+// The most transfers a schedule may be expected to hold (estimated as 2 N^2 slices).
+inline constexpr double kMaxTransfers = 4.2e7;
+
+// The options with every "default" (slices 0) replaced by the algorithm's value, as
+// build_schedule uses them and a trace records them. Unknown algorithms: unchanged.
+AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options);
 
 // Validates the spec and options against the algorithm (throws InputError naming the
 // problem) and builds its schedule. The schedule is not checked here; see checker.h.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,13 @@ struct RankBuffers {
 };
 
 // Allocates every rank's buffers, sized by the schedule (outputs and scratch zeroed).
+// In place, the inner buffer of an alias (storage_of) stays empty.
 std::vector<RankBuffers> allocate_buffers(const Schedule& s);
+// The bytes of rank `rank`'s buffer b as the schedule names it, wherever in-place
+// aliasing stores them.
+std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& buffers, int rank, BufferKind b);
+std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<RankBuffers>& buffers, int rank,
+                                       BufferKind b);
 // Bytes allocate_buffers would take, to refuse absurd sizes before allocating.
 double buffer_bytes(const Schedule& s);
 

@@ -12,15 +12,27 @@ namespace {
 struct Cell {
   bool written = false;
   Contributions contributions;
+  friend bool operator==(const Cell&, const Cell&) = default;
 };
 
+// One map per buffer of real storage (storage_of): regions must be resolved before use.
 class SymbolicBuffers {
  public:
-  explicit SymbolicBuffers(const Schedule& s) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
+  // Every map starts cut where the schedule's regions begin and end (see region_cuts).
+  SymbolicBuffers(const Schedule& s, const BufferCuts& cuts) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
     for (int r = 0; r < s.total_ranks; ++r) {
-      map(r, BufferKind::input) = IntervalMap<Cell>(s.buffer_elements(r, BufferKind::input), {true, Contributions::of_rank(r)});
-      map(r, BufferKind::output) = IntervalMap<Cell>(s.buffer_elements(r, BufferKind::output));
-      map(r, BufferKind::scratch) = IntervalMap<Cell>(s.buffer_elements(r, BufferKind::scratch));
+      map(r, BufferKind::input) = IntervalMap<Cell>(storage_elements(s, r, BufferKind::input),
+                                                    {true, Contributions::of_rank(r)}, cuts.of(r, BufferKind::input));
+      map(r, BufferKind::output) =
+          IntervalMap<Cell>(storage_elements(s, r, BufferKind::output), {}, cuts.of(r, BufferKind::output));
+      map(r, BufferKind::scratch) =
+          IntervalMap<Cell>(storage_elements(s, r, BufferKind::scratch), {}, cuts.of(r, BufferKind::scratch));
+      // In place, the output region that is the input starts as the rank's own data.
+      if (const Region in = storage_of(s, {r, BufferKind::input, 0, s.buffer_elements(r, BufferKind::input)});
+          in.buffer != BufferKind::input) {
+        const Contributions own = Contributions::of_rank(r, -static_cast<std::int64_t>(in.offset));
+        map(in).visit(in.offset, in.end(), [&](auto, auto, Cell& c) { c = {true, own}; });
+      }
     }
   }
   IntervalMap<Cell>& map(int rank, BufferKind b) { return maps_[static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b)]; }
@@ -64,6 +76,11 @@ bool overlaps(const Region& a, const Region& b) {
   return a.rank == b.rank && a.buffer == b.buffer && a.offset < b.end() && b.offset < a.end();
 }
 
+// Said after errors that aliasing may explain.
+std::string in_place_note(const Schedule& s) {
+  return s.spec.in_place ? " (in place: the input and the output share storage)" : "";
+}
+
 void check_structure(const Schedule& s) {
   int previous_step = 0;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
@@ -76,14 +93,17 @@ void check_structure(const Schedule& s) {
     if (t.count == 0) throw ScheduleError(where.str() + ": moves no data (empty transfers must be dropped)");
     check_bounds(s, t.source(), where);
     check_bounds(s, t.destination(), where);
-    if (overlaps(t.source(), t.destination())) throw ScheduleError(where.str() + ": source and destination overlap");
-    if (t.dst_buffer == BufferKind::input) throw ScheduleError(where.str() + ": writes into an input buffer");
+    if (overlaps(storage_of(s, t.source()), storage_of(s, t.destination())))
+      throw ScheduleError(where.str() + ": source and destination overlap" + in_place_note(s));
+    if (!may_write(s, t.destination()))
+      throw ScheduleError(where.str() + ": writes into an input buffer" + in_place_note(s));
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
       const Where where{&s, 0, &op};
       check_bounds(s, op.target, where);
-      if (op.target.buffer == BufferKind::input) throw ScheduleError(where.str() + ": writes into an input buffer");
+      if (!may_write(s, op.target))
+        throw ScheduleError(where.str() + ": writes into an input buffer" + in_place_note(s));
       if (op.kind == LocalOpKind::copy) {
         check_bounds(s, op.source, where);
         if (op.source.rank != op.target.rank || op.source.count != op.target.count)
@@ -102,12 +122,14 @@ void check_step_conflict(const Schedule& s, std::uint32_t earlier, std::uint32_t
                      : h == Hazard::write_after_read ? "writes what an earlier transfer of the same step reads"
                                                      : "writes a region that another transfer of the same step also "
                                                        "writes, and not both reduce";
-  throw ScheduleError(fmt::format("{}: {} ({})", describe_transfer(s, later), what, describe_transfer(s, earlier)));
+  throw ScheduleError(
+      fmt::format("{}: {} ({}){}", describe_transfer(s, later), what, describe_transfer(s, earlier), in_place_note(s)));
 }
 
-std::vector<MovedPiece> read_source(SymbolicBuffers& bufs, const Region& src, std::uint64_t dst_offset,
-                                    const Where& where) {
-  std::vector<MovedPiece> moved;
+// Fills `moved` (cleared first): the main loop reuses one vector for every transfer.
+void read_source_into(SymbolicBuffers& bufs, const Region& src, std::uint64_t dst_offset, const Where& where,
+                      std::vector<MovedPiece>& moved) {
+  moved.clear();
   const std::int64_t shift = static_cast<std::int64_t>(src.offset) - static_cast<std::int64_t>(dst_offset);
   std::as_const(bufs.map(src)).visit(src.offset, src.end(), [&](std::uint64_t a, std::uint64_t b, const Cell& c) {
     if (!c.written)
@@ -115,11 +137,20 @@ std::vector<MovedPiece> read_source(SymbolicBuffers& bufs, const Region& src, st
                                       describe_region({src.rank, src.buffer, a, b - a})));
     moved.push_back({a - src.offset + dst_offset, b - src.offset + dst_offset, c.contributions.shifted(shift)});
   });
+}
+
+std::vector<MovedPiece> read_source(SymbolicBuffers& bufs, const Region& src, std::uint64_t dst_offset,
+                                    const Where& where) {
+  std::vector<MovedPiece> moved;
+  read_source_into(bufs, src, dst_offset, where, moved);
   return moved;
 }
 
+// `dst` is real storage. A barrier's token may hear from a rank twice: its max is
+// idempotent (see ScheduleBuilder), so only data reductions reject a repeat.
 void apply(SymbolicBuffers& bufs, const Region& dst, Action action, const std::vector<MovedPiece>& moved,
            const Where& where) {
+  const bool repeats_allowed = where.schedule->spec.collective == Collective::barrier;
   for (const MovedPiece& m : moved)
     bufs.map(dst).visit(m.begin, m.end, [&](std::uint64_t a, std::uint64_t b, Cell& c) {
       if (action == Action::copy) {
@@ -129,7 +160,7 @@ void apply(SymbolicBuffers& bufs, const Region& dst, Action action, const std::v
       if (!c.written)
         throw ScheduleError(fmt::format("{}: reduces into {}, which was never written", where.str(),
                                         describe_region({dst.rank, dst.buffer, a, b - a})));
-      if (const auto twice = c.contributions.add(m.contributions))
+      if (const auto twice = c.contributions.add(m.contributions); twice && !repeats_allowed)
         throw ScheduleError(fmt::format("{}: {} already holds {}; adding it again would count it twice", where.str(),
                                         describe_region({dst.rank, dst.buffer, a, b - a}),
                                         describe_term(*twice, a, b)));
@@ -138,35 +169,53 @@ void apply(SymbolicBuffers& bufs, const Region& dst, Action action, const std::v
 
 void run_local_op(SymbolicBuffers& bufs, const Schedule& s, const LocalOp& op) {
   const Where where{&s, 0, &op};
+  const Region target = storage_of(s, op.target);
   switch (op.kind) {
     case LocalOpKind::copy:
-      apply(bufs, op.target, Action::copy, read_source(bufs, op.source, op.target.offset, where), where);
+      apply(bufs, target, Action::copy, read_source(bufs, storage_of(s, op.source), target.offset, where), where);
       break;
     case LocalOpKind::fill_identity:
-      bufs.map(op.target).visit(op.target.offset, op.target.end(), [](auto, auto, Cell& c) { c = {true, {}}; });
+      bufs.map(target).visit(target.offset, target.end(), [](auto, auto, Cell& c) { c = {true, {}}; });
       break;
     case LocalOpKind::divide:  // scales values; contributions stay
-      read_source(bufs, op.target, op.target.offset, where);
+      read_source(bufs, target, target.offset, where);
+      break;
+    case LocalOpKind::signal:  // the token is "rank r's element 0", wherever it sits
+      bufs.map(target).visit(target.offset, target.end(), [&](std::uint64_t a, auto, Cell& c) {
+        c = {true, Contributions::of_rank(target.rank, -static_cast<std::int64_t>(a))};
+      });
       break;
   }
 }
 
+// Compares in the schedule's coordinates: pieces of real storage are shifted back.
+void check_piece(const Schedule& s, SymbolicBuffers& bufs, int rank, const ExpectedPiece& want) {
+  const Region named{rank, want.buffer, want.offset, want.count};
+  if (named.end() > s.buffer_elements(rank, want.buffer))
+    throw ScheduleError(fmt::format("at the end {} should hold {}, but the buffer has only {} elements",
+                                    describe_region(named), want.contributions.describe(named.offset, named.end()),
+                                    s.buffer_elements(rank, want.buffer)));
+  const Region at = storage_of(s, named);
+  const std::uint64_t shift = at.offset - named.offset;
+  std::as_const(bufs.map(at)).visit(at.offset, at.end(), [&](std::uint64_t pa, std::uint64_t pb, const Cell& c) {
+    const std::uint64_t a = pa - shift, b = pb - shift;
+    const Region where{rank, want.buffer, a, b - a};
+    if (!c.written)
+      throw ScheduleError(fmt::format("at the end {} was never written; it should hold {}", describe_region(where),
+                                      want.contributions.describe(a, b)));
+    const Contributions have = c.contributions.shifted(static_cast<std::int64_t>(shift));
+    if (have == want.contributions) return;
+    bool missing = false;
+    const auto diff = first_difference(have, want.contributions, &missing);
+    throw ScheduleError(fmt::format("at the end {} {} {}; it holds {} but should hold {}", describe_region(where),
+                                    missing ? "lacks" : "wrongly holds", describe_term(*diff, a, b),
+                                    have.describe(a, b), want.contributions.describe(a, b)));
+  });
+}
+
 void check_final(const Schedule& s, SymbolicBuffers& bufs) {
   for (int r = 0; r < s.spec.ranks; ++r)
-    for (const ExpectedPiece& want : expected_output(s, r))
-      std::as_const(bufs.map(r, BufferKind::output))
-          .visit(want.offset, want.offset + want.count, [&](std::uint64_t a, std::uint64_t b, const Cell& c) {
-            const Region where{r, BufferKind::output, a, b - a};
-            if (!c.written)
-              throw ScheduleError(fmt::format("at the end {} was never written; it should hold {}", describe_region(where),
-                                              want.contributions.describe(a, b)));
-            if (c.contributions == want.contributions) return;
-            bool missing = false;
-            const auto diff = first_difference(c.contributions, want.contributions, &missing);
-            throw ScheduleError(fmt::format("at the end {} {} {}; it holds {} but should hold {}", describe_region(where),
-                                            missing ? "lacks" : "wrongly holds", describe_term(*diff, a, b),
-                                            c.contributions.describe(a, b), want.contributions.describe(a, b)));
-          });
+    for (const ExpectedPiece& want : expected_output(s, r)) check_piece(s, bufs, r, want);
 }
 
 }  // namespace
@@ -185,15 +234,19 @@ std::string describe_transfer(const Schedule& s, std::size_t index) {
 CheckReport check_schedule(const Schedule& s) {
   check_structure(s);
   CheckReport report;
+  const BufferCuts cuts = region_cuts(s);  // computed once for both passes
   report.dependencies = derive_dependencies(
-      s, [&](std::uint32_t earlier, std::uint32_t later, Hazard h) { check_step_conflict(s, earlier, later, h); });
+      s, cuts, [&](std::uint32_t earlier, std::uint32_t later, Hazard h) { check_step_conflict(s, earlier, later, h); });
 
-  SymbolicBuffers bufs(s);
+  SymbolicBuffers bufs(s, cuts);
   for (const LocalOp& op : s.pre_ops) run_local_op(bufs, s, op);
+  std::vector<MovedPiece> moved;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     const Where where{&s, i, nullptr};
-    apply(bufs, t.destination(), t.action, read_source(bufs, t.source(), t.dst_offset, where), where);
+    const Region dst = storage_of(s, t.destination());
+    read_source_into(bufs, storage_of(s, t.source()), dst.offset, where, moved);
+    apply(bufs, dst, t.action, moved, where);
   }
   for (const LocalOp& op : s.post_ops) run_local_op(bufs, s, op);
   check_final(s, bufs);

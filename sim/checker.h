@@ -2,12 +2,15 @@
 // contribution sets (see contributions.h). Throws ScheduleError naming the step,
 // transfer, rank and region that broke an invariant:
 //   - every region lies inside its rank's buffer; a transfer's source and destination
-//     never overlap; inputs are never written; steps are listed in order;
+//     never overlap; inputs are never written (outside in-place aliasing, see
+//     storage_of); steps are listed in order;
 //   - within a step no transfer reads what another transfer of the same step writes, and
 //     a region has two writers in one step only when both reduce into it;
 //   - nothing reads or reduces into data that was never written;
-//   - a reduce never adds a contribution its destination already holds;
-//   - at the end every output holds exactly the contributions DESIGN.md's table demands.
+//   - a reduce never adds a contribution its destination already holds (a barrier's
+//     tokens excepted: they are sets of "heard from" ranks, and max is idempotent);
+//   - at the end every output holds exactly the contributions DESIGN.md's table demands,
+//     and every barrier token has heard from every rank.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,11 +30,13 @@ struct CheckReport {
 CheckReport check_schedule(const Schedule& s);
 
 // What rank `rank`'s output must hold when the collective is done, as pieces
-// [offset, offset + count) with their contributions.
+// [offset, offset + count) with their contributions. A barrier has no output: its piece
+// is the rank's final token, the last element of its scratch buffer.
 struct ExpectedPiece {
   std::uint64_t offset = 0;
   std::uint64_t count = 0;
   Contributions contributions;
+  BufferKind buffer = BufferKind::output;
 };
 std::vector<ExpectedPiece> expected_output(const Schedule& s, int rank);
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -19,8 +20,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::byte* element_ptr(std::vector<RankBuffers>& bufs, const Schedule& s, const Region& r) {
-  return bufs[static_cast<std::size_t>(r.rank)].get(r.buffer).data() + r.offset * dtype_size(s.spec.dtype);
+// The first byte of a named region, wherever in-place aliasing stores it (const or not).
+template <class Buffers>
+auto element_ptr(Buffers& bufs, const Schedule& s, const Region& named) {
+  const Region r = storage_of(s, named);
+  auto& rank = bufs[static_cast<std::size_t>(r.rank)];
+  auto& bytes = r.buffer == BufferKind::input    ? rank.input
+                : r.buffer == BufferKind::output ? rank.output
+                                                 : rank.scratch;
+  return bytes.data() + r.offset * dtype_size(s.spec.dtype);
+}
+
+// A barrier token's "I have arrived": rank + 1, so that after a max-barrier every token
+// is N exactly when rank N-1's signal reached it (the reference checks this).
+void write_signal(const Schedule& s, const Region& token, std::byte* target) {
+  if (s.spec.dtype != DataType::i32) throw std::logic_error("barrier tokens are i32 (see ScheduleBuilder)");
+  const std::int32_t arrived = token.rank + 1;
+  std::memcpy(target, &arrived, sizeof arrived);
 }
 
 void run_transfer(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& bufs) {
@@ -152,7 +168,21 @@ void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<Rank
     case LocalOpKind::divide:
       host_divide(target, op.target.count, s.spec.dtype, s.average_divisor);
       break;
+    case LocalOpKind::signal:
+      write_signal(s, op.target, target);
+      break;
   }
+}
+
+std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& bufs, int rank, BufferKind b) {
+  const std::uint64_t n = s.buffer_elements(rank, b);
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
+}
+
+std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<RankBuffers>& bufs, int rank,
+                                       BufferKind b) {
+  const std::uint64_t n = s.buffer_elements(rank, b);
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
 }
 
 std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
@@ -160,7 +190,7 @@ std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
   const std::size_t elem = dtype_size(s.spec.dtype);
   for (int r = 0; r < s.total_ranks; ++r)
     for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
-      bufs[static_cast<std::size_t>(r)].get(b).resize(s.buffer_elements(r, b) * elem);
+      bufs[static_cast<std::size_t>(r)].get(b).resize(storage_elements(s, r, b) * elem);
   return bufs;
 }
 
@@ -168,7 +198,7 @@ double buffer_bytes(const Schedule& s) {
   double elements = 0;
   for (int r = 0; r < s.total_ranks; ++r)
     for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
-      elements += static_cast<double>(s.buffer_elements(r, b));
+      elements += static_cast<double>(storage_elements(s, r, b));
   return elements * static_cast<double>(dtype_size(s.spec.dtype));
 }
 

@@ -9,18 +9,61 @@ namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
 
-// What has touched a piece of a buffer since its last write.
+// The region as real storage; out of place (the common case) that is the region itself.
+Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
+
+// Calls f(region) for every region of real storage that the checker or the dependency
+// analysis will visit.
+template <class F>
+void for_each_region(const Schedule& s, F&& f) {
+  for (const Transfer& t : s.transfers) {
+    f(storage(s, t.source()));
+    f(storage(s, t.destination()));
+  }
+  for (const auto* ops : {&s.pre_ops, &s.post_ops})
+    for (const LocalOp& op : *ops) {
+      f(storage(s, op.target));
+      if (op.kind == LocalOpKind::copy) f(storage(s, op.source));
+    }
+  if (s.spec.in_place)
+    for (int r = 0; r < s.spec.ranks; ++r) f(storage_of(s, {r, BufferKind::input, 0, s.buffer_elements(r, BufferKind::input)}));
+}
+
+// What has touched a piece of a buffer since its last write. Readers are a linked list in
+// a pool shared by all pieces (head..tail, in the order they read), so pieces stay small
+// and copyable and a read allocates nothing per piece.
 struct Access {
   std::uint32_t last_writer = kNone;
-  std::vector<std::uint32_t> readers;
+  std::uint32_t first_reader = kNone, last_reader = kNone;
+};
+
+struct ReaderPool {
+  struct Node {
+    std::uint32_t transfer, next;
+  };
+  std::vector<Node> nodes;
+
+  void add(Access& a, std::uint32_t transfer) {
+    const auto index = static_cast<std::uint32_t>(nodes.size());
+    nodes.push_back({transfer, kNone});
+    if (a.last_reader == kNone)
+      a.first_reader = index;
+    else
+      nodes[a.last_reader].next = index;
+    a.last_reader = index;
+  }
+  template <class F>
+  void for_each(const Access& a, F&& f) const {
+    for (std::uint32_t i = a.first_reader; i != kNone; i = nodes[i].next) f(nodes[i].transfer);
+  }
 };
 
 class AccessTracker {
  public:
-  explicit AccessTracker(const Schedule& s) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
+  AccessTracker(const Schedule& s, const BufferCuts& cuts) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
     for (int r = 0; r < s.total_ranks; ++r)
       for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
-        map(r, b) = IntervalMap<Access>(s.buffer_elements(r, b));
+        map(r, b) = IntervalMap<Access>(storage_elements(s, r, b), {}, cuts.of(r, b));  // real storage: in place, aliases collide
   }
 
   IntervalMap<Access>& map(int rank, BufferKind b) {
@@ -33,8 +76,46 @@ class AccessTracker {
 
 }  // namespace
 
+BufferCuts region_cuts(const Schedule& s) {
+  // Two passes over the regions, counting then filling, so the cuts of all buffers share
+  // one array; then each buffer's cuts are sorted, deduplicated and clipped to (0, size).
+  const std::size_t buffers = static_cast<std::size_t>(s.total_ranks) * 3;
+  auto index = [](const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); };
+  std::vector<std::size_t> fill(buffers + 1, 0);
+  for_each_region(s, [&](const Region& r) { fill[index(r) + 1] += 2; });
+  for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += fill[i];
+  BufferCuts c;
+  c.first = fill;
+  c.cuts.resize(fill[buffers]);
+  for_each_region(s, [&](const Region& r) {
+    std::size_t& at = fill[index(r)];
+    c.cuts[at++] = r.offset;
+    c.cuts[at++] = r.end();
+  });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < buffers; ++i) {
+    const auto begin = c.cuts.begin() + static_cast<std::ptrdiff_t>(c.first[i]);
+    const auto end = c.cuts.begin() + static_cast<std::ptrdiff_t>(c.first[i + 1]);
+    std::sort(begin, end);
+    const int rank = static_cast<int>(i / 3);
+    const std::uint64_t size = storage_elements(s, rank, static_cast<BufferKind>(i % 3));
+    c.first[i] = out;
+    for (auto it = begin, last = std::unique(begin, end); it != last; ++it)
+      if (*it > 0 && *it < size) c.cuts[out++] = *it;  // out never passes `it`: compaction in place
+  }
+  c.first[buffers] = out;
+  c.cuts.resize(out);
+  c.cuts.shrink_to_fit();
+  return c;
+}
+
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
-  AccessTracker tracker(s);
+  return derive_dependencies(s, region_cuts(s), observe);
+}
+
+DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe) {
+  AccessTracker tracker(s, cuts);
+  ReaderPool readers;
   DependencyGraph g;
   g.offsets.reserve(s.transfers.size() + 1);
   g.deps.reserve(s.transfers.size() * 2);
@@ -48,16 +129,15 @@ DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& obs
   for (std::uint32_t t = 0; t < s.transfers.size(); ++t) {
     const Transfer& x = s.transfers[t];
     found.clear();
-    const Region src = x.source(), dst = x.destination();
+    const Region src = storage(s, x.source()), dst = storage(s, x.destination());
     tracker.map(src.rank, src.buffer).visit(src.offset, src.end(), [&](auto, auto, Access& a) {
       note(a.last_writer, t, Hazard::read_after_write);
-      a.readers.push_back(t);
+      readers.add(a, t);
     });
     tracker.map(dst.rank, dst.buffer).visit(dst.offset, dst.end(), [&](auto, auto, Access& a) {
       note(a.last_writer, t, Hazard::write_after_write);
-      for (std::uint32_t r : a.readers) note(r, t, Hazard::write_after_read);
-      a.last_writer = t;
-      a.readers.clear();
+      readers.for_each(a, [&](std::uint32_t r) { note(r, t, Hazard::write_after_read); });
+      a = {t, kNone, kNone};
     });
     std::sort(found.begin(), found.end());
     found.erase(std::unique(found.begin(), found.end()), found.end());

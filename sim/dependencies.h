@@ -37,4 +37,21 @@ using HazardObserver = std::function<void(std::uint32_t earlier, std::uint32_t l
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe = {});
 
+// Every position at which a region of the schedule (a transfer's source or destination,
+// a local operation's target or source, an in-place alias) begins or ends, per buffer of
+// real storage (storage_of): the cuts with which the checker's and this file's interval
+// maps start, so that walking the transfers splits nothing. Sorted, inside (0, size).
+struct BufferCuts {
+  std::vector<std::size_t> first{0};  // buffer i's cuts: cuts[first[i] .. first[i+1]), i = rank * 3 + kind
+  std::vector<std::uint64_t> cuts;
+  std::span<const std::uint64_t> of(int rank, BufferKind b) const {
+    const std::size_t i = static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b);
+    return {cuts.data() + first[i], cuts.data() + first[i + 1]};
+  }
+};
+BufferCuts region_cuts(const Schedule& s);
+
+// The same, with the cuts computed once by the caller (the checker shares them).
+DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe);
+
 }  // namespace collsim

@@ -35,6 +35,11 @@ void OutputFileSet::stage(const std::filesystem::path& path, std::span<const std
 }
 
 void OutputFileSet::commit() {
+  // Refuse before the first rename whatever would make a later one fail, so that a set
+  // lands whole or not at all.
+  for (const Staged& s : staged_)
+    if (std::filesystem::is_directory(s.final))
+      throw InputError(fmt::format("cannot write {}: a folder of that name exists", s.final.string()));
   for (const Staged& s : staged_) {
     std::error_code ec;
     std::filesystem::rename(s.temporary, s.final, ec);

@@ -17,6 +17,13 @@ inline Block even_block(std::uint64_t total, std::uint64_t parts, std::uint64_t 
   return {i * base + std::min(i, extra), base + (i < extra ? 1 : 0)};
 }
 
+// Blocks [lo, hi) of that split, as one contiguous range (empty when lo == hi).
+inline Block block_range(std::uint64_t total, std::uint64_t parts, std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t begin = even_block(total, parts, lo).offset;
+  const std::uint64_t end = hi < parts ? even_block(total, parts, hi).offset : total;
+  return {begin, end - begin};
+}
+
 // Slice s of `slices` within block b.
 inline Block sub_block(Block b, std::uint64_t slices, std::uint64_t s) {
   Block inner = even_block(b.count, slices, s);

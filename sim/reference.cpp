@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -37,7 +38,7 @@ T from_double(double v) {
 }
 
 template <class T>
-T load(const std::vector<std::byte>& buf, std::uint64_t i) {
+T load(std::span<const std::byte> buf, std::uint64_t i) {
   T x;
   std::memcpy(&x, buf.data() + i * sizeof(T), sizeof(T));
   return x;
@@ -82,13 +83,10 @@ std::optional<Source> source_of(const Schedule& s, int rank, std::uint64_t i) {
       const int j = static_cast<int>(i / k);
       return Source{j, j + 1, static_cast<std::uint64_t>(rank) * k + i % k};
     }
-    case Collective::send_recv:
-      if (s.algorithm == "ring_shift") {
-        const int from = (rank + n - 1) % n;
-        return Source{from, from + 1, i};
-      }
-      if (n > 1 && rank == (spec.root + 1) % n) return Source{spec.root, spec.root + 1, i};
-      return std::nullopt;
+    case Collective::send_recv: {  // only receivers hold an output (see output_elements)
+      const int from = s.algorithm == "ring_shift" ? (rank + n - 1) % n : spec.root;
+      return Source{from, from + 1, i};
+    }
     case Collective::barrier:
       return std::nullopt;
   }
@@ -105,17 +103,17 @@ struct Expected {
 };
 
 template <class T, ReduceOp Op>
-Expected<T> combine(const std::vector<RankBuffers>& in, const Source& src, int n) {
+Expected<T> combine(const InputBytes& in, const Source& src, int n) {
   if constexpr (is_wrapping_int_v<T> || Op == ReduceOp::min || Op == ReduceOp::max) {
     const op_functor_t<T, Op> f{};
-    T acc = load<T>(in[static_cast<std::size_t>(src.lo)].input, src.index);
-    for (int q = src.lo + 1; q < src.hi; ++q) acc = f(acc, load<T>(in[static_cast<std::size_t>(q)].input, src.index));
+    T acc = load<T>(in[static_cast<std::size_t>(src.lo)], src.index);
+    for (int q = src.lo + 1; q < src.hi; ++q) acc = f(acc, load<T>(in[static_cast<std::size_t>(q)], src.index));
     if constexpr (Op == ReduceOp::avg) acc = divide_by(acc, n);
     return {acc};
   } else {
     double acc = Op == ReduceOp::prod ? 1.0 : 0.0, magnitude = acc;
     for (int q = src.lo; q < src.hi; ++q) {
-      const double x = as_double(load<T>(in[static_cast<std::size_t>(q)].input, src.index));
+      const double x = as_double(load<T>(in[static_cast<std::size_t>(q)], src.index));
       acc = Op == ReduceOp::prod ? acc * x : acc + x;
       magnitude = Op == ReduceOp::prod ? magnitude * std::fabs(x) : magnitude + std::fabs(x);
     }
@@ -148,26 +146,48 @@ void check_element(T got, const Expected<T>& want, int rank, std::uint64_t i, Ve
 }
 
 template <class T, ReduceOp Op>
-void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, Verification& v) {
+void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in, Verification& v) {
   const int n = s.spec.ranks;
   const bool reduces = collective_reduces(s.spec.collective);
   std::uint64_t longest = 0;
-  for (int r = 0; r < n; ++r) longest = std::max(longest, output_elements(s.spec, r));
+  std::vector<std::span<const std::byte>> out;
+  for (int r = 0; r < n; ++r) {
+    out.push_back(buffer_view(s, bufs, r, BufferKind::output));
+    longest = std::max(longest, s.buffer_elements(r, BufferKind::output));
+  }
   // Element-major, so that all-reduce computes each reference value once for all ranks.
   std::optional<Source> memo_source;
   Expected<T> want{};
   for (std::uint64_t i = 0; i < longest; ++i)
     for (int r = 0; r < n; ++r) {
-      if (i >= output_elements(s.spec, r)) continue;
+      if (i >= s.buffer_elements(r, BufferKind::output)) continue;
       const std::optional<Source> src = source_of(s, r, i);
       if (!src) continue;
       if (!memo_source || memo_source->lo != src->lo || memo_source->hi != src->hi || memo_source->index != src->index) {
-        want = reduces ? combine<T, Op>(bufs, *src, n)
-                       : Expected<T>{load<T>(bufs[static_cast<std::size_t>(src->lo)].input, src->index)};
+        want = reduces ? combine<T, Op>(in, *src, n)
+                       : Expected<T>{load<T>(in[static_cast<std::size_t>(src->lo)], src->index)};
         memo_source = src;
       }
-      check_element(load<T>(bufs[static_cast<std::size_t>(r)].output, i), want, r, i, v);
+      check_element(load<T>(out[static_cast<std::size_t>(r)], i), want, r, i, v);
     }
+}
+
+// Every rank's final token (its last scratch element) must be N: the max of the signals
+// rank + 1, so rank N-1's signal reached it. The checker proves the full "heard from
+// every rank"; this proves the engine really moved the tokens.
+void verify_barrier(const Schedule& s, const std::vector<RankBuffers>& bufs, Verification& v) {
+  v.rule = "exact: every token is N, the largest signal (the checker proved each heard from every rank)";
+  const int n = s.spec.ranks;
+  for (int r = 0; r < n; ++r) {
+    const std::span<const std::byte> tokens = buffer_view(s, bufs, r, BufferKind::scratch);
+    const std::uint64_t last = tokens.size() / sizeof(std::int32_t);
+    if (last == 0) throw std::logic_error("barrier schedule without tokens");
+    ++v.checked;
+    const std::int32_t got = load<std::int32_t>(tokens, last - 1);
+    if (got != n && v.mismatches++ == 0)
+      v.first_mismatch = fmt::format("rank {} token scratch[{}]: got {}, expected {} (rank {}'s signal never arrived)",
+                                     r, last - 1, got, n, n - 1);
+  }
 }
 
 }  // namespace
@@ -187,7 +207,7 @@ void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>
   dispatch_dtype(s.spec.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int r = 0; r < s.spec.ranks; ++r) {
-      std::vector<std::byte>& in = bufs[static_cast<std::size_t>(r)].input;
+      const std::span<std::byte> in = buffer_view(s, bufs, r, BufferKind::input);
       const std::uint64_t n = in.size() / sizeof(T);
       for (std::uint64_t i = 0; i < n; ++i) {
         const T x = from_double<T>(input_value(s.spec, seed, r, i));
@@ -197,11 +217,27 @@ void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>
   });
 }
 
+InputBytes input_bytes(const Schedule& s, const std::vector<RankBuffers>& bufs) {
+  InputBytes in;
+  for (int r = 0; r < s.spec.ranks; ++r) in.push_back(buffer_view(s, bufs, r, BufferKind::input));
+  return in;
+}
+
 Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& bufs) {
+  if (s.spec.in_place) throw std::logic_error("verify_outputs: in place, pass the inputs saved before the run");
+  return verify_outputs(s, bufs, input_bytes(s, bufs));
+}
+
+Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in) {
   Verification v;
+  if (s.spec.collective == Collective::barrier) {
+    verify_barrier(s, bufs, v);
+    v.ok = v.mismatches == 0;
+    return v;
+  }
   dispatch_dtype(s.spec.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    dispatch_op(s.spec.op, [&](auto op) { verify_typed<T, decltype(op)::value>(s, bufs, v); });
+    dispatch_op(s.spec.op, [&](auto op) { verify_typed<T, decltype(op)::value>(s, bufs, in, v); });
     const bool exact = is_integer(s.spec.dtype) || !collective_reduces(s.spec.collective) ||
                        s.spec.op == ReduceOp::min || s.spec.op == ReduceOp::max;
     v.rule = exact ? "exact" : fmt::format("|got - want| <= (N+1) * {:.3g} * magnitude", unit_roundoff<T>());

@@ -18,10 +18,12 @@ std::string spec_line(const Schedule& s) {
                                  spec.ranks == 1 ? "" : "s");
   if (s.total_ranks > spec.ranks) line += fmt::format(" + {} server rank{}", s.total_ranks - spec.ranks,
                                                        s.total_ranks - spec.ranks == 1 ? "" : "s");
+  if (spec.collective == Collective::barrier) return line + ", zero-byte signals (one-element i32 tokens)";
   line += fmt::format(", count {} ({} per rank), {}", spec.count,
                       format_bytes(static_cast<double>(spec.count * dtype_size(spec.dtype))), to_string(spec.dtype));
   if (collective_reduces(spec.collective)) line += fmt::format(", {}", to_string(spec.op));
   if (collective_has_root(spec.collective)) line += fmt::format(", root {}", spec.root);
+  if (spec.in_place) line += ", in place";
   return line;
 }
 
@@ -101,23 +103,32 @@ std::string format_run_summary(const RunResult& r) {
   line("backend", fmt::format("{}: {}", r.backend, r.device));
   line("time", format_duration_ns(static_cast<double>(r.execution.total_ns)));
   line("algbw", gbps(bw.algbw_gbps));
-  line("busbw", fmt::format("{} (algbw * {})", gbps(bw.busbw_gbps), busbw_factor_formula(s.spec.collective)));
+  line("busbw", bw.busbw_gbps
+                    ? fmt::format("{} (algbw * {})", gbps(bw.busbw_gbps), busbw_factor_formula(s.spec.collective))
+                    : std::string("n/a"));
+  const char* what = s.spec.collective == Collective::barrier ? "tokens" : "output elements";  // a barrier has no data
   if (v.ok)
-    line("result", fmt::format("verified: {} output elements, {}{}", v.checked, v.rule,
-                               v.rule == "exact" ? "" : fmt::format(", max error {:.3g}", v.max_error)));
+    line("result", fmt::format("verified: {} {}, {}{}", v.checked, what, v.rule,
+                               v.rule.starts_with("exact") ? "" : fmt::format(", max error {:.3g}", v.max_error)));
   else
-    line("result", fmt::format("WRONG: {} of {} output elements differ; first: {}", v.mismatches, v.checked,
-                               v.first_mismatch));
+    line("result",
+         fmt::format("WRONG: {} of {} {} differ; first: {}", v.mismatches, v.checked, what, v.first_mismatch));
   return out;
 }
 
 std::string format_catalogue() {
-  std::string out = "collectives and algorithms (N = ranks, n = bytes of one rank's buffer):\n";
+  std::string out =
+      "collectives and algorithms (N = ranks; n = bytes of the whole vector: the buffer for all_reduce, broadcast,\n"
+      "reduce and send_recv; the whole result for all_gather and gather; the whole input for reduce_scatter and\n"
+      "scatter; one rank's send buffer for all_to_all):\n";
   for (Collective c : kAllCollectives) {
     bool any = false;
     for (const AlgorithmInfo& a : all_algorithms()) {
       if (a.collective != c) continue;
-      if (!any) fmt::format_to(std::back_inserter(out), "  {} (busbw = algbw * {})\n", to_string(c), busbw_factor_formula(c));
+      if (!any && c == Collective::barrier)
+        out += "  barrier (zero-byte signals: no algbw or busbw)\n";
+      else if (!any)
+        fmt::format_to(std::back_inserter(out), "  {} (busbw = algbw * {})\n", to_string(c), busbw_factor_formula(c));
       any = true;
       fmt::format_to(std::back_inserter(out), "    {:<18} steps {:<8} bytes sent per rank {}\n", a.name, a.steps_formula,
                      a.bytes_formula);

@@ -30,23 +30,48 @@ std::uint64_t available_memory_bytes() {
   return 0;
 }
 
-RunResult run_collective(const RunRequest& request, Backend& backend) {
+RunResult prepare_run(const RunRequest& request) {
   RunResult result;
   result.request = request;
   result.schedule = build_schedule(request.spec, request.algorithm, request.options);
+  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
   refuse_if_too_large(result.schedule);
   result.dependencies = check_schedule(result.schedule).dependencies;
-  result.buffers = allocate_buffers(result.schedule);
-  fill_inputs(result.schedule, request.seed, result.buffers);
-  result.backend = backend.name();
-  result.device = backend.device_name();
-  result.execution = backend.execute(result.schedule, result.dependencies, result.buffers);
-  result.verification = verify_outputs(result.schedule, result.buffers);
   return result;
 }
 
+RunResult run_collective(const RunRequest& request, Backend& backend) {
+  RunResult result = prepare_run(request);
+  execute_run(result, backend);
+  return result;
+}
+
+void execute_run(RunResult& result, Backend& backend) {
+  const RunRequest& request = result.request;
+  result.buffers = allocate_buffers(result.schedule);
+  fill_inputs(result.schedule, request.seed, result.buffers);
+  if (result.schedule.spec.in_place)  // the run overwrites them; the reference needs them
+    for (const std::span<const std::byte> in : input_bytes(result.schedule, result.buffers))
+      result.inputs_before.emplace_back(in.begin(), in.end());
+  result.backend = backend.name();
+  result.device = backend.device_name();
+  result.execution = backend.execute(result.schedule, result.dependencies, result.buffers);
+  InputBytes inputs;
+  for (int r = 0; r < result.schedule.spec.ranks; ++r) inputs.push_back(input_before_run(result, r));
+  result.verification = verify_outputs(result.schedule, result.buffers, inputs);
+}
+
+std::span<const std::byte> input_before_run(const RunResult& r, int rank) {
+  if (r.schedule.spec.in_place) return r.inputs_before.at(static_cast<std::size_t>(rank));
+  return buffer_view(r.schedule, r.buffers, rank, BufferKind::input);
+}
+
+std::span<const std::byte> output_after_run(const RunResult& r, int rank) {
+  return buffer_view(r.schedule, r.buffers, rank, BufferKind::output);
+}
+
 Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns) {
-  if (time_ns <= 0) return {};
+  if (time_ns <= 0 || spec.collective == Collective::barrier) return {};
   const double algbw = static_cast<double>(algorithm_bytes(spec)) / static_cast<double>(time_ns);  // bytes/ns = GB/s
   return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
 }

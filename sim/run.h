@@ -28,19 +28,32 @@ struct RunResult {
   std::string device;       // "host CPU (2 worker threads)"
   Execution execution;
   Verification verification;
-  std::vector<RankBuffers> buffers;  // inputs as before the run (never written), outputs after
+  std::vector<RankBuffers> buffers;  // after the run (out of place, inputs are never written)
+  std::vector<std::vector<std::byte>> inputs_before;  // in place only: every rank's input before the run
 };
+
+// Rank `rank`'s input as before the run (what the reference and --dump use) and its
+// output after it, wherever in-place aliasing stores them.
+std::span<const std::byte> input_before_run(const RunResult& r, int rank);
+std::span<const std::byte> output_after_run(const RunResult& r, int rank);
 
 // Builds and checks the schedule (InputError for bad requests, ScheduleError for a
 // broken algorithm), refuses buffers larger than the memory this machine has
 // (InputError), then runs and verifies.
 RunResult run_collective(const RunRequest& request, Backend& backend);
+// The two halves of run_collective, for front ends that act in between (e.g. create an
+// output folder only once the request is known to be valid): prepare_run builds, checks
+// and sizes the run (same errors as above) without allocating buffers; execute_run
+// allocates, fills, executes and verifies.
+RunResult prepare_run(const RunRequest& request);
+void execute_run(RunResult& prepared, Backend& backend);
 
 // Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
 std::uint64_t available_memory_bytes();
 
 // Summary figures in nccl-tests' definitions. algbw = algorithm_bytes / time,
-// busbw = algbw * busbw_factor; both in GB/s (1e9 bytes/s), nullopt when time is 0.
+// busbw = algbw * busbw_factor; both in GB/s (1e9 bytes/s), nullopt when time is 0
+// and for a barrier (zero-byte signals: no bandwidth to speak of).
 struct Bandwidth {
   std::optional<double> algbw_gbps, busbw_gbps;
 };

@@ -3,6 +3,7 @@
 // Nothing here executes; the checker proves a schedule right, the engine runs it.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ enum class LocalOpKind : std::uint8_t {
   copy,           // target = source (same rank), e.g. input -> output before a ring
   fill_identity,  // target = the op's identity (0 for sum), so every later write can reduce
   divide,         // target /= the schedule's averaging divisor (avg)
+  signal,         // barrier: target (one token) = "rank r has arrived" (the i32 value r + 1)
 };
 std::string_view to_string(LocalOpKind k);
 
@@ -73,9 +75,36 @@ struct Schedule {
   std::int64_t average_divisor = 1;       // what `divide` post-ops divide by
 
   int step_count() const { return static_cast<int>(step_labels.size()); }
+  // The size of the buffer as the schedule names it (DESIGN.md's table, or scratch).
   std::uint64_t buffer_elements(int rank, BufferKind b) const;
-  std::uint64_t bytes(const Transfer& t) const { return t.count * dtype_size(spec.dtype); }
+  // Payload bytes. A barrier's tokens are zero-byte signals: the engine moves one i32
+  // element to make them real, but they count as 0 bytes (busbw, the timing model).
+  std::uint64_t bytes(const Transfer& t) const {
+    return spec.collective == Collective::barrier ? 0 : t.count * dtype_size(spec.dtype);
+  }
 };
+
+// In-place collectives (spec.in_place, NCCL's layouts) keep one buffer where DESIGN.md's
+// table has two: all_reduce, broadcast, reduce: the input IS the output; all_gather: the
+// input is block r of the output; reduce_scatter: the output is block r of the input.
+// Schedules keep naming BufferKind::input and ::output; these functions are the one
+// place that says where a region really lives. The checker, the dependency derivation,
+// the backends, allocation, the reference and --dump all go through them.
+struct Alias {
+  BufferKind inner;      // the buffer that has no storage of its own
+  BufferKind outer;      // the buffer that holds it
+  std::uint64_t offset;  // inner[i] is outer[offset + i]
+};
+// None when out of place, or when the rank holds only one of the two buffers (reduce's
+// non-roots, broadcast's non-roots).
+std::optional<Alias> in_place_alias(const Schedule& s, int rank);
+// The region of real storage that `r` names: `r` itself, or the same elements of the
+// outer buffer of an alias.
+Region storage_of(const Schedule& s, const Region& r);
+// Elements of real storage behind (rank, b): 0 for the inner buffer of an alias.
+std::uint64_t storage_elements(const Schedule& s, int rank, BufferKind b);
+// Inputs are read-only, except where an in-place output lives inside one.
+bool may_write(const Schedule& s, const Region& r);
 
 // Communication steps: steps whose transfers are not all local.
 int communication_steps(const Schedule& s);

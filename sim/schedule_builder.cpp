@@ -7,9 +7,25 @@
 #include <fmt/format.h>
 
 namespace collsim {
+namespace {
+
+// A barrier carries no data: its tokens are one i32 each, combined with max. Max is
+// idempotent, so a token that hears from a rank twice (dissemination for N not a power
+// of two) is still right; --count, --dtype, --op and --in-place do not apply.
+CollectiveSpec normalized(CollectiveSpec spec) {
+  if (spec.collective == Collective::barrier) {
+    spec.count = 0;
+    spec.dtype = DataType::i32;
+    spec.op = ReduceOp::max;
+    spec.in_place = false;
+  }
+  return spec;
+}
+
+}  // namespace
 
 ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks) {
-  schedule_.spec = spec;
+  schedule_.spec = normalized(spec);
   schedule_.algorithm = std::move(algorithm);
   schedule_.total_ranks = std::max(total_ranks, spec.ranks);
   schedule_.scratch_count.assign(static_cast<std::size_t>(schedule_.total_ranks), 0);
@@ -23,7 +39,13 @@ void ScheduleBuilder::set_scratch(int rank, std::uint64_t count) {
 void ScheduleBuilder::pre_copy(Region from, Region to) {
   if (from.rank != to.rank || from.count != to.count)
     throw std::logic_error("pre_copy: source and target must be on one rank and equally long");
-  if (to.count > 0) schedule_.pre_ops.push_back({LocalOpKind::copy, to, from});
+  if (to.count > 0 && storage_of(schedule_, from) != storage_of(schedule_, to))
+    schedule_.pre_ops.push_back({LocalOpKind::copy, to, from});
+}
+
+void ScheduleBuilder::pre_signal(Region token) {
+  if (token.count != 1) throw std::logic_error("pre_signal: a barrier token is one element");
+  schedule_.pre_ops.push_back({LocalOpKind::signal, token, {}});
 }
 
 void ScheduleBuilder::pre_fill_identity(Region target) {
@@ -41,6 +63,7 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to) {
     throw std::logic_error(fmt::format("ScheduleBuilder: transfer of {} elements into a region of {}", from.count,
                                        to.count));
   if (from.count == 0) return;  // empty data transfers are dropped
+  if (action == Action::copy && storage_of(schedule_, from) == storage_of(schedule_, to)) return;  // in place
   Transfer t;
   t.step = current_step_;
   t.src = from.rank;
@@ -76,7 +99,7 @@ Schedule ScheduleBuilder::finish() && {
 
   if (s.spec.op == ReduceOp::avg && collective_reduces(s.spec.collective))
     for (int r = 0; r < s.spec.ranks; ++r)
-      if (const std::uint64_t n = output_elements(s.spec, r); n > 0)
+      if (const std::uint64_t n = s.buffer_elements(r, BufferKind::output); n > 0)
         s.post_ops.push_back({LocalOpKind::divide, {r, BufferKind::output, 0, n}, {}});
   return std::move(s);
 }

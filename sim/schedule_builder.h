@@ -2,6 +2,10 @@
 // finish() applies the conventions every schedule shares, so no algorithm repeats them:
 // empty transfers and steps are dropped, steps are renumbered, steps whose transfers are
 // all local are labelled "local", and avg gets its division as a post-operation.
+// In place (spec.in_place), a copy whose source and destination are the same storage
+// (storage_of) is dropped as it is added: the data is already there, so an algorithm
+// written for separate buffers needs no in-place branch for its initial copies.
+// A barrier's spec is normalised (count 0, i32, max): it moves one-element tokens only.
 #pragma once
 #include <string>
 
@@ -21,6 +25,8 @@ class ScheduleBuilder {
 
   void pre_copy(Region from, Region to);
   void pre_fill_identity(Region target);
+  // Barrier: the rank's one-element token starts as its own "I have arrived".
+  void pre_signal(Region token);
 
   // Starts a new step; following transfers belong to it.
   void step(std::string label);

@@ -72,8 +72,21 @@ bool collective_has_root(Collective c) {
          c == Collective::scatter || c == Collective::send_recv;
 }
 
-std::uint64_t input_elements(const CollectiveSpec& s, int rank) {
+bool collective_supports_in_place(Collective c) {
+  return c == Collective::all_reduce || c == Collective::broadcast || c == Collective::reduce ||
+         c == Collective::all_gather || c == Collective::reduce_scatter;
+}
+
+namespace {
+// send_recv `direct` is a single message root -> root+1; every other layout is per rank.
+bool is_pair_send(const CollectiveSpec& s, std::string_view algorithm) {
+  return s.collective == Collective::send_recv && algorithm == "direct";
+}
+}  // namespace
+
+std::uint64_t input_elements(const CollectiveSpec& s, std::string_view algorithm, int rank) {
   if (rank < 0 || rank >= s.ranks) return 0;
+  if (is_pair_send(s, algorithm)) return rank == s.root ? s.count : 0;
   const std::uint64_t k = s.count, n = static_cast<std::uint64_t>(s.ranks);
   switch (s.collective) {
     case Collective::all_reduce:
@@ -91,13 +104,14 @@ std::uint64_t input_elements(const CollectiveSpec& s, int rank) {
     case Collective::barrier:
       return 0;
     case Collective::send_recv:
-      return k;  // ring_shift uses every rank's input; direct only the root's (others unused)
+      return k;  // ring_shift
   }
   return 0;
 }
 
-std::uint64_t output_elements(const CollectiveSpec& s, int rank) {
+std::uint64_t output_elements(const CollectiveSpec& s, std::string_view algorithm, int rank) {
   if (rank < 0 || rank >= s.ranks) return 0;
+  if (is_pair_send(s, algorithm)) return rank == (s.root + 1) % s.ranks ? s.count : 0;
   const std::uint64_t k = s.count, n = static_cast<std::uint64_t>(s.ranks);
   switch (s.collective) {
     case Collective::all_reduce:

@@ -40,12 +40,20 @@ struct CollectiveSpec {
   DataType dtype = DataType::f32;
   ReduceOp op = ReduceOp::sum;
   int root = 0;
+  // NCCL's in-place layouts: the input IS (part of) the output buffer. See storage_of in
+  // schedule.h; only all_reduce, broadcast, reduce, all_gather and reduce_scatter have one.
+  bool in_place = false;
 };
 
-// Buffer sizes in elements, following DESIGN.md's table. Ranks beyond spec.ranks (e.g.
-// extra parameter servers) hold no input or output.
-std::uint64_t input_elements(const CollectiveSpec& spec, int rank);
-std::uint64_t output_elements(const CollectiveSpec& spec, int rank);
+// Whether the collective has an in-place form (--in-place).
+bool collective_supports_in_place(Collective c);
+
+// Buffer sizes in elements, following DESIGN.md's table. Only send_recv's layout depends
+// on the algorithm (`direct`: input on the root, output on root+1, nothing elsewhere;
+// `ring_shift`: every rank both), so the algorithm is part of the question. Ranks beyond
+// spec.ranks (e.g. extra parameter servers) hold no input or output.
+std::uint64_t input_elements(const CollectiveSpec& spec, std::string_view algorithm, int rank);
+std::uint64_t output_elements(const CollectiveSpec& spec, std::string_view algorithm, int rank);
 
 // nccl-tests conventions. `algorithm_bytes` is the S of algbw = S / t: the bytes of one
 // rank's larger buffer (all_gather: the whole result; reduce_scatter: the whole input).

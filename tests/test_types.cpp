@@ -34,18 +34,18 @@ TEST_CASE("names round-trip through parse and to_string") {
 
 TEST_CASE("buffer sizes follow DESIGN.md's table") {
   CollectiveSpec s{Collective::all_gather, 4, 10, DataType::f32, ReduceOp::sum, 1};
-  CHECK(input_elements(s, 0) == 10);
-  CHECK(output_elements(s, 0) == 40);
+  CHECK(input_elements(s, "", 0) == 10);
+  CHECK(output_elements(s, "", 0) == 40);
   s.collective = Collective::reduce_scatter;
-  CHECK(input_elements(s, 2) == 40);
-  CHECK(output_elements(s, 2) == 10);
+  CHECK(input_elements(s, "", 2) == 40);
+  CHECK(output_elements(s, "", 2) == 10);
   s.collective = Collective::gather;
-  CHECK(output_elements(s, 1) == 40);
-  CHECK(output_elements(s, 0) == 0);
+  CHECK(output_elements(s, "", 1) == 40);
+  CHECK(output_elements(s, "", 0) == 0);
   s.collective = Collective::scatter;
-  CHECK(input_elements(s, 1) == 40);
-  CHECK(input_elements(s, 0) == 0);
-  CHECK(output_elements(s, 4) == 0);  // beyond the ranks: extra server ranks hold none
+  CHECK(input_elements(s, "", 1) == 40);
+  CHECK(input_elements(s, "", 0) == 0);
+  CHECK(output_elements(s, "", 4) == 0);  // beyond the ranks: extra server ranks hold none
 }
 
 TEST_CASE("busbw factors are nccl-tests'") {

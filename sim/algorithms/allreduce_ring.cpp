@@ -51,13 +51,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     ring_step(b, Action::reduce,
               fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
                           k + 1, n - 1),
-              options.slices, [&](int r) { return mod(r - k, n); });
+              options.slices_or(1), [&](int r) { return mod(r - k, n); });
 
   // Phase 2: all-gather — finished chunks travel around the ring and overwrite.
   for (int k = 0; k < n - 1; ++k)
     ring_step(b, Action::copy,
               fmt::format("all-gather {}/{}: every rank forwards a finished chunk to its right neighbour", k + 1, n - 1),
-              options.slices, [&](int r) { return mod(r + 1 - k, n); });
+              options.slices_or(1), [&](int r) { return mod(r + 1 - k, n); });
   return std::move(b).finish();
 }
 

@@ -1,0 +1,81 @@
+#include "app/cli_io.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/errors.h"
+#include "sim/scenario.h"
+#include "sim/trace.h"
+
+namespace collsim::cli {
+namespace {
+
+void check_output(std::string_view flag, const std::string& path) {
+  if (path.empty()) return;
+  const std::filesystem::path p(path);
+  std::filesystem::path folder = p.parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec))
+    throw InputError(fmt::format("{} {}: that is a folder; give a file name", flag, path));
+  if (!std::filesystem::is_directory(folder, ec))
+    throw InputError(fmt::format("{} {}: the folder {} does not exist", flag, path, folder.string()));
+  if (::access(folder.c_str(), W_OK) != 0)
+    throw InputError(fmt::format("{} {}: the folder {} is not writable", flag, path, folder.string()));
+}
+
+std::vector<std::pair<std::string_view, const std::string*>> named(const TraceOutputs& o) {
+  return {{"--trace", &o.trace}, {"--chrome", &o.chrome}, {"--csv", &o.csv}};
+}
+
+void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files) {
+  if (!o.trace.empty()) files.stage(o.trace, trace_to_json(trace));
+  if (!o.chrome.empty()) files.stage(o.chrome, trace_to_chrome(trace));
+  if (!o.csv.empty()) files.stage(o.csv, trace_to_csv(trace));
+}
+
+}  // namespace
+
+RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
+                 const FlagGiven& given) {
+  if (scenario_path.empty()) return {from_flags, backend_flag, {}, {}};
+  const Scenario s = load_scenario(scenario_path);
+  RunPlan plan{apply_flag_overrides(s.request, from_flags, given), s.backend, s.title, s.description};
+  if (given("--backend")) plan.backend = backend_flag;
+  return plan;
+}
+
+void check_trace_outputs(const TraceOutputs& outputs) {
+  const auto list = named(outputs);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    check_output(list[i].first, *list[i].second);
+    for (std::size_t j = 0; j < i; ++j)
+      if (!list[i].second->empty() && *list[i].second == *list[j].second)
+        throw InputError(fmt::format("{} {}: the same file as {}", list[i].first, *list[i].second, list[j].first));
+  }
+}
+
+void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
+                         OutputFileSet& files) {
+  if (outputs.any()) stage_trace(make_trace(result, plan.title, plan.description), outputs, files);
+}
+
+int command_convert(const std::string& trace_path, const TraceOutputs& outputs) {
+  check_trace_outputs(outputs);
+  const Trace trace = load_trace_json(trace_path);
+  OutputFileSet files;
+  stage_trace(trace, outputs, files);
+  files.commit();
+  const CollectiveSpec& spec = trace.request.spec;
+  fmt::print("{}: {} with {} on {} ranks, {} transfers, {}{}\n", trace_path, to_string(spec.collective),
+             trace.request.algorithm, spec.ranks, trace.schedule.transfers.size(),
+             trace.verification.ok ? "verified" : "WRONG", trace.scenario_title.empty() ? "" : " (" + trace.scenario_title + ")");
+  return 0;
+}
+
+}  // namespace collsim::cli

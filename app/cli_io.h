@@ -1,0 +1,48 @@
+// The file side of the command line: scenario files under the flags, and trace files
+// after a run. No CLI11 here (cli_main.cpp owns the flags), so this compiles quickly.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "sim/output_files.h"
+#include "sim/run.h"
+#include "sim/scenario.h"
+
+namespace collsim::cli {
+
+// Whether the user gave a flag on the command line (e.g. "--ranks"), as opposed to its
+// default: only flags actually given override a scenario file's values.
+using FlagGiven = collsim::FlagGiven;
+
+// What `collsim run` / `explain` runs: the flags alone, or a scenario file with the
+// flags the user gave on top.
+struct RunPlan {
+  RunRequest request;
+  std::string backend;  // auto, cpu or cuda
+  std::string title, description;  // the scenario's; empty without one
+};
+
+// `from_flags` is the request the flags describe (defaults included). Throws InputError
+// for an unreadable or invalid scenario file (file:line:column and key).
+RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
+                 const FlagGiven& given);
+
+// --trace F.json, --chrome F.json, --csv F.csv; empty: not wanted.
+struct TraceOutputs {
+  std::string trace, chrome, csv;
+  bool any() const { return !trace.empty() || !chrome.empty() || !csv.empty(); }
+};
+
+// Before a run: every output's folder exists and is writable (InputError naming the flag),
+// so a long run does not end in a write error.
+void check_trace_outputs(const TraceOutputs& outputs);
+// After a run: stages the wanted files in `files` (the caller commits them all at once).
+void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
+                         OutputFileSet& files);
+
+// `collsim convert TRACE.json [--trace F] [--chrome F] [--csv F]`: reads a JSON trace
+// (proving import) and writes the wanted formats. Prints a one-line summary.
+int command_convert(const std::string& trace_path, const TraceOutputs& outputs);
+
+}  // namespace collsim::cli

@@ -1,0 +1,47 @@
+// Scenario files: a lesson as a TOML file — a title, a description for the student, and
+// the collective to run (docs/scenario-format.md). The CLI runs them today; the GUI will
+// list and open them. This header is cheap to include: toml++ appears only in the .cpp.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "sim/run.h"
+
+namespace collsim {
+
+// The "format" key every scenario file starts with; this build reads version 1.
+inline constexpr int kScenarioFormatVersion = 1;
+
+struct Scenario {
+  std::string source;       // the file it came from, as given
+  std::string title;        // empty when the file has none
+  std::string description;  // for the student: what to look for, and why
+  // Keys the file leaves out take the command line's defaults: all_reduce with ring on 4
+  // ranks, count 1M, f32, sum, root 0, out of place, slices 0 (the algorithm's default),
+  // servers 1, not colocated, ranks_per_node 0 (automatic), seed 1.
+  RunRequest request;
+  std::string backend = "auto";  // auto, cpu or cuda
+};
+
+// The request `collsim run` uses when nothing says otherwise (count 1M, unlike RunRequest's 0).
+RunRequest default_run_request();
+
+// Whether the user gave a flag (by its long name, e.g. "--ranks") rather than leaving its default.
+using FlagGiven = std::function<bool(std::string_view flag)>;
+
+// Flags override a scenario's values, but only the flags the user actually gave: for
+// each of --collective --algorithm --ranks --count --dtype --op --root --in-place
+// --slices --servers --colocated --ranks-per-node --seed that `given` reports, the
+// value in `from_flags` replaces the file's. (--backend is the front end's business.)
+RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given);
+
+// Parses scenario text. Every error is an InputError that starts with
+// "SOURCE:LINE:COLUMN:" and names the key ("key 'collective.ranks'"): malformed TOML,
+// an unknown key, a wrong type, an impossible value, a missing or unsupported format.
+Scenario parse_scenario(std::string_view text, const std::string& source_name);
+// Reads and parses a file; an unreadable file is an InputError naming it.
+Scenario load_scenario(const std::filesystem::path& path);
+
+}  // namespace collsim

@@ -1,0 +1,82 @@
+// A Trace is everything one run produced, as plain data: what was asked, the whole
+// schedule, when each transfer ran (measured now; predicted by the timing model later),
+// and whether the result was right. Exporters turn it into files (JSON, Chrome/Perfetto,
+// CSV) and the importer reads the JSON back, so the GUI can replay a run made anywhere
+// without running it again. docs/trace-format.md documents the JSON schema.
+//
+// This header is cheap to include: the JSON library appears only in the .cpp files.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/run.h"
+
+namespace collsim {
+
+// The JSON schema version this build reads and writes (the "version" key).
+inline constexpr int kTraceFormatVersion = 1;
+
+// What happened to one transfer. Index i describes schedule.transfers[i].
+struct TransferRecord {
+  // Measured on the backend: integer ns since the run started, and the worker thread
+  // (CPU) or stream (CUDA) that ran it.
+  std::int64_t measured_begin_ns = 0;
+  std::int64_t measured_end_ns = 0;
+  int worker = 0;
+  // Predicted by the timing model, in ns with fractions; absent until a model ran.
+  std::optional<double> predicted_begin_ns;
+  std::optional<double> predicted_end_ns;
+
+  friend bool operator==(const TransferRecord&, const TransferRecord&) = default;
+};
+
+// The headline figures. Bandwidths are nullopt ("n/a" in files) when the time is 0.
+struct TraceSummary {
+  std::int64_t time_ns = 0;  // pre-operations through post-operations
+  std::optional<double> algbw_gbps;
+  std::optional<double> busbw_gbps;
+};
+
+struct Trace {
+  int format_version = kTraceFormatVersion;
+  std::string collsim_version;        // of the build that wrote it, e.g. "0.1.0"
+  std::string scenario_title;         // empty when the run did not come from a scenario
+  std::string scenario_description;
+  RunRequest request;                 // spec, algorithm, options, seed
+  std::string backend;                // "cpu"
+  std::string device;                 // "host CPU (2 worker threads)"
+  int workers = 0;                    // worker threads or streams the backend used
+  Schedule schedule;                  // its spec and algorithm equal the request's
+  std::vector<TransferRecord> records;  // one per schedule transfer, same order
+  Verification verification;
+  TraceSummary summary;
+};
+
+// Builds a trace from a finished run. The title and description are the scenario's, if any.
+Trace make_trace(const RunResult& run, std::string scenario_title = {}, std::string scenario_description = {});
+
+// --- exporters: each returns the whole file's text ------------------------------------
+// The versioned JSON trace (docs/trace-format.md). Deterministic: equal traces give
+// byte-identical text, so export -> import -> export reproduces a file exactly.
+std::string trace_to_json(const Trace& t);
+// Chrome trace-event JSON (Perfetto, chrome://tracing): one process per rank, one
+// complete event per transfer on the receiver's "measured" track; ts/dur in µs.
+std::string trace_to_chrome(const Trace& t);
+// A header and one row per transfer (RFC 4180 quoting).
+std::string trace_to_csv(const Trace& t);
+
+// --- importer ------------------------------------------------------------------------
+// Parses a JSON trace. Throws InputError naming `source_name`, the line:column when the
+// text is not JSON, and the JSON path of the offending key ("schedule.transfers[3].src")
+// when it is JSON but not a valid collsim trace of this version.
+Trace parse_trace_json(std::string_view text, const std::string& source_name);
+// Reads and parses a file (InputError naming the file when it cannot be read).
+Trace load_trace_json(const std::filesystem::path& path);
+
+// "12:7" for the byte `offset` of `text` (1-based line and column, counted in bytes).
+std::string line_column(std::string_view text, std::size_t offset);
+
+}  // namespace collsim

@@ -1,0 +1,751 @@
+# Command-line tests of collsim: golden outputs, exit codes, messages, dump files.
+#
+# Run by ctest as the test `cli`; by hand:
+#   cmake -DCOLLSIM=<path to collsim> -DSOURCE_DIR=<repo root> -DWORK_DIR=<scratch dir> \
+#         -P tests/cli/run_cli_tests.cmake
+# Add -DUPDATE_GOLDEN=ON to rewrite the golden files from the binary instead of comparing
+# (read the diff before committing it: see tests/README.md).
+#
+# Pure CMake (execute_process, file, string, regex) so that it runs wherever CMake does.
+# Every expectation is checked and printed; the script fails once at the end, listing the
+# expectations that failed. Expectations marked KNOWN BUG describe the intended behaviour
+# of a bug not fixed yet: they fail until it is.
+cmake_minimum_required(VERSION 3.25)
+
+foreach(_var IN ITEMS COLLSIM SOURCE_DIR WORK_DIR)
+  if(NOT ${_var})
+    message(FATAL_ERROR "run_cli_tests.cmake: pass -D${_var}=... (see the top of this file)")
+  endif()
+endforeach()
+if(NOT EXISTS "${COLLSIM}")
+  message(FATAL_ERROR "run_cli_tests.cmake: COLLSIM=${COLLSIM} does not exist")
+endif()
+get_filename_component(WORK_DIR "${WORK_DIR}" ABSOLUTE)
+get_filename_component(_source "${SOURCE_DIR}" ABSOLUTE)
+if(WORK_DIR STREQUAL "/" OR WORK_DIR STREQUAL _source)
+  message(FATAL_ERROR "run_cli_tests.cmake: refusing to use WORK_DIR=${WORK_DIR} as scratch space")
+endif()
+set(GOLDEN_DIR "${SOURCE_DIR}/tests/cli/golden")
+
+# =============================================================================================
+# Helpers
+# =============================================================================================
+# A case runs collsim once and leaves CASE_LABEL, CASE_RC, CASE_OUT (stdout), CASE_ERR
+# (stderr) and CASE_KNOWN_BUG in the caller's scope; the expect_* functions check them.
+
+set_property(GLOBAL PROPERTY CLI_FAILURES "")
+set_property(GLOBAL PROPERTY CLI_CHECKS 0)
+
+function(_count_check)
+  get_property(n GLOBAL PROPERTY CLI_CHECKS)
+  math(EXPR n "${n} + 1")
+  set_property(GLOBAL PROPERTY CLI_CHECKS ${n})
+endfunction()
+
+# A regex or text on one line, for printing.
+function(_one_line text out_var)
+  string(REPLACE "\n" "\\n" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(_ok what)
+  _count_check()
+  message(STATUS "  ok    ${what}")
+endfunction()
+
+# Records a failed expectation and prints what collsim did, once per case.
+function(_fail what)
+  _count_check()
+  if(CASE_KNOWN_BUG)
+    string(APPEND what "  [KNOWN BUG: ${CASE_KNOWN_BUG}]")
+  endif()
+  message(STATUS "  FAIL  ${what}")
+  string(REPLACE ";" "," entry "${CASE_LABEL}: ${what}")
+  set_property(GLOBAL APPEND PROPERTY CLI_FAILURES "${entry}")
+  get_property(shown GLOBAL PROPERTY "CLI_SHOWN_${CASE_LABEL}")
+  if(NOT shown)
+    set_property(GLOBAL PROPERTY "CLI_SHOWN_${CASE_LABEL}" TRUE)
+    string(SUBSTRING "${CASE_OUT}" 0 3000 out)
+    message(STATUS "        exit status: ${CASE_RC}\n-------- stdout --------\n${out}\n-------- stderr --------\n${CASE_ERR}\n------------------------")
+  endif()
+endfunction()
+
+# run_case(<label> [TIMEOUT <seconds>] [KNOWN_BUG <what>] ARGS <collsim arguments>...)
+function(run_case label)
+  cmake_parse_arguments(PARSE_ARGV 1 C "" "TIMEOUT;KNOWN_BUG" "ARGS")
+  if(NOT C_TIMEOUT)
+    set(C_TIMEOUT 60)
+  endif()
+  list(JOIN C_ARGS " " shown)
+  message(STATUS "${label}: collsim ${shown}")
+  execute_process(COMMAND "${COLLSIM}" ${C_ARGS}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${C_TIMEOUT})
+  set(CASE_LABEL "${label}" PARENT_SCOPE)
+  set(CASE_RC "${rc}" PARENT_SCOPE)
+  set(CASE_OUT "${out}" PARENT_SCOPE)
+  set(CASE_ERR "${err}" PARENT_SCOPE)
+  set(CASE_KNOWN_BUG "${C_KNOWN_BUG}" PARENT_SCOPE)
+endfunction()
+
+function(expect_exit code)
+  if("${CASE_RC}" STREQUAL "${code}")
+    _ok("exit status ${code}")
+  else()
+    _fail("exit status ${code} expected, got '${CASE_RC}'")
+  endif()
+endfunction()
+
+# expect_output_contains(<text>...): stdout contains every text (plain substrings).
+function(expect_output_contains)
+  foreach(text IN LISTS ARGN)
+    string(FIND "${CASE_OUT}" "${text}" at)
+    if(at GREATER_EQUAL 0)
+      _ok("stdout contains '${text}'")
+    else()
+      _fail("stdout does not contain '${text}'")
+    endif()
+  endforeach()
+endfunction()
+
+# expect_output_matches(<regex>...): stdout matches every regex.
+function(expect_output_matches)
+  foreach(regex IN LISTS ARGN)
+    _one_line("${regex}" shown)
+    if("${CASE_OUT}" MATCHES "${regex}")
+      _ok("stdout matches /${shown}/")
+    else()
+      _fail("stdout does not match /${shown}/")
+    endif()
+  endforeach()
+endfunction()
+
+# expect_stderr_matches(<regex>...): stderr matches every regex.
+function(expect_stderr_matches)
+  foreach(regex IN LISTS ARGN)
+    _one_line("${regex}" shown)
+    if("${CASE_ERR}" MATCHES "${regex}")
+      _ok("stderr matches /${shown}/")
+    else()
+      _fail("stderr does not match /${shown}/")
+    endif()
+  endforeach()
+endfunction()
+
+function(expect_stderr_empty)
+  if("${CASE_ERR}" STREQUAL "")
+    _ok("stderr is empty")
+  else()
+    _fail("stderr is not empty")
+  endif()
+endfunction()
+
+# Regular files anywhere under <dir> (none when <dir> does not exist).
+function(_files_under dir out_var)
+  set(files "")
+  if(IS_DIRECTORY "${dir}")
+    file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dir}" "${dir}/*")
+    list(SORT files)
+  endif()
+  set(${out_var} "${files}" PARENT_SCOPE)
+endfunction()
+
+# expect_files_exactly(<dir> <name>...): <dir> holds exactly these regular files.
+function(expect_files_exactly dir)
+  _files_under("${dir}" got)
+  set(want ${ARGN})
+  list(SORT want)
+  if(got STREQUAL want)
+    _ok("${dir} holds exactly: ${want}")
+  else()
+    _fail("${dir} should hold exactly [${want}] but holds [${got}]")
+  endif()
+endfunction()
+
+# expect_no_files(<dir>): a bad run left no file in its dump folder.
+function(expect_no_files dir)
+  _files_under("${dir}" got)
+  if(got STREQUAL "")
+    _ok("no files in ${dir}")
+  else()
+    _fail("files were created in ${dir}: ${got}")
+  endif()
+endfunction()
+
+function(expect_path_absent path)
+  if(EXISTS "${path}")
+    _fail("${path} should not exist")
+  else()
+    _ok("${path} does not exist")
+  endif()
+endfunction()
+
+# expect_file_sizes(<bytes> <file>...)
+function(expect_file_sizes bytes)
+  foreach(f IN LISTS ARGN)
+    if(NOT EXISTS "${f}")
+      _fail("${f} is missing")
+      continue()
+    endif()
+    file(SIZE "${f}" size)
+    if(size EQUAL bytes)
+      _ok("${f} has ${bytes} bytes")
+    else()
+      _fail("${f} has ${size} bytes, ${bytes} expected")
+    endif()
+  endforeach()
+endfunction()
+
+function(_sha256 file out_var)
+  if(EXISTS "${file}")
+    file(SHA256 "${file}" hash)
+  else()
+    set(hash "missing")
+  endif()
+  set(${out_var} "${hash}" PARENT_SCOPE)
+endfunction()
+
+# expect_same_content(<file> <file>...): all files are byte-for-byte identical.
+function(expect_same_content first)
+  _sha256("${first}" want)
+  foreach(f IN LISTS ARGN)
+    _sha256("${f}" got)
+    if(got STREQUAL want AND NOT got STREQUAL "missing")
+      _ok("${f} is identical to ${first}")
+    else()
+      _fail("${f} differs from ${first}")
+    endif()
+  endforeach()
+endfunction()
+
+function(expect_different_content a b)
+  _sha256("${a}" ha)
+  _sha256("${b}" hb)
+  if(NOT ha STREQUAL hb)
+    _ok("${a} differs from ${b}")
+  else()
+    _fail("${a} and ${b} should differ")
+  endif()
+endfunction()
+
+# Splits text into a list of lines; ';', '[' and ']' are escaped so that CMake's list
+# handling leaves them alone (undo with _unescape_line).
+function(_split_lines text out_var)
+  string(REPLACE ";" "<SEMICOLON>" text "${text}")
+  string(REPLACE "[" "<LBRACKET>" text "${text}")
+  string(REPLACE "]" "<RBRACKET>" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  set(${out_var} "${lines}" PARENT_SCOPE)
+endfunction()
+
+function(_unescape_line line out_var)
+  string(REPLACE "<SEMICOLON>" ";" line "${line}")
+  string(REPLACE "<LBRACKET>" "[" line "${line}")
+  string(REPLACE "<RBRACKET>" "]" line "${line}")
+  set(${out_var} "${line}" PARENT_SCOPE)
+endfunction()
+
+# expect_output_equals_golden(<file name in tests/cli/golden>): stdout equals the file exactly;
+# on a difference prints the first differing line. With -DUPDATE_GOLDEN=ON rewrites the file.
+function(expect_output_equals_golden name)
+  set(golden "${GOLDEN_DIR}/${name}")
+  if(UPDATE_GOLDEN)
+    file(WRITE "${golden}" "${CASE_OUT}")
+    message(STATUS "  UPDATED ${golden}: review `git diff` before committing it")
+    return()
+  endif()
+  if(NOT EXISTS "${golden}")
+    _fail("golden file ${golden} is missing (create it with -DUPDATE_GOLDEN=ON)")
+    return()
+  endif()
+  file(READ "${golden}" want)
+  string(REPLACE "\r\n" "\n" want "${want}")  # a checkout with CRLF line ends
+  if("${CASE_OUT}" STREQUAL "${want}")
+    _ok("stdout equals ${name}")
+    return()
+  endif()
+  # Compare line by line, without the final newline of each (checked last).
+  string(REGEX REPLACE "\n$" "" want_text "${want}")
+  string(REGEX REPLACE "\n$" "" got_text "${CASE_OUT}")
+  _split_lines("${want_text}" want_lines)
+  _split_lines("${got_text}" got_lines)
+  list(LENGTH want_lines n_want)
+  list(LENGTH got_lines n_got)
+  set(i 0)
+  while(i LESS n_want AND i LESS n_got)
+    list(GET want_lines ${i} w)
+    list(GET got_lines ${i} g)
+    if(NOT w STREQUAL g)
+      break()
+    endif()
+    math(EXPR i "${i} + 1")
+  endwhile()
+  if(i EQUAL n_want AND i EQUAL n_got)
+    _fail("stdout differs from ${name} only in the newline at the end")
+    return()
+  endif()
+  math(EXPR line "${i} + 1")
+  set(w "<end of file>")
+  set(g "<end of output>")
+  if(i LESS n_want)
+    list(GET want_lines ${i} w)
+    _unescape_line("${w}" w)
+  endif()
+  if(i LESS n_got)
+    list(GET got_lines ${i} g)
+    _unescape_line("${g}" g)
+  endif()
+  message(STATUS "        first difference at line ${line} (- golden, + output):\n- ${w}\n+ ${g}")
+  _fail("stdout differs from ${name} at line ${line} (golden ${n_want} lines, output ${n_got})")
+endfunction()
+
+# expect_bad_input(<label> ARGS <collsim arguments>... STDERR <regex>... [NO_DUMP]
+#                  [KNOWN_BUG <what>])
+# A bad command: exit status 2 and an error naming the problem on stderr. Unless NO_DUMP,
+# it also gets `--dump <fresh folder>`, which must hold no file afterwards.
+function(expect_bad_input label)
+  cmake_parse_arguments(PARSE_ARGV 1 B "NO_DUMP" "KNOWN_BUG" "ARGS;STDERR")
+  set(args ${B_ARGS})
+  set(dump "${WORK_DIR}/bad/${label}")
+  if(NOT B_NO_DUMP)
+    list(APPEND args --dump "${dump}")
+  endif()
+  run_case("${label}" TIMEOUT 30 KNOWN_BUG "${B_KNOWN_BUG}" ARGS ${args})
+  expect_exit(2)
+  expect_stderr_matches(${B_STDERR})
+  if(NOT B_NO_DUMP)
+    expect_no_files("${dump}")
+  endif()
+endfunction()
+
+# A literal text as a regex (for paths in expected messages).
+function(_regex_escape text out_var)
+  string(REGEX REPLACE "([][.*+?()^$|\\\\])" "\\\\\\1" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Unsigned little-endian 32-bit integers of a binary file.
+function(_read_u32_le file out_var)
+  file(READ "${file}" hex HEX)
+  string(LENGTH "${hex}" len)
+  set(values "")
+  set(i 0)
+  while(i LESS len)
+    string(SUBSTRING "${hex}" ${i} 8 w)
+    string(SUBSTRING "${w}" 0 2 b0)
+    string(SUBSTRING "${w}" 2 2 b1)
+    string(SUBSTRING "${w}" 4 2 b2)
+    string(SUBSTRING "${w}" 6 2 b3)
+    math(EXPR v "0x${b3}${b2}${b1}${b0}")
+    list(APPEND values ${v})
+    math(EXPR i "${i} + 8")
+  endwhile()
+  set(${out_var} "${values}" PARENT_SCOPE)
+endfunction()
+
+# =============================================================================================
+# Tests
+# =============================================================================================
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# --- 1. golden: the step table of ring all-reduce ---------------------------------------------
+run_case(golden-explain-ring ARGS explain --collective all_reduce --algorithm ring --ranks 4 --count 8)
+expect_exit(0)
+expect_output_equals_golden(explain_ring_allreduce_4_count8.txt)
+expect_stderr_empty()
+
+# --- 2. version, help, list -------------------------------------------------------------------
+file(STRINGS "${SOURCE_DIR}/CMakeLists.txt" _project REGEX "^project\\(collsim VERSION")
+string(REGEX REPLACE ".*VERSION ([0-9.]+).*" "\\1" PROJECT_VERSION "${_project}")
+string(REPLACE "." "\\." _version_regex "${PROJECT_VERSION}")
+run_case(version ARGS --version)
+expect_exit(0)
+expect_output_matches("^collsim ${_version_regex}\n$")
+
+run_case(help ARGS --help)
+expect_exit(0)
+expect_output_matches("\n  run  " "\n  explain  " "\n  list  ")
+
+run_case(run-help ARGS run --help)
+expect_exit(0)
+expect_output_contains(--collective --algorithm --ranks --count --dtype --op --dump --backend)
+
+run_case(no-subcommand ARGS)
+expect_exit(0)
+expect_output_contains("Subcommands:")
+
+run_case(list ARGS list)
+expect_exit(0)
+expect_output_matches(
+  "ring +steps 2\\(N-1\\) +bytes sent per rank 2\\(N-1\\)/N \\* n"
+  "parameter_server +steps 2 +bytes sent per rank worker: n"
+  "direct +steps 1 +bytes sent per rank \\(N-1\\) \\* n"
+  "data types: f32 f64 f16 bf16 i32 i64"
+  "reduce ops: sum prod min max avg")
+
+# --- 3. runs --------------------------------------------------------------------------------------
+run_case(run-default ARGS run)
+expect_exit(0)
+expect_output_contains("all_reduce with ring on 4 ranks" "verified" "busbw" "algbw")
+expect_stderr_empty()
+
+run_case(run-quiet ARGS run -q)
+expect_exit(0)
+expect_output_matches("^verified\n$")
+expect_stderr_empty()
+
+run_case(run-parameter-server ARGS run --algorithm parameter_server --servers 2 --count 1K)
+expect_exit(0)
+expect_output_contains("all_reduce with parameter_server on 4 ranks" "verified")
+
+run_case(run-parameter-server-colocated ARGS run --algorithm parameter_server --servers 2 --colocated --count 1K)
+expect_exit(0)
+expect_output_contains("all_reduce with parameter_server on 4 ranks" "verified")
+
+run_case(run-direct ARGS run --algorithm direct --ranks 3 --count 1K)
+expect_exit(0)
+expect_output_contains("all_reduce with direct on 3 ranks" "verified")
+
+run_case(run-ring-slices ARGS run --slices 4 --ranks 5 --count 1000)
+expect_exit(0)
+expect_output_contains("verified")
+
+run_case(run-one-rank ARGS run --ranks 1 --count 8)
+expect_exit(0)
+expect_output_contains("verified")
+
+foreach(_dtype IN ITEMS f32 f64 f16 bf16 i32 i64)
+  run_case(run-dtype-${_dtype} ARGS run -q --dtype ${_dtype} --count 100)
+  expect_exit(0)
+  expect_output_matches("^verified\n$")
+endforeach()
+foreach(_op IN ITEMS sum prod min max avg)
+  run_case(run-op-${_op} ARGS run -q --op ${_op} --count 100)
+  expect_exit(0)
+  expect_output_matches("^verified\n$")
+endforeach()
+
+run_case(run-count-zero ARGS run --count 0)
+expect_exit(0)
+expect_output_contains("verified" "algbw" "busbw" "time")
+
+run_case(run-count-suffix ARGS run -q --count 2k)
+expect_exit(0)
+expect_output_matches("^verified\n$")
+
+# --- 4. dump files --------------------------------------------------------------------------------
+set(_dump "${WORK_DIR}/dump_i32")
+run_case(dump-i32 ARGS run --ranks 3 --count 5 --dtype i32 --op sum --dump "${_dump}")
+expect_exit(0)
+expect_output_contains("verified" "${_dump}")
+expect_files_exactly("${_dump}"
+  rank0.in.bin rank0.out.bin rank1.in.bin rank1.out.bin rank2.in.bin rank2.out.bin)
+expect_file_sizes(20 "${_dump}/rank0.in.bin" "${_dump}/rank1.in.bin" "${_dump}/rank2.in.bin"
+                     "${_dump}/rank0.out.bin" "${_dump}/rank1.out.bin" "${_dump}/rank2.out.bin")
+expect_same_content("${_dump}/rank0.out.bin" "${_dump}/rank1.out.bin" "${_dump}/rank2.out.bin")
+expect_different_content("${_dump}/rank0.in.bin" "${_dump}/rank0.out.bin")
+expect_different_content("${_dump}/rank0.in.bin" "${_dump}/rank1.in.bin")
+
+# The dumped output is the element-wise sum (mod 2^32) of the dumped inputs.
+set(_sums "")
+set(_out "")
+if(EXISTS "${_dump}/rank2.in.bin" AND EXISTS "${_dump}/rank0.out.bin")
+  _read_u32_le("${_dump}/rank0.in.bin" _in0)
+  _read_u32_le("${_dump}/rank1.in.bin" _in1)
+  _read_u32_le("${_dump}/rank2.in.bin" _in2)
+  _read_u32_le("${_dump}/rank0.out.bin" _out)
+endif()
+list(LENGTH _in0 _n0)
+list(LENGTH _in1 _n1)
+list(LENGTH _in2 _n2)
+list(LENGTH _out _n3)
+if(NOT "${_n0}${_n1}${_n2}${_n3}" STREQUAL "5555")
+  _fail("cannot check the sum: the dump files do not hold 5 values each")
+else()
+  foreach(_i RANGE 4)
+    list(GET _in0 ${_i} _a)
+    list(GET _in1 ${_i} _b)
+    list(GET _in2 ${_i} _c)
+    math(EXPR _s "(${_a} + ${_b} + ${_c}) & 0xFFFFFFFF")
+    list(APPEND _sums ${_s})
+  endforeach()
+  if(_sums STREQUAL _out)
+    _ok("rank0.out.bin is the sum of the three inputs")
+  else()
+    _fail("rank0.out.bin [${_out}] is not the sum of the inputs [${_sums}]")
+  endif()
+endif()
+
+# f64, count 7, default 4 ranks, into a folder that does not exist yet (nested).
+set(_dump "${WORK_DIR}/dump_f64/created/here")
+run_case(dump-f64 ARGS run -q --dtype f64 --count 7 --dump "${_dump}")
+expect_exit(0)
+expect_files_exactly("${_dump}" rank0.in.bin rank0.out.bin rank1.in.bin rank1.out.bin
+                                rank2.in.bin rank2.out.bin rank3.in.bin rank3.out.bin)
+foreach(_r RANGE 3)
+  expect_file_sizes(56 "${_dump}/rank${_r}.in.bin" "${_dump}/rank${_r}.out.bin")
+endforeach()
+
+# Same seed, same inputs; another seed, other inputs. Dumping again overwrites in place.
+set(_dump_a "${WORK_DIR}/dump_seed_a")
+set(_dump_b "${WORK_DIR}/dump_seed_b")
+run_case(dump-seed-1 ARGS run -q --count 16 --seed 1 --dump "${_dump_a}")
+expect_exit(0)
+run_case(dump-seed-1-again ARGS run -q --count 16 --seed 1 --dump "${_dump_b}")
+expect_exit(0)
+expect_same_content("${_dump_a}/rank0.in.bin" "${_dump_b}/rank0.in.bin")
+run_case(dump-seed-2-overwrite ARGS run -q --count 16 --seed 2 --dump "${_dump_b}")
+expect_exit(0)
+expect_different_content("${_dump_a}/rank0.in.bin" "${_dump_b}/rank0.in.bin")
+expect_files_exactly("${_dump_b}" rank0.in.bin rank0.out.bin rank1.in.bin rank1.out.bin
+                                  rank2.in.bin rank2.out.bin rank3.in.bin rank3.out.bin)
+
+# --- 5. bad input: exit 2, a message naming the flag and value, no files ---------------------------
+expect_bad_input(unknown-collective ARGS run --collective allreduce STDERR "--collective" "'allreduce'")
+expect_bad_input(unknown-algorithm ARGS run --algorithm tree STDERR "algorithm 'tree'")
+expect_bad_input(unknown-dtype ARGS run --dtype f8 STDERR "--dtype" "'f8'")
+expect_bad_input(unknown-op ARGS run --op mean STDERR "--op" "'mean'")
+expect_bad_input(ranks-zero ARGS run --ranks 0 STDERR "--ranks" "got 0")
+expect_bad_input(ranks-negative ARGS run --ranks -3 STDERR "--ranks" "got -3")
+expect_bad_input(ranks-too-many ARGS run --ranks 1025 STDERR "--ranks" "got 1025")
+expect_bad_input(ranks-not-a-number ARGS run --ranks abc STDERR "--ranks" "abc")
+expect_bad_input(count-negative ARGS run --count -5 STDERR "--count" "'-5'")
+expect_bad_input(count-bad-suffix ARGS run --count 12X STDERR "--count" "'12X'")
+expect_bad_input(count-overflow ARGS run --count 99999999999999999999
+  STDERR "--count" "'99999999999999999999'")
+expect_bad_input(count-suffix-overflow ARGS run --count 99999999999G STDERR "--count" "99999999999G")
+# Refused from the sizes alone, before any allocation: a timeout here means it tried.
+expect_bad_input(count-too-large-for-memory ARGS run --count 1G --ranks 1024
+  STDERR "--count (1G|1073741824)" "(memory|petabyte|absurd)")
+expect_bad_input(count-absurd ARGS run --count 1024G --ranks 1024
+  STDERR "--count (1024G|1099511627776)" "petabyte|absurd")
+expect_bad_input(servers-exceed-workers ARGS run --algorithm parameter_server --servers 5 --ranks 4
+  STDERR "--servers \\(5\\)" "--ranks \\(4\\)")
+expect_bad_input(servers-zero ARGS run --algorithm parameter_server --servers 0 STDERR "--servers" "got 0")
+expect_bad_input(root-out-of-range ARGS run --root 7 --ranks 4 STDERR "--root" "got 7")
+expect_bad_input(slices-negative ARGS run --slices -1 STDERR "--slices" "got -1")
+expect_bad_input(unknown-flag ARGS run --bogus STDERR "--bogus")
+expect_bad_input(extra-argument ARGS run extra STDERR "extra")
+expect_bad_input(unknown-subcommand ARGS frobnicate STDERR "frobnicate" NO_DUMP)
+expect_bad_input(unknown-backend ARGS run --backend gpu STDERR "--backend" "'gpu'")
+expect_bad_input(explain-unknown-algorithm ARGS explain --algorithm tree STDERR "algorithm 'tree'" NO_DUMP)
+expect_bad_input(explain-ranks-zero ARGS explain --ranks 0 STDERR "--ranks" "got 0" NO_DUMP)
+expect_bad_input(explain-count-bad ARGS explain --count 12X STDERR "--count" "'12X'" NO_DUMP)
+
+# --backend cuda: without a CUDA backend and device, exit 2 with a clear message; where
+# one works, it must verify like the CPU backend.
+set(_dump "${WORK_DIR}/bad/backend-cuda")
+run_case(backend-cuda ARGS run --backend cuda --count 1K --dump "${_dump}")
+if(CASE_RC STREQUAL "0")
+  expect_output_contains("verified")
+else()
+  expect_exit(2)
+  expect_stderr_matches("--backend cuda" "not available|no CUDA|device")
+  expect_no_files("${_dump}")
+endif()
+
+# An unwritable dump folder: a path below a regular file (root ignores permission bits).
+set(_afile "${WORK_DIR}/afile")
+file(WRITE "${_afile}" "not a folder\n")
+file(SHA256 "${_afile}" _afile_hash)
+run_case(dump-below-a-file ARGS run --count 4 --dump "${_afile}/sub")
+expect_exit(2)
+_regex_escape("${_afile}" _afile_regex)
+expect_stderr_matches("--dump" "${_afile_regex}/sub")
+run_case(dump-onto-a-file ARGS run --count 4 --dump "${_afile}")
+expect_exit(2)
+expect_stderr_matches("--dump" "${_afile_regex}")
+file(SHA256 "${_afile}" _hash)
+if(IS_DIRECTORY "${_afile}" OR NOT _hash STREQUAL _afile_hash)
+  _fail("${_afile} was changed")
+else()
+  _ok("${_afile} is unchanged")
+endif()
+
+# --- 6. regressions: bugs found while writing these tests, now fixed ---------------------------
+# A bad command should not even create its dump folder.
+set(_dump "${WORK_DIR}/bad/not-created")
+run_case(bad-input-creates-no-folder
+  ARGS run --ranks 0 --dump "${_dump}")
+expect_exit(2)
+expect_path_absent("${_dump}")
+
+# The dump is all or nothing: when one file cannot be put in place, none of the set is.
+set(_dump "${WORK_DIR}/dump_blocked")
+file(MAKE_DIRECTORY "${_dump}/rank1.out.bin")
+run_case(dump-all-or-nothing
+  ARGS run -q --ranks 3 --count 5 --dump "${_dump}")
+expect_exit(2)
+expect_stderr_matches("rank1\\.out\\.bin")
+expect_no_files("${_dump}")
+
+# --seed is unsigned: a negative or too large value is an error, not wrapped or clamped.
+expect_bad_input(seed-negative ARGS run -q --count 16 --seed -1 STDERR "--seed" NO_DUMP)
+expect_bad_input(seed-overflow ARGS run -q --count 16 --seed 18446744073709551616 STDERR "--seed" NO_DUMP)
+
+# --- 7. scenario files ------------------------------------------------------------------------------
+# Golden: the default scenario (what scripts/run runs), without the lines that depend on
+# timing or on the machine (time, algbw, busbw, backend).
+set(_ring_scenario "${SOURCE_DIR}/scenarios/ring_allreduce_4.toml")
+run_case(golden-scenario-ring ARGS run "${_ring_scenario}")
+expect_exit(0)
+string(REGEX REPLACE "(^|\n)(backend auto|  time |  algbw |  busbw |  backend )[^\n]*" "" CASE_OUT "${CASE_OUT}")
+string(REGEX REPLACE "^\n" "" CASE_OUT "${CASE_OUT}")
+string(REPLACE "${SOURCE_DIR}/" "<SOURCE_DIR>/" CASE_OUT "${CASE_OUT}")
+expect_output_equals_golden(run_scenario_ring_allreduce_4.txt)
+expect_stderr_empty()
+
+run_case(scenario-parameter-server ARGS run "${SOURCE_DIR}/scenarios/parameter_server_4.toml")
+expect_exit(0)
+expect_output_contains("scenario: Parameter server" "parameter_server on 4 ranks + 1 server rank" "verified")
+
+# Flags the user gives override the file; the others keep the file's values.
+run_case(scenario-flag-override ARGS run "${_ring_scenario}" --ranks 3 --count 12 --dtype i32)
+expect_exit(0)
+expect_output_contains("scenario: Ring all-reduce" "all_reduce with ring on 3 ranks, count 12 (48 B per rank), i32, sum")
+
+run_case(explain-scenario ARGS explain "${_ring_scenario}" --count 8)
+expect_exit(0)
+expect_output_equals_golden(explain_ring_allreduce_4_count8.txt)
+
+# Bad scenario files: exit 2, file:line:column and the key, nothing written.
+set(_scenarios "${WORK_DIR}/scenarios")
+file(WRITE "${_scenarios}/malformed.toml" "format = 1\n[collective]\nranks = = 4\n")
+file(WRITE "${_scenarios}/unknown-key.toml" "format = 1\n[collective]\nrank = 4\n")
+file(WRITE "${_scenarios}/wrong-type.toml" "format = 1\n[collective]\nranks = \"four\"\n")
+file(WRITE "${_scenarios}/negative-ranks.toml" "format = 1\n[collective]\nranks = -4\n")
+file(WRITE "${_scenarios}/no-format.toml" "title = \"x\"\n")
+foreach(_case IN ITEMS malformed unknown-key wrong-type negative-ranks no-format)
+  _regex_escape("${_scenarios}/${_case}.toml" _file_regex)
+  set(_trace "${_scenarios}/${_case}.trace.json")
+  set(_expected "${_file_regex}:[0-9]+:[0-9]+: ")
+  if(_case STREQUAL "unknown-key")
+    list(APPEND _expected "key 'collective\\.rank': unknown key")
+  elseif(_case STREQUAL "wrong-type")
+    list(APPEND _expected "${_file_regex}:3:9: key 'collective\\.ranks': expected an integer")
+  elseif(_case STREQUAL "negative-ranks")
+    list(APPEND _expected "${_file_regex}:3:9: key 'collective\\.ranks': must be between 1 and [0-9]+, got -4")
+  elseif(_case STREQUAL "no-format")
+    list(APPEND _expected "key 'format' is missing")
+  else()
+    list(APPEND _expected "${_file_regex}:3:[0-9]+: not valid TOML")
+  endif()
+  expect_bad_input(scenario-${_case} ARGS run "${_scenarios}/${_case}.toml" --trace "${_trace}" STDERR ${_expected})
+  expect_path_absent("${_trace}")
+endforeach()
+_regex_escape("${_scenarios}/missing.toml" _file_regex)
+expect_bad_input(scenario-missing ARGS run "${_scenarios}/missing.toml"
+  STDERR "${_file_regex}: cannot read the scenario file")
+
+# --- 8. traces: --trace, --chrome, --csv, and `convert` (import) ------------------------------------
+set(_traces "${WORK_DIR}/traces")
+file(MAKE_DIRECTORY "${_traces}")
+run_case(traces-written ARGS run --algorithm parameter_server --servers 2 --count 100
+  --trace "${_traces}/t.json" --chrome "${_traces}/c.json" --csv "${_traces}/t.csv")
+expect_exit(0)
+expect_output_contains("trace       ${_traces}/t.json" "chrome      ${_traces}/c.json" "csv         ${_traces}/t.csv")
+expect_files_exactly("${_traces}" c.json t.csv t.json)
+# One record per transfer; one complete event per transfer; a header and one row per transfer.
+set(CASE_LABEL traces-content)
+if(EXISTS "${_traces}/t.json" AND EXISTS "${_traces}/c.json" AND EXISTS "${_traces}/t.csv")
+  file(READ "${_traces}/t.json" _json)
+  string(JSON _format GET "${_json}" format)
+  string(JSON _transfers LENGTH "${_json}" schedule transfers)
+  string(JSON _records LENGTH "${_json}" records)
+  if(_format STREQUAL "collsim-trace" AND _transfers EQUAL _records AND _transfers GREATER 0)
+    _ok("t.json: a collsim trace with ${_records} records for ${_transfers} transfers")
+  else()
+    _fail("t.json: format '${_format}', ${_records} records for ${_transfers} transfers")
+  endif()
+  file(READ "${_traces}/c.json" _chrome)
+  string(REGEX MATCHALL "\"ph\": \"X\"" _events "${_chrome}")
+  list(LENGTH _events _events)
+  if(_events EQUAL _transfers)
+    _ok("c.json: ${_events} complete events, one per transfer")
+  else()
+    _fail("c.json: ${_events} complete events for ${_transfers} transfers")
+  endif()
+  file(STRINGS "${_traces}/t.csv" _rows)
+  list(LENGTH _rows _rows)
+  math(EXPR _want "${_transfers} + 1")
+  if(_rows EQUAL _want)
+    _ok("t.csv: a header and ${_transfers} rows")
+  else()
+    _fail("t.csv: ${_rows} lines for ${_transfers} transfers")
+  endif()
+else()
+  _fail("a trace file is missing")
+endif()
+
+# Import round trip: the JSON trace read back and written again is the same file, and the
+# other formats made from it are the same as those the run wrote.
+run_case(convert-missing-folder ARGS convert "${_traces}/t.json"
+  --trace "${_traces}/again/t.json" --chrome "${_traces}/again/c.json" --csv "${_traces}/again/t.csv")
+expect_exit(2)  # the folder "again" does not exist: refused before anything is written
+expect_stderr_matches("--trace" "again")
+expect_path_absent("${_traces}/again")
+file(MAKE_DIRECTORY "${_traces}/again")
+run_case(convert-round-trip ARGS convert "${_traces}/t.json"
+  --trace "${_traces}/again/t.json" --chrome "${_traces}/again/c.json" --csv "${_traces}/again/t.csv")
+expect_exit(0)
+expect_same_content("${_traces}/t.json" "${_traces}/again/t.json")
+expect_same_content("${_traces}/c.json" "${_traces}/again/c.json")
+expect_same_content("${_traces}/t.csv" "${_traces}/again/t.csv")
+
+# An unwritable output path: exit 2 and no file, not even a partial one (the check comes
+# before the run; a path below a regular file cannot be created even by root).
+foreach(_flag IN ITEMS --trace --chrome --csv)
+  expect_bad_input(unwritable${_flag} ARGS run --count 16 ${_flag} "${_afile}/out.json"
+    STDERR "${_flag}" "${_afile_regex}")
+endforeach()
+expect_bad_input(output-is-a-folder ARGS run --count 16 --trace "${_traces}" STDERR "--trace" "folder")
+
+# Bad trace files for `convert`: exit 2 naming the file, and the line or key.
+file(WRITE "${_traces}/not-ours.json" "{\"traceEvents\": []}\n")
+string(SUBSTRING "${_json}" 0 600 _head)
+file(WRITE "${_traces}/truncated.json" "${_head}")
+string(REPLACE "\"version\": 1," "\"version\": 99," _v99 "${_json}")
+file(WRITE "${_traces}/version.json" "${_v99}")
+string(REPLACE "\"ranks\": 4," "\"ranks\": \"4\"," _wrong "${_json}")
+file(WRITE "${_traces}/wrong-type.json" "${_wrong}")
+_regex_escape("${_traces}" _dir_regex)
+expect_bad_input(convert-not-ours NO_DUMP ARGS convert "${_traces}/not-ours.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/not-ours\\.json: not a collsim trace")
+expect_bad_input(convert-truncated NO_DUMP ARGS convert "${_traces}/truncated.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/truncated\\.json:[0-9]+:[0-9]+: not valid JSON")
+expect_bad_input(convert-version NO_DUMP ARGS convert "${_traces}/version.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/version\\.json: key 'version': trace format version 99 is not supported")
+expect_bad_input(convert-wrong-type NO_DUMP ARGS convert "${_traces}/wrong-type.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/wrong-type\\.json: key 'request\\.ranks': expected an integer")
+expect_bad_input(convert-missing NO_DUMP ARGS convert "${_traces}/missing.json"
+  STDERR "${_dir_regex}/missing\\.json: cannot read")
+expect_path_absent("${_traces}/x.csv")
+
+# --- 9. bench (tiny: this checks the table, not the speed) -------------------------------------------
+run_case(bench-tiny ARGS bench --backend cpu --ranks 3 -b 1K -e 2K --algorithms ring,direct --iters 1 --warmup 0)
+expect_exit(0)
+expect_output_matches("# memcpy rate: [0-9.]+ GB/s" "# algorithm: ring\n" "# algorithm: direct\n"
+  "\n +1024 +256 +f32 +sum +-1 " "\n +2048 +512 +f32 +sum +-1 " "wrong output elements in all: 0 OK")
+expect_bad_input(bench-unknown-algorithm NO_DUMP ARGS bench --algorithms ring,rong STDERR "--algorithms" "'rong'")
+expect_bad_input(bench-sizes-reversed NO_DUMP ARGS bench -b 2K -e 1K STDERR "-b" "-e")
+expect_bad_input(bench-backend-cuda NO_DUMP ARGS bench --backend cuda STDERR "--backend")
+
+# --- no temporary files left behind by any run ----------------------------------------------------
+file(GLOB_RECURSE _leftovers "${WORK_DIR}/*.tmp-*")
+set(CASE_LABEL temporary-files)
+set(CASE_KNOWN_BUG "")
+if(_leftovers)
+  _fail("temporary files left behind: ${_leftovers}")
+else()
+  _ok("no *.tmp-* files anywhere under ${WORK_DIR}")
+endif()
+
+# =============================================================================================
+get_property(_checks GLOBAL PROPERTY CLI_CHECKS)
+get_property(_failures GLOBAL PROPERTY CLI_FAILURES)
+list(LENGTH _failures _failed)
+if(_failed GREATER 0)
+  list(JOIN _failures "\n  " _list)
+  message(FATAL_ERROR "${_failed} of ${_checks} CLI checks failed:\n  ${_list}")
+endif()
+message(STATUS "all ${_checks} CLI checks passed")

@@ -1,0 +1,86 @@
+// The benchmark's bookkeeping (sizes, bytes moved, rows, bad options). Never its timings:
+// speed is measured by `collsim bench`, not asserted by unit tests.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "sim/bench.h"
+#include "sim/errors.h"
+
+using namespace collsim;
+
+TEST_CASE("bench sizes go from -b to -e by -f, in whole elements") {
+  BenchOptions o;
+  o.min_bytes = 1024;
+  o.max_bytes = 4096;
+  CHECK(bench_sizes(o) == std::vector<std::uint64_t>{1024, 2048, 4096});
+  o.min_bytes = 6;  // f32: 6 bytes hold one whole element
+  o.max_bytes = 30;
+  CHECK(bench_sizes(o) == std::vector<std::uint64_t>{4, 12, 24});
+  o.min_bytes = o.max_bytes = 64ull << 20;
+  CHECK(bench_sizes(o) == std::vector<std::uint64_t>{64ull << 20});
+  o.min_bytes = 0;
+  o.max_bytes = 8;
+  CHECK(bench_sizes(o) == std::vector<std::uint64_t>{0, 4, 8});
+}
+
+TEST_CASE("data moved counts a copy as 2n bytes, a reduce as 3n, local operations apart") {
+  // Ring all-reduce, 4 ranks, 8 f32: 12 reduces and 12 copies of 2 elements (8 bytes),
+  // and 4 pre-copies of the whole 32-byte buffer.
+  const Schedule s = build_schedule({Collective::all_reduce, 4, 8, DataType::f32, ReduceOp::sum, 0, false}, "ring", {});
+  const DataMoved m = data_moved(s);
+  CHECK(m.transfers == 12 * 8 * 3 + 12 * 8 * 2);
+  CHECK(m.local_ops == 4 * 32 * 2);
+  CHECK(m.total() == m.transfers + m.local_ops);
+}
+
+TEST_CASE("a tiny bench run gives one verified row per algorithm and size") {
+  BenchOptions o;
+  o.algorithms = {"ring", "direct"};
+  o.ranks = 3;
+  o.min_bytes = 64;
+  o.max_bytes = 128;
+  o.iterations = 1;
+  o.warmup = 0;
+  o.threads = 2;
+  int rows_seen = 0, progress_seen = 0;
+  const auto rows = run_bench(o, MemcpyRate{2, 1, 1, 1, 10.0},
+                              {[&](const BenchRow&) { ++rows_seen; }, [&](const BenchProgress&) { ++progress_seen; }});
+  REQUIRE(rows.size() == 4);
+  CHECK(rows_seen == 4);
+  CHECK(progress_seen == 4);
+  for (const BenchRow& r : rows) {
+    CHECK(r.skipped.empty());
+    CHECK(r.wrong == 0);
+    CHECK(r.count * 4 == r.bytes);
+    CHECK(r.moved.transfers > 0);
+  }
+  CHECK(rows[0].algorithm == "ring");
+  CHECK(rows[3].algorithm == "direct");
+  CHECK(rows[3].bytes == 128);
+  CHECK(format_bench_row(o, rows[0]).find("   64 ") != std::string::npos);
+}
+
+TEST_CASE("bad bench options are refused naming the flag") {
+  const auto error = [](BenchOptions o) -> std::string {
+    try {
+      validate_bench_options(o);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  BenchOptions o;
+  o.algorithms = {"ring", "rong"};
+  CHECK(error(o).starts_with("--algorithms: unknown algorithm 'rong'"));
+  o = {};
+  o.min_bytes = 2048;
+  o.max_bytes = 1024;
+  CHECK(error(o).starts_with("-b/--minbytes"));
+  o = {};
+  o.iterations = 0;
+  CHECK(error(o).starts_with("--iters"));
+  o = {};
+  o.ranks = 0;
+  CHECK(error(o).find("--ranks") != std::string::npos);
+}

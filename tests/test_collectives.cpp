@@ -1,0 +1,359 @@
+// All-reduce (trees, recursive doubling, Rabenseifner, hierarchical), all-gather,
+// reduce-scatter and all-to-all: every algorithm x ranks 1..17 x counts x data types (x ops
+// where the collective reduces), through the checker and against the host reference; the
+// fold-in for rank counts that are not powers of two; the double binary tree's shape; and
+// step and byte counts against the textbook (Thakur, Rabenseifner & Gropp 2005).
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/algorithms/trees.h"
+#include "sim/errors.h"
+#include "sim/report.h"
+#include "sim/run.h"
+
+using namespace collsim;
+
+namespace {
+
+Backend& cpu() {
+  static std::unique_ptr<Backend> backend = make_cpu_backend();
+  return *backend;
+}
+
+std::uint64_t outputs_of(const Schedule& s) {
+  std::uint64_t n = 0;
+  for (int r = 0; r < s.spec.ranks; ++r) n += s.buffer_elements(r, BufferKind::output);
+  return n;
+}
+
+// run_collective checks the schedule (throwing ScheduleError) before it runs it.
+void run_and_verify(const RunRequest& req) {
+  INFO(to_string(req.spec.collective), " ", req.algorithm, " N=", req.spec.ranks, " count=", req.spec.count, " ",
+       to_string(req.spec.dtype), " ", to_string(req.spec.op), " in_place=", req.spec.in_place,
+       " slices=", req.options.slices, " ranks_per_node=", req.options.ranks_per_node);
+  const RunResult r = run_collective(req, cpu());
+  CHECK(r.schedule.algorithm == req.algorithm);  // never a fallback to another algorithm
+  REQUIRE_MESSAGE(r.verification.ok, r.verification.first_mismatch);
+  CHECK(r.verification.checked == outputs_of(r.schedule));
+}
+
+struct Sweep {
+  Collective collective;
+  const char* algorithm;
+  AlgorithmOptions options = {};
+  // hierarchical: ranks per node for N ranks, or 0 to skip that N.
+  std::function<int(int)> ranks_per_node = nullptr;
+};
+
+RunRequest request(const Sweep& w, int ranks, std::uint64_t count, DataType dtype, ReduceOp op, bool in_place = false) {
+  RunRequest req;
+  req.spec = {w.collective, ranks, count, dtype, op, 0, in_place};
+  req.algorithm = w.algorithm;
+  req.options = w.options;
+  if (w.ranks_per_node) req.options.ranks_per_node = w.ranks_per_node(ranks);
+  req.seed = static_cast<std::uint64_t>(ranks) * 7919 + count;
+  return req;
+}
+
+bool skipped(const Sweep& w, int ranks) { return w.ranks_per_node && w.ranks_per_node(ranks) == 0; }
+
+// Reducing collectives: every data type x every op. Copy-only: one type per element size.
+// Counts 0, 1, 7 (prime) and 1000 (not divisible by most N) for every N; the in-place
+// layout once per count where the collective has one.
+void sweep(const Sweep& w) {
+  const bool reduces = collective_reduces(w.collective);
+  const std::vector<DataType> types = reduces ? std::vector<DataType>(std::begin(kAllDataTypes), std::end(kAllDataTypes))
+                                              : std::vector<DataType>{DataType::f16, DataType::i32, DataType::f64};
+  const std::vector<ReduceOp> ops = reduces ? std::vector<ReduceOp>(std::begin(kAllReduceOps), std::end(kAllReduceOps))
+                                            : std::vector<ReduceOp>{ReduceOp::sum};
+  for (int ranks = 1; ranks <= 17; ++ranks) {
+    if (skipped(w, ranks)) continue;
+    for (std::uint64_t count : {0u, 1u, 7u, 1000u}) {
+      for (DataType dtype : types)
+        for (ReduceOp op : ops) run_and_verify(request(w, ranks, count, dtype, op));
+      if (collective_supports_in_place(w.collective))
+        run_and_verify(request(w, ranks, count, DataType::f32, ReduceOp::sum, true));
+    }
+  }
+}
+
+// The large count 65 537 (prime): ranks 1, 2, 3, 5, 6, 8, 13, 16 and 17 (powers of two,
+// primes and a fold-in case), f32 sum and i32 max — or one f32 run for copy-only
+// collectives — to keep the suite fast.
+void large_sweep(const Sweep& w) {
+  const bool reduces = collective_reduces(w.collective);
+  for (int ranks : {1, 2, 3, 5, 6, 8, 13, 16, 17}) {
+    if (skipped(w, ranks)) continue;
+    run_and_verify(request(w, ranks, 65537, DataType::f32, ReduceOp::sum));
+    if (reduces) run_and_verify(request(w, ranks, 65537, DataType::i32, ReduceOp::max));
+  }
+}
+
+// Every divisor G of N in turn, by N: 1, then the smallest prime factor, then N itself.
+int smallest_factor(int n) {
+  for (int g = 2; g < n; ++g)
+    if (n % g == 0) return g;
+  return n;
+}
+
+const std::vector<Sweep>& all_sweeps() {
+  static const std::vector<Sweep> sweeps = {
+      {Collective::all_reduce, "binomial_tree"},
+      {Collective::all_reduce, "double_binary_tree"},
+      {Collective::all_reduce, "double_binary_tree", {.slices = 3}},
+      {Collective::all_reduce, "recursive_doubling"},
+      {Collective::all_reduce, "rabenseifner"},
+      {Collective::all_reduce, "hierarchical"},  // the default G
+      {Collective::all_reduce, "hierarchical", {}, [](int) { return 1; }},
+      {Collective::all_reduce, "hierarchical", {}, [](int n) { return smallest_factor(n); }},
+      {Collective::all_reduce, "hierarchical", {}, [](int n) { return n; }},
+      {Collective::all_gather, "ring"},
+      {Collective::all_gather, "recursive_doubling"},
+      {Collective::all_gather, "bruck"},
+      {Collective::all_gather, "direct"},
+      {Collective::reduce_scatter, "ring"},
+      {Collective::reduce_scatter, "recursive_halving"},
+      {Collective::reduce_scatter, "direct"},
+      {Collective::all_to_all, "direct"},
+      {Collective::all_to_all, "bruck"},
+  };
+  return sweeps;
+}
+
+std::string name_of(const Sweep& w) {
+  return std::string(to_string(w.collective)) + " " + w.algorithm + (w.options.slices > 1 ? " sliced" : "") +
+         (w.ranks_per_node ? " (G varied)" : "");
+}
+
+}  // namespace
+
+// One test case per collective keeps ctest's parallel runs balanced.
+TEST_CASE("sweep: all_reduce trees, recursive doubling, Rabenseifner") {
+  for (const Sweep& w : all_sweeps())
+    if (w.collective == Collective::all_reduce && std::string(w.algorithm) != "hierarchical") {
+      INFO(name_of(w));
+      sweep(w);
+    }
+}
+
+TEST_CASE("sweep: all_reduce hierarchical, several ranks per node") {
+  for (const Sweep& w : all_sweeps())
+    if (std::string(w.algorithm) == "hierarchical") {
+      INFO(name_of(w));
+      sweep(w);
+    }
+}
+
+TEST_CASE("sweep: all_gather") {
+  for (const Sweep& w : all_sweeps())
+    if (w.collective == Collective::all_gather) sweep(w);
+}
+
+TEST_CASE("sweep: reduce_scatter") {
+  for (const Sweep& w : all_sweeps())
+    if (w.collective == Collective::reduce_scatter) sweep(w);
+}
+
+TEST_CASE("sweep: all_to_all") {
+  for (const Sweep& w : all_sweeps())
+    if (w.collective == Collective::all_to_all) sweep(w);
+}
+
+TEST_CASE("large count 65 537: every algorithm of all_reduce, all_gather, reduce_scatter, all_to_all") {
+  for (const Sweep& w : all_sweeps()) {
+    INFO(name_of(w));
+    large_sweep(w);
+  }
+}
+
+// --- step counts and bytes against the textbook ---------------------------------------------
+
+namespace {
+
+struct Textbook {
+  Collective collective;
+  const char* algorithm;
+  AlgorithmOptions options;
+  std::function<int(int N)> steps;
+  // Bytes rank r sends, given N and n (n as in `collsim list`: the all-reduce buffer, the
+  // whole all-gather result, the whole reduce-scatter input, one all-to-all send buffer).
+  std::function<double(int N, int r, double n)> bytes;
+};
+
+int lg(int n) { return std::countr_zero(static_cast<unsigned>(n)); }
+
+// Children of rank r in the binomial tree on N = 2^k ranks: the rounds below r's lowest set bit.
+int binomial_children(int N, int r) { return r == 0 ? lg(N) : std::countr_zero(static_cast<unsigned>(r)); }
+
+// Double binary tree: n/2 to the parent (unless root) and to each child, in both trees.
+double double_tree_bytes(int N, int r, double n) {
+  double sent = 0;
+  for (const BinaryTree& t : double_binary_tree(N))
+    sent += n / 2 * (static_cast<double>(t.children[static_cast<std::size_t>(r)].size()) + (r == t.root ? 0 : 1));
+  return sent;
+}
+
+const std::vector<Textbook>& textbook() {
+  using C = Collective;
+  static const std::vector<Textbook> rows = {
+      {C::all_reduce, "ring", {}, [](int N) { return 2 * (N - 1); }, [](int N, int, double n) { return 2.0 * (N - 1) / N * n; }},
+      {C::all_reduce, "recursive_doubling", {}, lg, [](int N, int, double n) { return n * lg(N); }},
+      {C::all_reduce, "rabenseifner", {}, [](int N) { return 2 * lg(N); },
+       [](int N, int, double n) { return 2.0 * (N - 1) / N * n; }},
+      {C::all_reduce, "binomial_tree", {}, [](int N) { return 2 * lg(N); },
+       [](int N, int r, double n) { return n * (binomial_children(N, r) + (r == 0 ? 0 : 1)); }},
+      {C::all_reduce, "double_binary_tree", {}, [](int N) { return 2 * lg(N); }, double_tree_bytes},
+      {C::all_reduce, "double_binary_tree", {.slices = 4}, [](int N) { return 2 * lg(N) + 3; }, double_tree_bytes},
+      {C::all_reduce, "hierarchical", {.ranks_per_node = 2}, [](int N) { return 2 * (2 - 1) + 2 * (N / 2 - 1); },
+       [](int N, int, double n) { return 2.0 * (N - 1) / N * n; }},
+      {C::all_gather, "ring", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_gather, "recursive_doubling", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_gather, "bruck", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_gather, "direct", {}, [](int) { return 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::reduce_scatter, "ring", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::reduce_scatter, "recursive_halving", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::reduce_scatter, "direct", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_to_all, "direct", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_to_all, "bruck", {}, lg, [](int N, int, double n) { return n / 2 * lg(N); }},
+  };
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("step counts and bytes sent per rank equal the textbook values for N = 2, 4, 8, 16") {
+  const std::uint64_t count = 4096;  // divisible by every block and slice count below
+  for (const Textbook& row : textbook())
+    for (int N : {2, 4, 8, 16}) {
+      INFO(to_string(row.collective), " ", row.algorithm, " slices=", row.options.slices, " N=", N);
+      const CollectiveSpec spec{row.collective, N, count, DataType::f32, ReduceOp::sum, 0};
+      const Schedule s = build_schedule(spec, row.algorithm, row.options);
+      CHECK(communication_steps(s) == row.steps(N));
+      const bool whole_vector = row.collective == Collective::all_reduce;
+      const double n = static_cast<double>(count * 4) * (whole_vector ? 1 : N);
+      const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+      for (int r = 0; r < N; ++r) {
+        INFO("rank ", r);
+        CHECK(static_cast<double>(sent[static_cast<std::size_t>(r)]) == row.bytes(N, r, n));
+      }
+    }
+}
+
+TEST_CASE("Bruck all-gather takes ceil(lg N) steps for every N") {
+  for (int N = 1; N <= 40; ++N) {
+    const Schedule s = build_schedule({Collective::all_gather, N, 3, DataType::f32, ReduceOp::sum, 0}, "bruck", {});
+    CHECK(communication_steps(s) == std::bit_width(static_cast<unsigned>(N - 1)));
+  }
+}
+
+// --- non-powers of two: the fold-in ---------------------------------------------------------
+
+TEST_CASE("rank counts that are not powers of two fold in and out, in labelled steps") {
+  const struct {
+    Collective collective;
+    const char* algorithm;
+    int core_steps;  // for N = 6: N' = 4
+  } folded[] = {{Collective::all_reduce, "recursive_doubling", 2},
+                {Collective::all_reduce, "rabenseifner", 4},
+                {Collective::all_gather, "recursive_doubling", 2},
+                {Collective::reduce_scatter, "recursive_halving", 2}};
+  for (const auto& f : folded) {
+    INFO(to_string(f.collective), " ", f.algorithm);
+    const Schedule s = build_schedule({f.collective, 6, 10, DataType::f32, ReduceOp::sum, 0}, f.algorithm, {});
+    CHECK(s.algorithm == f.algorithm);
+    CHECK(communication_steps(s) == f.core_steps + 2);
+    CHECK(s.step_labels.front().starts_with("fold-in: 6 is not a power of two"));
+    CHECK(s.step_labels.back().starts_with("fold-out"));
+    // The even ranks of the pairs (0, 2) send only in the fold-in.
+    for (const Transfer& t : s.transfers)
+      if (!t.is_local() && (t.src == 0 || t.src == 2)) CHECK(t.step == 0);
+    const std::string table = format_step_table(s);
+    CHECK(table.find("fold-in") != std::string::npos);
+    CHECK(table.find("fold-out") != std::string::npos);
+    // A power of two has neither step.
+    const Schedule p = build_schedule({f.collective, 8, 10, DataType::f32, ReduceOp::sum, 0}, f.algorithm, {});
+    for (const std::string& label : p.step_labels) CHECK(label.find("fold") == std::string::npos);
+  }
+}
+
+// --- the double binary tree -----------------------------------------------------------------
+
+TEST_CASE("double binary tree: every rank is an interior node of at most one tree, N = 1..1024") {
+  for (int N = 1; N <= 1024; ++N) {
+    INFO("N=", N);
+    const std::array<BinaryTree, 2> trees = double_binary_tree(N);
+    for (const BinaryTree& t : trees) {
+      // A tree: one root, every other rank reaches it, at most two children each.
+      int roots = 0;
+      for (int r = 0; r < N; ++r) {
+        const std::size_t i = static_cast<std::size_t>(r);
+        roots += t.parent[i] < 0 ? 1 : 0;
+        REQUIRE(t.children[i].size() <= 2);
+        int hops = 0;
+        for (int up = r; up != t.root; up = t.parent[static_cast<std::size_t>(up)]) REQUIRE(++hops <= N);
+        CHECK(t.depth[i] == hops);
+      }
+      CHECK(roots == 1);
+      const int height = t.height[static_cast<std::size_t>(t.root)];
+      CHECK(height == (N % 2 == 0 ? std::bit_width(static_cast<unsigned>(N - 1)) : std::bit_width(static_cast<unsigned>(N)) - 1));
+    }
+    for (int r = 0; r < N; ++r) CHECK_FALSE((trees[0].interior(r) && trees[1].interior(r)));
+  }
+}
+
+TEST_CASE("double binary tree: the schedule's reduce edges make no rank a parent in both halves") {
+  for (int N = 1; N <= 17; ++N)
+    for (int slices : {1, 3}) {
+      INFO("N=", N, " slices=", slices);
+      const std::uint64_t count = 100;
+      const Schedule s = build_schedule({Collective::all_reduce, N, count, DataType::f32, ReduceOp::sum, 0},
+                                        "double_binary_tree", {.slices = slices});
+      std::vector<int> parent_in(static_cast<std::size_t>(N), 0);  // bit t: a parent in tree t's half
+      for (const Transfer& t : s.transfers)
+        if (t.action == Action::reduce) parent_in[static_cast<std::size_t>(t.dst)] |= t.dst_offset < count / 2 ? 1 : 2;
+      for (int r = 0; r < N; ++r) CHECK(parent_in[static_cast<std::size_t>(r)] != 3);
+      // Each rank sends at most 2n: n/2 up and down in both trees, two children in one.
+      for (std::uint64_t sent : bytes_sent_per_rank(s)) CHECK(sent <= 2 * count * 4);
+    }
+}
+
+// --- hierarchical -----------------------------------------------------------------------------
+
+TEST_CASE("hierarchical: --ranks-per-node must divide --ranks; only 1/G of the vector crosses nodes") {
+  const CollectiveSpec spec{Collective::all_reduce, 6, 12, DataType::f32, ReduceOp::sum, 0};
+  CHECK_THROWS_WITH_AS(build_schedule(spec, "hierarchical", {.ranks_per_node = 4}), doctest::Contains("--ranks-per-node"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(build_schedule(spec, "hierarchical", {.ranks_per_node = 12}), doctest::Contains("--ranks-per-node"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(build_schedule(spec, "ring", {.ranks_per_node = -1}), doctest::Contains("--ranks-per-node"),
+                       InputError);
+  // 8 ranks as 2 nodes x 4: 2(G-1) + 2(M-1) = 8 steps; bytes between nodes: 2(M-1)/N * n.
+  const CollectiveSpec big{Collective::all_reduce, 8, 4096, DataType::f32, ReduceOp::sum, 0};
+  const Schedule s = build_schedule(big, "hierarchical", {.ranks_per_node = 4});
+  CHECK(communication_steps(s) == 8);
+  std::uint64_t across = 0;
+  for (const Transfer& t : s.transfers)
+    if (t.src / 4 != t.dst / 4) across += s.bytes(t);
+  CHECK(across == 8 * (2 * (2 - 1) * 4096 * 4 / 8));
+  // The default G: the smallest divisor of N that is at least sqrt(N).
+  CHECK(build_schedule(big, "hierarchical", {}).step_count() == 8);
+}
+
+// --- the catalogue ----------------------------------------------------------------------------
+
+TEST_CASE("collsim list shows every algorithm with its formulas and the busbw factor") {
+  const std::string catalogue = format_catalogue();
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    INFO(a.name);
+    CHECK(catalogue.find(std::string(a.steps_formula)) != std::string::npos);
+    CHECK(catalogue.find(std::string(a.bytes_formula)) != std::string::npos);
+  }
+  for (const char* section : {"all_reduce (busbw = algbw * 2(N-1)/N)", "all_gather (busbw = algbw * (N-1)/N)",
+                              "reduce_scatter (busbw = algbw * (N-1)/N)", "all_to_all (busbw = algbw * (N-1)/N)"})
+    CHECK(catalogue.find(section) != std::string::npos);
+}

@@ -1,0 +1,244 @@
+// Traces: the JSON trace round-trips byte for byte, the Chrome trace and the CSV have one
+// event/row per transfer, and the importer rejects bad files naming the file and the key.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/errors.h"
+#include "sim/trace.h"
+
+using namespace collsim;
+
+namespace {
+
+Trace run_trace(const RunRequest& req, std::string title = {}, std::string description = {}) {
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}}));
+  REQUIRE(r.verification.ok);
+  return make_trace(r, std::move(title), std::move(description));
+}
+
+RunRequest request(std::string algorithm, int ranks, std::uint64_t count, DataType dtype = DataType::f32,
+                   ReduceOp op = ReduceOp::sum) {
+  RunRequest r;
+  r.spec.collective = Collective::all_reduce;
+  r.spec.ranks = ranks;
+  r.spec.count = count;
+  r.spec.dtype = dtype;
+  r.spec.op = op;
+  r.algorithm = std::move(algorithm);
+  return r;
+}
+
+// The configurations the round-trip tests sweep: every shape of schedule the JSON holds
+// (pre/post operations, scratch on extra ranks, empty schedules, 16-bit and integer types).
+std::vector<std::pair<std::string, Trace>> sample_traces() {
+  std::vector<std::pair<std::string, Trace>> out;
+  out.emplace_back("ring f32 sum", run_trace(request("ring", 4, 1000), "Ring", "Line one\nline \"two\", with a comma"));
+  out.emplace_back("ring count 0", run_trace(request("ring", 3, 0)));
+  out.emplace_back("direct f64 max", run_trace(request("direct", 5, 77, DataType::f64, ReduceOp::max)));
+  out.emplace_back("ring bf16 avg", run_trace(request("ring", 6, 1001, DataType::bf16, ReduceOp::avg)));
+  RunRequest ps = request("parameter_server", 5, 1003, DataType::i32, ReduceOp::prod);
+  ps.options.servers = 2;
+  ps.seed = 12345678901234ull;
+  out.emplace_back("parameter_server with 2 extra servers", run_trace(ps));
+  RunRequest colocated = request("parameter_server", 4, 64, DataType::f16);
+  colocated.options.servers = 2;
+  colocated.options.colocated = true;
+  out.emplace_back("parameter_server colocated", run_trace(colocated));
+  return out;
+}
+
+std::string exported(const Trace& t) { return trace_to_json(t); }
+
+// The message of the InputError that parsing `text` throws ("" if none).
+std::string import_error(const std::string& text, const std::string& name = "bad.json") {
+  try {
+    parse_trace_json(text, name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("a JSON trace round-trips byte for byte: export, import, export") {
+  for (const auto& [name, trace] : sample_traces()) {
+    CAPTURE(name);
+    const std::string first = exported(trace);
+    const Trace back = parse_trace_json(first, name);
+    CHECK(exported(back) == first);
+    CHECK(back.records == trace.records);
+    CHECK(back.schedule.transfers.size() == trace.schedule.transfers.size());
+    CHECK(back.request.seed == trace.request.seed);
+    CHECK(back.scenario_description == trace.scenario_description);
+  }
+}
+
+TEST_CASE("a JSON trace keeps n/a bandwidths, predicted times and non-finite errors exactly") {
+  Trace t = run_trace(request("ring", 4, 100));
+  t.summary = {0, std::nullopt, std::nullopt};  // what a 0 ns run reports
+  t.verification.max_error = std::numeric_limits<double>::infinity();
+  t.records[0].predicted_begin_ns = 0.1;  // the timing model's slot: fractions of a ns
+  t.records[0].predicted_end_ns = 1234.5678901234567;
+  const std::string text = trace_to_json(t);
+  CHECK(text.find(R"("algbw_gbps": "n/a")") != std::string::npos);
+  CHECK(text.find(R"("max_error": "inf")") != std::string::npos);
+  const Trace back = parse_trace_json(text, "t.json");
+  CHECK_FALSE(back.summary.algbw_gbps.has_value());
+  CHECK(back.records[0].predicted_end_ns == t.records[0].predicted_end_ns);
+  CHECK_FALSE(back.records[1].predicted_begin_ns.has_value());
+  CHECK(trace_to_json(back) == text);
+}
+
+TEST_CASE("a trace records the run: metadata, schedule, records, verification") {
+  RunRequest req = request("ring", 4, 10);
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}}));
+  const Trace t = make_trace(r, "Title", "Text");
+  CHECK(t.format_version == kTraceFormatVersion);
+  CHECK_FALSE(t.collsim_version.empty());
+  CHECK(t.backend == "cpu");
+  CHECK(t.workers == 2);
+  CHECK(t.schedule.transfers.size() == r.schedule.transfers.size());
+  REQUIRE(t.records.size() == r.execution.timings.size());
+  CHECK(t.records[5].measured_end_ns == r.execution.timings[5].end_ns);
+  CHECK(t.records[5].worker == r.execution.timings[5].worker);
+  CHECK(t.verification.checked == r.verification.checked);
+  CHECK(t.summary.time_ns == r.execution.total_ns);
+  CHECK(t.request.options.slices >= 1);  // recorded as built, not "0: the default"
+}
+
+TEST_CASE("the Chrome trace has one complete event per transfer on the receiver's process") {
+  for (const auto& [name, trace] : sample_traces()) {
+    CAPTURE(name);
+    const nlohmann::json doc = nlohmann::json::parse(trace_to_chrome(trace));
+    REQUIRE(doc["traceEvents"].is_array());
+    std::size_t complete = 0, process_names = 0;
+    for (const auto& e : doc["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "process_name") ++process_names;
+      if (e["ph"] != "X") continue;
+      const std::size_t i = e["args"]["transfer"].get<std::size_t>();
+      REQUIRE(i < trace.schedule.transfers.size());
+      const Transfer& x = trace.schedule.transfers[i];
+      const TransferRecord& rec = trace.records[i];
+      CHECK(e["pid"].get<int>() == x.dst + 1);  // pid 0 is special in Perfetto
+      CHECK(e["tid"].get<int>() == 1);          // the measured track
+      CHECK(e["ts"].get<double>() == doctest::Approx(static_cast<double>(rec.measured_begin_ns) / 1000.0));
+      CHECK(e["dur"].get<double>() ==
+            doctest::Approx(static_cast<double>(rec.measured_end_ns - rec.measured_begin_ns) / 1000.0));
+      CHECK(e["args"]["peer"].get<int>() == x.src);
+      CHECK(e["args"]["chunk"].get<int>() == x.chunk);
+      CHECK(e["args"]["step"].get<int>() == x.step);
+      CHECK(e["args"]["bytes"].get<std::uint64_t>() == trace.schedule.bytes(x));
+      CHECK(e["args"]["action"].get<std::string>() == to_string(x.action));
+      ++complete;
+    }
+    CHECK(complete == trace.schedule.transfers.size());
+    CHECK(process_names == static_cast<std::size_t>(trace.schedule.total_ranks));
+  }
+}
+
+TEST_CASE("the Chrome trace adds a predicted track only when the trace has predictions") {
+  Trace t = run_trace(request("ring", 3, 30));
+  for (TransferRecord& r : t.records) {
+    r.predicted_begin_ns = 10.5;
+    r.predicted_end_ns = 20.25;
+  }
+  const nlohmann::json doc = nlohmann::json::parse(trace_to_chrome(t));
+  std::size_t measured = 0, predicted = 0;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "X") (e["tid"] == 1 ? measured : predicted) += 1;
+  CHECK(measured == t.records.size());
+  CHECK(predicted == t.records.size());
+}
+
+TEST_CASE("the CSV has a header and one row per transfer, labels quoted") {
+  const Trace t = run_trace(request("ring", 4, 100));
+  const std::vector<std::string> lines = lines_of(trace_to_csv(t));
+  REQUIRE(lines.size() == 1 + t.schedule.transfers.size());
+  CHECK(lines[0] ==
+        "index,step,step_label,src,dst,chunk,action,src_buffer,src_offset,dst_buffer,dst_offset,count,bytes,"
+        "measured_begin_ns,measured_end_ns,worker");
+  // Step labels contain commas: quoted, so every row still has 16 fields.
+  CHECK(lines[1].find(",\"reduce-scatter 1/3: ") != std::string::npos);
+  const Transfer& x = t.schedule.transfers[0];
+  CHECK(lines[1].starts_with(fmt::format("0,{},", x.step)));
+  CHECK(lines[1].ends_with(fmt::format(",{},{},{}", t.records[0].measured_begin_ns, t.records[0].measured_end_ns,
+                                       t.records[0].worker)));
+}
+
+TEST_CASE("importing something that is not a collsim trace names the file") {
+  CHECK(import_error(R"({"traceEvents": []})", "chrome.json").starts_with("chrome.json: not a collsim trace"));
+  CHECK(import_error("[1, 2]", "list.json").starts_with("list.json: not a collsim trace"));
+  CHECK(import_error(R"({"format": "collsim-trace"})").find("key 'version' is missing") != std::string::npos);
+}
+
+TEST_CASE("importing a truncated or damaged trace names the file, line and column") {
+  const std::string good = trace_to_json(run_trace(request("ring", 3, 9)));
+  const std::string truncated = good.substr(0, good.size() / 2);
+  const std::string msg = import_error(truncated, "cut.json");
+  CHECK(msg.starts_with("cut.json:"));
+  CHECK(msg.find("not valid JSON") != std::string::npos);
+  // The error is at the end of the text: its line is the last line of the truncated file.
+  const std::size_t last_line = lines_of(truncated).size();
+  CHECK(msg.find(fmt::format("cut.json:{}:", last_line)) == 0);
+  const std::string damaged = replace_once(good, "\"version\": 1,", "\"version\": 1,,");
+  CHECK(import_error(damaged, "d.json").starts_with("d.json:3:"));
+}
+
+TEST_CASE("importing a trace of another version or with wrong types names the key") {
+  const std::string good = trace_to_json(run_trace(request("ring", 3, 9)));
+  CHECK(import_error(replace_once(good, "\"version\": 1", "\"version\": 2"))
+            .find("key 'version': trace format version 2 is not supported") != std::string::npos);
+  CHECK(import_error(replace_once(good, "\"ranks\": 3", "\"ranks\": \"3\""))
+            .find("bad.json: key 'request.ranks': expected an integer, got string") != std::string::npos);
+  CHECK(import_error(replace_once(good, "\"src\": 0", "\"src\": 7"))
+            .find("key 'schedule.transfers[0].src'") != std::string::npos);
+  CHECK(import_error(replace_once(good, "\"measured_begin_ns\"", "\"measured_start_ns\""))
+            .find("key 'records[0].measured_start_ns': unknown key") != std::string::npos);
+  CHECK(import_error(replace_once(good, "\"dtype\": \"f32\"", "\"dtype\": \"f31\""))
+            .find("key 'request.dtype': unknown data type 'f31'") != std::string::npos);
+  CHECK(import_error(replace_once(good, "\"algbw_gbps\": ", "\"algbw_gbps\": [], \"x\": "))
+            .find("key 'summary") != std::string::npos);
+}
+
+TEST_CASE("importing a trace whose schedule is wrong is refused by the checker") {
+  const std::string good = trace_to_json(run_trace(request("ring", 3, 9)));
+  // Turn the first reduce into a copy: a contribution goes missing.
+  const std::string bad = replace_once(good, "\"action\": \"reduce\"", "\"action\": \"copy\"");
+  CHECK(import_error(bad).find("bad.json: key 'schedule': not a valid schedule") != std::string::npos);
+}
+
+TEST_CASE("load_trace_json names a file it cannot read") {
+  try {
+    load_trace_json("/nonexistent/trace.json");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).starts_with("/nonexistent/trace.json: cannot read"));
+  }
+}
+
+TEST_CASE("line_column counts lines and columns from 1") {
+  CHECK(line_column("ab\ncd", 0) == "1:1");
+  CHECK(line_column("ab\ncd", 4) == "2:2");
+  CHECK(line_column("ab\n", 3) == "2:1");
+}
