@@ -38,6 +38,16 @@ void enable_peer_access(int peer);  // from the current device; enabling twice i
 
 void* device_alloc(std::size_t bytes);  // nullptr for 0 bytes
 void device_free(void* ptr) noexcept;
+// Free and total bytes of the current device's memory.
+struct MemoryInfo {
+  std::size_t free_bytes = 0, total_bytes = 0;
+};
+MemoryInfo device_memory_info();
+// Page-locked host memory, portable and mapped: with unified addressing every device's
+// kernels can read it through the same pointer, and copies to or from it are truly
+// asynchronous (staging between devices without peer access). nullptr for 0 bytes.
+void* host_alloc_pinned(std::size_t bytes);
+void host_free_pinned(void* ptr) noexcept;
 // Any direction (host or device pointers; unified addressing picks the kind).
 // memcpy_sync returns when the copy is complete (it is issued on the legacy default
 // stream, which non-blocking streams do not wait for). memcpy_async is ordered on
@@ -50,7 +60,9 @@ void stream_destroy(Stream stream) noexcept;
 void stream_synchronize(Stream stream);
 void stream_wait_event(Stream stream, Event event);
 
-Event event_create();  // with timing enabled
+// Events belong to the device current at creation: record them on that device's streams
+// (any stream may wait on them). Timing off makes record and wait cheaper.
+Event event_create(bool timing = true);
 void event_destroy(Event event) noexcept;
 void event_record(Event event, Stream stream);
 void event_synchronize(Event event);

@@ -26,6 +26,9 @@ void enable_peer_access(int) { unavailable("enable_peer_access"); }
 
 void* device_alloc(std::size_t) { unavailable("device_alloc"); }
 void device_free(void*) noexcept {}
+MemoryInfo device_memory_info() { unavailable("device_memory_info"); }
+void* host_alloc_pinned(std::size_t) { unavailable("host_alloc_pinned"); }
+void host_free_pinned(void*) noexcept {}
 void memcpy_sync(void*, const void*, std::size_t) { unavailable("memcpy_sync"); }
 void memcpy_async(void*, const void*, std::size_t, Stream) { unavailable("memcpy_async"); }
 
@@ -34,7 +37,7 @@ void stream_destroy(Stream) noexcept {}
 void stream_synchronize(Stream) { unavailable("stream_synchronize"); }
 void stream_wait_event(Stream, Event) { unavailable("stream_wait_event"); }
 
-Event event_create() { unavailable("event_create"); }
+Event event_create(bool) { unavailable("event_create"); }
 void event_destroy(Event) noexcept {}
 void event_record(Event, Stream) { unavailable("event_record"); }
 void event_synchronize(Event) { unavailable("event_synchronize"); }

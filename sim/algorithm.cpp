@@ -117,6 +117,8 @@ AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view al
   // Only the pipelined chain slices by default (see broadcast_chain.cpp); the rest use 1.
   const bool chain = spec.collective == Collective::broadcast && algorithm == kBroadcastChain.name;
   if (options.slices == 0) options.slices = chain ? broadcast_chain_default_slices(spec) : 1;
+  if (options.ranks_per_node == 0 && spec.collective == Collective::all_reduce && algorithm == kAllReduceHierarchical.name)
+    options.ranks_per_node = hierarchical_ranks_per_node(spec.ranks, options);
   return options;
 }
 

@@ -54,6 +54,15 @@ class Backend {
   // Runs the pre-operations, every transfer once the transfers it depends on are done,
   // then the post-operations, on `buffers`.
   virtual Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& buffers) = 0;
+  // execute() `times` times in a row on the same buffers (a benchmark's iterations), one
+  // Execution each. A device backend overrides it to move the buffers to the device once
+  // before the first run and back once after the last, instead of around every run.
+  virtual std::vector<Execution> execute_repeatedly(const Schedule& s, const DependencyGraph& deps,
+                                                    std::vector<RankBuffers>& buffers, int times) {
+    std::vector<Execution> runs;
+    for (int i = 0; i < times; ++i) runs.push_back(execute(s, deps, buffers));
+    return runs;
+  }
 };
 
 struct CpuBackendOptions {

@@ -64,10 +64,11 @@ struct BenchRow {
   std::uint64_t bytes = 0;  // per rank: count * type size
   std::uint64_t count = 0;
   double time_us = 0;       // mean over the timed iterations, pre- through post-operations
+  double best_time_us = 0;  // the fastest timed iteration
   std::optional<double> algbw_gbps, busbw_gbps;  // nccl-tests definitions; nullopt at time 0
   std::uint64_t wrong = 0;  // output elements that differ from the reference after the last iteration
   DataMoved moved;          // per iteration
-  double moved_gbps = 0;    // moved.total() / time
+  double moved_gbps = 0;    // moved.total() / the fastest iteration's time (best vs memcpy's best)
   double memcpy_ratio = 0;  // moved_gbps / the memcpy rate
   double transfer_ratio = 0;  // the same, counting the transfers' bytes only
   std::string skipped;      // non-empty: not run, and why (e.g. not enough memory)

@@ -76,6 +76,13 @@ bool overlaps(const Region& a, const Region& b) {
   return a.rank == b.rank && a.buffer == b.buffer && a.offset < b.end() && b.offset < a.end();
 }
 
+// storage_of and may_write, with the answer for out-of-place schedules (nothing aliases)
+// inline: these run for every one of millions of transfers.
+Region real(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
+bool writable(const Schedule& s, const Region& r) {
+  return s.spec.in_place ? may_write(s, r) : r.buffer != BufferKind::input;
+}
+
 // Said after errors that aliasing may explain.
 std::string in_place_note(const Schedule& s) {
   return s.spec.in_place ? " (in place: the input and the output share storage)" : "";
@@ -93,9 +100,9 @@ void check_structure(const Schedule& s) {
     if (t.count == 0) throw ScheduleError(where.str() + ": moves no data (empty transfers must be dropped)");
     check_bounds(s, t.source(), where);
     check_bounds(s, t.destination(), where);
-    if (overlaps(storage_of(s, t.source()), storage_of(s, t.destination())))
+    if (overlaps(real(s, t.source()), real(s, t.destination())))
       throw ScheduleError(where.str() + ": source and destination overlap" + in_place_note(s));
-    if (!may_write(s, t.destination()))
+    if (!writable(s, t.destination()))
       throw ScheduleError(where.str() + ": writes into an input buffer" + in_place_note(s));
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
@@ -244,8 +251,8 @@ CheckReport check_schedule(const Schedule& s) {
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     const Where where{&s, i, nullptr};
-    const Region dst = storage_of(s, t.destination());
-    read_source_into(bufs, storage_of(s, t.source()), dst.offset, where, moved);
+    const Region dst = real(s, t.destination());
+    read_source_into(bufs, real(s, t.source()), dst.offset, where, moved);
     apply(bufs, dst, t.action, moved, where);
   }
   for (const LocalOp& op : s.post_ops) run_local_op(bufs, s, op);

@@ -37,10 +37,11 @@ using HazardObserver = std::function<void(std::uint32_t earlier, std::uint32_t l
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe = {});
 
-// Every position at which a region of the schedule (a transfer's source or destination,
-// a local operation's target or source, an in-place alias) begins or ends, per buffer of
-// real storage (storage_of): the cuts with which the checker's and this file's interval
-// maps start, so that walking the transfers splits nothing. Sorted, inside (0, size).
+// Every position at which a region the schedule writes (a transfer's destination, a local
+// operation's target or source, an in-place alias) begins or ends, per buffer of real
+// storage (storage_of): the cuts with which the checker's and the dependency analysis's
+// interval maps start, so that walking the transfers of a chunked schedule splits nothing.
+// Sorted, inside (0, size).
 struct BufferCuts {
   std::vector<std::size_t> first{0};  // buffer i's cuts: cuts[first[i] .. first[i+1]), i = rank * 3 + kind
   std::vector<std::uint64_t> cuts;

@@ -8,6 +8,7 @@ namespace collsim {
 struct Block {
   std::uint64_t offset = 0;
   std::uint64_t count = 0;
+  std::uint64_t end() const { return offset + count; }
 };
 
 // Part i of `total` elements split into `parts` contiguous blocks as evenly as possible:

@@ -120,7 +120,9 @@ std::string format_catalogue() {
   std::string out =
       "collectives and algorithms (N = ranks; n = bytes of the whole vector: the buffer for all_reduce, broadcast,\n"
       "reduce and send_recv; the whole result for all_gather and gather; the whole input for reduce_scatter and\n"
-      "scatter; one rank's send buffer for all_to_all):\n";
+      "scatter; one rank's send buffer for all_to_all):\n"
+      "  N' = 2^floor(lg N): where N is not a power of two, recursive doubling and halving fold the other\n"
+      "  N - N' ranks in first and out last (2 more steps); S = --slices; G = --ranks-per-node\n";
   for (Collective c : kAllCollectives) {
     bool any = false;
     for (const AlgorithmInfo& a : all_algorithms()) {

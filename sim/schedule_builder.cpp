@@ -63,7 +63,8 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to) {
     throw std::logic_error(fmt::format("ScheduleBuilder: transfer of {} elements into a region of {}", from.count,
                                        to.count));
   if (from.count == 0) return;  // empty data transfers are dropped
-  if (action == Action::copy && storage_of(schedule_, from) == storage_of(schedule_, to)) return;  // in place
+  if (action == Action::copy && schedule_.spec.in_place && storage_of(schedule_, from) == storage_of(schedule_, to))
+    return;  // in place: the data is already there
   Transfer t;
   t.step = current_step_;
   t.src = from.rank;

@@ -6,7 +6,6 @@
 #include <doctest/doctest.h>
 
 #include <bit>
-#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -82,12 +81,11 @@ void sweep(const Sweep& w) {
   }
 }
 
-// The large count 65 537 (prime): ranks 1, 2, 3, 5, 6, 8, 13, 16 and 17 (powers of two,
-// primes and a fold-in case), f32 sum and i32 max — or one f32 run for copy-only
-// collectives — to keep the suite fast.
+// The large count 65 537 (prime), ranks 1..17, but only f32 sum and i32 max — or one f32
+// run for copy-only collectives — to keep the suite fast.
 void large_sweep(const Sweep& w) {
   const bool reduces = collective_reduces(w.collective);
-  for (int ranks : {1, 2, 3, 5, 6, 8, 13, 16, 17}) {
+  for (int ranks = 1; ranks <= 17; ++ranks) {
     if (skipped(w, ranks)) continue;
     run_and_verify(request(w, ranks, 65537, DataType::f32, ReduceOp::sum));
     if (reduces) run_and_verify(request(w, ranks, 65537, DataType::i32, ReduceOp::max));
@@ -279,6 +277,17 @@ TEST_CASE("rank counts that are not powers of two fold in and out, in labelled s
     const Schedule p = build_schedule({f.collective, 8, 10, DataType::f32, ReduceOp::sum, 0}, f.algorithm, {});
     for (const std::string& label : p.step_labels) CHECK(label.find("fold") == std::string::npos);
   }
+}
+
+TEST_CASE("fold-in bytes: the even rank of a pair sends n once, the odd one n more than the core") {
+  // N = 6: pairs (0,1), (2,3); ranks 4, 5 run only the core on N' = 4.
+  const CollectiveSpec spec{Collective::all_reduce, 6, 8, DataType::f32, ReduceOp::sum, 0};
+  const double n = 8 * 4;
+  const std::vector<std::uint64_t> rd = bytes_sent_per_rank(build_schedule(spec, "recursive_doubling", {}));
+  CHECK(rd == std::vector<std::uint64_t>{32, 3 * 32, 32, 3 * 32, 2 * 32, 2 * 32});  // n lg N' (+ n)
+  const std::vector<std::uint64_t> rab = bytes_sent_per_rank(build_schedule(spec, "rabenseifner", {}));
+  const auto core = static_cast<std::uint64_t>(2.0 * 3 / 4 * n);  // 2(N'-1)/N' n
+  CHECK(rab == std::vector<std::uint64_t>{32, core + 32, 32, core + 32, core, core});
 }
 
 // --- the double binary tree -----------------------------------------------------------------

@@ -109,6 +109,23 @@ void device_free(void* ptr) noexcept {
   if (ptr != nullptr) (void)cudaFree(ptr);
 }
 
+MemoryInfo device_memory_info() {
+  MemoryInfo info;
+  COLLSIM_CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+  return info;
+}
+
+void* host_alloc_pinned(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = nullptr;
+  COLLSIM_CUDA_CHECK(cudaHostAlloc(&p, bytes, cudaHostAllocPortable | cudaHostAllocMapped));
+  return p;
+}
+
+void host_free_pinned(void* ptr) noexcept {
+  if (ptr != nullptr) (void)cudaFreeHost(ptr);
+}
+
 void memcpy_sync(void* dst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   COLLSIM_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
@@ -138,9 +155,9 @@ void stream_wait_event(Stream stream, Event event) {
   COLLSIM_CUDA_CHECK(cudaStreamWaitEvent(raw(stream), raw(event), 0));
 }
 
-Event event_create() {
+Event event_create(bool timing) {
   cudaEvent_t e = nullptr;
-  COLLSIM_CUDA_CHECK(cudaEventCreate(&e));
+  COLLSIM_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   return Event{e};
 }
 

@@ -33,14 +33,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, blocks(r, r, r + 1));
 
   if (f.active()) {
-    b.step(f.fold_in_label("send their block to"));
+    b.step(f.fold_in_label("sends its block to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r, blocks(r, r, r + 1), blocks(r + 1, r, r + 1));
   }
   for (int round = 0; round < f.rounds(); ++round) {
     const int d = 1 << round;
-    b.step(fmt::format("recursive doubling {}/{}: every rank receives the {} block group{} gathered by the rank {} away "
-                       "(virtual rank v xor {})",
-                       round + 1, f.rounds(), d, d == 1 ? "" : "s", d, d));
+    b.step(fmt::format("recursive doubling {}/{}: every rank receives all that {} has gathered", round + 1,
+                       f.rounds(), f.partner(d)));
     for (int v = 0; v < f.pof2; ++v) {
       const int group = (v ^ d) / d * d;  // the partner's aligned group of d virtual ranks
       const int lo = f.first_rank(group), hi = f.first_rank(group + d);
@@ -48,7 +47,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     }
   }
   if (f.active()) {
-    b.step(f.fold_out_label("send all other blocks to"));
+    b.step(f.fold_out_label("sends all other blocks to"));
     for (int r = 0; r < 2 * f.rem; r += 2) {
       b.copy(0, blocks(r + 1, 0, r), blocks(r, 0, r));
       b.copy(r + 1, blocks(r + 1, r + 1, spec.ranks), blocks(r, r + 1, spec.ranks));
@@ -62,6 +61,6 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 extern const AlgorithmInfo kAllGatherRecursiveDoubling{
     "recursive_doubling", Collective::all_gather,
     "lg N rounds; in round k every rank swaps all it has gathered with the rank 2^k away",
-    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; more on uneven or paired ranks", &build};
+    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; uneven otherwise", &build};
 
 }  // namespace collsim

@@ -161,7 +161,7 @@ extern const AlgorithmInfo kAllReduceDoubleBinaryTree{
     "double_binary_tree", Collective::all_reduce,
     "two complementary binary trees (each rank interior in at most one) reduce and broadcast half the vector each, "
     "pipelined in --slices",
-    "2H + S - 1, H = ceil(lg N) (N even) or floor(lg N) (N odd)", "n/2 per parent and per child, both trees; at most 2n",
+    "2H + S - 1 (H: tree height, lg N for N = 2^k)", "n/2 per parent and per child, both trees; at most 2n",
     &build};
 
 }  // namespace collsim

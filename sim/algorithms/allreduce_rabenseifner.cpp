@@ -12,8 +12,8 @@
 // Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
 // pair reduces its whole vector into its odd partner, and gets the result back at the end.
 // Steps: 2 lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
-// 2(N'-1)/N' * n — the ring's bandwidth in 2 lg N steps instead of 2(N-1) — plus n on the
-// 2(N-N') paired ranks.
+// 2(N'-1)/N' * n — the ring's bandwidth in 2 lg N steps instead of 2(N-1); in a fold pair
+// the even rank sends n (the fold-in) and the odd one n more (the fold-out).
 #include <fmt/format.h>
 
 #include "sim/algorithms/fold.h"
@@ -57,24 +57,23 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
 
   if (f.active()) {
-    b.step(f.fold_in_label("reduce their vector into"));
+    b.step(f.fold_in_label("reduces its vector into"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
   }
   // Phase 1: reduce-scatter by recursive halving — distance N'/2 first, half the data each time.
   for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
-    b.step(fmt::format("reduce-scatter {}/{}: every rank sends half of its blocks to the rank {} away, which reduces "
-                       "them; it keeps the other half",
-                       round, f.rounds(), d));
+    b.step(fmt::format("reduce-scatter {}/{}: every rank sends half of its blocks to {}, which reduces them; it "
+                       "keeps the other half",
+                       round, f.rounds(), f.partner(d)));
     exchange(b, h, d, Action::reduce);
   }
   // Phase 2: all-gather by recursive doubling — distance 1 first, twice the data each time.
   for (int round = 1, d = 1; d < f.pof2; ++round, d *= 2) {
-    b.step(fmt::format("all-gather {}/{}: every rank sends its finished blocks to the rank {} away", round, f.rounds(),
-                       d));
+    b.step(fmt::format("all-gather {}/{}: every rank sends its finished blocks to {}", round, f.rounds(), f.partner(d)));
     exchange(b, h, d, Action::copy);
   }
   if (f.active()) {
-    b.step(f.fold_out_label("send the result to"));
+    b.step(f.fold_out_label("sends the result to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
   }
   return std::move(b).finish();
@@ -85,6 +84,6 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 extern const AlgorithmInfo kAllReduceRabenseifner{
     "rabenseifner", Collective::all_reduce,
     "reduce-scatter by recursive halving, then all-gather by recursive doubling; bandwidth-optimal in 2 lg N steps",
-    "2 lg N' (+2 fold if N != N')", "2(N'-1)/N' * n (+ n on the 2(N-N') paired ranks)", &build};
+    "2 lg N' (+2 fold if N != N')", "2(N'-1)/N' * n; paired ranks: even n, odd 2(N'-1)/N' * n + n", &build};
 
 }  // namespace collsim

@@ -10,7 +10,8 @@
 // Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
 // pair reduces into its odd partner, and gets the result back at the end.
 // Steps: lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
-// n * lg N' (+ n on each of the 2(N-N') paired ranks).
+// n * lg N'; in a fold pair the even rank sends n (the fold-in) and the odd one n more (the
+// fold-out).
 #include <fmt/format.h>
 
 #include "sim/algorithms/fold.h"
@@ -32,14 +33,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   if (f.active()) {
-    b.step(f.fold_in_label("reduce their vector into"));
+    b.step(f.fold_in_label("reduces its vector into"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
   }
   for (int round = 0; round < f.rounds(); ++round) {
     const int distance = 1 << round;
-    b.step(fmt::format("recursive doubling {}/{}: every rank receives the whole vector of the rank {} away "
-                       "(virtual rank v xor {})",
-                       round + 1, f.rounds(), distance, distance));
+    b.step(fmt::format("recursive doubling {}/{}: every rank receives the whole vector of {}", round + 1, f.rounds(),
+                       f.partner(distance)));
     for (int v = 0; v < f.pof2; ++v) {
       const int from = f.real_rank(v ^ distance);
       b.copy(from, out(from), scratch(f.real_rank(v)));
@@ -48,7 +48,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     for (int v = 0; v < f.pof2; ++v) b.reduce(f.real_rank(v ^ distance), scratch(f.real_rank(v)), out(f.real_rank(v)));
   }
   if (f.active()) {
-    b.step(f.fold_out_label("send the result to"));
+    b.step(f.fold_out_label("sends the result to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
   }
   return std::move(b).finish();
@@ -59,6 +59,6 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 extern const AlgorithmInfo kAllReduceRecursiveDoubling{
     "recursive_doubling", Collective::all_reduce,
     "lg N rounds of whole-vector exchanges with the rank 2^k away; latency-optimal, for short vectors",
-    "lg N' (+2 fold if N != N')", "n * lg N' (+ n on the 2(N-N') paired ranks)", &build};
+    "lg N' (+2 fold if N != N')", "n * lg N'; paired ranks: even n, odd n * lg N' + n", &build};
 
 }  // namespace collsim

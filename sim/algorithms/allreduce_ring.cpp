@@ -23,9 +23,11 @@ namespace {
 
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
-// One ring step for every slice: rank r sends chunk chunk_of(r) to rank r+1.
+// One ring step for every slice: rank r sends chunk chunk_of(r) of its `source` buffer to
+// rank r+1's output.
 template <class ChunkOf>
-void ring_step(ScheduleBuilder& b, Action action, const std::string& label, int slices, ChunkOf chunk_of) {
+void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::string& label, int slices,
+               ChunkOf chunk_of) {
   const CollectiveSpec& spec = b.spec();
   const int n = spec.ranks;
   for (int s = 0; s < slices; ++s) {
@@ -34,7 +36,7 @@ void ring_step(ScheduleBuilder& b, Action action, const std::string& label, int 
       const int chunk = chunk_of(r);
       const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
                                    static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
-      b.add(action, chunk * slices + s, {r, BufferKind::output, part.offset, part.count},
+      b.add(action, chunk * slices + s, {r, source, part.offset, part.count},
             {mod(r + 1, n), BufferKind::output, part.offset, part.count});
     }
   }
@@ -43,19 +45,25 @@ void ring_step(ScheduleBuilder& b, Action action, const std::string& label, int 
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "ring");
   const int n = spec.ranks;
-  // Every rank starts from its own input: the ring works in place in the output buffer.
-  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
+  // The ring works in the output buffer, so every rank first copies its input there —
+  // except chunk r, which rank r sends straight from its input in the first step and next
+  // receives, finished, in the all-gather (as NCCL's step 0 reads the input): 1/N less copying.
+  for (int r = 0; r < n; ++r) {
+    const Block own = n == 1 ? Block{spec.count, 0} : even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(r));
+    b.pre_copy({r, BufferKind::input, 0, own.offset}, {r, BufferKind::output, 0, own.offset});
+    b.pre_copy({r, BufferKind::input, own.end(), spec.count - own.end()}, {r, BufferKind::output, own.end(), spec.count - own.end()});
+  }
 
   // Phase 1: reduce-scatter — partial sums travel around the ring.
   for (int k = 0; k < n - 1; ++k)
-    ring_step(b, Action::reduce,
+    ring_step(b, Action::reduce, k == 0 ? BufferKind::input : BufferKind::output,
               fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
                           k + 1, n - 1),
               options.slices_or(1), [&](int r) { return mod(r - k, n); });
 
   // Phase 2: all-gather — finished chunks travel around the ring and overwrite.
   for (int k = 0; k < n - 1; ++k)
-    ring_step(b, Action::copy,
+    ring_step(b, Action::copy, BufferKind::output,
               fmt::format("all-gather {}/{}: every rank forwards a finished chunk to its right neighbour", k + 1, n - 1),
               options.slices_or(1), [&](int r) { return mod(r + 1 - k, n); });
   return std::move(b).finish();

@@ -38,13 +38,32 @@ struct Fold {
   // The first real rank virtual rank v stands for; first_rank(N') == N.
   int first_rank(int v) const { return v < rem ? 2 * v : v + rem; }
 
-  std::string fold_in_label(const char* what) const {
-    return fmt::format("fold-in: {} is not a power of two, so the even ranks of 0..{} {} their odd neighbour and "
-                       "sit out; {} ranks go on",
-                       ranks, 2 * rem - 1, what, pof2);
+  // "rank r xor 4", or for a folded count "its partner (virtual rank v xor 4)".
+  std::string partner(int distance) const {
+    return active() ? fmt::format("its partner (virtual rank v xor {})", distance) : fmt::format("rank r xor {}", distance);
   }
+
+  // "(0,1), (2,3)", shortened to "(0,1), (2,3), ..., (8,9)" for many pairs.
+  std::string pairs() const {
+    std::string text;
+    for (int p = 0; p < rem; ++p) {
+      if (rem > 3 && p == 2) {
+        text += ", ...";
+        p = rem - 1;
+      }
+      text += fmt::format("{}({},{})", text.empty() ? "" : ", ", 2 * p, 2 * p + 1);
+    }
+    return text;
+  }
+  // `what` is said of the even rank of a pair: "reduces its vector into".
+  std::string fold_in_label(const char* what) const {
+    return fmt::format("fold-in: {} is not a power of two; in the pair{} {} the even rank {} the odd one and sits out, "
+                       "so {} ranks go on",
+                       ranks, rem == 1 ? "" : "s", pairs(), what, pof2);
+  }
+  // `what` is said of the odd rank of a pair: "sends the result to".
   std::string fold_out_label(const char* what) const {
-    return fmt::format("fold-out: the odd ranks of 0..{} {} their even neighbour", 2 * rem - 1, what);
+    return fmt::format("fold-out: in the pair{} {} the odd rank {} the even one", rem == 1 ? "" : "s", pairs(), what);
   }
 };
 

@@ -66,20 +66,20 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   if (f.active()) {
-    b.step(f.fold_in_label("reduce their whole input into"));
+    b.step(f.fold_in_label("reduces its whole input into"));
     for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::reduce, r, r + 1, 0, n, true);
   }
   for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
-    b.step(fmt::format("recursive halving {}/{}: every rank sends the half of its blocks that belongs to the rank {} "
-                       "away, which reduces it; it keeps the other half",
-                       round, f.rounds(), d));
+    b.step(fmt::format("recursive halving {}/{}: every rank sends the half of its blocks that belongs to {}, which "
+                       "reduces it; it keeps the other half",
+                       round, f.rounds(), f.partner(d)));
     for (int v = 0; v < f.pof2; ++v) {
       const int lo = v / d * d;  // v's half: the aligned group of d virtual ranks that holds v
       p.move(b, Action::reduce, f.real_rank(v ^ d), f.real_rank(v), f.first_rank(lo), f.first_rank(lo + d));
     }
   }
   if (f.active()) {
-    b.step(f.fold_out_label("send the finished block of"));
+    b.step(f.fold_out_label("sends the block it finished for"));
     for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::copy, r + 1, r, r, r + 1);
   }
   return std::move(b).finish();
@@ -90,6 +90,6 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 extern const AlgorithmInfo kReduceScatterRecursiveHalving{
     "recursive_halving", Collective::reduce_scatter,
     "lg N steps; each rank sends half of its remaining blocks to the rank N/2, N/4, ... away, which reduces them",
-    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; + n on the fold-in senders", &build};
+    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; uneven otherwise (fold-in senders: n)", &build};
 
 }  // namespace collsim
