@@ -31,14 +31,14 @@ void run_and_verify(const RunRequest& req) {
   CHECK(r.verification.checked == static_cast<std::uint64_t>(req.spec.ranks) * req.spec.count);
 }
 
-void sweep(const char* algorithm, AlgorithmOptions options) {
+void sweep(const char* algorithm, AlgorithmOptions options, bool in_place = false) {
   for (int ranks = 1; ranks <= 17; ++ranks) {
     if (std::string(algorithm) == "parameter_server" && options.servers > ranks) continue;
     for (std::uint64_t count : {0u, 1u, 7u, 1000u})
       for (DataType dtype : kAllDataTypes)
         for (ReduceOp op : kAllReduceOps) {
           RunRequest req;
-          req.spec = {Collective::all_reduce, ranks, count, dtype, op, 0};
+          req.spec = {Collective::all_reduce, ranks, count, dtype, op, 0, in_place};
           req.algorithm = algorithm;
           req.options = options;
           req.seed = static_cast<std::uint64_t>(ranks * 7919) + count;
@@ -68,6 +68,7 @@ TEST_CASE("sweep: parameter server, 2 extra servers") { sweep("parameter_server"
 TEST_CASE("sweep: parameter server, 1 colocated server") { sweep("parameter_server", {.servers = 1, .colocated = true}); }
 TEST_CASE("sweep: parameter server, 2 colocated servers") { sweep("parameter_server", {.servers = 2, .colocated = true}); }
 TEST_CASE("sweep: direct all-reduce") { sweep("direct", {}); }
+TEST_CASE("sweep: direct all-reduce in place (through scratch slots)") { sweep("direct", {}, true); }
 
 TEST_CASE("large counts: 1 000 003 elements, f32 sum and i32 max") {
   large_sweep("ring", {});
