@@ -7,8 +7,13 @@
 
 #include <fmt/format.h>
 
+#include "app/cli_backend.h"
+#include "kernels/cuda_api.h"
+#include "kernels/nccl_api.h"
 #include "sim/bench.h"
+#include "sim/bench_model.h"
 #include "sim/errors.h"
+#include "sim/output_files.h"
 
 namespace collsim::cli {
 namespace {
@@ -30,10 +35,19 @@ std::vector<std::string> split_list(const std::string& text) {
   return items;
 }
 
-BenchOptions to_options(const BenchFlags& f) {
-  if (f.backend != "cpu" && f.backend != "auto")
-    throw InputError(fmt::format("--backend {}: the benchmark runs on the CPU backend only (use --backend cpu)", f.backend));
+// --backend, --placement and --timings: which backend the bench builds for every point.
+BackendChoice backend_choice(const BenchFlags& f) {
+  BackendChoice choice = choose_backend(f.backend, f.placement);
+  if (f.timings != "on" && f.timings != "off")
+    throw InputError(fmt::format("--timings: '{}' is not on or off", f.timings));
+  choice.cuda.record_timings = f.timings == "on";
+  return choice;
+}
+
+BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   BenchOptions o;
+  o.backend_name = backend.name;
+  if (backend.name == "cuda") o.make_backend = [options = backend.cuda] { return make_cuda_backend(options); };
   const auto collective = parse_collective(f.collective);
   if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", f.collective));
   const auto dtype = parse_data_type(f.dtype);
@@ -92,19 +106,121 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The reference measured in the same run. CPU: memcpy's rate with the engine's thread
+// count, best of 5 trials of 10 copies of 64 MiB per thread (far larger than any cache).
+// CUDA: the device copy ceiling, and o.reference_line says so in the header.
+MemcpyRate measure_reference(BenchOptions& o, const BackendChoice& backend) {
+  if (backend.name != "cuda") return measure_memcpy_rate(o.threads, 64ull << 20, 10, 5);
+  const int device = backend.cuda.placement == CudaPlacement::streams ? backend.cuda.device : 0;
+  cuda::set_device(device);
+  // 1 GiB buffers, far larger than any L2 cache (a quarter of the free memory on a small GPU).
+  const std::uint64_t bytes = std::min<std::uint64_t>(1ull << 30, cuda::device_memory_info().free_bytes / 4);
+  const DeviceCopyRate d = measure_device_copy_rate(device, bytes, 20, 5);
+  o.reference_line = fmt::format(
+      "device copy ceiling: {:.2f} GB/s (bytes read + written; the better of cudaMemcpyAsync device to device, "
+      "{:.2f} GB/s, and collsim's copy kernel, {:.2f} GB/s; {} copied {} times, best of {} trials, on device {}, {}); "
+      "%memcpy and %xfer compare with this ceiling",
+      d.ceiling_gbps(), d.memcpy_gbps, d.kernel_gbps, format_bytes(static_cast<double>(d.bytes)), d.iterations,
+      d.trials, d.device, d.device_name);
+  MemcpyRate m;
+  m.threads = 1;
+  m.bytes_per_thread = d.bytes;
+  m.iterations = d.iterations;
+  m.trials = d.trials;
+  m.gbps = d.ceiling_gbps();
+  return m;
+}
+
+// One row of the NCCL reference: the mean and best time of ncclAllReduce on `gpus` ranks.
+std::string nccl_row(const BenchOptions& o, int gpus, std::uint64_t bytes) {
+  const std::uint64_t count = bytes / dtype_size(o.dtype);
+  const nccl::AllReduceTime t = nccl::time_all_reduce(gpus, count, o.dtype, o.op, o.warmup, o.iterations);
+  CollectiveSpec spec;
+  spec.ranks = gpus;
+  spec.count = count;
+  spec.dtype = o.dtype;
+  const Bandwidth bw = bandwidth(spec, static_cast<std::int64_t>(t.mean_us * 1e3));
+  const auto gbps = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : std::string("n/a"); };
+  return fmt::format("  {:>10} {:>12} {:>5} {:>6} {:>11.1f} {:>11.1f} {:>8} {:>8}\n", count * dtype_size(o.dtype), count,
+                     to_string(o.dtype), to_string(o.op), t.mean_us, t.best_us, gbps(bw.algbw_gbps), gbps(bw.busbw_gbps));
+}
+
+// NCCL's own all-reduce on the same sizes, one rank per GPU, as a reference row where
+// two or more GPUs are present; otherwise one line says why it did not run. A failure
+// here is reported, not fatal: collsim's own rows are the bench's result.
+void print_nccl_reference(const BenchOptions& o) {
+  const int gpus = cuda::device_count();
+  std::string why;
+  if (o.collective != Collective::all_reduce) why = "it is all_reduce only";
+  else if (!nccl::available()) why = "collsim was built without NCCL";
+  else if (gpus < 2) why = fmt::format("it needs 2 or more GPUs, {} found", gpus);
+  if (!why.empty()) {
+    fmt::print("#\n# nccl reference: not run ({})\n", why);
+    return;
+  }
+  fmt::print("#\n# nccl reference: ncclAllReduce in place, {} ranks = GPUs 0..{} in one process; outputs not checked\n"
+             "# {:>10} {:>12} {:>5} {:>6} {:>11} {:>11} {:>8} {:>8}\n",
+             gpus, gpus - 1, "size", "count", "type", "redop", "time (us)", "best (us)", "algbw", "busbw");
+  try {
+    for (std::uint64_t bytes : bench_sizes(o)) {
+      fmt::print("{}", nccl_row(o, gpus, bytes));
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    fmt::print("# nccl reference failed: {}\n", e.what());
+  }
+}
+
+// --csv F and --json F: checked before the (long) run, written after it, together.
+void check_bench_outputs(const BenchFlags& f) {
+  check_output_file("--csv", f.csv);
+  check_output_file("--json", f.json);
+  if (!f.csv.empty() && f.csv == f.json) throw InputError(fmt::format("--json {}: the same file as --csv", f.json));
+}
+
+void write_bench_outputs(const BenchFlags& f, const BenchOptions& o, const std::string& topology,
+                         const std::vector<SweepPoint>& points) {
+  OutputFileSet files;
+  if (!f.csv.empty()) files.stage(f.csv, sweep_csv(o, points));
+  if (!f.json.empty()) files.stage(f.json, sweep_json(o, topology, points));
+  files.commit();
+}
+
+std::string topology_line(const BenchOptions& o) { return describe(make_topology(o.topology, o.ranks, o.ranks)); }
+
+// --model-only: the predicted table and its crossover; nothing is allocated or executed.
+int command_bench_model_only(const BenchFlags& flags, const TopologyConfig& topology) {
+  BenchOptions o = to_options(flags, BackendChoice{});
+  o.topology = topology;
+  fmt::print("{}", format_model_bench_header(o, topology_line(o)));
+  std::string current;
+  const std::vector<SweepPoint> points = predict_sweep(o, topology, [&](const SweepPoint& p) {
+    if (p.algorithm != current) fmt::print("{}", format_model_bench_algorithm_header(current = p.algorithm));
+    fmt::print("{}", format_model_bench_row(o, p));
+  });
+  fmt::print("#\n{}", format_crossover(points, SweepClock::predicted));
+  write_bench_outputs(flags, o, topology_line(o), points);
+  return 0;
+}
+
 }  // namespace
 
-int command_bench(const BenchFlags& flags) {
-  const BenchOptions o = to_options(flags);
-  // The reference in the same run, with the engine's thread count: memcpy's rate, best
-  // of 5 trials of 10 copies of 64 MiB per thread (far larger than any cache).
-  const MemcpyRate memcpy_rate = measure_memcpy_rate(o.threads, 64ull << 20, 10, 5);
-  const std::string device = make_cpu_backend({.threads = o.threads, .before_transfer = {}})->device_name();
-  fmt::print("{}", format_bench_header(o, memcpy_rate, device));
+int command_bench(const BenchFlags& flags, const FlagGiven& given) {
+  const TopologyConfig topology = topology_flags(flags.model, given);
+  check_topology_flags(topology, given);
+  check_bench_outputs(flags);
+  if (flags.model.model_only) return command_bench_model_only(flags, topology);
+  const BackendChoice backend = backend_choice(flags);
+  BenchOptions o = to_options(flags, backend);
+  o.topology = topology;
+  const MemcpyRate reference = measure_reference(o, backend);
+  const std::string device = make_backend(backend, o.threads)->device_name();
+  fmt::print("{}", format_bench_header(o, reference, device));
   std::fflush(stdout);
   ProgressLine progress;
   std::string current;
   std::uint64_t wrong = 0;
+  std::vector<SweepPoint> points;
   BenchCallbacks callbacks;
   callbacks.on_progress = [&](const BenchProgress& p) { progress.show(p); };
   callbacks.on_row = [&](const BenchRow& row) {
@@ -113,9 +229,13 @@ int command_bench(const BenchFlags& flags) {
     fmt::print("{}", format_bench_row(o, row));
     std::fflush(stdout);
     wrong += row.wrong;
+    points.push_back(sweep_point(row));
   };
-  run_bench(o, memcpy_rate, callbacks);
+  run_bench(o, reference, callbacks);
   progress.clear();
+  if (backend.name == "cuda") print_nccl_reference(o);
+  fmt::print("#\n{}{}", format_crossover(points, SweepClock::predicted), format_crossover(points, SweepClock::measured));
+  write_bench_outputs(flags, o, topology_line(o), points);
   fmt::print("# wrong output elements in all: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
   return wrong == 0 ? 0 : 1;
 }

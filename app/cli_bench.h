@@ -4,18 +4,24 @@
 #include <cstdint>
 #include <string>
 
+#include "app/cli_model.h"
+
 namespace collsim::cli {
 
 // The flags as typed; command_bench checks them (exit 2 naming the flag).
 struct BenchFlags {
-  std::string backend = "cpu", collective = "all_reduce", algorithms = "ring";
+  std::string backend = "cpu", placement = "streams", timings = "on";
+  std::string collective = "all_reduce", algorithms = "ring";
   std::string min_bytes = "1K", max_bytes = "256M", dtype = "f32", op = "sum";
   std::uint64_t factor = 2;
   int ranks = 8, root = 0, iterations = 20, warmup = 5, threads = 0;
   int slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false;
+  ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
+  std::string csv, json;  // every row, written at the end (sim/bench_model.h)
 };
 
-int command_bench(const BenchFlags& flags);
+// `given` says which flags were typed (for the topology flags, cli_model.h).
+int command_bench(const BenchFlags& flags, const FlagGiven& given);
 
 }  // namespace collsim::cli

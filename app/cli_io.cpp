@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/custom_schedule.h"
 #include "sim/errors.h"
 #include "sim/scenario.h"
 #include "sim/trace.h"
@@ -42,13 +43,16 @@ void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files
 }  // namespace
 
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
-                 const FlagGiven& given) {
-  if (scenario_path.empty()) return {from_flags, backend_flag, {}, {}};
+                 const FlagGiven& given, const TopologyConfig& topology_flags) {
+  if (scenario_path.empty()) return {adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags};
   const Scenario s = load_scenario(scenario_path);
-  RunPlan plan{apply_flag_overrides(s.request, from_flags, given), s.backend, s.title, s.description};
+  RunPlan plan{apply_flag_overrides(s.request, from_flags, given), s.backend, s.title, s.description,
+               apply_topology_overrides(s.topology, topology_flags, given)};
   if (given("--backend")) plan.backend = backend_flag;
   return plan;
 }
+
+void check_output_file(std::string_view flag, const std::string& path) { check_output(flag, path); }
 
 void check_trace_outputs(const TraceOutputs& outputs) {
   const auto list = named(outputs);
@@ -72,9 +76,13 @@ int command_convert(const std::string& trace_path, const TraceOutputs& outputs) 
   stage_trace(trace, outputs, files);
   files.commit();
   const CollectiveSpec& spec = trace.request.spec;
+  const bool model_only = trace.backend == "none" && trace.verification.checked == 0;  // collsim run --model-only
+  const std::string_view result = model_only              ? "not executed (--model-only)"
+                                  : trace.verification.ok ? "verified"
+                                                          : "WRONG";
   fmt::print("{}: {} with {} on {} ranks, {} transfers, {}{}\n", trace_path, to_string(spec.collective),
-             trace.request.algorithm, spec.ranks, trace.schedule.transfers.size(),
-             trace.verification.ok ? "verified" : "WRONG", trace.scenario_title.empty() ? "" : " (" + trace.scenario_title + ")");
+             trace.request.algorithm, spec.ranks, trace.schedule.transfers.size(), result,
+             trace.scenario_title.empty() ? "" : " (" + trace.scenario_title + ")");
   return 0;
 }
 

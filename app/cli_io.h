@@ -21,12 +21,14 @@ struct RunPlan {
   RunRequest request;
   std::string backend;  // auto, cpu or cuda
   std::string title, description;  // the scenario's; empty without one
+  TopologyConfig topology;         // what the timing model predicts on: [topology] under the flags given
 };
 
-// `from_flags` is the request the flags describe (defaults included). Throws InputError
-// for an unreadable or invalid scenario file (file:line:column and key).
+// `from_flags` is the request the flags describe (defaults included), `topology_flags`
+// the topology (cli_model.h). Throws InputError for an unreadable or invalid scenario file
+// (file:line:column and key).
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
-                 const FlagGiven& given);
+                 const FlagGiven& given, const TopologyConfig& topology_flags = {});
 
 // --trace F.json, --chrome F.json, --csv F.csv; empty: not wanted.
 struct TraceOutputs {
@@ -37,6 +39,8 @@ struct TraceOutputs {
 // Before a run: every output's folder exists and is writable (InputError naming the flag),
 // so a long run does not end in a write error.
 void check_trace_outputs(const TraceOutputs& outputs);
+// The same for one file given by `flag` (nothing when `path` is empty).
+void check_output_file(std::string_view flag, const std::string& path);
 // After a run: stages the wanted files in `files` (the caller commits them all at once).
 void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
                          OutputFileSet& files);

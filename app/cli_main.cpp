@@ -1,6 +1,7 @@
 // collsim: the command-line front end. Thin: it parses flags into the library's plain
 // requests and prints the library's reports. Exit codes: 0 success, 1 a wrong result
-// (verification or schedule check failed), 2 bad input (flags, values, files).
+// (verification or schedule check failed) or a failure while running (e.g. a CUDA error),
+// 2 bad input (flags, values, files).
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -10,9 +11,12 @@
 
 #include <collsim/version.h>
 
+#include "app/cli_backend.h"
 #include "app/cli_bench.h"
 #include "app/cli_io.h"
-#include "kernels/cuda_api.h"
+#include "app/cli_model.h"
+#include "app/cli_storyboard.h"
+#include "sim/custom_schedule.h"
 #include "sim/errors.h"
 #include "sim/output_files.h"
 #include "sim/report.h"
@@ -24,13 +28,13 @@ using namespace collsim;
 
 // Flags as typed, before they are checked and turned into a RunRequest.
 struct SpecFlags {
-  std::string collective = "all_reduce", algorithm = "ring", count = "1M", dtype = "f32", op = "sum";
+  std::string collective = "all_reduce", algorithm = "ring", count = "1M", dtype = "f32", op = "sum", schedule;
   int ranks = 4, root = 0, slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false, in_place = false;
 };
 
 struct RunFlags {
-  std::string backend = "auto", dump;
+  std::string backend = "auto", placement = "streams", dump;
   std::uint64_t seed = 1;
   bool quiet = false;
 };
@@ -38,7 +42,8 @@ struct RunFlags {
 void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
   cmd.add_option("-c,--collective", f.collective, "all_reduce, broadcast, reduce, all_gather, ... (see `collsim list`)")
       ->capture_default_str();
-  cmd.add_option("-a,--algorithm", f.algorithm, "ring, parameter_server, direct, ... (see `collsim list`)")
+  cmd.add_option("-a,--algorithm", f.algorithm,
+                 "ring, parameter_server, direct, ... (see `collsim list`); custom: your own, with --schedule FILE")
       ->capture_default_str();
   cmd.add_option("-n,--ranks", f.ranks, "number of ranks (parameter_server: workers)")->capture_default_str();
   cmd.add_option("--count", f.count, "elements per block (K in the buffer table); suffixes K, M, G = powers of 1024")
@@ -57,9 +62,17 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
   cmd.add_flag("--in-place", f.in_place,
                "input and output share one buffer, as in NCCL "
                "(all_reduce, broadcast, reduce, all_gather, reduce_scatter)");
+  cmd.add_option("--schedule", f.schedule,
+                 "a schedule you wrote by hand (TOML, docs/scenario-format.md): runs the algorithm custom, with the "
+                 "file's collective, ranks and root unless given");
 }
 
-RunRequest to_request(const SpecFlags& f) {
+// `given` tells which flags were typed: --schedule without --algorithm means custom.
+RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
+  if (given("--schedule") && given("--algorithm") && f.algorithm != kCustomAlgorithm)
+    throw InputError(fmt::format("--schedule runs a schedule written by hand: leave out --algorithm {} (or give "
+                                 "--algorithm custom)",
+                                 f.algorithm));
   RunRequest r;
   const auto collective = parse_collective(f.collective);
   if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", f.collective));
@@ -71,19 +84,9 @@ RunRequest to_request(const SpecFlags& f) {
   if (!count)
     throw InputError(fmt::format("--count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", f.count));
   r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root, f.in_place};
-  r.algorithm = f.algorithm;
-  r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node};
+  r.algorithm = f.schedule.empty() ? f.algorithm : std::string(kCustomAlgorithm);
+  r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node, f.schedule};
   return r;
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "cpu") return make_cpu_backend();
-  if (name == "auto") return make_cpu_backend();  // no CUDA backend yet: auto means the CPU
-  if (name == "cuda")
-    throw InputError(fmt::format("--backend cuda: not available: this build has no CUDA backend yet "
-                                 "(CUDA kernels compiled: {}, CUDA devices: {}); use --backend cpu",
-                                 cuda::built_with_cuda() ? "yes" : "no", cuda::device_count()));
-  throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu or cuda)", name));
 }
 
 // DIR/rank<r>.in.bin and DIR/rank<r>.out.bin, raw little-endian arrays, staged in
@@ -112,18 +115,24 @@ cli::FlagGiven flags_given(const CLI::App* cmd) {
   };
 }
 
-int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const cli::FlagGiven& given) {
+int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const cli::ModelFlags& mf,
+                const cli::FlagGiven& given) {
   const cli::RunPlan plan = [&] {
-    RunRequest r = to_request(sf);
+    RunRequest r = to_request(sf, given);
     r.seed = rf.seed;
-    return cli::plan_run(fa.scenario, r, rf.backend, given);
+    return cli::plan_run(fa.scenario, r, rf.backend, given, cli::topology_flags(mf, given));
   }();
+  cli::check_topology_flags(plan.topology, given);
+  if (mf.model_only) return cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);
   // Check everything before touching the file system or printing anything.
   RunResult result = prepare_run(plan.request);
-  std::unique_ptr<Backend> backend = make_backend(plan.backend);
+  predict_run(result, plan.topology);  // cheap, and a bad topology is refused before anything runs
+  const cli::BackendChoice choice = cli::choose_backend(plan.backend, rf.placement);
+  std::unique_ptr<Backend> backend = cli::make_backend(choice);
   cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
   if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
-  if (plan.backend == "auto" && !rf.quiet) fmt::print("backend auto: using {} (no CUDA backend in this build)\n", backend->name());
+  if (plan.backend == "auto" && !rf.quiet)
+    fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
   execute_run(result, *backend);
   OutputFileSet files;  // the dump and the traces land together or not at all
   if (!rf.dump.empty()) dump_buffers(result, rf.dump, files);
@@ -143,11 +152,33 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
 }
 
 int command_explain(const SpecFlags& sf, const std::string& scenario, const cli::FlagGiven& given) {
-  const RunRequest request = cli::plan_run(scenario, to_request(sf), "auto", given).request;
+  const RunRequest request = cli::plan_run(scenario, to_request(sf, given), "auto", given).request;
   const Schedule s = build_schedule(request.spec, request.algorithm, request.options);
   check_schedule(s);
   fmt::print("{}", format_step_table(s));
   return 0;
+}
+
+// The timing model's flags (cli_model.h), for `run` and `bench`.
+void add_model_flags(CLI::App& cmd, cli::ModelFlags& f) {
+  cmd.add_option("--topology", f.topology, "what the timing model predicts on: " + topology_kind_names())
+      ->capture_default_str();
+  cmd.add_option("--link", f.link, "preset of the rank links: " + link_preset_names() + " (default: the topology's)");
+  cmd.add_option("--bandwidth", f.bandwidth, "GB/s (1e9 B/s) per direction of every rank link, instead of the preset's");
+  cmd.add_option("--latency", f.latency, "µs of every rank link, instead of the preset's");
+  cmd.add_option("--uplink", f.uplink,
+                 "preset of pcie_tree's switch uplinks, two_level's network links, star's server links");
+  cmd.add_option("--uplink-bandwidth", f.uplink_bandwidth, "GB/s of every uplink, instead of the preset's");
+  cmd.add_option("--uplink-latency", f.uplink_latency, "µs of every uplink, instead of the preset's");
+  cmd.add_option("--group-size", f.group_size,
+                 "GPUs per PCIe switch (pcie_tree, default 4) or per node (two_level, default 8)");
+  cmd.add_option("--nic", f.nic, "two_level: one network link per node or per gpu")->capture_default_str();
+  cmd.add_option("--reduce-rate", f.reduce_rate, "GB/s at which a rank reduces (γ = 1/rate; default 1117)");
+  cmd.add_option("--copy-rate", f.copy_rate, "GB/s at which a rank copies locally (δ = 1/rate; default 1675)");
+  cmd.add_option("--link-override", f.link_overrides,
+                 "NAME=GBPS[,US] or NAME=PRESET for one link, e.g. rank3=25 (repeatable)");
+  cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
+  cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
 }
 
 void add_trace_flags(CLI::App& cmd, cli::TraceOutputs& o) {
@@ -157,8 +188,13 @@ void add_trace_flags(CLI::App& cmd, cli::TraceOutputs& o) {
 }
 
 CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
-  CLI::App* cmd = app.add_subcommand("bench", "benchmark the CPU engine (an nccl-tests-style table) against memcpy's rate");
-  cmd->add_option("--backend", f.backend, "cpu (the only backend benchmarked so far)")->capture_default_str();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "benchmark a backend (an nccl-tests-style table) against memcpy's rate (cpu) or the device copy ceiling (cuda)");
+  cmd->add_option("--backend", f.backend, "cpu, cuda or auto (CUDA when a device is present)")->capture_default_str();
+  cmd->add_option("--placement", f.placement, "cuda: streams (one GPU, a stream per rank) or devices (rank r on GPU r mod D)")
+      ->capture_default_str();
+  cmd->add_option("--timings", f.timings, "cuda: on or off, record every transfer's begin and end (off: measures what that costs)")
+      ->capture_default_str();
   cmd->add_option("-c,--collective", f.collective, "the collective (see `collsim list`)")->capture_default_str();
   cmd->add_option("-a,--algorithms", f.algorithms, "comma-separated algorithms, e.g. ring,direct")->capture_default_str();
   cmd->add_option("-n,--ranks", f.ranks, "number of ranks")->capture_default_str();
@@ -177,6 +213,10 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   cmd->add_option("--servers", f.servers, "parameter_server: number of servers")->capture_default_str();
   cmd->add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1");
   cmd->add_option("--ranks-per-node", f.ranks_per_node, "hierarchical: ranks per node; 0: automatic")->capture_default_str();
+  add_model_flags(*cmd, f.model);
+  cmd->add_flag("--model-only", f.model.model_only, "predicted times only: nothing is allocated or executed");
+  cmd->add_option("--csv", f.csv, "write every row (predicted and measured times) as CSV to this file");
+  cmd->add_option("--json", f.json, "write every row and the crossover summary as JSON to this file");
   return cmd;
 }
 
@@ -191,7 +231,11 @@ int run_cli(int argc, char** argv) {
   RunFlags run;
   CLI::App* run_cmd = app.add_subcommand("run", "run a collective on a backend, verify every output, print the summary");
   add_spec_flags(*run_cmd, spec);
-  run_cmd->add_option("--backend", run.backend, "auto, cpu or cuda")->capture_default_str();
+  run_cmd->add_option("--backend", run.backend, "auto (CUDA when a device is present, else the CPU), cpu or cuda")
+      ->capture_default_str();
+  run_cmd->add_option("--placement", run.placement,
+                      "cuda: streams (every rank on one GPU, a stream each) or devices (rank r on GPU r mod D)")
+      ->capture_default_str();
   run_cmd->add_option("--seed", run.seed, "seed of the deterministic inputs (0 .. 2^64-1)")
       ->capture_default_str()
       ->check(CLI::Validator(
@@ -209,6 +253,11 @@ int run_cli(int argc, char** argv) {
   const char* scenario_help = "a scenario file (TOML, docs/scenario-format.md); flags given override its values";
   run_cmd->add_option("scenario", files.scenario, scenario_help);
   add_trace_flags(*run_cmd, files.outputs);
+  cli::ModelFlags model;
+  add_model_flags(*run_cmd, model);
+  run_cmd->add_flag("--model-only", model.model_only,
+                    fmt::format("predict only: no buffers, no backend, no check above {} ranks (up to {})",
+                                kMaxRanks, kMaxModelRanks));
   CLI::App* explain_cmd = app.add_subcommand("explain", "print the step table of a schedule (checked, not run)");
   add_spec_flags(*explain_cmd, spec);
   explain_cmd->add_option("scenario", files.scenario, scenario_help);
@@ -218,6 +267,18 @@ int run_cli(int argc, char** argv) {
   CLI::App* convert_cmd = app.add_subcommand("convert", "read a JSON trace and write it again as JSON, Chrome trace or CSV");
   convert_cmd->add_option("trace", convert_input, "a JSON trace written by `collsim run --trace`")->required();
   add_trace_flags(*convert_cmd, files.outputs);
+  std::string storyboard_out;
+  CLI::App* storyboard_cmd = app.add_subcommand(
+      "storyboard", "draw every step as an SVG (scene, packets, buffers, caption) plus an index.html that plays them");
+  add_spec_flags(*storyboard_cmd, spec);
+  storyboard_cmd->add_option("input", files.scenario, "a scenario file (run on the CPU backend first) or a JSON trace");
+  storyboard_cmd->add_option("--out", storyboard_out, "the folder to write step-NN.svg and index.html into (created if needed)")
+      ->required()
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
+  std::vector<std::string> validate_files;
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate", "check scenario, schedule and trace files without running them (exit 2 at the first bad one)");
+  validate_cmd->add_option("files", validate_files, "the files to check")->required();
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   app.require_subcommand(0, 1);
 
@@ -233,10 +294,15 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "collsim: error: %s\nRun 'collsim --help' or 'collsim COMMAND --help' for usage.\n", e.what());
     return 2;
   }
-  if (run_cmd->parsed()) return command_run(spec, run, files, flags_given(run_cmd));
+  if (run_cmd->parsed()) return command_run(spec, run, files, model, flags_given(run_cmd));
   if (explain_cmd->parsed()) return command_explain(spec, files.scenario, flags_given(explain_cmd));
-  if (bench_cmd->parsed()) return cli::command_bench(bench);
+  if (bench_cmd->parsed()) return cli::command_bench(bench, flags_given(bench_cmd));
   if (convert_cmd->parsed()) return cli::command_convert(convert_input, files.outputs);
+  if (storyboard_cmd->parsed()) {
+    const cli::FlagGiven given = flags_given(storyboard_cmd);
+    return cli::command_storyboard(files.scenario, storyboard_out, to_request(spec, given), given);
+  }
+  if (validate_cmd->parsed()) return cli::command_validate(validate_files);
   if (list_cmd->parsed()) {
     fmt::print("{}", format_catalogue());
     return 0;
@@ -253,11 +319,17 @@ int main(int argc, char** argv) {
   } catch (const collsim::InputError& e) {
     std::fprintf(stderr, "collsim: error: %s\n", e.what());
     return 2;
+  } catch (const collsim::WrongScheduleError& e) {  // a hand-written schedule: the student's, not ours
+    std::fprintf(stderr, "collsim: the schedule is wrong: %s\n", e.what());
+    return 1;
   } catch (const collsim::ScheduleError& e) {
     std::fprintf(stderr, "collsim: schedule check failed (a bug in the algorithm): %s\n", e.what());
     return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "collsim: error: out of memory\n");
     return 2;
+  } catch (const std::exception& e) {  // e.g. a CUDA error, which names the call, file and line
+    std::fprintf(stderr, "collsim: failed: %s\n", e.what());
+    return 1;
   }
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "sim/algorithms/registry.h"
+#include "sim/custom_schedule.h"
 #include "sim/errors.h"
 
 namespace collsim {
@@ -55,9 +56,11 @@ std::string names_for(Collective c) {
   return names.empty() ? "none yet" : names;
 }
 
-void validate(const CollectiveSpec& spec, const AlgorithmInfo& algo, const AlgorithmOptions& options) {
-  if (spec.ranks < 1 || spec.ranks > kMaxRanks)
-    throw InputError(fmt::format("--ranks must be between 1 and {}, got {}", kMaxRanks, spec.ranks));
+void validate(const CollectiveSpec& spec, const AlgorithmInfo& algo, const AlgorithmOptions& options, int max_ranks) {
+  if (spec.ranks < 1 || spec.ranks > max_ranks)
+    throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks,
+                                 max_ranks < kMaxModelRanks ? fmt::format(" ({} with --model-only)", kMaxModelRanks) : "",
+                                 spec.ranks));
   if (spec.root < 0 || spec.root >= spec.ranks)
     throw InputError(fmt::format("--root must be a rank in 0..{}, got {}", spec.ranks - 1, spec.root));
   // Keep every element index and byte count far from overflow; the memory check later
@@ -78,9 +81,9 @@ void validate(const CollectiveSpec& spec, const AlgorithmInfo& algo, const Algor
     if (options.servers > spec.ranks)
       throw InputError(fmt::format("--servers ({}) must not exceed the number of workers --ranks ({})",
                                    options.servers, spec.ranks));
-    if (!options.colocated && spec.ranks + options.servers > kMaxRanks)
+    if (!options.colocated && spec.ranks + options.servers > max_ranks)
       throw InputError(fmt::format("--ranks {} workers plus --servers {} extra servers exceed {} ranks", spec.ranks,
-                                   options.servers, kMaxRanks));
+                                   options.servers, max_ranks));
   }
   if (options.ranks_per_node < 0 || (algo.name == "hierarchical" && options.ranks_per_node > 0 &&
                                      (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0)))
@@ -122,12 +125,21 @@ AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view al
   return options;
 }
 
-Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options) {
+Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
+                        int max_ranks) {
+  if (algorithm == kCustomAlgorithm) {
+    validate(spec, {kCustomAlgorithm, spec.collective, "", "", "", nullptr}, options, max_ranks);
+    return build_custom_schedule(spec, options);
+  }
+  if (!options.schedule_file.empty())
+    throw InputError(fmt::format("--schedule {}: a schedule file is run with --algorithm custom, not '{}'",
+                                 options.schedule_file, algorithm));
   const AlgorithmInfo* algo = find_algorithm(spec.collective, algorithm);
   if (!algo)
-    throw InputError(fmt::format("--algorithm: unknown algorithm '{}' for {} (available: {})", algorithm,
-                                 to_string(spec.collective), names_for(spec.collective)));
-  validate(spec, *algo, options);
+    throw InputError(fmt::format("--algorithm: unknown algorithm '{}' for {} (available: {}; or custom with --schedule "
+                                 "FILE)",
+                                 algorithm, to_string(spec.collective), names_for(spec.collective)));
+  validate(spec, *algo, options, max_ranks);
   return algo->build(spec, resolve_options(spec, algorithm, options));
 }
 

@@ -1,6 +1,7 @@
 // The tiny interface every algorithm file implements, and the registry that lists them.
 #pragma once
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "sim/schedule.h"
@@ -16,6 +17,7 @@ struct AlgorithmOptions {
   bool colocated = false;  // parameter_server: server s runs on worker s instead of an extra rank
   int ranks_per_node = 0;  // hierarchical: G ranks per node, N a multiple of G; 0: the smallest
                            // divisor of N that is at least sqrt(N) (two nodes for 4, 6 or 8 ranks)
+  std::string schedule_file{};  // custom: the hand-written schedule (custom_schedule.h)
 };
 
 struct AlgorithmInfo {
@@ -32,6 +34,9 @@ const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
 
 // The largest rank count collsim accepts (schedules grow as N^2 transfers).
 inline constexpr int kMaxRanks = 1024;
+// The largest rank count of a --model-only run, which allocates no buffers and skips the
+// symbolic check above kMaxRanks (kMaxTransfers still bounds the schedule).
+inline constexpr int kMaxModelRanks = 4096;
 // The most transfers a schedule may be expected to hold (estimated as 2 N^2 slices).
 inline constexpr double kMaxTransfers = 4.2e7;
 
@@ -40,7 +45,12 @@ inline constexpr double kMaxTransfers = 4.2e7;
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options);
 
 // Validates the spec and options against the algorithm (throws InputError naming the
-// problem) and builds its schedule. The schedule is not checked here; see checker.h.
-Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
+// problem) and builds its schedule. The schedule is not checked here; see checker.h —
+// except "custom" (kCustomAlgorithm, not in the list above: it exists for every
+// collective), which loads options.schedule_file and checks it, so that a wrong
+// hand-written schedule is explained (WrongScheduleError, custom_schedule.h).
+// `max_ranks` is kMaxRanks, or kMaxModelRanks for a --model-only run.
+Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
+                        int max_ranks = kMaxRanks);
 
 }  // namespace collsim

@@ -92,12 +92,15 @@ BenchRow measure_point(const BenchOptions& o, const std::string& algorithm, std:
   row.bytes = row.count * dtype_size(o.dtype);
   const RunRequest request = request_for(o, algorithm, row.count);
   RunResult run = run_collective(request, backend);  // checked and verified; the first warm-up
-  for (int i = 0; i < o.warmup; ++i) backend.execute(run.schedule, run.dependencies, run.buffers);
+  predict_run(run, o.topology);
+  row.predicted_us = run.model->prediction.total_ns / 1e3;
+  backend.execute_repeatedly(run.schedule, run.dependencies, run.buffers, o.warmup);
   double total_s = 0, best_s = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < o.iterations; ++i) {
-    const auto start = Clock::now();
-    backend.execute(run.schedule, run.dependencies, run.buffers);
-    const double s = seconds_since(start);
+  // Each iteration's time as the backend measured it, pre- through post-operations. On a
+  // device that leaves out copying the buffers to and from the host, which
+  // execute_repeatedly does once around all the iterations.
+  for (const Execution& ex : backend.execute_repeatedly(run.schedule, run.dependencies, run.buffers, o.iterations)) {
+    const double s = static_cast<double>(ex.total_ns) * 1e-9;
     total_s += s;
     best_s = std::min(best_s, s);
   }
@@ -194,7 +197,8 @@ std::vector<std::uint64_t> bench_sizes(const BenchOptions& o) {
 std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_rate, const BenchCallbacks& callbacks) {
   validate_bench_options(o);
   const std::vector<std::uint64_t> sizes = bench_sizes(o);
-  auto backend = make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}});
+  std::unique_ptr<Backend> backend =
+      o.make_backend ? o.make_backend() : make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}});
   std::vector<BenchRow> rows;
   BenchProgress progress{0, sizes.size() * o.algorithms.size(), {}, 0};
   for (const std::string& algorithm : o.algorithms) {
@@ -231,16 +235,21 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_
 
 std::string format_bench_header(const BenchOptions& o, const MemcpyRate& m, const std::string& device) {
   const std::vector<std::uint64_t> sizes = bench_sizes(o);
-  std::string out = fmt::format("# collsim bench: {} on {} ranks, {} {}, backend cpu: {}\n", to_string(o.collective),
-                                o.ranks, to_string(o.dtype), to_string(o.op), device);
+  std::string out = fmt::format("# collsim bench: {} on {} ranks, {} {}, backend {}: {}\n", to_string(o.collective),
+                                o.ranks, to_string(o.dtype), to_string(o.op), o.backend_name, device);
   out += fmt::format("# machine: {}, {} hardware threads, load average {} (1 min) at the start\n", cpu_model(),
                      std::thread::hardware_concurrency(), load_average());
   out += fmt::format("# sizes {} to {} bytes per rank (x{}); per size: 1 checked run, {} warm-up, {} timed iterations\n",
                      sizes.empty() ? 0 : sizes.front(), sizes.empty() ? 0 : sizes.back(), o.factor, o.warmup,
                      o.iterations);
-  out += fmt::format("# memcpy rate: {:.2f} GB/s (bytes read + written; {} threads, each copying its own {} buffer "
-                     "{} times; best of {} trials)\n",
-                     m.gbps, m.threads, format_bytes(static_cast<double>(m.bytes_per_thread)), m.iterations, m.trials);
+  if (!o.reference_line.empty())  // another reference, e.g. the device copy ceiling of a GPU run
+    out += "# " + o.reference_line + "\n";
+  else
+    out += fmt::format("# memcpy rate: {:.2f} GB/s (bytes read + written; {} threads, each copying its own {} buffer "
+                       "{} times; best of {} trials)\n",
+                       m.gbps, m.threads, format_bytes(static_cast<double>(m.bytes_per_thread)), m.iterations, m.trials);
+  out += fmt::format("# predicted = the timing model's time (docs/timing-model.md) on {}\n",
+                     describe(make_topology(o.topology, o.ranks, o.ranks)));
   out += "# time = mean of the timed iterations (algbw, busbw use it); best = the fastest one\n"
          "# moved = bytes read + written per iteration (copy 2n, reduce 3n, local ops included; local = their share)\n"
          "# rate = moved / best (best vs memcpy's best); %memcpy = rate / memcpy rate; %xfer = the same, transfers only\n";
@@ -250,11 +259,11 @@ std::string format_bench_header(const BenchOptions& o, const MemcpyRate& m, cons
 std::string format_bench_algorithm_header(const std::string& algorithm) {
   std::string header = fmt::format(
       "#\n# algorithm: {}\n"
-      "# {:>10} {:>12} {:>5} {:>6} {:>5} {:>11} {:>8} {:>8} {:>7} {:>11} {:>12} {:>6} {:>8} {:>8} {:>6}\n"
-      "# {:>10} {:>12} {:>5} {:>6} {:>5} {:>11} {:>8} {:>8} {:>7} {:>11} {:>12} {:>6} {:>8} {:>8} {:>6}\n",
-      algorithm, "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "best", "moved", "local",
-      "rate", "%memcpy", "%xfer", "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(B)", "(%)",
-      "(GB/s)", "", "");
+      "# {:>10} {:>12} {:>5} {:>6} {:>5} {:>11} {:>11} {:>8} {:>8} {:>7} {:>11} {:>12} {:>6} {:>8} {:>8} {:>6}\n"
+      "# {:>10} {:>12} {:>5} {:>6} {:>5} {:>11} {:>11} {:>8} {:>8} {:>7} {:>11} {:>12} {:>6} {:>8} {:>8} {:>6}\n",
+      algorithm, "size", "count", "type", "redop", "root", "predicted", "time", "algbw", "busbw", "#wrong", "best",
+      "moved", "local", "rate", "%memcpy", "%xfer", "(B)", "(elements)", "", "", "", "(us)", "(us)", "(GB/s)", "(GB/s)",
+      "", "(us)", "(B)", "(%)", "(GB/s)", "", "");
   // The units line has empty trailing columns: no trailing blanks.
   const auto units_end = header.find_last_not_of(' ', header.size() - 2);
   return header.erase(units_end + 1, header.size() - units_end - 2);
@@ -267,8 +276,8 @@ std::string format_bench_row(const BenchOptions& o, const BenchRow& r) {
   if (!r.skipped.empty()) return out + "  skipped: " + r.skipped + "\n";
   const auto gbps = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f}", *v) : std::string("n/a"); };
   const double local_share = r.moved.total() > 0 ? 100 * r.moved.local_ops / r.moved.total() : 0;
-  return out + fmt::format(" {:>11.1f} {:>8} {:>8} {:>7} {:>11.1f} {:>12.0f} {:>6.1f} {:>8.2f} {:>8.1f} {:>6.1f}\n",
-                           r.time_us, gbps(r.algbw_gbps), gbps(r.busbw_gbps), r.wrong, r.best_time_us, r.moved.total(),
+  return out + fmt::format(" {:>11.2f} {:>11.1f} {:>8} {:>8} {:>7} {:>11.1f} {:>12.0f} {:>6.1f} {:>8.2f} {:>8.1f} {:>6.1f}\n",
+                           r.predicted_us.value_or(0), r.time_us, gbps(r.algbw_gbps), gbps(r.busbw_gbps), r.wrong, r.best_time_us, r.moved.total(),
                            local_share, r.moved_gbps, 100 * r.memcpy_ratio, 100 * r.transfer_ratio);
 }
 

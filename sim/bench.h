@@ -4,10 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/run.h"
+#include "sim/topology.h"
 
 namespace collsim {
 
@@ -49,7 +51,14 @@ struct BenchOptions {
   int iterations = 20;
   int warmup = 5;
   int threads = 0;  // CPU backend workers and memcpy threads; 0: one per hardware thread
+  // The backend measured: empty make_backend means the CPU backend with `threads` workers.
+  std::string backend_name = "cpu";
+  std::function<std::unique_ptr<Backend>()> make_backend;
+  // Non-empty: the rate passed as MemcpyRate is another reference (a GPU's device copy
+  // ceiling), and this is the header line that says what it is.
+  std::string reference_line;
   std::uint64_t seed = 1;
+  TopologyConfig topology;  // the timing model's: every row also gets the predicted time (bench_model.h)
 };
 
 // Throws InputError naming the flag (--ranks, -b, -e, -f, --iters, ...) for bad options,
@@ -67,6 +76,7 @@ struct BenchRow {
   double best_time_us = 0;  // the fastest timed iteration
   std::optional<double> algbw_gbps, busbw_gbps;  // nccl-tests definitions; nullopt at time 0
   std::uint64_t wrong = 0;  // output elements that differ from the reference after the last iteration
+  std::optional<double> predicted_us;  // the timing model's time for the run, on BenchOptions::topology
   DataMoved moved;          // per iteration
   double moved_gbps = 0;    // moved.total() / the fastest iteration's time (best vs memcpy's best)
   double memcpy_ratio = 0;  // moved_gbps / the memcpy rate

@@ -42,6 +42,15 @@ class SymbolicBuffers {
     for (const auto& m : maps_) n += m.piece_count();
     return n;
   }
+  // Calls f(region, cell) for every piece of every buffer (the observer's first report).
+  template <class F>
+  void visit_all(F&& f) {
+    for (std::size_t i = 0; i < maps_.size(); ++i) {
+      const Region whole{static_cast<int>(i / 3), static_cast<BufferKind>(i % 3), 0, maps_[i].size()};
+      maps_[i].visit(0, whole.count,
+                     [&](std::uint64_t a, std::uint64_t b, Cell& c) { f(Region{whole.rank, whole.buffer, a, b - a}, c); });
+    }
+  }
 
  private:
   std::vector<IntervalMap<Cell>> maps_;
@@ -238,7 +247,20 @@ std::string describe_transfer(const Schedule& s, std::size_t index) {
                      describe_region(t.destination()), to_string(t.action));
 }
 
-CheckReport check_schedule(const Schedule& s) {
+namespace {
+
+// Tells the observer what `r` (real storage) holds now.
+void tell_observer(SymbolicBuffers& bufs, const Region& r, std::size_t transfer, const SymbolicObserver& observe) {
+  bufs.map(r).visit(r.offset, r.end(), [&](std::uint64_t a, std::uint64_t b, Cell& c) {
+    observe(transfer, Region{r.rank, r.buffer, a, b - a}, c.written ? &c.contributions : nullptr);
+  });
+}
+
+}  // namespace
+
+CheckReport check_schedule(const Schedule& s) { return check_schedule(s, {}); }
+
+CheckReport check_schedule(const Schedule& s, const SymbolicObserver& observe) {
   check_structure(s);
   CheckReport report;
   const BufferCuts cuts = region_cuts(s);  // computed once for both passes
@@ -247,6 +269,9 @@ CheckReport check_schedule(const Schedule& s) {
 
   SymbolicBuffers bufs(s, cuts);
   for (const LocalOp& op : s.pre_ops) run_local_op(bufs, s, op);
+  if (observe)
+    bufs.visit_all(
+        [&](const Region& r, const Cell& c) { observe(kBeforeTransfers, r, c.written ? &c.contributions : nullptr); });
   std::vector<MovedPiece> moved;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
@@ -254,8 +279,12 @@ CheckReport check_schedule(const Schedule& s) {
     const Region dst = real(s, t.destination());
     read_source_into(bufs, real(s, t.source()), dst.offset, where, moved);
     apply(bufs, dst, t.action, moved, where);
+    if (observe) tell_observer(bufs, dst, i, observe);
   }
-  for (const LocalOp& op : s.post_ops) run_local_op(bufs, s, op);
+  for (const LocalOp& op : s.post_ops) {
+    run_local_op(bufs, s, op);
+    if (observe) tell_observer(bufs, storage_of(s, op.target), kAfterTransfers, observe);
+  }
   check_final(s, bufs);
   report.pieces_tracked = bufs.pieces();
   return report;

@@ -13,6 +13,7 @@
 //     and every barrier token has heard from every rank.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,18 @@ struct CheckReport {
 };
 
 CheckReport check_schedule(const Schedule& s);
+
+// Watching the symbolic execution, for views (the GUI's buffer cells, step by step): the
+// checker reports every piece it writes, in real storage (storage_of) coordinates, with
+// the contributions it now holds (nullptr: never written). `transfer` is the index of the
+// transfer that wrote it, or kBeforeTransfers for the state after the pre-operations
+// (then every piece of every buffer is reported once) or kAfterTransfers for what a
+// post-operation wrote. Pieces are the checker's own, never coalesced.
+inline constexpr std::size_t kBeforeTransfers = static_cast<std::size_t>(-2);
+inline constexpr std::size_t kAfterTransfers = static_cast<std::size_t>(-1);
+using SymbolicObserver =
+    std::function<void(std::size_t transfer, const Region& piece, const Contributions* contributions)>;
+CheckReport check_schedule(const Schedule& s, const SymbolicObserver& observe);
 
 // What rank `rank`'s output must hold when the collective is done, as pieces
 // [offset, offset + count) with their contributions. A barrier has no output: its piece

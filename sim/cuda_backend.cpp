@@ -93,7 +93,8 @@ struct PeerAccess {
 // One rank on its device: buffers (input, output, scratch storage; nullptr when
 // empty), stream, events, and the pinned buffer its staged transfers go through.
 struct RankOnDevice {
-  int device = 0;
+  int device = 0;          // the CUDA device
+  std::size_t slot = 0;    // the plan's device index: origin_[slot], slots_[slot]
   std::array<std::byte*, 3> buffer{};
   cuda::Stream stream;
   cuda::Event pre_done, done;
@@ -118,7 +119,11 @@ class DeviceRun {
   Execution run();
 
  private:
-  int device_of_rank(int r) const { return o_.device + plan_.device_of_stream[static_cast<std::size_t>(r)]; }
+  const RankOnDevice& rank_at(int r) const { return ranks_[static_cast<std::size_t>(r)]; }
+  cuda::Event origin(const RankOnDevice& rank) const { return origin_[rank.slot]; }
+  cuda::Event slot_event(const RankOnDevice& rank, int slot) const {
+    return slots_[rank.slot][static_cast<std::size_t>(slot)];
+  }
   void mark_staged(const PeerAccess& peers);
   void check_device_memory();
   void create_ranks();
@@ -186,7 +191,8 @@ void DeviceRun::create_ranks() {
     }
   for (int r = 0; r < s_.total_ranks; ++r) {
     RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
-    rank.device = device_of_rank(r);
+    rank.slot = static_cast<std::size_t>(plan_.device_of_stream[static_cast<std::size_t>(r)]);
+    rank.device = o_.device + static_cast<int>(rank.slot);
     current_.use(rank.device);
     for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
       rank.buffer[static_cast<std::size_t>(b)] = res_.alloc(rank.device, storage_elements(s_, r, b) * esize_);
@@ -208,7 +214,7 @@ void DeviceRun::create_events() {
   }
   if (o_.record_timings)
     for (const CudaLaunch& l : plan_.launches) {
-      const int device = ranks_[static_cast<std::size_t>(l.stream)].device;
+      const int device = rank_at(l.stream).device;
       current_.use(device);
       begin_.push_back(res_.event(device, true));
       end_.push_back(res_.event(device, true));
@@ -226,8 +232,6 @@ std::byte* DeviceRun::at(const Region& named) const {
   return ranks_[static_cast<std::size_t>(r.rank)].buffer[static_cast<std::size_t>(r.buffer)] + r.offset * esize_;
 }
 
-// Only what a run may write comes back: outputs, scratch, and in place the inputs (the
-// outputs live in them); inputs out of place are never written.
 void DeviceRun::copy_in(const std::vector<RankBuffers>& host) {
   for (int r = 0; r < s_.total_ranks; ++r) {
     const RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
@@ -240,6 +244,8 @@ void DeviceRun::copy_in(const std::vector<RankBuffers>& host) {
   for (const RankOnDevice& rank : ranks_) cuda::stream_synchronize(rank.stream);
 }
 
+// Only what a run may write comes back: outputs, scratch, and in place the inputs (the
+// outputs live in them); inputs out of place are never written.
 void DeviceRun::copy_out(std::vector<RankBuffers>& host) {
   for (int r = 0; r < s_.total_ranks; ++r) {
     const RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
@@ -258,72 +264,68 @@ void DeviceRun::copy_out(std::vector<RankBuffers>& host) {
 // be compared; each device's origin is recorded right after the host saw all streams
 // idle, so the devices' clocks agree to within a launch latency.)
 void DeviceRun::record_origins() {
-  std::vector<int> first(origin_.size(), -1);
-  for (int r = 0; r < s_.total_ranks; ++r) {
-    const RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
-    int& f = first[static_cast<std::size_t>(rank.device - o_.device)];
+  std::vector<bool> recorded(origin_.size(), false);
+  for (const RankOnDevice& rank : ranks_) {
     current_.use(rank.device);
-    if (f < 0) {
-      f = r;
-      cuda::event_record(origin_[static_cast<std::size_t>(rank.device - o_.device)], rank.stream);
+    if (recorded[rank.slot]) {
+      cuda::stream_wait_event(rank.stream, origin(rank));
     } else {
-      cuda::stream_wait_event(rank.stream, origin_[static_cast<std::size_t>(rank.device - o_.device)]);
+      cuda::event_record(origin(rank), rank.stream);
+      recorded[rank.slot] = true;
     }
   }
 }
 
 void DeviceRun::run_local_op(const LocalOp& op) {
-  const RankOnDevice& rank = ranks_[static_cast<std::size_t>(op.target.rank)];
-  current_.use(rank.device);
+  const RankOnDevice& r = rank_at(op.target.rank);
+  current_.use(r.device);
   std::byte* target = at(op.target);
+  const std::uint64_t n = op.target.count;
   const DataType dt = s_.spec.dtype;
   switch (op.kind) {
-    case LocalOpKind::copy: cuda::launch_copy(target, at(op.source), op.target.count, dt, rank.stream); break;
-    case LocalOpKind::fill_identity: cuda::launch_fill_identity(target, op.target.count, dt, s_.spec.op, rank.stream); break;
-    case LocalOpKind::divide: cuda::launch_divide(target, op.target.count, dt, s_.average_divisor, rank.stream); break;
+    case LocalOpKind::copy: cuda::launch_copy(target, at(op.source), n, dt, r.stream); break;
+    case LocalOpKind::fill_identity: cuda::launch_fill_identity(target, n, dt, s_.spec.op, r.stream); break;
+    case LocalOpKind::divide: cuda::launch_divide(target, n, dt, s_.average_divisor, r.stream); break;
     case LocalOpKind::signal:
       if (dt != DataType::i32) throw std::logic_error("barrier tokens are i32 (see ScheduleBuilder)");
-      cuda::memcpy_async(target, tokens_ + op.target.rank, sizeof(std::int32_t), rank.stream);
+      cuda::memcpy_async(target, tokens_ + op.target.rank, sizeof(std::int32_t), r.stream);
       break;
   }
 }
 
 cuda::Event DeviceRun::completion(std::uint32_t t) const {
   const CudaLaunch& l = plan_.launches[t];
-  return slots_[static_cast<std::size_t>(plan_.device_of_stream[static_cast<std::size_t>(l.stream)])]
-               [static_cast<std::size_t>(l.record_slot)];
+  return slot_event(rank_at(l.stream), l.record_slot);
 }
 
 // One transfer: its waits, then a kernel on the receiver's stream reading the sender's
 // memory (or the receiver's pinned staging copy of it), between its timing events.
 void DeviceRun::launch(std::size_t t) {
   const CudaLaunch& l = plan_.launches[t];
-  const RankOnDevice& rank = ranks_[static_cast<std::size_t>(l.stream)];
-  current_.use(rank.device);
-  for (int s : l.wait_pre_ops) cuda::stream_wait_event(rank.stream, ranks_[static_cast<std::size_t>(s)].pre_done);
-  for (std::uint32_t i : l.wait_for) cuda::stream_wait_event(rank.stream, completion(i));
-  if (o_.record_timings) cuda::event_record(begin_[t], rank.stream);
+  const RankOnDevice& r = rank_at(l.stream);
+  current_.use(r.device);
+  for (int s : l.wait_pre_ops) cuda::stream_wait_event(r.stream, rank_at(s).pre_done);
+  for (std::uint32_t i : l.wait_for) cuda::stream_wait_event(r.stream, completion(i));
+  if (o_.record_timings) cuda::event_record(begin_[t], r.stream);
   const Transfer& tr = s_.transfers[t];
   std::byte* dst = at(tr.destination());
   const std::byte* src = at(tr.source());
   if (staged_[t]) {  // device -> pinned host on this stream; the kernel then reads the host copy
-    cuda::memcpy_async(rank.staging, src, tr.count * esize_, rank.stream);
-    src = rank.staging;
+    cuda::memcpy_async(r.staging, src, tr.count * esize_, r.stream);
+    src = r.staging;
   }
   if (tr.action == Action::copy)
-    cuda::launch_copy(dst, src, tr.count, s_.spec.dtype, rank.stream);
+    cuda::launch_copy(dst, src, tr.count, s_.spec.dtype, r.stream);
   else
-    cuda::launch_reduce(dst, src, tr.count, s_.spec.dtype, s_.spec.op, rank.stream);
-  if (o_.record_timings) cuda::event_record(end_[t], rank.stream);
-  if (l.record_slot >= 0)
-    cuda::event_record(slots_[static_cast<std::size_t>(rank.device - o_.device)][static_cast<std::size_t>(l.record_slot)],
-                       rank.stream);
+    cuda::launch_reduce(dst, src, tr.count, s_.spec.dtype, s_.spec.op, r.stream);
+  if (o_.record_timings) cuda::event_record(end_[t], r.stream);
+  if (l.record_slot >= 0) cuda::event_record(slot_event(r, l.record_slot), r.stream);
 }
 
 void DeviceRun::wait_post(const CudaPostWait& p) {
-  const RankOnDevice& rank = ranks_[static_cast<std::size_t>(p.stream)];
-  current_.use(rank.device);
-  for (std::uint32_t i : p.wait_for) cuda::stream_wait_event(rank.stream, completion(i));
+  const RankOnDevice& r = rank_at(p.stream);
+  current_.use(r.device);
+  for (std::uint32_t i : p.wait_for) cuda::stream_wait_event(r.stream, completion(i));
 }
 
 Execution DeviceRun::run() {
@@ -355,12 +357,10 @@ Execution DeviceRun::collect() const {
     TransferTiming& timing = ex.timings[t];
     timing.worker = stream;
     if (!o_.record_timings) continue;
-    const cuda::Event origin = origin_[static_cast<std::size_t>(ranks_[static_cast<std::size_t>(stream)].device - o_.device)];
-    timing.begin_ns = elapsed_ns(origin, begin_[t]);
-    timing.end_ns = elapsed_ns(origin, end_[t]);
+    timing.begin_ns = elapsed_ns(origin(rank_at(stream)), begin_[t]);
+    timing.end_ns = elapsed_ns(origin(rank_at(stream)), end_[t]);
   }
-  for (const RankOnDevice& rank : ranks_)
-    ex.total_ns = std::max(ex.total_ns, elapsed_ns(origin_[static_cast<std::size_t>(rank.device - o_.device)], rank.done));
+  for (const RankOnDevice& r : ranks_) ex.total_ns = std::max(ex.total_ns, elapsed_ns(origin(r), r.done));
   return ex;
 }
 

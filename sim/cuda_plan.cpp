@@ -1,27 +1,64 @@
 #include "sim/cuda_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 namespace collsim {
 namespace {
 
-// What stream d already knows to be complete on stream s: the latest transfer of s that
-// d waited for, or one of these.
-constexpr std::int64_t kNothing = -2;
-constexpr std::int64_t kPreOps = -1;  // only s's pre-operations
+// What stream d already knows to be complete on stream s: the latest transfer of s, or
+// one of these. Any transfer implies its stream's pre-operations (they come first).
+constexpr std::int32_t kNothing = -2;
+constexpr std::int32_t kPreOps = -1;  // only s's pre-operations
 
+// A vector clock per stream. Waiting on transfer t imports the clock t's stream had when
+// t was issued: t itself and, transitively, everything that stream had waited for. The
+// snapshots cost one clock per transfer that something may wait on; past a memory
+// budget only t itself is imported (still correct, just fewer waits elided).
 class Knowledge {
  public:
-  explicit Knowledge(int streams)
-      : streams_(static_cast<std::size_t>(streams)), known_(streams_ * streams_, kNothing) {}
-  std::int64_t& at(int stream, int other) {
-    return known_[static_cast<std::size_t>(stream) * streams_ + static_cast<std::size_t>(other)];
+  Knowledge(const Schedule& s, const std::vector<bool>& may_be_waited)
+      : streams_(static_cast<std::size_t>(s.total_ranks)), clocks_(streams_ * streams_, kNothing),
+        snapshot_of_(may_be_waited.size(), kNoSnapshot) {
+    std::size_t needed = 0;
+    for (bool w : may_be_waited) needed += w ? 1 : 0;
+    if (needed * streams_ > kBudget) return;
+    for (std::size_t t = 0, next = 0; t < may_be_waited.size(); ++t)
+      if (may_be_waited[t]) snapshot_of_[t] = next++;
+    snapshots_.resize(needed * streams_);
+  }
+
+  std::int32_t known(int stream, int other) const { return clocks_[index(stream, other)]; }
+  void learn(int stream, int other, std::int32_t what) {
+    std::int32_t& k = clocks_[index(stream, other)];
+    k = std::max(k, what);
+  }
+  // After a wait on transfer t of stream `other`.
+  void waited(int stream, int other, std::uint32_t t) {
+    learn(stream, other, static_cast<std::int32_t>(t));
+    if (snapshot_of_[t] == kNoSnapshot) return;
+    const std::int32_t* snap = &snapshots_[snapshot_of_[t] * streams_];
+    for (std::size_t o = 0; o < streams_; ++o) learn(stream, static_cast<int>(o), snap[o]);
+  }
+  // After transfer t was issued on `stream`.
+  void issued(int stream, std::uint32_t t) {
+    learn(stream, stream, static_cast<std::int32_t>(t));
+    if (snapshot_of_[t] == kNoSnapshot) return;
+    std::copy_n(&clocks_[index(stream, 0)], streams_, &snapshots_[snapshot_of_[t] * streams_]);
   }
 
  private:
+  static constexpr std::size_t kNoSnapshot = SIZE_MAX;
+  static constexpr std::size_t kBudget = std::size_t{1} << 23;  // clock entries: 32 MiB
+  std::size_t index(int stream, int other) const {
+    return static_cast<std::size_t>(stream) * streams_ + static_cast<std::size_t>(other);
+  }
+
   std::size_t streams_;
-  std::vector<std::int64_t> known_;
+  std::vector<std::int32_t> clocks_;
+  std::vector<std::size_t> snapshot_of_;
+  std::vector<std::int32_t> snapshots_;
 };
 
 std::vector<bool> ranks_with(const std::vector<LocalOp>& ops, int ranks) {
@@ -30,37 +67,36 @@ std::vector<bool> ranks_with(const std::vector<LocalOp>& ops, int ranks) {
   return has;
 }
 
-// Of several (stream, transfer) pairs, the latest transfer per stream, by stream.
-std::vector<std::pair<int, std::uint32_t>> latest_per_stream(std::vector<std::pair<int, std::uint32_t>> waits) {
-  std::sort(waits.begin(), waits.end());
-  std::vector<std::pair<int, std::uint32_t>> latest;
-  for (const auto& w : waits) {
-    if (!latest.empty() && latest.back().first == w.first)
-      latest.back() = w;
-    else
-      latest.push_back(w);
-  }
-  return latest;
-}
-
 // The waits of one launch (or post-operation) on `stream` for `candidates`, transfers on
-// other streams, applying the elision rule of the header.
-std::vector<std::uint32_t> waits_for(int stream, const std::vector<std::pair<int, std::uint32_t>>& candidates,
+// other streams, applying the elision rule of the header. Latest first: a later
+// transfer's clock is the one most likely to cover the others.
+std::vector<std::uint32_t> waits_for(int stream, std::vector<std::pair<int, std::uint32_t>> candidates,
                                      WaitElision elision, Knowledge& known) {
   std::vector<std::uint32_t> waits;
   if (elision == WaitElision::none) {
     for (const auto& [other, t] : candidates) waits.push_back(t);
   } else {
-    for (const auto& [other, t] : latest_per_stream(candidates)) {
-      std::int64_t& k = known.at(stream, other);
-      if (static_cast<std::int64_t>(t) <= k) continue;  // already known complete
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (const auto& [other, t] : candidates) {
+      if (static_cast<std::int32_t>(t) <= known.known(stream, other)) continue;  // already known complete
       waits.push_back(t);
-      k = t;
+      known.waited(stream, other, t);
     }
   }
   std::sort(waits.begin(), waits.end());
   waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
   return waits;
+}
+
+// Transfers that a launch or a post-operation on another stream may wait on.
+std::vector<bool> may_be_waited(const Schedule& s, const DependencyGraph& deps) {
+  std::vector<bool> waited(s.transfers.size(), false);
+  for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+    if (!s.transfers[t].is_local()) waited[t] = true;  // a reader of another rank: post-operations may wait
+    for (std::uint32_t i : deps.dependencies_of(t))
+      if (s.transfers[i].dst != s.transfers[t].dst) waited[i] = true;
+  }
+  return waited;
 }
 
 // Launch t's waits: its dependencies on other streams, then the sender's pre-operations
@@ -73,13 +109,13 @@ void plan_launch(const Schedule& s, const DependencyGraph& deps, std::size_t t, 
   std::vector<std::pair<int, std::uint32_t>> candidates;
   for (std::uint32_t i : deps.dependencies_of(t))
     if (s.transfers[i].dst != tr.dst) candidates.emplace_back(s.transfers[i].dst, i);
-  launch.wait_for = waits_for(tr.dst, candidates, elision, known);
-  std::int64_t& k = known.at(tr.dst, tr.src);
-  if (tr.src != tr.dst && has_pre[static_cast<std::size_t>(tr.src)] && k == kNothing) {
+  launch.wait_for = waits_for(tr.dst, std::move(candidates), elision, known);
+  if (tr.src != tr.dst && has_pre[static_cast<std::size_t>(tr.src)] && known.known(tr.dst, tr.src) == kNothing) {
     launch.wait_pre_ops.push_back(tr.src);
     plan.records_pre_ops[static_cast<std::size_t>(tr.src)] = true;
-    k = kPreOps;
+    known.learn(tr.dst, tr.src, kPreOps);
   }
+  known.issued(tr.dst, static_cast<std::uint32_t>(t));
 }
 
 // Rank r's post-operations wait for the transfers on other streams that read r's buffers.
@@ -154,7 +190,7 @@ CudaLaunchPlan plan_cuda_launches(const Schedule& s, const DependencyGraph& deps
   plan.records_pre_ops.assign(static_cast<std::size_t>(s.total_ranks), false);
   plan.launches.resize(s.transfers.size());
   const std::vector<bool> has_pre = ranks_with(s.pre_ops, s.total_ranks);
-  Knowledge known(s.total_ranks);
+  Knowledge known(s, may_be_waited(s, deps));
   for (std::size_t t = 0; t < s.transfers.size(); ++t) plan_launch(s, deps, t, has_pre, elision, known, plan);
   plan_post_waits(s, elision, known, plan);
   assign_event_slots(plan, devices);

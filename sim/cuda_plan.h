@@ -32,10 +32,12 @@ std::string_view to_string(CudaPlacement p);
 std::optional<CudaPlacement> parse_cuda_placement(std::string_view text);
 
 // none: a launch waits on every dependency that ran on another stream.
-// covered: it skips those its stream is already known to have waited for: completing
-// transfer i on stream s implies that every earlier launch on s completed, so of several
-// dependencies on one stream only the latest is waited on, and only if this stream has not
-// already waited on that stream at the same or a later position. Same effect, fewer waits.
+// covered: it skips those its stream already knows to be complete. Completing transfer i
+// on stream s implies that everything issued on s before i completed, and everything s
+// had waited for before i, transitively (vector clocks). So of several dependencies on
+// one stream at most the latest is waited on, and none that an earlier wait implies —
+// e.g. the ring's write-after-read on the next rank, implied by the chain of hops that
+// brought the chunk back. Same ordering, fewer waits and live events.
 enum class WaitElision : std::uint8_t { none, covered };
 
 struct CudaLaunch {

@@ -5,8 +5,39 @@
 
 #include <fmt/format.h>
 
+#include "sim/cost_formulas.h"
+#include "sim/trace.h"
+
 namespace collsim {
 namespace {
+
+std::string gbps(const std::optional<double>& v) { return v ? fmt::format("{:.2f} GB/s", *v) : std::string("n/a"); }
+
+// The busiest links, the first being the bottleneck: "rank8 (...) busy 99.1 % of the time; next: ...".
+std::string busiest_text(const PredictedSummary& p) {
+  if (p.busiest_links.empty()) return "none: no transfer used a link";
+  const auto& links = p.busiest_links;
+  std::string text = fmt::format("{} busy {:.1f} % of the time", links[0].link, 100 * links[0].utilisation);
+  for (std::size_t i = 1; i < links.size(); ++i)
+    text += fmt::format("{} {} {:.1f} %", i == 1 ? "; next:" : ",", links[i].link, 100 * links[i].utilisation);
+  return text;
+}
+
+// The timing model's lines of the run summary.
+void append_prediction(std::string& out, const RunResult& r) {
+  const PredictedSummary p = summarize_prediction(r);
+  auto line = [&](std::string_view key, const std::string& value) {
+    fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", key, value);
+  };
+  line("predicted", fmt::format("{} on {}", format_duration_ns(p.time_ns), p.topology));
+  line("pred. algbw", gbps(p.algbw_gbps));
+  line("pred. busbw", gbps(p.busbw_gbps));
+  line("bottleneck", busiest_text(p));
+  if (p.closed_form.empty()) return line("closed form", "none for this algorithm: the simulation is the answer");
+  line("closed form", p.closed_form);
+  line("", p.closed_form_ns ? fmt::format("= {} with {}", format_duration_ns(*p.closed_form_ns), p.closed_form_values)
+                            : "does not apply to this run");
+}
 
 std::string range(BufferKind b, std::uint64_t offset, std::uint64_t count) {
   return fmt::format("{}[{},{})", to_string(b), offset, offset + count);
@@ -87,7 +118,6 @@ std::string format_run_summary(const RunResult& r) {
   const auto [lo, hi] = sent.empty() ? std::pair<std::size_t, std::size_t>{0, 0} : min_max_index(sent, sent.size());
   const auto at = [&](std::size_t i) { return sent.empty() ? 0.0 : static_cast<double>(sent[i]); };
   const Bandwidth bw = bandwidth(s.spec, r.execution.total_ns);
-  const auto gbps = [](const std::optional<double>& v) { return v ? fmt::format("{:.2f} GB/s", *v) : std::string("n/a"); };
   const Verification& v = r.verification;
 
   std::string out;
@@ -100,6 +130,11 @@ std::string format_run_summary(const RunResult& r) {
                                communication_steps(s), algo ? algo->steps_formula : "?", s.transfers.size()));
   line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); formula {}", format_bytes(at(lo)), lo,
                                  format_bytes(at(hi)), hi, algo ? algo->bytes_formula : "?"));
+  if (r.model) append_prediction(out, r);
+  if (r.model_only) {
+    line("result", v.rule);
+    return out;
+  }
   line("backend", fmt::format("{}: {}", r.backend, r.device));
   line("time", format_duration_ns(static_cast<double>(r.execution.total_ns)));
   line("algbw", gbps(bw.algbw_gbps));
@@ -122,7 +157,9 @@ std::string format_catalogue() {
       "reduce and send_recv; the whole result for all_gather and gather; the whole input for reduce_scatter and\n"
       "scatter; one rank's send buffer for all_to_all):\n"
       "  N' = 2^floor(lg N): where N is not a power of two, recursive doubling and halving fold the other\n"
-      "  N - N' ranks in first and out last (2 more steps); S = --slices; G = --ranks-per-node\n";
+      "  N - N' ranks in first and out last (2 more steps); S = --slices; G = --ranks-per-node\n"
+      "  time: what the timing model gives on a switch with latency α, 1/β = bandwidth, 1/γ = reduction rate,\n"
+      "  1/δ = local copy rate (docs/timing-model.md); the textbook form where there is one\n";
   for (Collective c : kAllCollectives) {
     bool any = false;
     for (const AlgorithmInfo& a : all_algorithms()) {
@@ -135,6 +172,10 @@ std::string format_catalogue() {
       fmt::format_to(std::back_inserter(out), "    {:<18} steps {:<8} bytes sent per rank {}\n", a.name, a.steps_formula,
                      a.bytes_formula);
       fmt::format_to(std::back_inserter(out), "    {:<18} {}\n", "", a.summary);
+      if (const CostFormula* f = find_cost_formula(a.collective, a.name)) {
+        fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
+        if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);
+      }
     }
   }
   out += "data types: f32 f64 f16 bf16 i32 i64\n";

@@ -40,6 +40,28 @@ RunResult prepare_run(const RunRequest& request) {
   return result;
 }
 
+RunResult prepare_model_run(const RunRequest& request) {
+  RunResult result;
+  result.request = request;
+  result.schedule = build_schedule(request.spec, request.algorithm, request.options, kMaxModelRanks);
+  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
+  result.model_only = true;
+  result.backend = "none";
+  result.device = "timing model only (--model-only)";
+  result.check_skipped = result.schedule.total_ranks > kMaxRanks;
+  if (result.check_skipped) {
+    result.dependencies = derive_dependencies(result.schedule);
+    result.verification.rule =
+        fmt::format("not executed (--model-only); symbolic check skipped above {} ranks", kMaxRanks);
+  } else {
+    result.dependencies = check_schedule(result.schedule).dependencies;
+    result.verification.rule = "not executed (--model-only); schedule checked symbolically";
+  }
+  return result;
+}
+
+void predict_run(RunResult& r, const TopologyConfig& config) { r.model = run_model(r.schedule, r.dependencies, config); }
+
 RunResult run_collective(const RunRequest& request, Backend& backend) {
   RunResult result = prepare_run(request);
   execute_run(result, backend);

@@ -10,6 +10,7 @@
 #include "sim/backend.h"
 #include "sim/checker.h"
 #include "sim/reference.h"
+#include "sim/timing_model.h"
 
 namespace collsim {
 
@@ -30,6 +31,9 @@ struct RunResult {
   Verification verification;
   std::vector<RankBuffers> buffers;  // after the run (out of place, inputs are never written)
   std::vector<std::vector<std::byte>> inputs_before;  // in place only: every rank's input before the run
+  std::optional<ModelRun> model;  // the timing model's prediction (predict_run), when one was asked for
+  bool model_only = false;        // prepare_model_run: nothing was allocated or executed
+  bool check_skipped = false;     // model_only above kMaxRanks: the symbolic check was not run
 };
 
 // Rank `rank`'s input as before the run (what the reference and --dump use) and its
@@ -47,6 +51,15 @@ RunResult run_collective(const RunRequest& request, Backend& backend);
 // allocates, fills, executes and verifies.
 RunResult prepare_run(const RunRequest& request);
 void execute_run(RunResult& prepared, Backend& backend);
+
+// --model-only: builds the schedule (up to kMaxModelRanks ranks) and derives its
+// dependencies; checks it symbolically up to kMaxRanks ranks (above, the check would cost
+// more than the model, so check_skipped says it was not made); allocates and executes
+// nothing. The result's verification says "not executed".
+RunResult prepare_model_run(const RunRequest& request);
+// Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
+// configuration, naming the flag, key or file position it came from).
+void predict_run(RunResult& r, const TopologyConfig& config);
 
 // Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
 std::uint64_t available_memory_bytes();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
@@ -13,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "sim/algorithm.h"
+#include "sim/custom_schedule.h"
 #include "sim/errors.h"
 
 namespace collsim {
@@ -70,6 +72,20 @@ class Entry {
     if (!n) fail(fmt::format("'{}' is not a count (a non-negative integer, optionally with K, M or G)", text));
     return *n;
   }
+  // GB/s or µs: an integer or a floating-point number, finite and >= 0 (> 0 if `positive`).
+  double number(bool positive) const {
+    double v = 0;
+    if (value_.is_integer()) v = static_cast<double>(value_.as_integer()->get());
+    else if (value_.is_floating_point()) v = value_.as_floating_point()->get();
+    else wrong_type("a number");
+    if (!std::isfinite(v) || v < 0 || (positive && v == 0)) fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
+    return v;
+  }
+  // "file:line:column: key 'path'", for problems found later (an unknown link name).
+  std::string where() const {
+    const toml::source_position at = value_.source().begin;
+    return fmt::format("{}:{}:{}: key '{}'", file_, at.line, at.column, path_);
+  }
   const toml::node& node() const { return value_; }
   const std::string& path() const { return path_; }
 
@@ -109,6 +125,19 @@ class Table {
     if (!e->node().is_table()) e->fail(fmt::format("expected a table ([{}]), got {}", key, type_name(e->node())));
     return Table(file_, path(key), *e->node().as_table());
   }
+  // An array of tables (`overrides = [{ link = "rank3", ... }, ...]`): f(entry, table) for each.
+  template <class F>
+  void each_table(std::string_view key, F&& f) const {
+    const std::optional<Entry> e = find(key);
+    if (!e) return;
+    const toml::array* items = e->node().as_array();
+    if (!items) e->fail(fmt::format("expected an array of tables, got {}", type_name(e->node())));
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      const Entry item(file_, fmt::format("{}[{}]", e->path(), i), *items->get(i));
+      if (!item.node().is_table()) item.fail(fmt::format("expected a table ({{ ... }}), got {}", type_name(item.node())));
+      f(item, Table(file_, item.path(), *item.node().as_table()));
+    }
+  }
 
  private:
   std::string path(std::string_view key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key); }
@@ -130,7 +159,7 @@ E enum_value(const Entry& e, const E (&values)[N], std::string_view what) {
 // [collective]: the same fields as the command-line flags.
 void read_collective(const Table& t, RunRequest& r) {
   t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node"});
+               "colocated", "ranks_per_node", "schedule"});
   if (auto e = t.find("collective")) r.spec.collective = enum_value(*e, kAllCollectives, "collective");
   if (auto e = t.find("ranks")) r.spec.ranks = e->int32(1, kMaxRanks);
   if (auto e = t.find("count")) r.spec.count = e->count();
@@ -143,7 +172,7 @@ void read_collective(const Table& t, RunRequest& r) {
   // may still override either; build_schedule checks the final request).
   if (auto e = t.find("algorithm")) {
     r.algorithm = e->string();
-    if (!find_algorithm(r.spec.collective, r.algorithm))
+    if (r.algorithm != kCustomAlgorithm && !find_algorithm(r.spec.collective, r.algorithm))
       e->fail(fmt::format("no algorithm '{}' for {} (see `collsim list`)", r.algorithm, to_string(r.spec.collective)));
   }
   if (auto e = t.find("root")) r.spec.root = e->int32(0, r.spec.ranks - 1);
@@ -155,6 +184,31 @@ void read_collective(const Table& t, RunRequest& r) {
   }
 }
 
+// algorithm = "custom": `schedule` names the schedule written by hand, relative to the
+// scenario file. That file fixes the collective, ranks, root (and count, when it gives
+// one): the keys of [collective] that are absent take its values, those present must agree.
+void read_custom(const Table& t, const std::string& file, RunRequest& r) {
+  const std::optional<Entry> schedule = t.find("schedule");
+  if (r.algorithm != kCustomAlgorithm) {
+    if (schedule) schedule->fail("is used only with algorithm = \"custom\" (a schedule written by hand)");
+    return;
+  }
+  if (!schedule)
+    t.find("algorithm")->fail("algorithm = \"custom\" needs `schedule = \"FILE\"`: the schedule written by hand, relative "
+                              "to this scenario file");
+  r.options.schedule_file = (std::filesystem::path(file).parent_path() / schedule->string()).string();
+  const ScheduleFile f = load_schedule_file(r.options.schedule_file);
+  const auto agree = [&](std::string_view key, const std::string& here, const std::string& there) {
+    if (const std::optional<Entry> e = t.find(key); e && here != there)
+      e->fail(fmt::format("the schedule {} is written for {} = {}", r.options.schedule_file, key, there));
+  };
+  agree("collective", std::string(to_string(r.spec.collective)), std::string(to_string(f.collective)));
+  agree("ranks", std::to_string(r.spec.ranks), std::to_string(f.ranks));
+  if (collective_has_root(f.collective)) agree("root", std::to_string(r.spec.root), std::to_string(f.root));
+  if (f.count) agree("count", std::to_string(r.spec.count), std::to_string(*f.count));
+  r = adopt_schedule_spec(r, [&](std::string_view flag) { return t.find(flag.substr(2)).has_value(); });
+}
+
 // [run]: how to run it.
 void read_run(const Table& t, Scenario& s) {
   t.only_keys({"backend", "seed"});
@@ -164,6 +218,73 @@ void read_run(const Table& t, Scenario& s) {
       e->fail(fmt::format("unknown backend '{}' (use auto, cpu or cuda)", s.backend));
   }
   if (auto e = t.find("seed")) s.request.seed = static_cast<std::uint64_t>(e->integer(0, std::numeric_limits<std::int64_t>::max()));
+}
+
+std::string preset(const Entry& e) {
+  std::string name = e.string();
+  if (!find_link_preset(name)) e.fail(fmt::format("unknown link preset '{}' (use {})", name, link_preset_names()));
+  return name;
+}
+
+// overrides = [{ link = "rank3", bandwidth = 25.0, latency = 5.0 }, { link = "rank4", preset = "eth10" }]
+LinkOverride read_override(const Entry& item, const Table& t) {
+  t.only_keys({"link", "preset", "bandwidth", "latency"});
+  LinkOverride o;
+  const std::optional<Entry> link = t.find("link");
+  if (!link) item.fail("needs a `link` (a link's name, e.g. \"rank3\")");
+  o.link = link->string();
+  o.origin = link->where();
+  if (auto e = t.find("preset")) {
+    const LinkPreset* p = find_link_preset(preset(*e));
+    o.bandwidth_gbps = p->bandwidth_gbps;
+    o.latency_us = p->latency_us;
+  }
+  if (auto e = t.find("bandwidth")) o.bandwidth_gbps = e->number(true);
+  if (auto e = t.find("latency")) o.latency_us = e->number(false);
+  if (!o.bandwidth_gbps && !o.latency_us) item.fail("gives no `preset`, `bandwidth` or `latency`");
+  return o;
+}
+
+// stragglers = [{ rank = 3, late = 50.0 }, { rank = 5, slow = 2.0 }]
+Straggler read_straggler(const Entry& item, const Table& t) {
+  t.only_keys({"rank", "late", "slow"});
+  const std::optional<Entry> rank = t.find("rank");
+  if (!rank) item.fail("needs a `rank`");
+  Straggler s{rank->int32(0, kMaxModelRanks - 1), 0, 1, rank->where()};
+  if (auto e = t.find("late")) s.late_us = e->number(false);
+  if (auto e = t.find("slow")) s.slow = e->number(true);
+  return s;
+}
+
+// [topology]: what the timing model predicts on. Keys that only some kinds have are
+// checked against the file's own kind (the command line may still change it).
+void read_topology(const Table& t, TopologyConfig& c) {
+  t.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+  if (auto e = t.find("kind")) c.kind = enum_value(*e, kAllTopologyKinds, "topology");
+  if (auto e = t.find("link")) c.link = preset(*e);
+  if (auto e = t.find("bandwidth")) c.bandwidth_gbps = e->number(true);
+  if (auto e = t.find("latency")) c.latency_us = e->number(false);
+  for (std::string_view key : {"uplink", "uplink_bandwidth", "uplink_latency"})
+    if (auto e = t.find(key); e && !has_uplinks(c.kind))
+      e->fail(fmt::format("{} has no uplinks (pcie_tree, two_level and star have)", to_string(c.kind)));
+  if (auto e = t.find("uplink")) c.uplink = preset(*e);
+  if (auto e = t.find("uplink_bandwidth")) c.uplink_bandwidth_gbps = e->number(true);
+  if (auto e = t.find("uplink_latency")) c.uplink_latency_us = e->number(false);
+  if (auto e = t.find("group_size")) {
+    if (!has_groups(c.kind)) e->fail(fmt::format("{} has no groups (pcie_tree and two_level have)", to_string(c.kind)));
+    c.group_size = e->int32(1, kMaxModelRanks);
+  }
+  if (auto e = t.find("nic")) {
+    const std::string nic = e->string();
+    if (c.kind != TopologyKind::two_level) e->fail("only two_level has network links");
+    if (nic != "node" && nic != "gpu") e->fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));
+    c.nic_per_gpu = nic == "gpu";
+  }
+  if (auto e = t.find("reduce_rate")) c.reduce_rate_gbps = e->number(true);
+  if (auto e = t.find("copy_rate")) c.copy_rate_gbps = e->number(true);
+  t.each_table("overrides", [&](const Entry& item, const Table& o) { c.overrides.push_back(read_override(item, o)); });
+  t.each_table("stragglers", [&](const Entry& item, const Table& o) { c.stragglers.push_back(read_straggler(item, o)); });
 }
 
 void read_format(const Table& top, const std::string& file) {
@@ -184,7 +305,16 @@ struct Override {
 
 constexpr Override kOverrides[] = {
     {"--collective", [](RunRequest& t, const RunRequest& f) { t.spec.collective = f.spec.collective; }},
-    {"--algorithm", [](RunRequest& t, const RunRequest& f) { t.algorithm = f.algorithm; }},
+    {"--algorithm",
+     [](RunRequest& t, const RunRequest& f) {
+       t.algorithm = f.algorithm;
+       if (f.algorithm != kCustomAlgorithm) t.options.schedule_file.clear();  // the file's schedule goes with its algorithm
+     }},
+    {"--schedule",  // a schedule file means the custom algorithm (--algorithm may say so too)
+     [](RunRequest& t, const RunRequest& f) {
+       t.options.schedule_file = f.options.schedule_file;
+       t.algorithm = kCustomAlgorithm;
+     }},
     {"--ranks", [](RunRequest& t, const RunRequest& f) { t.spec.ranks = f.spec.ranks; }},
     {"--count", [](RunRequest& t, const RunRequest& f) { t.spec.count = f.spec.count; }},
     {"--dtype", [](RunRequest& t, const RunRequest& f) { t.spec.dtype = f.spec.dtype; }},
@@ -198,13 +328,42 @@ constexpr Override kOverrides[] = {
     {"--seed", [](RunRequest& t, const RunRequest& f) { t.seed = f.seed; }},
 };
 
+struct TopologyOverride {
+  std::string_view flag;
+  void (*apply)(TopologyConfig& to, const TopologyConfig& from);
+};
+
+constexpr TopologyOverride kTopologyOverrides[] = {
+    {"--topology", [](TopologyConfig& t, const TopologyConfig& f) { t.kind = f.kind; }},
+    {"--link", [](TopologyConfig& t, const TopologyConfig& f) { t.link = f.link; }},
+    {"--bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.bandwidth_gbps = f.bandwidth_gbps; }},
+    {"--latency", [](TopologyConfig& t, const TopologyConfig& f) { t.latency_us = f.latency_us; }},
+    {"--uplink", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink = f.uplink; }},
+    {"--uplink-bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps; }},
+    {"--uplink-latency", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_latency_us = f.uplink_latency_us; }},
+    {"--group-size", [](TopologyConfig& t, const TopologyConfig& f) { t.group_size = f.group_size; }},
+    {"--nic", [](TopologyConfig& t, const TopologyConfig& f) { t.nic_per_gpu = f.nic_per_gpu; }},
+    {"--reduce-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.reduce_rate_gbps = f.reduce_rate_gbps; }},
+    {"--copy-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
+    {"--link-override", [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
+};
+
 }  // namespace
+
+TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_flags,
+                                        const FlagGiven& given) {
+  TopologyConfig c = from_file;
+  for (const TopologyOverride& o : kTopologyOverrides)
+    if (given(o.flag)) o.apply(c, from_flags);
+  if (given("--late") || given("--slow")) c.stragglers = from_flags.stragglers;  // the list as a whole
+  return c;
+}
 
 RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given) {
   RunRequest r = from_file;
   for (const Override& o : kOverrides)
     if (given(o.flag)) o.apply(r, from_flags);
-  return r;
+  return adopt_schedule_spec(std::move(r), given);
 }
 
 RunRequest default_run_request() {
@@ -222,15 +381,19 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_name, at.line, at.column, e.description()));
   }
   const Table top(source_name, "", doc);
-  top.only_keys({"format", "title", "description", "collective", "run"});
+  top.only_keys({"format", "title", "description", "collective", "run", "topology"});
   read_format(top, source_name);
   Scenario s;
   s.source = source_name;
   s.request = default_run_request();
   if (auto e = top.find("title")) s.title = e->string();
   if (auto e = top.find("description")) s.description = e->string();
-  if (auto t = top.table("collective")) read_collective(*t, s.request);
+  if (auto t = top.table("collective")) {
+    read_collective(*t, s.request);
+    read_custom(*t, source_name, s.request);
+  }
   if (auto t = top.table("run")) read_run(*t, s);
+  if (auto t = top.table("topology")) read_topology(*t, s.topology);
   return s;
 }
 

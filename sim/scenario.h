@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/run.h"
+#include "sim/topology.h"
 
 namespace collsim {
 
@@ -23,6 +24,9 @@ struct Scenario {
   // servers 1, not colocated, ranks_per_node 0 (automatic), seed 1.
   RunRequest request;
   std::string backend = "auto";  // auto, cpu or cuda
+  // [topology]: what the timing model predicts on (docs/scenario-format.md); the defaults
+  // (a switch of NVLink 4 ports) when the file has none.
+  TopologyConfig topology;
 };
 
 // The request `collsim run` uses when nothing says otherwise (count 1M, unlike RunRequest's 0).
@@ -35,7 +39,17 @@ using FlagGiven = std::function<bool(std::string_view flag)>;
 // each of --collective --algorithm --ranks --count --dtype --op --root --in-place
 // --slices --servers --colocated --ranks-per-node --seed that `given` reports, the
 // value in `from_flags` replaces the file's. (--backend is the front end's business.)
+// --schedule FILE replaces the file's schedule and selects the algorithm "custom"; an
+// --algorithm other than custom drops the file's schedule. Then, for "custom", the
+// schedule file's collective, ranks, root and count replace those no flag gave
+// (adopt_schedule_spec in custom_schedule.h).
 RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given);
+// The same for [topology]: each of --topology --link --bandwidth --latency --uplink
+// --uplink-bandwidth --uplink-latency --group-size --nic --reduce-rate --copy-rate that
+// `given` reports replaces the file's value; --link-override replaces the file's
+// overrides, and --late or --slow its stragglers, as a whole.
+TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_flags,
+                                        const FlagGiven& given);
 
 // Parses scenario text. Every error is an InputError that starts with
 // "SOURCE:LINE:COLUMN:" and names the key ("key 'collective.ranks'"): malformed TOML,

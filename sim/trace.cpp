@@ -7,6 +7,8 @@
 
 #include <collsim/version.h>
 
+#include "sim/cost_formulas.h"
+
 namespace collsim {
 namespace {
 
@@ -29,6 +31,22 @@ bool has_predictions(const Trace& t) {
 
 std::string optional_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
+// One record per transfer: measured times when the run executed (a --model-only run has
+// none: zeros), predicted ones when the model ran.
+std::vector<TransferRecord> records_of(const RunResult& run) {
+  std::vector<TransferRecord> records(run.schedule.transfers.size());
+  for (std::size_t i = 0; i < run.execution.timings.size() && i < records.size(); ++i) {
+    const TransferTiming& m = run.execution.timings[i];
+    records[i] = {m.begin_ns, m.end_ns, m.worker, {}, {}};
+  }
+  if (run.model)
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      records[i].predicted_begin_ns = run.model->prediction.begin_ns[i];
+      records[i].predicted_end_ns = run.model->prediction.end_ns[i];
+    }
+  return records;
+}
+
 }  // namespace
 
 Trace make_trace(const RunResult& run, std::string scenario_title, std::string scenario_description) {
@@ -41,12 +59,32 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.device = run.device;
   t.workers = run.execution.workers;
   t.schedule = run.schedule;
-  t.records.reserve(run.execution.timings.size());
-  for (const TransferTiming& m : run.execution.timings) t.records.push_back({m.begin_ns, m.end_ns, m.worker, {}, {}});
+  t.records = records_of(run);
   t.verification = run.verification;
   const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);
   t.summary = {run.execution.total_ns, bw.algbw_gbps, bw.busbw_gbps};
+  if (run.model) t.predicted = summarize_prediction(run);
   return t;
+}
+
+PredictedSummary summarize_prediction(const RunResult& run) {
+  const ModelRun& m = *run.model;
+  const CollectiveSpec& spec = run.schedule.spec;
+  PredictedSummary p;
+  p.topology = describe(m.topology);
+  p.time_ns = m.prediction.total_ns;
+  if (p.time_ns > 0 && spec.collective != Collective::barrier) {  // as bandwidth(), with fractional ns
+    p.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / p.time_ns;
+    p.busbw_gbps = *p.algbw_gbps * busbw_factor(spec.collective, spec.ranks);
+  }
+  for (const LinkLoad& l : m.prediction.busiest)
+    p.busiest_links.push_back({link_name(m.topology, l.link), p.time_ns > 0 ? l.busy_ns / p.time_ns : 0});
+  const ClosedForm f = closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology));
+  // No formula (e.g. a hand-written "custom" schedule): left empty, so reports say there is none.
+  p.closed_form = f.formula.empty() || f.time_ns ? f.formula : fmt::format("{} (holds for {})", f.formula, f.scope);
+  p.closed_form_values = f.values;
+  p.closed_form_ns = f.time_ns;
+  return p;
 }
 
 std::string trace_to_csv(const Trace& t) {

@@ -33,6 +33,26 @@ struct TransferRecord {
   friend bool operator==(const TransferRecord&, const TransferRecord&) = default;
 };
 
+// The timing model's headline figures (docs/timing-model.md); present when the records
+// carry predictions.
+struct PredictedSummary {
+  std::string topology;  // describe(Topology): kind, ranks, link figures, overrides, stragglers
+  double time_ns = 0;    // the last predicted end
+  std::optional<double> algbw_gbps, busbw_gbps;  // from time_ns; nullopt when it is 0 (and for a barrier)
+  struct LinkUse {
+    std::string link;    // link_name(): "rank8 (server rank 8 -> switch)"
+    double utilisation;  // busy time / time_ns, 0..1
+    friend bool operator==(const LinkUse&, const LinkUse&) = default;
+  };
+  std::vector<LinkUse> busiest_links;  // busiest first; the first is the bottleneck
+  // The algorithm's closed form (cost_formulas.h) on the rank links' figures: the formula
+  // (empty when there is none), the values plugged in, and its time, or nullopt ("n/a" in
+  // files) where it does not apply to this run (e.g. double_binary_tree with N = 6).
+  std::string closed_form, closed_form_values;
+  std::optional<double> closed_form_ns;
+  friend bool operator==(const PredictedSummary&, const PredictedSummary&) = default;
+};
+
 // The headline figures. Bandwidths are nullopt ("n/a" in files) when the time is 0.
 struct TraceSummary {
   std::int64_t time_ns = 0;  // pre-operations through post-operations
@@ -53,9 +73,15 @@ struct Trace {
   std::vector<TransferRecord> records;  // one per schedule transfer, same order
   Verification verification;
   TraceSummary summary;
+  std::optional<PredictedSummary> predicted;  // with the timing model's predictions only
 };
 
-// Builds a trace from a finished run. The title and description are the scenario's, if any.
+// The figures of a run's prediction (run.model must be set).
+PredictedSummary summarize_prediction(const RunResult& run);
+
+// Builds a trace from a finished run, or from a --model-only one (measured times 0, backend
+// "none"), with the predictions when run.model is set. The title and description are the
+// scenario's, if any.
 Trace make_trace(const RunResult& run, std::string scenario_title = {}, std::string scenario_description = {});
 
 // --- exporters: each returns the whole file's text ------------------------------------

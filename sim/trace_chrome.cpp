@@ -103,16 +103,21 @@ std::string trace_to_chrome(const Trace& t) {
   std::string out;
   ObjectWriter w(out, 0);
   w.add("displayTimeUnit", "ns");
-  w.add("otherData", {{"generator", "collsim " + t.collsim_version},
-                      {"title", t.scenario_title},
-                      {"collective", to_string(spec.collective)},
-                      {"algorithm", t.request.algorithm},
-                      {"ranks", spec.ranks},
-                      {"count", spec.count},
-                      {"dtype", to_string(spec.dtype)},
-                      {"op", to_string(spec.op)},
-                      {"backend", t.backend},
-                      {"device", t.device}});
+  ojson other = {{"generator", "collsim " + t.collsim_version},
+                 {"title", t.scenario_title},
+                 {"collective", to_string(spec.collective)},
+                 {"algorithm", t.request.algorithm},
+                 {"ranks", spec.ranks},
+                 {"count", spec.count},
+                 {"dtype", to_string(spec.dtype)},
+                 {"op", to_string(spec.op)},
+                 {"backend", t.backend},
+                 {"device", t.device}};
+  if (t.predicted) {  // what the "predicted" tracks were predicted on
+    other["topology"] = t.predicted->topology;
+    other["predicted_time_ns"] = t.predicted->time_ns;
+  }
+  w.add("otherData", other);
   w.add_array("traceEvents", events.size(), [&](std::size_t i) { return events[i]; });
   w.close();
   out += '\n';

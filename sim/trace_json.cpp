@@ -45,6 +45,7 @@ ojson finite_or_string(double v) {
   return v;
 }
 
+// A bandwidth or an optional time: "n/a" when absent.
 ojson bandwidth_json(const std::optional<double>& gbps) { return gbps ? finite_or_string(*gbps) : ojson("n/a"); }
 
 ojson request_json(const RunRequest& r) {
@@ -79,6 +80,16 @@ ojson record_json(std::size_t index, const TransferRecord& r) {
   return j;
 }
 
+ojson predicted_json(const PredictedSummary& p) {
+  ojson links = ojson::array();
+  for (const PredictedSummary::LinkUse& l : p.busiest_links)
+    links.push_back({{"link", l.link}, {"utilisation", finite_or_string(l.utilisation)}});
+  return {{"topology", p.topology}, {"time_ns", finite_or_string(p.time_ns)},
+          {"algbw_gbps", bandwidth_json(p.algbw_gbps)}, {"busbw_gbps", bandwidth_json(p.busbw_gbps)},
+          {"busiest_links", links}, {"closed_form", p.closed_form}, {"closed_form_values", p.closed_form_values},
+          {"closed_form_ns", bandwidth_json(p.closed_form_ns)}};
+}
+
 void write_schedule(ObjectWriter& parent, const Schedule& s) {
   ObjectWriter w = parent.open("schedule");
   w.add("total_ranks", s.total_ranks);
@@ -111,6 +122,7 @@ std::string trace_to_json(const Trace& t) {
                          {"rule", v.rule}});
   w.add("summary", {{"time_ns", t.summary.time_ns}, {"algbw_gbps", bandwidth_json(t.summary.algbw_gbps)},
                     {"busbw_gbps", bandwidth_json(t.summary.busbw_gbps)}});
+  if (t.predicted) w.add("predicted", predicted_json(*t.predicted));
   w.close();
   out += '\n';
   return out;
@@ -356,6 +368,21 @@ TraceSummary read_summary(const Field& f) {
   return {f["time_ns"].integer(), f["algbw_gbps"].number_or_na(), f["busbw_gbps"].number_or_na()};
 }
 
+PredictedSummary read_predicted(const Field& f) {
+  f.only_keys({"topology", "time_ns", "algbw_gbps", "busbw_gbps", "busiest_links", "closed_form",
+               "closed_form_values", "closed_form_ns"});
+  PredictedSummary p{f["topology"].str(), f["time_ns"].number(), f["algbw_gbps"].number_or_na(),
+                     f["busbw_gbps"].number_or_na(), {}, f["closed_form"].str(), f["closed_form_values"].str(),
+                     f["closed_form_ns"].number_or_na()};
+  const Field links = f["busiest_links"];
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const Field l = links.at(i);
+    l.only_keys({"link", "utilisation"});
+    p.busiest_links.push_back({l["link"].str(), l["utilisation"].number()});
+  }
+  return p;
+}
+
 // "format" and "version" first: a file that is not ours, or from another version, gets
 // that message rather than a complaint about some key deep inside.
 void check_identity(const Field& root, const std::string& source_name) {
@@ -371,7 +398,7 @@ void check_identity(const Field& root, const std::string& source_name) {
 Trace read_trace(const Field& root, const std::string& source_name) {
   check_identity(root, source_name);
   root.only_keys({"format", "version", "collsim_version", "scenario", "request", "backend", "schedule", "records",
-                  "verification", "summary"});
+                  "verification", "summary", "predicted"});
   Trace t;
   t.collsim_version = root["collsim_version"].str();
   if (const Field sc = root["scenario"]; !sc.is_null()) {
@@ -389,6 +416,7 @@ Trace read_trace(const Field& root, const std::string& source_name) {
   t.records = read_records(root["records"], t.schedule.transfers.size());
   t.verification = read_verification(root["verification"]);
   t.summary = read_summary(root["summary"]);
+  if (root.has("predicted")) t.predicted = read_predicted(root["predicted"]);
   return t;
 }
 

@@ -528,6 +528,7 @@ expect_bad_input(unknown-flag ARGS run --bogus STDERR "--bogus")
 expect_bad_input(extra-argument ARGS run extra STDERR "extra")
 expect_bad_input(unknown-subcommand ARGS frobnicate STDERR "frobnicate" NO_DUMP)
 expect_bad_input(unknown-backend ARGS run --backend gpu STDERR "--backend" "'gpu'")
+expect_bad_input(unknown-placement ARGS run --placement gpus STDERR "--placement" "'gpus'")
 expect_bad_input(explain-unknown-algorithm ARGS explain --algorithm tree STDERR "algorithm 'tree'" NO_DUMP)
 expect_bad_input(explain-ranks-zero ARGS explain --ranks 0 STDERR "--ranks" "got 0" NO_DUMP)
 expect_bad_input(explain-count-bad ARGS explain --count 12X STDERR "--count" "'12X'" NO_DUMP)
@@ -660,10 +661,11 @@ if(EXISTS "${_traces}/t.json" AND EXISTS "${_traces}/c.json" AND EXISTS "${_trac
   file(READ "${_traces}/c.json" _chrome)
   string(REGEX MATCHALL "\"ph\": \"X\"" _events "${_chrome}")
   list(LENGTH _events _events)
-  if(_events EQUAL _transfers)
-    _ok("c.json: ${_events} complete events, one per transfer")
+  math(EXPR _both "2 * ${_transfers}")  # the measured track and the timing model's predicted track
+  if(_events EQUAL _both)
+    _ok("c.json: ${_events} complete events, one measured and one predicted per transfer")
   else()
-    _fail("c.json: ${_events} complete events for ${_transfers} transfers")
+    _fail("c.json: ${_events} complete events for ${_transfers} transfers (2 per transfer expected)")
   endif()
   file(STRINGS "${_traces}/t.csv" _rows)
   list(LENGTH _rows _rows)
@@ -728,7 +730,238 @@ expect_output_matches("# memcpy rate: [0-9.]+ GB/s" "# algorithm: ring\n" "# alg
   "\n +1024 +256 +f32 +sum +-1 " "\n +2048 +512 +f32 +sum +-1 " "wrong output elements in all: 0 OK")
 expect_bad_input(bench-unknown-algorithm NO_DUMP ARGS bench --algorithms ring,rong STDERR "--algorithms" "'rong'")
 expect_bad_input(bench-sizes-reversed NO_DUMP ARGS bench -b 2K -e 1K STDERR "-b" "-e")
-expect_bad_input(bench-backend-cuda NO_DUMP ARGS bench --backend cuda STDERR "--backend")
+# --backend cuda: a clear error (exit 2) without a device; where there is one, a tiny table.
+run_case(bench-backend-cuda ARGS bench --backend cuda --ranks 2 -b 1K -e 1K --iters 1 --warmup 0)
+if(CASE_RC STREQUAL "0")
+  expect_output_matches("# device copy ceiling: [0-9.]+ GB/s" "wrong output elements in all: 0 OK")
+else()
+  expect_exit(2)
+  expect_stderr_matches("--backend cuda" "no CUDA device")
+endif()
+expect_bad_input(bench-timings-bad NO_DUMP ARGS bench --timings maybe STDERR "--timings" "'maybe'")
+
+# --- 10. the timing model: predictions, --model-only, topologies, bench --model-only -------------------
+run_case(model-only-default ARGS run --model-only)
+expect_exit(0)
+expect_output_contains("predicted   " "pred. busbw" "bottleneck  rank0 (rank 0 -> switch)"
+  "closed form 2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ" "not executed (--model-only); schedule checked symbolically")
+expect_stderr_empty()
+
+run_case(model-only-above-1024 TIMEOUT 120 ARGS run --model-only --ranks 2048)
+expect_exit(0)
+expect_output_contains("on 2048 ranks" "symbolic check skipped above 1024 ranks")
+
+run_case(model-only-quiet ARGS run --model-only -q --ranks 8 --count 64M)
+expect_exit(0)
+expect_output_matches("^predicted [0-9.]+ (ns|us|ms|s)\n$")
+
+run_case(model-star-parameter-server ARGS run --model-only --topology star --algorithm parameter_server --ranks 4)
+expect_exit(0)
+expect_output_contains("on star, 5 ranks" "bottleneck  rank4 (server rank 4 -> switch)")
+
+run_case(model-stragglers ARGS run --model-only --late 1=50 --slow 2=3 --link-override rank3=eth10)
+expect_exit(0)
+expect_output_contains("1 link overridden" "stragglers: rank 1 starts 50 us late, rank 2 computes 3x slower")
+
+set(_model "${WORK_DIR}/model")
+file(MAKE_DIRECTORY "${_model}")
+foreach(_copy IN ITEMS a b)
+  run_case(model-trace-${_copy} ARGS run --model-only --topology two_level --group-size 2 --ranks 6
+    --algorithm rabenseifner --trace "${_model}/${_copy}.json")
+  expect_exit(0)
+endforeach()
+expect_same_content("${_model}/a.json" "${_model}/b.json")  # deterministic: byte-identical predictions
+run_case(model-trace-executed ARGS run --ranks 3 --count 100 --trace "${_model}/run.json" --csv "${_model}/run.csv")
+expect_exit(0)
+set(CASE_LABEL model-trace-content)
+if(EXISTS "${_model}/run.json" AND EXISTS "${_model}/run.csv")
+  file(READ "${_model}/run.json" _json)
+  file(STRINGS "${_model}/run.csv" _header LIMIT_COUNT 1)
+  string(JSON _predicted_time GET "${_json}" predicted time_ns)
+  if(_json MATCHES "\"predicted_begin_ns\": [0-9]" AND _header MATCHES ",predicted_begin_ns,predicted_end_ns$"
+     AND _predicted_time GREATER 0)
+    _ok("run.json and run.csv carry predicted times next to measured ones")
+  else()
+    _fail("run.json or run.csv lack predicted times")
+  endif()
+else()
+  _fail("run.json or run.csv is missing")
+endif()
+
+expect_bad_input(topology-unknown ARGS run --topology torus STDERR "--topology: unknown topology 'torus'")
+expect_bad_input(bandwidth-zero ARGS run --bandwidth 0 STDERR "--bandwidth: must be > 0")
+expect_bad_input(link-unknown ARGS run --link nvlink9 STDERR "--link: unknown link preset 'nvlink9'")
+expect_bad_input(link-override-unknown-link ARGS run --link-override rank9=10
+  STDERR "--link-override rank9=10: no link 'rank9' on switch with 4 ranks")
+expect_bad_input(link-override-shape ARGS run --link-override rank1 STDERR "--link-override 'rank1': expected NAME=")
+expect_bad_input(late-shape ARGS run --late 3:50 STDERR "--late '3:50': expected RANK=US")
+expect_bad_input(late-rank ARGS run --late 9=50 STDERR "--late 9=50: rank 9 is not one of the 4 ranks")
+expect_bad_input(slow-zero ARGS run --slow 1=0 STDERR "--slow 1=0: must be > 0")
+expect_bad_input(nic-unknown ARGS run --nic rail STDERR "--nic: unknown nic 'rail'")
+expect_bad_input(group-size-on-switch ARGS run --group-size 4 STDERR "--group-size: switch has no groups")
+expect_bad_input(uplink-on-ring ARGS run --topology ring --uplink eth10 STDERR "--uplink: ring has no uplinks")
+expect_bad_input(model-only-dump NO_DUMP ARGS run --model-only --dump "${WORK_DIR}/bad/model-dump"
+  STDERR "--dump: a --model-only run has no buffers")
+expect_path_absent("${WORK_DIR}/bad/model-dump")
+expect_bad_input(model-only-too-many NO_DUMP ARGS run --model-only --ranks 4097 STDERR "--ranks must be between 1 and 4096")
+expect_bad_input(model-only-trace-too-large NO_DUMP ARGS run --model-only --ranks 2048 --trace "${_model}/big.json"
+  STDERR "--trace: traces are limited to 1024 ranks")
+expect_path_absent("${_model}/big.json")
+
+# [topology] in a scenario file: used, overridden by flags, and checked with file:line:column.
+file(WRITE "${_model}/star.toml" "format = 1\n[collective]\nalgorithm = \"parameter_server\"\nranks = 4\n"
+  "[topology]\nkind = \"star\"\nuplink = \"eth10\"\nstragglers = [{ rank = 1, late = 20.0 }]\n")
+run_case(scenario-topology ARGS run --model-only "${_model}/star.toml")
+expect_exit(0)
+expect_output_contains("server links eth10" "rank 1 starts 20 us late")
+run_case(scenario-topology-override ARGS run --model-only "${_model}/star.toml" --uplink eth100 --late 2=5)
+expect_exit(0)
+expect_output_contains("server links eth100" "rank 2 starts 5 us late")
+file(WRITE "${_model}/bad-kind.toml" "format = 1\n[topology]\nkind = \"torus\"\n")
+file(WRITE "${_model}/bad-link.toml" "format = 1\n[topology]\noverrides = [{ link = \"rank9\", bandwidth = 1.0 }]\n")
+file(WRITE "${_model}/bad-uplink.toml" "format = 1\n[topology]\nkind = \"ring\"\nuplink = \"eth10\"\n")
+_regex_escape("${_model}" _model_regex)
+expect_bad_input(scenario-topology-kind ARGS run "${_model}/bad-kind.toml"
+  STDERR "${_model_regex}/bad-kind\\.toml:3:8: key 'topology\\.kind': unknown topology 'torus'")
+expect_bad_input(scenario-topology-link ARGS run "${_model}/bad-link.toml"
+  STDERR "${_model_regex}/bad-link\\.toml:3:[0-9]+: key 'topology\\.overrides\\[0\\]\\.link': no link 'rank9'")
+expect_bad_input(scenario-topology-uplink ARGS run "${_model}/bad-uplink.toml"
+  STDERR "key 'topology\\.uplink': ring has no uplinks")
+
+run_case(bench-model-only ARGS bench --model-only --ranks 8 -b 8 -e 64M -f 8
+  --algorithms ring,recursive_doubling,rabenseifner --csv "${_model}/bench.csv" --json "${_model}/bench.json")
+expect_exit(0)
+expect_output_matches("# algorithm: ring\n" "\n +8 +2 +f32 +sum +-1 +[0-9.]+ "
+  "# crossover \\(predicted\\): 8 B - [0-9.]+ [KM]iB: recursive_doubling; [0-9.]+ [KM]iB - 16 MiB: rabenseifner")
+set(CASE_LABEL bench-model-only-files)
+if(EXISTS "${_model}/bench.csv" AND EXISTS "${_model}/bench.json")
+  file(STRINGS "${_model}/bench.csv" _rows)
+  list(LENGTH _rows _rows)
+  file(READ "${_model}/bench.json" _json)
+  string(JSON _points LENGTH "${_json}" rows)
+  if(_rows EQUAL 25 AND _points EQUAL 24)  # 3 algorithms x 8 sizes (8 B to 16 MiB), and the CSV's header
+    _ok("bench.csv and bench.json hold the 24 points")
+  else()
+    _fail("bench.csv has ${_rows} lines, bench.json ${_points} rows; 25 and 24 expected")
+  endif()
+else()
+  _fail("bench.csv or bench.json is missing")
+endif()
+expect_bad_input(bench-json-same-as-csv NO_DUMP ARGS bench --model-only --csv "${_model}/x" --json "${_model}/x"
+  STDERR "--json .*: the same file as --csv")
+
+# --- 11. your own algorithm (schedules written by hand), `validate`, `storyboard` -----------------
+# A wrong hand-written schedule: exit 1 (like any schedule the checker rejects), the step to
+# look at with file:line:column, and the checker's precise words after it.
+set(_exercises "${SOURCE_DIR}/scenarios/exercises")
+_regex_escape("${_exercises}/ring_allreduce.schedule.toml" _ring_schedule)
+run_case(custom-exercise-wrong ARGS run "${_exercises}/ring_allreduce.toml")
+expect_exit(1)
+expect_stderr_matches("collsim: the schedule is wrong: ${_ring_schedule}:30:3: step 2 \\(reduce-scatter 2/3\\): rank 0 sends chunk 0 to rank 1 to reduce it, but rank 1 already holds rank 0's contribution there"
+  "the checker's words: step 2 \\(reduce-scatter 2/3\\), transfer #4")
+run_case(custom-exercise-solved ARGS run -q "${_exercises}/ring_allreduce.toml"
+  --schedule "${_exercises}/solutions/ring_allreduce.schedule.toml")
+expect_exit(0)
+expect_output_contains("verified")
+run_case(custom-exercise-empty ARGS run "${_exercises}/allgather.toml")
+expect_exit(1)
+expect_stderr_matches("at the end rank 0's chunk 1 is still empty: it should hold rank 1's data")
+# Without a scenario: --schedule alone means --algorithm custom, with the file's collective and ranks.
+run_case(custom-flags-only ARGS run -q --schedule "${_exercises}/solutions/allgather.schedule.toml" --count 7)
+expect_exit(0)
+expect_output_contains("verified")
+run_case(custom-explain ARGS explain --schedule "${_exercises}/solutions/allgather.schedule.toml" --count 2)
+expect_exit(0)
+expect_output_contains("all_gather with custom on 4 ranks, count 2" "step 3/3: all-gather 3/3")
+set(_custom "${WORK_DIR}/custom")
+file(WRITE "${_custom}/bad-chunk.toml"
+  "schedule_format = 1\ncollective = \"all_reduce\"\nranks = 2\n[[step]]\ntransfers = [ { src = 0, dst = 1, chunk = 5 } ]\n")
+_regex_escape("${_custom}/bad-chunk.toml" _bad_chunk)
+expect_bad_input(custom-malformed ARGS run --schedule "${_custom}/bad-chunk.toml"
+  STDERR "${_bad_chunk}:5:43: key 'step\\[0\\]\\.transfers\\[0\\]\\.chunk': rank 0's output has chunks 0\\.\\.0")
+expect_bad_input(custom-ranks-disagree ARGS run --schedule "${_exercises}/solutions/allgather.schedule.toml" --ranks 3
+  STDERR "key 'ranks': the schedule is written for ranks = 4, but the run asks for 3 \\(--ranks")
+expect_bad_input(custom-schedule-with-other-algorithm ARGS run --algorithm ring
+  --schedule "${_exercises}/solutions/allgather.schedule.toml" STDERR "--schedule runs a schedule written by hand")
+expect_bad_input(custom-without-schedule ARGS run --algorithm custom STDERR "--algorithm custom needs --schedule FILE")
+
+# validate: every file OK, or exit 2 at the first bad one, naming file:line:column.
+run_case(validate-ok ARGS validate "${SOURCE_DIR}/scenarios/ring_allreduce_4.toml"
+  "${_exercises}/solutions/ring_allreduce.schedule.toml" "${_exercises}/solutions/allgather.schedule.toml")
+expect_exit(0)
+expect_output_matches("ring_allreduce_4\\.toml: OK \\(scenario 'Ring all-reduce on 4 ranks': all_reduce with ring on 4 ranks, 6 steps, checked\\)"
+  "ring_allreduce\\.schedule\\.toml: OK \\(schedule: all_reduce on 4 ranks, 6 steps, 24 transfers; checked at count 1048576\\)"
+  "allgather\\.schedule\\.toml: OK \\(schedule: all_gather on 4 ranks")
+run_case(validate-bad ARGS validate "${SOURCE_DIR}/scenarios/ring_allreduce_4.toml" "${_custom}/bad-chunk.toml"
+  "${SOURCE_DIR}/scenarios/parameter_server_4.toml")
+expect_exit(2)
+expect_output_contains("ring_allreduce_4.toml: OK")
+expect_stderr_matches("${_bad_chunk}:5:43: key")
+if(CASE_OUT MATCHES "parameter_server_4")
+  _fail("validate went on after the bad file")
+else()
+  _ok("validate stops at the first bad file")
+endif()
+run_case(validate-wrong-schedule ARGS validate "${_exercises}/ring_allreduce.toml")
+expect_exit(1)
+expect_stderr_matches("the schedule is wrong: .*step 2")
+
+# storyboard: one SVG per frame (the start and every step) and an index.html that plays them.
+set(_board "${WORK_DIR}/storyboard/ring")
+run_case(storyboard-scenario ARGS storyboard "${_ring_scenario}" --count 8 --out "${_board}")
+expect_exit(0)
+expect_output_contains("storyboard: 7 frames (the start and 6 steps)")
+expect_files_exactly("${_board}" index.html step-00.svg step-01.svg step-02.svg step-03.svg step-04.svg step-05.svg step-06.svg)
+set(CASE_LABEL storyboard-content)
+if(EXISTS "${_board}/index.html" AND EXISTS "${_board}/step-01.svg")
+  file(READ "${_board}/index.html" _index)
+  foreach(_k RANGE 0 6)
+    if(_index MATCHES "href=\"step-0${_k}\\.svg\"")
+      _ok("index.html links step-0${_k}.svg")
+    else()
+      _fail("index.html does not link step-0${_k}.svg")
+    endif()
+  endforeach()
+  file(READ "${_board}/step-01.svg" _svg)
+  string(REGEX MATCHALL "class=\"packet\"" _packets "${_svg}")
+  string(REGEX MATCHALL "class=\"cell\"" _cells "${_svg}")
+  list(LENGTH _packets _packets)
+  list(LENGTH _cells _cells)
+  if(_packets EQUAL 4 AND _cells EQUAL 16)
+    _ok("step-01.svg: 4 packets (one per transfer), 16 cells (4 ranks x 4 chunks)")
+  else()
+    _fail("step-01.svg: ${_packets} packets and ${_cells} cells; 4 and 16 expected")
+  endif()
+else()
+  _fail("the storyboard files are missing")
+endif()
+# From a JSON trace, and from a hand-written schedule.
+run_case(storyboard-trace ARGS storyboard "${_traces}/t.json" --out "${WORK_DIR}/storyboard/trace")
+expect_exit(0)
+expect_output_contains("parameter_server")
+run_case(storyboard-custom ARGS storyboard "${_exercises}/ring_allreduce.toml"
+  --schedule "${_exercises}/solutions/ring_allreduce.schedule.toml" --out "${WORK_DIR}/storyboard/custom")
+expect_exit(0)
+expect_output_contains("all_reduce with custom on 4 ranks")
+# Bad input: exit 2 and not even the folder; a wrong schedule: exit 1, no folder either.
+foreach(_case IN ITEMS malformed-scenario trace-with-flag too-many-ranks)
+  set(_out "${WORK_DIR}/storyboard/${_case}")
+  if(_case STREQUAL "malformed-scenario")
+    expect_bad_input(storyboard-${_case} NO_DUMP ARGS storyboard "${_scenarios}/malformed.toml" --out "${_out}"
+      STDERR "malformed\\.toml:3:[0-9]+: not valid TOML")
+  elseif(_case STREQUAL "trace-with-flag")
+    expect_bad_input(storyboard-${_case} NO_DUMP ARGS storyboard "${_traces}/t.json" --ranks 8 --out "${_out}"
+      STDERR "--ranks applies to scenarios only")
+  else()
+    expect_bad_input(storyboard-${_case} NO_DUMP ARGS storyboard --ranks 65 --count 65 --out "${_out}"
+      STDERR "65 ranks are too many to draw")
+  endif()
+  expect_path_absent("${_out}")
+endforeach()
+expect_bad_input(storyboard-no-out NO_DUMP ARGS storyboard "${_ring_scenario}" STDERR "--out is required")
+run_case(storyboard-wrong-schedule ARGS storyboard "${_exercises}/ring_allreduce.toml" --out "${WORK_DIR}/storyboard/wrong")
+expect_exit(1)
+expect_path_absent("${WORK_DIR}/storyboard/wrong")
 
 # --- no temporary files left behind by any run ----------------------------------------------------
 file(GLOB_RECURSE _leftovers "${WORK_DIR}/*.tmp-*")

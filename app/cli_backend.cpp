@@ -1,0 +1,45 @@
+#include "app/cli_backend.h"
+
+#include <fmt/format.h>
+
+#include "kernels/cuda_api.h"
+#include "sim/errors.h"
+
+namespace collsim::cli {
+namespace {
+
+// Why there is no CUDA device to use, in words a user can act on.
+std::string no_device_reason() {
+  return cuda::built_with_cuda() ? "collsim has the CUDA backend, but the CUDA runtime reports no device"
+                                 : "this build of collsim has no CUDA backend (nvcc was not found when it was configured)";
+}
+
+}  // namespace
+
+BackendChoice choose_backend(const std::string& backend_flag, const std::string& placement_flag) {
+  const auto placement = parse_cuda_placement(placement_flag);
+  if (!placement)
+    throw InputError(fmt::format("--placement: unknown placement '{}' (use streams or devices)", placement_flag));
+  BackendChoice choice;
+  choice.cuda.placement = *placement;
+  const bool device = cuda::device_count() > 0;
+  if (backend_flag == "cpu") {
+    choice.name = "cpu";
+  } else if (backend_flag == "cuda") {
+    if (!device) throw InputError(fmt::format("--backend cuda: no CUDA device: {}; use --backend cpu or auto", no_device_reason()));
+    choice.name = "cuda";
+  } else if (backend_flag == "auto") {
+    choice.name = device ? "cuda" : "cpu";
+    choice.auto_reason = device ? fmt::format("{} CUDA device(s) found", cuda::device_count()) : no_device_reason();
+  } else {
+    throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu or cuda)", backend_flag));
+  }
+  return choice;
+}
+
+std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads) {
+  if (choice.name == "cuda") return make_cuda_backend(choice.cuda);
+  return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}});
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,24 @@
+// `collsim storyboard` and `collsim validate`: the commands that read lesson files and
+// write or run nothing else. No CLI11 here (cli_main.cpp owns the flags).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/cli_io.h"
+
+namespace collsim::cli {
+
+// `collsim storyboard SCENARIO|TRACE.json --out DIR`: runs the scenario (or the flags alone
+// when `input` is empty) on the CPU backend as the GUI does, or reads the trace, and
+// writes DIR/step-NN.svg and DIR/index.html, all or nothing. `from_flags` and `given` are
+// the spec flags, as for `collsim run`; a trace takes none.
+int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
+                       const FlagGiven& given);
+
+// `collsim validate FILE...`: loads each scenario, schedule or trace file and checks it
+// (a scenario's schedule symbolically, its topology by the timing model) without running
+// anything; prints "FILE: OK (...)" per file. Stops at the first bad file with its error
+// (InputError, exit 2; a hand-written schedule that is wrong: WrongScheduleError, exit 1).
+int command_validate(const std::vector<std::string>& files);
+
+}  // namespace collsim::cli

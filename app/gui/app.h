@@ -1,0 +1,181 @@
+// The app: what is open, the playhead, the view toggles, and the panels that draw them.
+// Every panel is a small struct with a Draw(App&); all of them read one Frame (the view
+// model at the playhead), computed once per frame. None owns simulation state.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/gui/loader.h"
+#include "app/gui/playback.h"
+#include "app/gui/style.h"
+#include "app/gui/timeline_model.h"
+#include "app/gui/values.h"
+#include "app/gui/view_model.h"
+#include "sim/topology.h"
+
+namespace collsim::gui {
+
+// View toggles, with their defaults, in one place (as Tracy's ViewData).
+struct ViewToggles {
+  bool values = false;  // numbers in the cells (buffers of at most 16 elements per rank)
+  bool inputs = true;   // the input buffers too (they never change); set per trace: up to 8 ranks
+  ValueSource value_source = ValueSource::rank_numbers;
+  bool link_heat = true;
+  bool rank_bytes = true;        // "↑ sent ↓ received" next to each rank (up to 16 ranks)
+  bool legend = true;
+  bool numbers = true;           // the numbers panel is open
+  bool follow_playhead = true;   // the timeline pans to keep the playhead in view
+  bool about = false;            // the scenario's description (the lesson) under the caption
+  float ui_scale = 1.0f;
+};
+
+// What is open.
+struct Document {
+  std::unique_ptr<ViewModel> model;
+  std::string source, title, description, note;
+  RunRequest request;
+  TopologyConfig topology;  // what the prediction was made on; re-runs keep it
+};
+
+// The run editor's fields, as the toolbar edits them.
+struct RunEditor {
+  int collective = 0;  // index into kAllCollectives
+  std::string algorithm = "ring";
+  int ranks = 4, slices = 0, servers = 1, ranks_per_node = 0;
+  bool colocated = false, in_place = false;
+  std::string count = "1M";
+  std::uint64_t seed = 1;
+  TopologyKind topology = TopologyKind::switch_fabric;  // what the timing model predicts on
+  void load(const RunRequest& r);
+  // The request; nullopt and `error` set when the count does not parse.
+  std::optional<RunRequest> request(std::string& error) const;
+};
+
+class App;
+
+struct ToolbarPanel {
+  std::vector<std::filesystem::path> scenarios;  // scenarios/*.toml, listed once
+  std::string export_base = "collsim-export";    // the Export popup's path, without extension
+  void Draw(App& app);
+  void DrawRunEditor(App& app);
+  void DrawExport(App& app);
+};
+
+struct TransportPanel {
+  void Draw(App& app);
+  void HandleKeys(App& app);
+};
+
+struct CaptionPanel {
+  void Draw(App& app);
+};
+
+struct ScenePanel {
+  void Draw(App& app);
+};
+
+struct BuffersPanel {
+  // Where a row's cells go: elements map to x on the scale of the widest row.
+  struct RowGeometry {
+    float x0, width, y0, height;
+    std::uint64_t widest;
+    float x_of(std::uint64_t e) const {
+      return x0 + width * static_cast<float>(static_cast<double>(e) / static_cast<double>(widest));
+    }
+  };
+  std::vector<char> lit;  // per cell: written by a highlighted transfer
+  std::vector<std::uint32_t> lit_cells;
+  void Draw(App& app);
+  void DrawHeader(App& app);  // the switches (inputs, values) and the rank colour legend
+  void MarkHighlighted(const App& app);
+  // The rows shown (inputs only when asked for), and the height they need.
+  std::vector<std::uint32_t> VisibleRows(const App& app) const;
+  float RowHeight(const App& app) const;
+  float DesiredHeight(const App& app) const;
+  // Draws one row's cells (folded to one per 2 pixels when they are narrower); returns
+  // the cell under the mouse, or -1.
+  std::int64_t DrawRow(const App& app, ImDrawList* d, const BufferRow& row, const RowGeometry& g, bool values);
+};
+
+struct TimelinePanel {
+  struct Hover {  // the bar under the mouse, for the tooltip
+    bool any = false;
+    LaneBar bar;
+  };
+  TimeScale scale;
+  const ViewModel* fitted_for = nullptr;  // the model (and clock) the scale was fitted to
+  ClockKind fitted_clock = ClockKind::steps;
+  std::vector<LaneBar> bars;  // reused for every lane
+  void Draw(App& app);
+  void DrawHeader(App& app);
+  void DrawRuler(App& app, ImVec2 p, float height);
+  void DrawLanes(App& app, float ruler_top, float ruler_h);
+  void HandleInput(App& app, const Hover& hover);  // zoom, pan, fit, the tooltip
+};
+
+struct NumbersPanel {
+  void Draw(App& app);
+};
+
+struct FileDialog {
+  bool open = false;
+  std::filesystem::path dir;
+  std::string path;
+  void Open(const std::filesystem::path& start);
+  void Draw(App& app);
+};
+
+class App {
+ public:
+  explicit App(Fonts fonts);
+  // Loads in the background; the current document stays until the new one is ready.
+  void open(const std::filesystem::path& file);
+  void run(const RunRequest& request);
+  // Runs what the toolbar's editor says (the Run button); a bad count becomes the error.
+  void run_editor();
+  bool loading() const { return loader.busy(); }
+  // Takes a finished load (if any): the new document, or the error to show.
+  void poll();
+  // One frame: advances the playhead by `dt` seconds when playing, and draws everything.
+  void draw(double dt);
+
+  Document doc;
+  Playback playback;
+  ViewToggles toggles;
+  RunEditor editor;
+  Frame now;            // the view model at the playhead, computed once per frame
+  std::string error;    // shown in a red banner until dismissed or the next load succeeds
+  Fonts fonts;
+  BackgroundLoader loader;
+  std::function<void()> toggle_fullscreen;  // set by main (GLFW)
+  float requested_scale = 0;                // > 0: main rebuilds the fonts between frames
+  std::optional<bool> requested_arrangement;  // by topology (true) or by algorithm, at the next frame
+  std::function<void(App&)> on_first_load;    // runs once, after the first successful load (main: --step)
+  std::string requested_screenshot;           // main writes the next frame to this PNG
+  std::string status;                         // a line of news ("wrote out.json"), until dismissed
+
+ private:
+  void DrawMain();
+  void DrawEmpty();
+  void DrawError();
+
+  ToolbarPanel toolbar_;
+  TransportPanel transport_;
+  CaptionPanel caption_;
+  ScenePanel scene_;
+  BuffersPanel buffers_;
+  TimelinePanel timeline_;
+  NumbersPanel numbers_;
+  FileDialog file_dialog_;
+  LoadRequest last_request_;
+
+  friend struct ToolbarPanel;
+};
+
+}  // namespace collsim::gui

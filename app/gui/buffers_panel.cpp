@@ -1,0 +1,293 @@
+// The buffers: one row per rank buffer, one cell per piece of the finest partition.
+// A cell shows which ranks' contributions it holds: up to 16 ranks, a stripe per rank at
+// a fixed position (filled in that rank's colour once it is in, dark while missing);
+// beyond, a fill shade; and a "3/4" count when there is room. Cells written in the
+// current step get a white outline. With at most 16 elements per rank, the values view
+// shows the numbers themselves (1 + 2 + 3 + 4 = 10).
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "app/gui/app.h"
+
+namespace collsim::gui {
+namespace {
+
+constexpr std::uint64_t kMaxValueElements = 16;
+
+struct CellLook {
+  bool written = false;
+  RankSet ranks;
+  int target = 0;
+};
+
+CellLook look_of(const App& app, std::uint32_t cell) {
+  const ViewModel& vm = *app.doc.model;
+  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+  CellLook look;
+  look.written = st.written;
+  if (st.written) look.ranks = ranks_of(st.contributions);
+  look.target = vm.buffers().cells()[cell].target;
+  return look;
+}
+
+// Every rank that the cell ever holds (its stripes), for up to 16 ranks.
+std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell) {
+  std::uint64_t mask = 0;
+  for (const CellChange& c : vm.buffers().changes_of(cell))
+    if (c.written) mask |= ranks_of(c.contributions).mask;
+  return mask;
+}
+
+void text_with_shadow(ImDrawList* d, ImFont* f, ImVec2 at, const char* text) {
+  d->AddText(f, f->FontSize, ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 220), text);
+  d->AddText(f, f->FontSize, at, colors::text, text);
+}
+
+void draw_count(ImDrawList* d, ImFont* f, ImVec2 a, ImVec2 b, const CellLook& look) {
+  if (!look.written || look.target <= 0) return;
+  const std::string s = fmt::format("{}/{}", look.ranks.count, look.target);
+  const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, s.c_str());
+  if (ts.x + 4 > b.x - a.x || ts.y > b.y - a.y) return;
+  text_with_shadow(d, f, ImVec2((a.x + b.x - ts.x) / 2, (a.y + b.y - ts.y) / 2), s.c_str());
+}
+
+// Fill shade for many ranks: how much of the cell's final set it holds.
+ImU32 shade(const CellLook& look) {
+  if (!look.written) return colors::empty_cell;
+  const float f = look.target > 0 ? static_cast<float>(look.ranks.count) / static_cast<float>(look.target) : 0.0f;
+  if (f >= 1.0f) return IM_COL32(60, 200, 170, 255);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(0.20f + 0.10f * f, 0.30f + 0.45f * f, 0.45f + 0.30f * f, 1.0f));
+}
+
+void draw_stripes(ImDrawList* d, ImVec2 a, ImVec2 b, const CellLook& look, std::uint64_t eventual) {
+  const int slots = std::max(1, std::popcount(eventual));
+  const float w = (b.x - a.x) / static_cast<float>(slots);
+  int i = 0;
+  for (int q = 0; q < 64 && i < slots; ++q) {
+    if (!(eventual >> q & 1)) continue;
+    const ImU32 col = look.ranks.has(q) ? rank_color(q) : colors::missing_slot;
+    d->AddRectFilled(ImVec2(a.x + w * static_cast<float>(i), a.y), ImVec2(a.x + w * static_cast<float>(i + 1), b.y), col);
+    ++i;
+  }
+}
+
+std::string cell_tooltip_text(const App& app, std::uint32_t cell, const BufferRow& row) {
+  const ViewModel& vm = *app.doc.model;
+  const Cell& c = vm.buffers().cells()[cell];
+  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+  std::string s = fmt::format("rank {} {}[{}, {})\n", row.rank, to_string(row.buffer), c.begin, c.end);
+  if (!st.written) return s + "nothing written here yet";
+  const RankSet rs = ranks_of(st.contributions);
+  s += fmt::format("holds {} of {} ranks' contributions: {}\n", rs.count, c.target, st.contributions.describe(c.begin, c.end));
+  if (st.transfer == kInitialState) return s + "(since the start)";
+  if (st.transfer == kFinalState) return s + "(written by a final local operation)";
+  const Transfer& t = vm.schedule().transfers[st.transfer];
+  return s + fmt::format("last written in step {} ({}): rank {} -> rank {}, chunk {}, {}", t.step + 1,
+                         vm.schedule().step_labels[static_cast<std::size_t>(t.step)], t.src, t.dst, t.chunk, to_string(t.action));
+}
+
+}  // namespace
+
+void BuffersPanel::MarkHighlighted(const App& app) {
+  const ViewModel& vm = *app.doc.model;
+  const BufferHistory& h = vm.buffers();
+  if (lit.size() != h.cells().size()) lit.assign(h.cells().size(), 0), lit_cells.clear();
+  for (std::uint32_t c : lit_cells) lit[c] = 0;
+  lit_cells.clear();
+  for (std::uint32_t i : app.now.highlighted) {
+    const Region dst = storage_of(vm.schedule(), vm.schedule().transfers[i].destination());
+    const int row = h.row_of(dst.rank, dst.buffer);
+    if (row < 0) continue;
+    const auto [first, last] = h.cells_in(row, dst.offset, dst.end());
+    for (std::uint32_t c = first; c < last; ++c)
+      if (!lit[c]) lit[c] = 1, lit_cells.push_back(c);
+  }
+}
+
+namespace {
+
+void draw_values(ImDrawList* d, const App& app, std::uint32_t cell, ImVec2 a, ImVec2 b, const BuffersPanel::RowGeometry& g) {
+  const ViewModel& vm = *app.doc.model;
+  const Cell& c = vm.buffers().cells()[cell];
+  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+  ImFont* f = app.fonts.regular;
+  ImFont* small = app.fonts.small;
+  for (std::uint64_t e = c.begin; e < c.end; ++e) {
+    const float ex0 = g.x_of(e), ex1 = g.x_of(e + 1);
+    d->AddLine(ImVec2(ex0, a.y + 6), ImVec2(ex0, b.y - 6), IM_COL32(0, 0, 0, 90));
+    const ElementValue v = element_value(vm.trace(), st, e, app.toggles.value_source);
+    if (!v.written) continue;
+    const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, v.short_value.c_str());
+    const float mid = (ex0 + ex1) / 2;
+    if (ts.x + 2 <= ex1 - ex0) text_with_shadow(d, f, ImVec2(mid - ts.x / 2, a.y + 3), v.short_value.c_str());
+    const std::size_t eq = v.expression.find(" = ");
+    const std::string sum = eq == std::string::npos ? std::string() : v.expression.substr(0, eq);
+    const ImVec2 ss = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, sum.c_str());
+    if (!sum.empty() && ss.x + 2 <= ex1 - ex0) text_with_shadow(d, small, ImVec2(mid - ss.x / 2, b.y - ss.y - 3), sum.c_str());
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> BuffersPanel::VisibleRows(const App& app) const {
+  std::vector<std::uint32_t> rows;
+  const auto all = app.doc.model->buffers().rows();
+  for (std::uint32_t i = 0; i < all.size(); ++i)
+    if (app.toggles.inputs || !all[i].optional) rows.push_back(i);
+  return rows;
+}
+
+namespace {
+bool values_possible(const ViewModel& vm) {
+  for (const BufferRow& r : vm.buffers().rows())
+    if (r.elements > kMaxValueElements) return false;
+  return true;
+}
+}  // namespace
+
+float BuffersPanel::RowHeight(const App& app) const {
+  const bool values = app.toggles.values && values_possible(*app.doc.model);
+  return values ? ImGui::GetTextLineHeight() * 2.6f : std::max(ImGui::GetTextLineHeight() * 1.5f, 20.0f);
+}
+
+float BuffersPanel::DesiredHeight(const App& app) const {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return ImGui::GetFrameHeightWithSpacing() + static_cast<float>(VisibleRows(app).size()) * (RowHeight(app) + 4) +
+         st.WindowPadding.y * 2 + 4;
+}
+
+namespace {
+
+void rank_legend(int ranks) {
+  const float legend_w = static_cast<float>(ranks) * ImGui::GetTextLineHeight() * 1.6f + 14;
+  const float line_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ranks > 16 || line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
+  for (int r = 0; r < ranks; ++r) {
+    ImGui::SameLine(0, r == 0 ? 14.0f : 4.0f);
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float s = ImGui::GetTextLineHeight();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + s * 0.8f, p.y + s - 2), rank_color(r), 2);
+    ImGui::Dummy(ImVec2(s * 0.8f, s));
+    ImGui::SameLine(0, 2);
+    ImGui::TextDisabled("%d", r);
+  }
+}
+
+std::string row_name(const App& app, const BufferRow& row) {
+  if (!app.toggles.inputs && row.buffer == BufferKind::output) return fmt::format("rank {}", row.rank);
+  const char* kind = row.buffer == BufferKind::output ? "out" : row.buffer == BufferKind::scratch ? "scr" : "in";
+  return fmt::format("rank {} {}", row.rank, kind);
+}
+
+void cell_tooltip(const App& app, std::uint32_t cell, const BufferRow& row) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
+  ImGui::TextUnformatted(cell_tooltip_text(app, cell, row).c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void BuffersPanel::DrawHeader(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  const bool can_show_values = values_possible(vm);
+  ImGui::TextUnformatted("Buffers");
+  ImGui::SameLine();
+  help_marker("One row per rank buffer (output; scratch for servers; inputs on request). Each cell is a piece of "
+              "the buffer that the schedule moves as one. Stripes: which ranks' data the cell already holds, in "
+              "rank colours, at fixed positions; \"3/4\": how many of the ranks it will hold. A white outline: "
+              "written in this step.");
+  ImGui::SameLine();
+  ImGui::Checkbox("inputs", &app.toggles.inputs);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("show every rank's input buffer too (it never changes)");
+  ImGui::SameLine();
+  if (!can_show_values) ImGui::BeginDisabled();
+  ImGui::Checkbox("values", &app.toggles.values);
+  if (!can_show_values) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(can_show_values ? "show the numbers in every element" : "only for at most 16 elements per buffer (try count 4)");
+  if (app.toggles.values && can_show_values) {
+    ImGui::SameLine();
+    int src = static_cast<int>(app.toggles.value_source);
+    ImGui::RadioButton("rank q holds q+1", &src, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("the run's inputs", &src, 1);
+    app.toggles.value_source = static_cast<ValueSource>(src);
+  }
+  rank_legend(vm.schedule().total_ranks);
+}
+
+void BuffersPanel::Draw(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  const BufferHistory& h = vm.buffers();
+  MarkHighlighted(app);
+  DrawHeader(app);
+  std::uint64_t widest = 1;
+  for (const BufferRow& r : h.rows()) widest = std::max(widest, r.elements);
+  const bool values = app.toggles.values && values_possible(vm);
+  const std::vector<std::uint32_t> visible = VisibleRows(app);
+  const float row_h = RowHeight(app), label_w = ImGui::GetFontSize() * 5.2f;
+  ImGui::BeginChild("rows", ImVec2(0, 0), false);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));  // rows are exactly row_h + 4 apart
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(visible.size()), row_h + 4);
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const BufferRow& row = h.rows()[visible[static_cast<std::size_t>(i)]];
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float avail = ImGui::GetContentRegionAvail().x;
+      ImGui::InvisibleButton(fmt::format("##row{}", i).c_str(), ImVec2(std::max(avail, 1.0f), row_h + 4));
+      const bool row_hovered = ImGui::IsItemHovered();
+      if (vm.schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 4, p.y + row_h), rank_color(row.rank));
+      d->AddText(ImVec2(p.x + 8, p.y + (row_h - ImGui::GetTextLineHeight()) / 2), colors::text, row_name(app, row).c_str());
+      const std::int64_t hovered = DrawRow(app, d, row, {p.x + label_w, avail - label_w - 4, p.y + 2, row_h, widest}, values);
+      if (row_hovered && hovered >= 0) cell_tooltip(app, static_cast<std::uint32_t>(hovered), row);
+    }
+  ImGui::PopStyleVar();
+  ImGui::EndChild();
+}
+
+std::int64_t BuffersPanel::DrawRow(const App& app, ImDrawList* d, const BufferRow& row, const RowGeometry& g, bool values) {
+  const ViewModel& vm = *app.doc.model;
+  const BufferHistory& h = vm.buffers();
+  const float mx = ImGui::GetIO().MousePos.x, my = ImGui::GetIO().MousePos.y;
+  const bool mouse_in_row = my >= g.y0 && my < g.y0 + g.height;
+  std::int64_t hovered = -1;
+  const bool fold = static_cast<float>(row.cell_count) > g.width / 3;
+  const bool stripes = vm.schedule().total_ranks <= 16;
+  float last_x = -1e9f;
+  for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c) {
+    const Cell& cell = h.cells()[c];
+    float x0 = g.x_of(cell.begin), x1 = g.x_of(cell.end);
+    if (fold) {  // narrower than 3 px: draw one cell per 2-pixel column, skip the rest
+      if (x1 < last_x + 2) continue;
+      x0 = std::max(x0, last_x);
+      x1 = std::max(x1, x0 + 2);
+    }
+    last_x = x1;
+    const ImVec2 a(x0 + (fold ? 0.0f : 1.0f), g.y0), b(x1 - (fold ? 0.0f : 1.0f), g.y0 + g.height);
+    const CellLook look = look_of(app, c);
+    if (!look.written) {
+      d->AddRectFilled(a, b, colors::empty_cell);
+    } else if (stripes && !fold) {
+      draw_stripes(d, a, b, look, eventual_ranks(vm, c));
+    } else {
+      d->AddRectFilled(a, b, shade(look));
+    }
+    if (values) {
+      draw_values(d, app, c, a, b, g);
+    } else if (!fold) {
+      draw_count(d, app.fonts.small, a, b, look);
+    }
+    if (lit[c]) d->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), colors::highlight, 2.0f, 0, 2.5f);
+    if (mouse_in_row && mx >= x0 && mx < x1) hovered = c;
+  }
+  return hovered;
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,59 @@
+// The step caption ("In step 2/6: reduce-scatter 2/3: every rank sends one chunk to its
+// right neighbour, which reduces it"), the scenario's title, and its lesson text.
+#include <fmt/format.h>
+
+#include "app/gui/app.h"
+
+namespace collsim::gui {
+namespace {
+
+// Scenario descriptions are wrapped by hand in the TOML file: join their lines into
+// paragraphs and let ImGui wrap them to the window.
+std::string reflow(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+    } else if (i + 1 < text.size() && text[i + 1] == '\n') {
+      out += "\n";
+      while (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      out += "\n";
+    } else {
+      out += ' ';
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\n')) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+void CaptionPanel::Draw(App& app) {
+  const Document& doc = app.doc;
+  ImGui::PushFont(app.fonts.large);
+  ImGui::PushTextWrapPos(0);
+  if (app.playback.clock != ClockKind::steps)
+    ImGui::TextColored(ImVec4(0.65f, 0.8f, 1.0f, 1.0f), "t = %s", format_duration_ns(app.playback.t).c_str()), ImGui::SameLine();
+  ImGui::TextUnformatted(app.now.caption.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopFont();
+  const std::string title = doc.title.empty() ? doc.source : doc.title;
+  ImGui::TextDisabled("%s", title.c_str());
+  if (!doc.note.empty()) {
+    ImGui::SameLine();
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), "(%s)", doc.note.c_str());
+  }
+  if (!doc.description.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton(app.toggles.about ? "hide the lesson" : "show the lesson")) app.toggles.about = !app.toggles.about;
+    if (app.toggles.about) {
+      ImGui::PushTextWrapPos(0);
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors::text_dim));
+      ImGui::TextUnformatted(reflow(doc.description).c_str());
+      ImGui::PopStyleColor();
+      ImGui::PopTextWrapPos();
+    }
+  }
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,26 @@
+// Exports from the app, as plain C++: the trace (JSON, Chrome, CSV, through sim's
+// exporters) and the run as a scenario file that `collsim` and the app load again.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "sim/topology.h"
+#include "sim/trace.h"
+
+namespace collsim::gui {
+
+enum class ExportKind : std::uint8_t { json, chrome, csv, scenario };
+
+// The file's text.
+std::string export_text(ExportKind kind, const Trace& trace, const TopologyConfig& topology);
+// `base` + ".json", ".chrome.json", ".csv" or ".toml".
+std::filesystem::path export_path(const std::filesystem::path& base, ExportKind kind);
+// Writes the file whole or not at all (sim's OutputFileSet). Returns "" or the error.
+std::string write_export(const std::filesystem::path& path, const std::string& text);
+
+// The run as a scenario (docs/scenario-format.md): title, description, [collective], [run]
+// seed and [topology] kind. Only the topology's kind: its other keys (links, overrides,
+// stragglers) are not written.
+std::string scenario_toml(const Trace& trace, const TopologyConfig& topology);
+
+}  // namespace collsim::gui

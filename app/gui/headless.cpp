@@ -1,0 +1,157 @@
+#include "app/gui/headless.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <cstdlib>
+
+#include <sys/resource.h>
+
+#include <fmt/format.h>
+
+namespace collsim::gui {
+namespace {
+
+constexpr double kFrameSeconds = 1.0 / 60.0;
+constexpr int kSettleFrames = 3;  // ImGui sizes windows and tables over the first frames
+
+bool save(Platform& p, App& app, const std::string& path) {
+  std::string error;
+  bool ok = true;
+  draw_frame(p, app, 0.0, {}, [&] { ok = p.save_png(path, error); });
+  if (!ok) fmt::print(stderr, "collsim-gui: {}\n", error);
+  return ok;
+}
+
+void settle(Platform& p, App& app) {
+  for (int i = 0; i < kSettleFrames; ++i) draw_frame(p, app, 0.0);
+}
+
+}  // namespace
+
+void draw_frame(Platform& p, App& app, double dt, const std::function<void(ImGuiIO&)>& inject,
+                const std::function<void()>& capture) {
+  p.new_frame(app, inject);
+  app.draw(dt);
+  p.render();
+  if (capture) capture();
+  p.swap();
+}
+
+bool wait_for_load(Platform& p, App& app) {
+  while (app.loading()) draw_frame(p, app, 0.0);
+  draw_frame(p, app, 0.0);  // takes the result
+  return app.doc.model && app.error.empty();
+}
+
+void place_playhead(App& app, const HeadlessOptions& o) {
+  const ViewModel& vm = *app.doc.model;
+  Playback& pb = app.playback;
+  pb.playing = false;
+  if (o.clock) pb.set_clock(vm, *o.clock);
+  if (o.time_us) {
+    if (!o.clock) pb.set_clock(vm, vm.has_clock(ClockKind::predicted) ? ClockKind::predicted : ClockKind::measured);
+    pb.seek_time(vm, *o.time_us * 1000.0);
+  } else if (o.step) {
+    pb.seek_step(vm, *o.step);
+  }
+}
+
+int take_screenshot(Platform& p, App& app, const HeadlessOptions& o) {
+  place_playhead(app, o);
+  settle(p, app);
+  if (!save(p, app, o.screenshot)) return 2;
+  fmt::print("wrote {} ({})\n", o.screenshot, app.now.caption);
+  return 0;
+}
+
+int write_frames(Platform& p, App& app, const HeadlessOptions& o) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.frames_dir, ec);
+  if (ec) {
+    fmt::print(stderr, "collsim-gui: --frames {}: {}\n", o.frames_dir, ec.message());
+    return 2;
+  }
+  const ViewModel& vm = *app.doc.model;
+  for (int k = 0; k <= vm.step_count(); ++k) {
+    app.playback.seek_step(vm, k);
+    settle(p, app);
+    const std::string path = (std::filesystem::path(o.frames_dir) / fmt::format("step_{:03d}.png", k)).string();
+    if (!save(p, app, path)) return 2;
+  }
+  fmt::print("wrote {} frames to {}/step_000.png .. step_{:03d}.png\n", vm.step_count() + 1, o.frames_dir, vm.step_count());
+  return 0;
+}
+
+namespace {
+
+double cpu_seconds() {  // user + system time of every thread of this process (llvmpipe's too)
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+struct FrameTimes {
+  std::vector<double> total;  // ms per frame, wall clock
+  double ui = 0, raster = 0, swap = 0, cpu = 0;  // sums: building the UI, rasterising it (GL, glFinish), presenting; CPU time
+  double vertices = 0, commands = 0;              // sums: ImGui's vertices and draw calls
+
+  double mean(double sum) const { return total.empty() ? 0.0 : sum / static_cast<double>(total.size()); }
+  double percentile(double q) const {
+    if (total.empty()) return 0;
+    std::vector<double> sorted = total;
+    std::sort(sorted.begin(), sorted.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+    return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+  }
+};
+
+}  // namespace
+
+int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
+  using clock = std::chrono::steady_clock;
+  using ms = std::chrono::duration<double, std::milli>;
+  const ViewModel& vm = *app.doc.model;
+  place_playhead(app, o);
+  app.playback.loop = true;
+  app.playback.playing = !o.bench_scrub;
+  settle(p, app);
+  std::mt19937 random(1);
+  FrameTimes f;
+  const double cpu_start = cpu_seconds();
+  auto last = clock::now();
+  for (int i = 0; i < o.bench_frames; ++i) {
+    if (o.bench_scrub) app.playback.seek_step(vm, std::uniform_real_distribution<double>(0.0, vm.step_count())(random));
+    const auto start = clock::now();
+    p.new_frame(app);
+    app.draw(std::chrono::duration<double>(start - last).count());
+    const auto built = clock::now();
+    p.render();
+    p.finish();
+    const auto drawn = clock::now();
+    if (const ImDrawData* d = ImGui::GetDrawData()) {
+      f.vertices += d->TotalVtxCount;
+      for (int l = 0; l < d->CmdListsCount; ++l) f.commands += d->CmdLists[l]->CmdBuffer.Size;
+      if (i == 0 && std::getenv("COLLSIM_GUI_DRAW_LISTS"))
+        for (int l = 0; l < d->CmdListsCount; ++l) fmt::print("  {}: {} vertices\n", d->CmdLists[l]->_OwnerName, d->CmdLists[l]->VtxBuffer.Size);
+    }
+    p.swap();
+    last = clock::now();
+    f.ui += ms(built - start).count(), f.raster += ms(drawn - built).count(), f.swap += ms(last - drawn).count();
+    f.total.push_back(ms(last - start).count());
+  }
+  f.cpu = 1000 * (cpu_seconds() - cpu_start);
+  double sum = 0;
+  for (double v : f.total) sum += v;
+  fmt::print("frames {}  mean {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms  (UI {:.2f} + raster {:.2f} + present {:.2f}; CPU {:.2f} ms "
+             "per frame; {:.0f} vertices, {:.0f} draw calls)  [{}; {} ranks, {} transfers, {} cells; clock {}]\n",
+             f.total.size(), f.mean(sum), f.percentile(0.99), f.percentile(1.0), f.mean(f.ui), f.mean(f.raster),
+             f.mean(f.swap), f.mean(f.cpu), f.mean(f.vertices), f.mean(f.commands), o.bench_scrub ? "scrubbing: a random step position every frame" : "playing",
+             vm.schedule().total_ranks, vm.transfer_count(), vm.buffers().cells().size(),
+             std::string(to_string(app.playback.clock)));
+  return 0;
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,159 @@
+// collsim-gui: watch a collective happen, chunk by chunk (docs/gui.md).
+//
+//   collsim-gui [FILE]                              a scenario (.toml) or a JSON trace; default
+//                                                   scenarios/ring_allreduce_4.toml
+//   collsim-gui FILE --screenshot out.png [--step K | --time T] [--size 1280x800]
+//   collsim-gui FILE --frames DIR                   one PNG per step
+//   collsim-gui FILE --bench-frames N [--bench-scrub]
+//   collsim-gui FILE --script ACTIONS               scripted input (script.h)
+//
+// Exit codes: 0 success; 1 a script expectation failed; 2 bad arguments, a file that does
+// not load (headless modes), or no display.
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <collsim/version.h>
+
+#include "app/gui/app.h"
+#include "app/gui/headless.h"
+#include "app/gui/platform.h"
+#include "app/gui/script.h"
+
+namespace {
+
+using namespace collsim::gui;
+
+struct Options {
+  std::string file;
+  std::string size = "1280x800";
+  std::string clock;
+  std::string script;
+  float scale = 1.0f;
+  bool values = false;
+  HeadlessOptions headless;
+  int width = 1280, height = 800;
+  bool is_headless() const {
+    return !headless.screenshot.empty() || !headless.frames_dir.empty() || headless.bench_frames > 0 || !script.empty();
+  }
+};
+
+bool parse_size(const std::string& text, int& w, int& h) {
+  char x = 0;
+  char rest = 0;
+  return std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) == 3 && (x == 'x' || x == 'X') && w >= 320 &&
+         h >= 240 && w <= 8192 && h <= 8192;
+}
+
+// Parses the command line; nullopt with the exit status in `status` when the program should stop.
+std::optional<Options> parse(int argc, char** argv, int& status) {
+  Options o;
+  std::optional<double> step, time_us;
+  CLI::App cli("collsim-gui: watch a collective happen, chunk by chunk", "collsim-gui");
+  cli.set_version_flag("--version", std::string("collsim-gui ") + COLLSIM_VERSION);
+  cli.add_option("file", o.file, "a scenario (.toml) or a JSON trace (default: scenarios/ring_allreduce_4.toml)");
+  cli.add_option("--screenshot", o.headless.screenshot, "render once, write this PNG and exit");
+  auto* step_opt = cli.add_option("--step", step, "start after K steps (2.5: half-way through step 3)");
+  cli.add_option("--time", time_us, "start at time T in µs (predicted when the trace has it, else measured)")->excludes(step_opt);
+  cli.add_option("--clock", o.clock, "steps, measured or predicted");
+  cli.add_option("--size", o.size, "window size WxH")->capture_default_str();
+  cli.add_option("--frames", o.headless.frames_dir, "write one PNG per step into this folder and exit");
+  cli.add_option("--bench-frames", o.headless.bench_frames, "render N frames while playing; print mean and p99 frame time");
+  cli.add_flag("--bench-scrub", o.headless.bench_scrub, "with --bench-frames: move the playhead to a random step every frame");
+  cli.add_option("--script", o.script, "apply the actions in this file, print the state after each, exit");
+  cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
+  cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    status = cli.exit(e);
+    if (status != 0) status = 2;  // the promise is exit 2 for bad arguments
+    return std::nullopt;
+  }
+  if (!parse_size(o.size, o.width, o.height)) {
+    fmt::print(stderr, "collsim-gui: --size: '{}' is not WIDTHxHEIGHT (320x240 to 8192x8192), e.g. 1280x800\n", o.size);
+    status = 2;
+    return std::nullopt;
+  }
+  if (!o.clock.empty()) {
+    for (ClockKind c : kAllClocks)
+      if (to_string(c) == o.clock) o.headless.clock = c;
+    if (!o.headless.clock) {
+      fmt::print(stderr, "collsim-gui: --clock: unknown clock '{}' (use steps, measured or predicted)\n", o.clock);
+      status = 2;
+      return std::nullopt;
+    }
+  }
+  o.headless.step = step;
+  o.headless.time_us = time_us;
+  if (o.file.empty()) o.file = (data_dir() / "scenarios" / "ring_allreduce_4.toml").string();
+  return o;
+}
+
+void no_display(const std::string& why) {
+  fmt::print(stderr,
+             "collsim-gui: cannot open a window: {}\n"
+             "  Without a display, use the command-line tool instead, e.g.\n"
+             "    collsim run scenarios/ring_allreduce_4.toml\n"
+             "  or run the app under a virtual display, e.g.\n"
+             "    xvfb-run -a -s \"-screen 0 1280x800x24\" collsim-gui FILE --screenshot out.png\n",
+             why);
+}
+
+int interactive(Platform& p, App& app) {
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  while (!p.should_close()) {
+    const auto now = clock::now();
+    const std::string png = std::exchange(app.requested_screenshot, {});
+    std::string problem;
+    draw_frame(p, app, std::chrono::duration<double>(now - last).count(), {}, [&] {
+      if (!png.empty() && !p.save_png(png, problem)) app.error = problem;
+      if (!png.empty() && problem.empty()) app.status = "wrote " + png;
+    });
+    last = now;
+  }
+  return 0;
+}
+
+int run(const Options& o) {
+  Platform platform;
+  std::string why;
+  if (!platform.init(o.width, o.height, !o.is_headless(), why)) {
+    no_display(why);
+    return 2;
+  }
+  App app(load_fonts(o.scale));
+  app.toggles.ui_scale = o.scale;
+  app.toggles.values = o.values;
+  apply_style(o.scale);
+  app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
+  app.open(o.file);
+  if (!o.is_headless()) {
+    app.on_first_load = [h = o.headless](App& a) { place_playhead(a, h); };  // --step, --time, --clock
+    return interactive(platform, app);
+  }
+  const bool loaded = wait_for_load(platform, app);
+  if (!o.script.empty()) return run_script(platform, app, o.script);  // the script may expect an error
+  if (!loaded) {
+    fmt::print(stderr, "collsim-gui: {}\n", app.error);
+    return 2;
+  }
+  if (o.headless.bench_frames > 0) return bench_frames(platform, app, o.headless);
+  if (!o.headless.frames_dir.empty()) return write_frames(platform, app, o.headless);
+  return take_screenshot(platform, app, o.headless);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int status = 0;
+  const std::optional<Options> options = parse(argc, argv, status);
+  if (!options) return status;
+  return run(*options);
+}

@@ -1,0 +1,275 @@
+// The scene: ranks laid out by topology, links coloured by the traffic they carried so
+// far, and the packets in flight — coloured by chunk, a disc with a "+" for a reduce, a
+// square for a copy. Drawn on the window's draw list in screen coordinates, with an
+// InvisibleButton over the canvas for hovering (imgui_demo's Canvas).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "app/gui/app.h"
+
+namespace collsim::gui {
+namespace {
+
+constexpr std::size_t kMaxPacketsDrawn = 6000;
+constexpr std::size_t kMaxArrowsDrawn = 3000;
+
+// Unit layout coordinates to the canvas.
+struct Canvas {
+  ImVec2 centre;
+  float scale = 1;
+  ImVec2 at(Vec2 p) const { return ImVec2(centre.x + p.x * scale, centre.y + p.y * scale); }
+};
+
+// The scale and centre that fit the layout's nodes (and their discs) into [lo, hi].
+Canvas fit(const Layout& l, ImVec2 lo, ImVec2 hi) {
+  Vec2 a{1e9f, 1e9f}, b{-1e9f, -1e9f};
+  for (const Vec2& n : l.nodes) a = {std::min(a.x, n.x), std::min(a.y, n.y)}, b = {std::max(b.x, n.x), std::max(b.y, n.y)};
+  for (const NodeBox& box : l.boxes)
+    a = {std::min(a.x, box.min.x), std::min(a.y, box.min.y)}, b = {std::max(b.x, box.max.x), std::max(b.y, box.max.y)};
+  const float pad = l.rank_radius * 1.3f;
+  if (l.nodes.empty()) a = {-1, -1}, b = {1, 1};
+  a = {a.x - pad, a.y - pad}, b = {b.x + pad, b.y + pad};
+  const float w = std::max(b.x - a.x, 0.4f), h = std::max(b.y - a.y, 0.4f);
+  Canvas cv;
+  cv.scale = std::max(10.0f, std::min((hi.x - lo.x) / w, (hi.y - lo.y) / h));
+  const ImVec2 mid((lo.x + hi.x) / 2, (lo.y + hi.y) / 2);
+  cv.centre = ImVec2(mid.x - (a.x + b.x) / 2 * cv.scale, mid.y - (a.y + b.y) / 2 * cv.scale);
+  return cv;
+}
+
+void centred_text(ImDrawList* d, ImFont* font, float size, ImVec2 c, ImU32 col, const char* text) {
+  const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, text);
+  d->AddText(font, size, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), col, text);
+}
+
+// The largest total any link carries by the end: link heat is relative to it.
+double busiest_link(const ViewModel& vm, ClockKind clock) {
+  double m = 0;
+  for (const Tally& t : vm.clock(clock).links) m = std::max(m, t.bytes.empty() ? 0.0 : t.bytes.back());
+  return m;
+}
+
+void draw_boxes(ImDrawList* d, const App& app, const Canvas& cv) {
+  for (const NodeBox& b : app.doc.model->layout().boxes) {
+    d->AddRect(cv.at(b.min), cv.at(b.max), colors::grid, 8.0f, 0, 1.5f);
+    d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(cv.at(b.min).x + 6, cv.at(b.min).y + 4), colors::text_dim,
+               b.label.c_str());
+  }
+}
+
+// Points along `path` from fraction f0 to f1 of the way, as the packets travel it.
+void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
+                 std::vector<ImVec2>& out) {
+  out.clear();
+  const bool straight = path.size() == 2 && !is_ring_arc(l, path[0], path[1]);
+  // About one point per 6 pixels of the way: smooth curves, few vertices with many ranks.
+  const ImVec2 a = cv.at(l.nodes[static_cast<std::size_t>(path.front())]), b = cv.at(l.nodes[static_cast<std::size_t>(path.back())]);
+  const float px = std::hypot(b.x - a.x, b.y - a.y) * (f1 - f0) * 1.3f;
+  const int n = straight ? 1 : std::clamp(static_cast<int>(px / 6), 2, 32);
+  for (int i = 0; i <= n; ++i)
+    out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n))));
+}
+
+void draw_links(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = *app.doc.model;
+  const Layout& l = vm.layout();
+  const double busiest = busiest_link(vm, app.playback.clock);
+  const float max_w = std::clamp(rank_px * 0.5f, 2.0f, 9.0f);
+  std::vector<ImVec2> pts;
+  for (std::size_t i = 0; i < l.links.size(); ++i) {
+    const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(app.now.link_bytes[i] / busiest) : 0.0f;
+    const ImU32 col = app.toggles.link_heat ? heat_color(heat) : colors::grid;
+    sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts);
+    d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, 1.5f + (max_w - 1.5f) * heat);
+  }
+}
+
+void draw_hubs(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
+  const Layout& l = app.doc.model->layout();
+  for (int h = 0; h < l.hub_count(); ++h) {
+    const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(l.ranks + h)]);
+    const float w = std::max(rank_px * 1.6f, 34.0f), hh = std::max(rank_px * 0.8f, 14.0f);
+    d->AddRectFilled(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), IM_COL32(58, 64, 78, 255), 6.0f);
+    d->AddRect(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), colors::text_dim, 6.0f, 0, 1.5f);
+    centred_text(d, app.fonts.small, app.fonts.small->FontSize, c, colors::text, l.hub_labels[static_cast<std::size_t>(h)].c_str());
+  }
+}
+
+// An arrow along a path, for the transfers of the step just done (nothing is moving).
+void draw_arrow(ImDrawList* d, const std::vector<ImVec2>& pts, ImU32 col, float head) {
+  for (std::size_t i = 0; i + 1 < pts.size(); ++i) d->AddLine(pts[i], pts[i + 1], col, 2.0f);
+  const ImVec2 a = pts[pts.size() - 2], b = pts.back();
+  const float len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len < 1) return;
+  const ImVec2 u((b.x - a.x) / len, (b.y - a.y) / len), n(-u.y, u.x);
+  d->AddTriangleFilled(b, ImVec2(b.x - u.x * head + n.x * head * 0.5f, b.y - u.y * head + n.y * head * 0.5f),
+                       ImVec2(b.x - u.x * head - n.x * head * 0.5f, b.y - u.y * head - n.y * head * 0.5f), col);
+}
+
+void draw_recent_arrows(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = *app.doc.model;
+  if (!app.now.in_flight.empty()) return;
+  std::size_t drawn = 0;
+  std::vector<ImVec2> pts;
+  for (std::uint32_t i : app.now.highlighted) {
+    const auto path = vm.path_of(i);
+    if (path.size() < 2 || ++drawn > kMaxArrowsDrawn) continue;
+    const std::vector<int> nodes(path.begin(), path.end());
+    // From the edge of the sender's disc to the edge of the receiver's.
+    const float total = std::max(1.0f, std::hypot(cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.front())]).x -
+                                                      cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).x,
+                                                  cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.front())]).y -
+                                                      cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).y));
+    const float trim = std::min(0.3f, rank_px * 1.2f / total);
+    sample_path(vm.layout(), nodes, cv, trim, 1.0f - trim, pts);
+    draw_arrow(d, pts, chunk_color(vm.schedule().transfers[i].chunk, 0.6f), std::max(8.0f, rank_px * 0.5f));
+  }
+}
+
+void draw_packets(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = *app.doc.model;
+  const float r = std::clamp(rank_px * 0.42f, 2.5f, 14.0f);
+  std::size_t drawn = 0;
+  std::vector<ImVec2> trail;
+  for (const InFlight& p : app.now.in_flight) {
+    const auto path = vm.path_of(p.transfer);
+    if (path.empty() || ++drawn > kMaxPacketsDrawn) continue;
+    const Transfer& t = vm.schedule().transfers[p.transfer];
+    const std::vector<int> nodes(path.begin(), path.end());
+    const ImVec2 at = cv.at(point_along(vm.layout(), nodes, p.progress));
+    sample_path(vm.layout(), nodes, cv, 0.0f, p.progress, trail);
+    d->AddPolyline(trail.data(), static_cast<int>(trail.size()), chunk_color(t.chunk, 0.4f), 0, std::max(1.5f, r * 0.4f));
+    const ImU32 col = chunk_color(t.chunk);
+    if (t.action == Action::reduce) {
+      d->AddCircleFilled(at, r, col);
+      d->AddCircle(at, r, IM_COL32(20, 20, 20, 255), 0, 1.5f);
+      if (r >= 5) {
+        d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), IM_COL32(20, 20, 20, 255), 2.0f);
+        d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), IM_COL32(20, 20, 20, 255), 2.0f);
+      }
+    } else {
+      d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), col, r * 0.3f);
+      d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), IM_COL32(20, 20, 20, 255), r * 0.3f, 0, 1.5f);
+    }
+  }
+}
+
+void draw_rank(ImDrawList* d, const App& app, ImVec2 c, int rank, float rank_px) {
+  const Layout& l = app.doc.model->layout();
+  const bool server = l.is_server[static_cast<std::size_t>(rank)];
+  const bool colours = l.ranks <= 16;
+  const ImU32 fill = colours ? rank_color(rank) : IM_COL32(110, 140, 180, 255);
+  const char* label_text = nullptr;
+  const std::string label = fmt::format("{}", rank);
+  if (server) {
+    const float s = rank_px * 1.15f;
+    d->AddRectFilled(ImVec2(c.x - s, c.y - s), ImVec2(c.x + s, c.y + s), fill, s * 0.25f);
+    d->AddRect(ImVec2(c.x - s, c.y - s), ImVec2(c.x + s, c.y + s), colors::server, s * 0.25f, 0, 2.5f);
+  } else {
+    // Few segments and no outline for small discs: with many ranks, triangles are what a
+    // software rasteriser pays for.
+    d->AddCircleFilled(c, rank_px, fill, std::clamp(static_cast<int>(rank_px * 0.8f), 8, 40));
+    if (rank_px >= 10) d->AddCircle(c, rank_px, IM_COL32(15, 15, 18, 255), 0, 1.5f);
+  }
+  label_text = label.c_str();
+  if (rank_px >= 7) centred_text(d, app.fonts.regular, std::min(app.fonts.regular->FontSize, rank_px * 1.1f), c, IM_COL32(15, 15, 18, 255), label_text);
+}
+
+// "↑ 3 MiB  ↓ 1 MiB" outside the rank, away from the centre.
+void draw_rank_bytes(ImDrawList* d, const App& app, const Canvas& cv, int rank, float rank_px) {
+  const Layout& l = app.doc.model->layout();
+  // Outwards from the centre of the rank's node box (two-level), or of the scene.
+  Vec2 p = l.nodes[static_cast<std::size_t>(rank)];
+  const ImVec2 c = cv.at(p);
+  if (l.ranks_per_node > 0 && !l.boxes.empty()) {
+    const NodeBox& b = l.boxes[static_cast<std::size_t>(rank / l.ranks_per_node)];
+    p = {p.x - (b.min.x + b.max.x) / 2, p.y - (b.min.y + b.max.y) / 2};
+  }
+  const float len = std::hypot(p.x, p.y);
+  const bool server = l.is_server[static_cast<std::size_t>(rank)];
+  Vec2 dir = len > 0.05f ? Vec2{p.x / len, p.y / len} : Vec2{0, 1};
+  if (server && len < 0.5f) dir = {0, 1};
+  const std::string text = fmt::format("{}↑{}\n↓{}", server ? "server\n" : "", format_bytes(app.now.sent[static_cast<std::size_t>(rank)]),
+                                       format_bytes(app.now.received[static_cast<std::size_t>(rank)]));
+  ImFont* f = app.fonts.small;
+  const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, text.c_str());
+  const float gap = rank_px * (server ? 1.3f : 1.0f) + 6;
+  ImVec2 at(c.x + dir.x * (gap + ts.x / 2), c.y + dir.y * (gap + ts.y / 2));
+  d->AddText(f, f->FontSize, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), colors::text_dim, text.c_str());
+}
+
+void draw_legend(ImDrawList* d, const App& app, ImVec2 origin) {
+  ImFont* f = app.fonts.small;
+  const float fs = f->FontSize, r = fs * 0.4f;
+  float x = origin.x, y = origin.y - fs * 2.6f;
+  d->AddCircleFilled(ImVec2(x + r, y + fs / 2), r, chunk_color(0), 16);
+  const char* reduce_text = "reduce (adds into the receiver)";
+  d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, reduce_text);
+  x += 2 * r + 4 + f->CalcTextSizeA(fs, FLT_MAX, 0, reduce_text).x + fs * 1.2f;
+  d->AddRectFilled(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), chunk_color(1), 2);
+  d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, "copy (overwrites)");
+  x = origin.x;
+  y += fs * 1.35f;
+  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "packet colour = chunk;");
+  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "packet colour = chunk; ").x;
+  if (!app.toggles.link_heat) return;
+  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "link traffic so far:");
+  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "link traffic so far: ").x;
+  for (int i = 0; i < 20; ++i)
+    d->AddRectFilled(ImVec2(x + i * 4.0f, y + 3), ImVec2(x + i * 4.0f + 4, y + fs - 2), heat_color(static_cast<float>(i) / 19));
+  d->AddText(f, fs, ImVec2(x + 84, y), colors::text_dim, "busiest");
+}
+
+void rank_tooltip(const App& app, int rank) {
+  const ViewModel& vm = *app.doc.model;
+  const std::size_t r = static_cast<std::size_t>(rank);
+  ImGui::BeginTooltip();
+  ImGui::Text("rank %d%s", rank, vm.layout().is_server[r] ? " (parameter server)" : "");
+  ImGui::Text("sent so far %s of %s", format_bytes(app.now.sent[r]).c_str(), format_bytes(static_cast<double>(vm.total_sent()[r])).c_str());
+  ImGui::Text("received so far %s of %s", format_bytes(app.now.received[r]).c_str(),
+              format_bytes(static_cast<double>(vm.total_received()[r])).c_str());
+  ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void ScenePanel::Draw(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  const Layout& l = vm.layout();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos(), size = ImGui::GetContentRegionAvail();
+  ImGui::InvisibleButton("##scene", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  const float legend_h = app.toggles.legend ? app.fonts.small->FontSize * 2.8f : 0.0f;
+  const bool labels = app.toggles.rank_bytes && l.ranks <= 16;
+  // Room for the "↑ sent ↓ received" labels outside the outermost ranks.
+  const float mx = labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
+  Canvas cv;
+  const float top = app.fonts.small->FontSize * 1.4f;  // the "arranged by" line
+  cv = fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
+  const float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
+
+  d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);
+  d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), colors::text_dim,
+             fmt::format("arranged by {}", vm.arrangement().description).c_str());
+  draw_boxes(d, app, cv);
+  draw_links(d, app, cv, rank_px);
+  draw_hubs(d, app, cv, rank_px);
+  draw_recent_arrows(d, app, cv, rank_px);
+  int hovered_rank = -1;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (int r = 0; r < l.ranks; ++r) {
+    const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(r)]);
+    draw_rank(d, app, c, r, rank_px);
+    if (labels) draw_rank_bytes(d, app, cv, r, rank_px);
+    if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
+  }
+  draw_packets(d, app, cv, rank_px);
+  if (app.toggles.legend) draw_legend(d, app, ImVec2(p0.x + 6, p0.y + size.y));
+  d->PopClipRect();
+  if (hovered_rank >= 0) rank_tooltip(app, hovered_rank);
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,270 @@
+#include "app/gui/script.h"
+
+#include <charconv>
+#include <filesystem>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include <GLFW/glfw3.h>
+#include <fmt/format.h>
+
+#include "app/gui/export.h"
+#include "app/gui/headless.h"
+
+namespace collsim::gui {
+namespace {
+
+using State = std::vector<std::pair<std::string, std::string>>;
+
+std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+// Cells that hold every rank they will ever hold, and cells that do not yet.
+std::pair<std::size_t, std::size_t> complete_cells(const ViewModel& vm, const Playback& p) {
+  std::size_t done = 0, not_yet = 0;
+  for (std::uint32_t c = 0; c < vm.buffers().cells().size(); ++c) {
+    const CellChange& st = vm.cell_state(p.clock, c, p.t);
+    const int target = vm.buffers().cells()[c].target;
+    if (target == 0) continue;
+    ++(st.written && ranks_of(st.contributions).count == target ? done : not_yet);
+  }
+  return {done, not_yet};
+}
+
+State state_of(const App& app) {
+  State s{{"loaded", app.doc.model ? "1" : "0"}, {"error", app.error}};
+  if (!app.doc.model) return s;
+  const ViewModel& vm = *app.doc.model;
+  const CollectiveSpec& spec = vm.schedule().spec;
+  double sent = 0;
+  for (double b : app.now.sent) sent += b;
+  const auto [done, not_yet] = complete_cells(vm, app.playback);
+  State more{{"step", std::to_string(app.now.steps_done)},
+             {"steps", std::to_string(vm.step_count())},
+             {"t", number(app.playback.t)},
+             {"clock", std::string(to_string(app.playback.clock))},
+             {"playing", app.playback.playing ? "1" : "0"},
+             {"in_flight", std::to_string(app.now.in_flight.size())},
+             {"highlighted", std::to_string(app.now.highlighted.size())},
+             {"complete_cells", std::to_string(done)},
+             {"incomplete_cells", std::to_string(not_yet)},
+             {"cells", std::to_string(vm.buffers().cells().size())},
+             {"ranks", std::to_string(spec.ranks)},
+             {"total_ranks", std::to_string(vm.schedule().total_ranks)},
+             {"algorithm", vm.schedule().algorithm},
+             {"collective", std::string(to_string(spec.collective))},
+             {"count", std::to_string(spec.count)},
+             {"sent_total", number(sent)},
+             {"title", app.doc.title}};
+  s.insert(s.begin() + 1, more.begin(), more.end());
+  return s;
+}
+
+std::optional<double> as_number(const std::string& s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+bool compare(const std::string& have, const std::string& op, const std::string& want) {
+  if (op == "contains") return have.find(want) != std::string::npos;
+  const auto a = as_number(have), b = as_number(want);
+  if (a && b) {
+    if (op == "==") return *a == *b;
+    if (op == "!=") return *a != *b;
+    if (op == "<") return *a < *b;
+    if (op == "<=") return *a <= *b;
+    if (op == ">") return *a > *b;
+    if (op == ">=") return *a >= *b;
+  }
+  if (op == "==") return have == want;
+  if (op == "!=") return have != want;
+  throw std::invalid_argument(fmt::format("cannot compare '{}' {} '{}'", have, op, want));
+}
+
+// ${NAME} -> the environment variable NAME (empty when unset).
+std::string expand(const std::string& line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const std::size_t close = line.compare(i, 2, "${") == 0 ? line.find('}', i) : std::string::npos;
+    if (close == std::string::npos) {
+      out += line[i];
+      continue;
+    }
+    const char* value = std::getenv(line.substr(i + 2, close - i - 2).c_str());
+    out += value ? value : "";
+    i = close;
+  }
+  return out;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> w;
+  std::istringstream in(expand(line));
+  std::string word;
+  while (in >> std::quoted(word)) w.push_back(word);
+  return w;
+}
+
+int glfw_key(const std::string& name) {
+  static const std::map<std::string, int> keys{{"space", GLFW_KEY_SPACE},     {"left", GLFW_KEY_LEFT},
+                                               {"right", GLFW_KEY_RIGHT},     {"home", GLFW_KEY_HOME},
+                                               {"end", GLFW_KEY_END},         {"pageup", GLFW_KEY_PAGE_UP},
+                                               {"pagedown", GLFW_KEY_PAGE_DOWN}};
+  const auto it = keys.find(name);
+  if (it == keys.end()) throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown)");
+  return it->second;
+}
+
+// A key press as ImGui sees it: down for one frame, then up.
+void press_key(Platform& p, App& app, int key) {
+  draw_frame(p, app, 0.0, [key](ImGuiIO& io) { io.KeysDown[key] = true; });
+  draw_frame(p, app, 0.0, [key](ImGuiIO& io) { io.KeysDown[key] = false; });
+}
+
+void edit_run(RunEditor& e, const std::vector<std::string>& w) {
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    const std::size_t eq = w[i].find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("run takes KEY=VALUE pairs, got '" + w[i] + "'");
+    const std::string key = w[i].substr(0, eq), value = w[i].substr(eq + 1);
+    auto integer = [&] { return std::stoi(value); };
+    if (key == "collective") {
+      const auto c = parse_collective(value);
+      if (!c) throw std::invalid_argument("unknown collective '" + value + "'");
+      e.collective = static_cast<int>(std::find(std::begin(kAllCollectives), std::end(kAllCollectives), *c) - std::begin(kAllCollectives));
+    } else if (key == "algorithm") {
+      e.algorithm = value;
+    } else if (key == "ranks") {
+      e.ranks = integer();
+    } else if (key == "count") {
+      e.count = value;
+    } else if (key == "slices") {
+      e.slices = integer();
+    } else if (key == "servers") {
+      e.servers = integer();
+    } else if (key == "colocated") {
+      e.colocated = value == "true" || value == "1";
+    } else if (key == "ranks_per_node") {
+      e.ranks_per_node = integer();
+    } else {
+      throw std::invalid_argument("unknown run key '" + key + "'");
+    }
+  }
+}
+
+void toggle(App& app, const std::string& what) {
+  ViewToggles& v = app.toggles;
+  if (what == "values") v.values = !v.values;
+  else if (what == "link-heat") v.link_heat = !v.link_heat;
+  else if (what == "legend") v.legend = !v.legend;
+  else if (what == "numbers") v.numbers = !v.numbers;
+  else throw std::invalid_argument("unknown toggle '" + what + "'");
+}
+
+ClockKind clock_named(const std::string& name) {
+  for (ClockKind c : kAllClocks)
+    if (to_string(c) == name) return c;
+  throw std::invalid_argument("unknown clock '" + name + "' (steps measured predicted)");
+}
+
+// Applies one action; returns false when an `expect` failed.
+bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
+  const std::string& a = w[0];
+  auto arg = [&](std::size_t i) -> const std::string& {
+    if (i >= w.size()) throw std::invalid_argument(a + ": missing argument");
+    return w[i];
+  };
+  auto need_model = [&]() -> const ViewModel& {
+    if (!app.doc.model) throw std::invalid_argument(a + ": nothing is open");
+    return *app.doc.model;
+  };
+  if (a == "expect") {
+    const State s = state_of(app);
+    const auto it = std::find_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == arg(1); });
+    if (it == s.end()) throw std::invalid_argument("expect: unknown state '" + arg(1) + "'");
+    if (compare(it->second, arg(2), arg(3))) return true;
+    fmt::print("FAILED: expected {} {} '{}', got '{}'\n", arg(1), arg(2), arg(3), it->second);
+    return false;
+  }
+  static const std::map<std::string, void (Playback::*)(const ViewModel&)> transport{
+      {"step", &Playback::step_forward}, {"back", &Playback::step_back}, {"home", &Playback::home},
+      {"end", &Playback::end},           {"play-pause", &Playback::toggle_play}};
+  if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_model());
+  else if (a == "key") press_key(p, app, glfw_key(arg(1)));
+  else if (a == "play") {
+    const ViewModel& vm = need_model();
+    if (!app.playback.playing) app.playback.toggle_play(vm);
+    for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 30.0);
+  } else if (a == "frames") {
+    for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 60.0);
+  } else if (a == "seek-step") app.playback.seek_step(need_model(), std::stod(arg(1)));
+  else if (a == "seek-time") app.playback.seek_time(need_model(), std::stod(arg(1)));
+  else if (a == "clock") app.playback.set_clock(need_model(), clock_named(arg(1)));
+  else if (a == "toggle") toggle(app, arg(1));
+  else if (a == "export") {
+    static const std::map<std::string, ExportKind> kinds{
+        {"json", ExportKind::json}, {"chrome", ExportKind::chrome}, {"csv", ExportKind::csv}, {"scenario", ExportKind::scenario}};
+    const auto kind = kinds.find(arg(1));
+    if (kind == kinds.end()) throw std::invalid_argument("export json|chrome|csv|scenario BASE");
+    const std::filesystem::path path = export_path(arg(2), kind->second);
+    const std::string problem = write_export(path, export_text(kind->second, need_model().trace(), app.doc.topology));
+    if (!problem.empty()) throw std::invalid_argument(problem);
+  }
+  else if (a == "open") {
+    app.open(arg(1));
+    wait_for_load(p, app);
+  } else if (a == "run") {
+    edit_run(app.editor, w);
+    app.run_editor();
+    wait_for_load(p, app);
+  }
+  else if (a == "screenshot") {
+    std::string error;
+    bool ok = true;
+    draw_frame(p, app, 0.0, {}, [&] { ok = p.save_png(arg(1), error); });
+    if (!ok) throw std::invalid_argument(error);
+  } else throw std::invalid_argument("unknown action '" + a + "'");
+  draw_frame(p, app, 0.0);  // the panels see the new state
+  return true;
+}
+
+}  // namespace
+
+std::string describe_state(const App& app) {
+  std::string out;
+  for (const auto& [k, v] : state_of(app)) {
+    if (k == "title") continue;
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, k == "error" ? fmt::format("\"{}\"", v) : v);
+  }
+  return out;
+}
+
+int run_script(Platform& p, App& app, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    fmt::print(stderr, "collsim-gui: --script {}: cannot read the file\n", path);
+    return 2;
+  }
+  std::string line;
+  int number = 0, failures = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::vector<std::string> w = words(line);
+    if (w.empty() || w[0].starts_with("#")) continue;
+    try {
+      if (!apply(p, app, w)) ++failures;
+    } catch (const std::exception& e) {  // a bad line: the script's mistake, not the app's
+      fmt::print(stderr, "collsim-gui: {}:{}: {}\n", path, number, e.what());
+      return 2;
+    }
+    if (w[0] != "expect") fmt::print("{}:{}: {} -> {}\n", path, number, line, describe_state(app));
+  }
+  fmt::print("{}: {}\n", path, failures == 0 ? "all expectations held" : fmt::format("{} expectation(s) FAILED", failures));
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace collsim::gui

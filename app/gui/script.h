@@ -1,0 +1,38 @@
+// Scripted input: `collsim-gui FILE --script ACTIONS` drives the real window, one action
+// per line, and prints the view-model state after each; `expect` lines check it. Used by
+// the GUI tests (tests/gui/*.actions) and handy for reproducing a bug.
+//
+//   step | back | home | end | play-pause        the transport buttons
+//   key space|left|right|home|end|pageup|pagedown a key press (through ImGui's input)
+//   play N                                        play for N frames of 1/30 s
+//   frames N                                      draw N frames, changing nothing
+//   seek-step P | seek-time T                     the scrubber (T in clock units: ns, or steps)
+//   clock steps|measured|predicted
+//   toggle values|link-heat|legend|numbers
+//   open PATH                                     open a file and wait for it
+//   run KEY=VALUE ...                             edit the run (collective, algorithm, ranks,
+//                                                 count, slices, servers, colocated,
+//                                                 ranks_per_node) and press Run; waits
+//   screenshot PATH
+//   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
+//   expect NAME OP VALUE                          OP: == != < <= > >= contains
+//   # comment
+// ${NAME} in a line is replaced by the environment variable NAME. State names: loaded step
+// steps t clock playing in_flight highlighted complete_cells incomplete_cells cells ranks
+// total_ranks algorithm collective count error title sent_total
+#pragma once
+#include <string>
+
+#include "app/gui/app.h"
+#include "app/gui/platform.h"
+
+namespace collsim::gui {
+
+// Runs the script; returns 0 when every action ran and every expectation held, 1 when
+// an expectation failed, 2 when the script could not be read or has a bad line.
+int run_script(Platform& p, App& app, const std::string& path);
+
+// "step=2/6 t=2 clock=steps playing=0 ..." — the state the script prints and checks.
+std::string describe_state(const App& app);
+
+}  // namespace collsim::gui

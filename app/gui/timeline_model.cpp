@@ -1,0 +1,50 @@
+#include "app/gui/timeline_model.h"
+
+#include <algorithm>
+
+namespace collsim::gui {
+
+TimeScale zoom(TimeScale s, double anchor, double factor, double lo, double hi, double min_span) {
+  const double span = std::clamp((s.t1 - s.t0) / factor, std::min(min_span, hi - lo), hi - lo);
+  const double f = s.t1 > s.t0 ? (anchor - s.t0) / (s.t1 - s.t0) : 0.5;
+  s.t0 = anchor - f * span;
+  s.t1 = s.t0 + span;
+  if (s.t0 < lo) s.t0 = lo, s.t1 = lo + span;
+  if (s.t1 > hi) s.t1 = hi, s.t0 = hi - span;
+  return s;
+}
+
+TimeScale pan(TimeScale s, float dx, double lo, double hi) {
+  const double span = s.t1 - s.t0;
+  const double shift = s.px_per_unit() > 0 ? dx / s.px_per_unit() : 0.0;
+  s.t0 = std::clamp(s.t0 + shift, lo, std::max(lo, hi - span));
+  s.t1 = s.t0 + span;
+  return s;
+}
+
+void fold_lane(std::span<const std::uint32_t> lane, std::span<const double> begin, std::span<const double> end,
+               double max_duration, const TimeScale& scale, float min_px, std::vector<LaneBar>& out) {
+  out.clear();
+  const float left = scale.x0, right = scale.x0 + scale.width;
+  // Bars that begin more than max_duration before t0 have ended before it: skip them.
+  auto it = std::lower_bound(lane.begin(), lane.end(), scale.t0 - max_duration,
+                             [&](std::uint32_t i, double t) { return begin[i] < t; });
+  bool folding = false;  // out.back() is a fold that a tiny bar may join
+  for (; it != lane.end() && begin[*it] < scale.t1; ++it) {
+    const std::uint32_t i = *it;
+    if (end[i] <= scale.t0) continue;  // culled: over before the visible range
+    const float x0 = std::max(scale.x_of(begin[i]), left), x1 = std::min(scale.x_of(end[i]), right);
+    if (x1 - x0 >= min_px) {
+      out.push_back({x0, x1, i, 1});
+      folding = false;
+    } else if (folding && x0 <= out.back().x1 + min_px) {
+      out.back().x1 = std::max(out.back().x1, x1);
+      ++out.back().count;
+    } else {
+      out.push_back({x0, std::max(x1, x0 + 1.0f), i, 1});
+      folding = true;
+    }
+  }
+}
+
+}  // namespace collsim::gui

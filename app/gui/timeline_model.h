@@ -1,0 +1,40 @@
+// The timeline's arithmetic, without ImGui: the time-to-pixel scale of the visible range
+// (as Tracy's TimelineContext), and the bars of one lane after culling and folding.
+//
+// Culling: only bars that overlap the visible range are looked at (a binary search finds
+// the first). Folding: a bar narrower than `min_px` pixels is merged with the tiny bars
+// that follow it within `min_px`, into one bar that says how many transfers it holds, so
+// a lane of a million transfers costs at most a few bars per pixel column to draw.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace collsim::gui {
+
+struct TimeScale {
+  double t0 = 0, t1 = 1;  // visible range, in clock units
+  float x0 = 0;           // screen x of t0
+  float width = 1;        // pixels from t0 to t1
+  double px_per_unit() const { return t1 > t0 ? width / (t1 - t0) : 0.0; }
+  float x_of(double t) const { return x0 + static_cast<float>((t - t0) * px_per_unit()); }
+  double t_of(float x) const { return t0 + (x - x0) / px_per_unit(); }
+};
+
+// Zooms by `factor` (> 1: in) keeping time `anchor` under the same pixel, then clamps the
+// range into [lo, hi] (never narrower than min_span).
+TimeScale zoom(TimeScale s, double anchor, double factor, double lo, double hi, double min_span);
+// Moves the visible range by `dx` pixels (positive: to later times), clamped into [lo, hi].
+TimeScale pan(TimeScale s, float dx, double lo, double hi);
+
+struct LaneBar {
+  float x0 = 0, x1 = 0;     // screen x, clipped to the visible range
+  std::uint32_t first = 0;  // the (first) transfer of the bar
+  std::uint32_t count = 1;  // > 1: a fold of that many transfers too small to see
+};
+
+// `lane`: transfer indices sorted by begin time. Fills `out` (cleared first).
+void fold_lane(std::span<const std::uint32_t> lane, std::span<const double> begin, std::span<const double> end,
+               double max_duration, const TimeScale& scale, float min_px, std::vector<LaneBar>& out);
+
+}  // namespace collsim::gui

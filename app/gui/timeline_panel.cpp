@@ -1,0 +1,207 @@
+// The timeline: a lane per rank (sends above, receives below), a bar per transfer on the
+// current clock, the playhead shared with the other panels. Mouse wheel zooms around the
+// cursor, dragging pans, a double click fits the whole run, clicking the ruler seeks.
+// Rows off screen are never visited (a list clipper) and bars too small to see are folded
+// (timeline_model.h), so a million transfers stay smooth.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "app/gui/app.h"
+
+namespace collsim::gui {
+namespace {
+
+using Hover = TimelinePanel::Hover;
+
+// A tick spacing of 1, 2 or 5 times a power of ten, at least `raw`.
+double nice_step(double raw, bool integers) {
+  if (raw <= 0) return 1;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = p * 10;
+  for (double m : {1.0, 2.0, 5.0})
+    if (p * m >= raw) {
+      step = p * m;
+      break;
+    }
+  return integers ? std::max(1.0, std::round(step)) : step;
+}
+
+std::string tick_label(ClockKind clock, double t) {
+  return clock == ClockKind::steps ? fmt::format("{}", static_cast<long long>(std::llround(t))) : format_duration_ns(t);
+}
+
+void draw_ruler(App& app, const TimeScale& s, ImVec2 p, float height) {
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  const ClockKind clock = app.playback.clock;
+  const double step = nice_step(90.0 / std::max(s.px_per_unit(), 1e-12), clock == ClockKind::steps);
+  d->AddRectFilled(ImVec2(s.x0, p.y), ImVec2(s.x0 + s.width, p.y + height), IM_COL32(40, 44, 54, 255));
+  for (double t = std::ceil(s.t0 / step) * step; t <= s.t1; t += step) {
+    const float x = s.x_of(t);
+    d->AddLine(ImVec2(x, p.y + height * 0.55f), ImVec2(x, p.y + height), colors::text_dim);
+    d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(x + 3, p.y + 1), colors::text_dim, tick_label(clock, t).c_str());
+  }
+}
+
+std::string transfer_tooltip(const App& app, std::uint32_t i) {
+  const ViewModel& vm = *app.doc.model;
+  const Schedule& s = vm.schedule();
+  const Transfer& t = s.transfers[i];
+  std::string text = fmt::format("#{}  rank {} → rank {}  chunk {}  {}  {}\nstep {}: {}", i, t.src, t.dst, t.chunk,
+                                 to_string(t.action), format_bytes(static_cast<double>(s.bytes(t))), t.step + 1,
+                                 s.step_labels[static_cast<std::size_t>(t.step)]);
+  if (vm.has_clock(ClockKind::measured))
+    text += fmt::format("\nmeasured  {} – {}", format_duration_ns(vm.clock(ClockKind::measured).begin[i]),
+                        format_duration_ns(vm.clock(ClockKind::measured).end[i]));
+  if (vm.has_clock(ClockKind::predicted))
+    text += fmt::format("\npredicted {} – {}", format_duration_ns(vm.clock(ClockKind::predicted).begin[i]),
+                        format_duration_ns(vm.clock(ClockKind::predicted).end[i]));
+  else
+    text += "\npredicted  — (no timing model in this trace)";
+  return text;
+}
+
+void draw_bars(ImDrawList* d, const App& app, const std::vector<LaneBar>& bars, float y0, float y1, Hover& hover) {
+  const ViewModel& vm = *app.doc.model;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  for (const LaneBar& b : bars) {
+    ImU32 col = colors::folded;
+    if (b.count == 1) {
+      const Transfer& t = vm.schedule().transfers[b.first];
+      col = chunk_color(t.chunk, t.action == Action::reduce ? 1.0f : 0.55f);
+    }
+    // Plain rectangles (4 vertices each: thousands of bars stay cheap on a software
+    // rasteriser); a one-pixel gap separates neighbours wide enough to have one.
+    d->AddRectFilled(ImVec2(b.x0, y0), ImVec2(b.x1 - (b.x1 - b.x0 > 4 ? 1.0f : 0.0f), y1), col);
+    if (m.x >= b.x0 && m.x < std::max(b.x1, b.x0 + 2) && m.y >= y0 && m.y < y1) hover = {true, b};
+  }
+}
+
+}  // namespace
+
+// The visible range and its limits on the current clock.
+struct Range {
+  double lo, hi, min_span;
+};
+
+Range range_of(const ClockIndex& c) {
+  const double lo = c.start, hi = std::max(c.finish, c.start + 1e-9);
+  return {lo, hi, c.kind == ClockKind::steps ? 0.05 : std::max(1.0, (hi - lo) * 1e-7)};
+}
+
+void lane_labels(ImDrawList* d, const App& app, int r, ImVec2 lp, float lane_h, float bar_h, float x0) {
+  ImFont* f = app.fonts.small;
+  if (app.doc.model->schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(lp.x, lp.y + 2), ImVec2(lp.x + 4, lp.y + lane_h - 3), rank_color(r));
+  d->AddText(f, f->FontSize, ImVec2(lp.x + 8, lp.y + (lane_h - f->FontSize) / 2), colors::text, fmt::format("rank {}", r).c_str());
+  const float tiny = std::min(f->FontSize * 0.85f, bar_h + 2);
+  const float tag_x = x0 - f->CalcTextSizeA(tiny, FLT_MAX, 0, "send").x - 4;
+  d->AddText(f, tiny, ImVec2(tag_x, lp.y + 2 + (bar_h - tiny) / 2), colors::text_dim, "send");
+  d->AddText(f, tiny, ImVec2(tag_x, lp.y + bar_h + 4 + (bar_h - tiny) / 2), colors::text_dim, "recv");
+}
+
+void bar_tooltip(const App& app, const Hover& hover) {
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8, 6));
+  ImGui::BeginTooltip();
+  if (hover.bar.count == 1)
+    ImGui::TextUnformatted(transfer_tooltip(app, hover.bar.first).c_str());
+  else
+    ImGui::Text("%u transfers here, too small to see at this zoom: zoom in (mouse wheel)", hover.bar.count);
+  ImGui::EndTooltip();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace
+
+void TimelinePanel::DrawHeader(App& app) {
+  const Range r = range_of(app.doc.model->clock(app.playback.clock));
+  ImGui::TextUnformatted("Timeline");
+  ImGui::SameLine();
+  help_marker("A lane per rank: its sends on top, its receives below; one bar per transfer, coloured by chunk "
+              "(solid: reduce, light: copy). Grey bars fold transfers too small to see: zoom in. Mouse wheel: zoom; "
+              "drag: pan; double click: the whole run; click the ruler: move the playhead.");
+  ImGui::SameLine();
+  ImGui::TextDisabled("clock: %s", std::string(to_string(app.playback.clock)).c_str());
+  ImGui::SameLine();
+  if (ImGui::SmallButton("fit")) scale.t0 = r.lo, scale.t1 = r.hi;
+}
+
+void TimelinePanel::DrawRuler(App& app, ImVec2 p, float height) {
+  draw_ruler(app, scale, p, height);
+  ImGui::SetCursorScreenPos(ImVec2(scale.x0, p.y));
+  ImGui::InvisibleButton("##ruler", ImVec2(scale.width, height));
+  if (ImGui::IsItemActive()) {  // click or drag: move the playhead
+    app.playback.playing = false;
+    app.playback.seek_time(*app.doc.model, scale.t_of(ImGui::GetIO().MousePos.x));
+  }
+  ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + height + 2));
+}
+
+void TimelinePanel::DrawLanes(App& app, float ruler_top, float ruler_h) {
+  const ViewModel& vm = *app.doc.model;
+  const ClockIndex& c = vm.clock(app.playback.clock);
+  ImGui::BeginChild("lanes", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
+  ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));  // lanes touch: the clipper's height is exact
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  // Lanes share the height when they fit, down to 7-pixel bars; beyond, the list scrolls.
+  const float fit = (ImGui::GetContentRegionAvail().y - 2) / static_cast<float>(std::max(1, vm.schedule().total_ranks));
+  const float bar_h = std::clamp((fit - 7) / 2, 7.0f, app.fonts.small->FontSize * 1.3f);
+  const float lane_h = bar_h * 2 + 7;
+  Hover hover;
+  ImGuiListClipper clipper;
+  clipper.Begin(vm.schedule().total_ranks, lane_h);
+  while (clipper.Step())
+    for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+      const ImVec2 lp = ImGui::GetCursorScreenPos();
+      ImGui::Dummy(ImVec2(1, lane_h));
+      d->AddLine(ImVec2(lp.x, lp.y + lane_h - 1), ImVec2(scale.x0 + scale.width, lp.y + lane_h - 1), IM_COL32(50, 54, 64, 255));
+      lane_labels(d, app, r, lp, lane_h, bar_h, scale.x0);
+      d->PushClipRect(ImVec2(scale.x0, lp.y), ImVec2(scale.x0 + scale.width, lp.y + lane_h), true);
+      fold_lane(c.send_lane[static_cast<std::size_t>(r)], c.begin, c.end, c.max_duration, scale, 3.0f, bars);
+      draw_bars(d, app, bars, lp.y + 2, lp.y + 2 + bar_h, hover);
+      fold_lane(c.recv_lane[static_cast<std::size_t>(r)], c.begin, c.end, c.max_duration, scale, 3.0f, bars);
+      draw_bars(d, app, bars, lp.y + bar_h + 4, lp.y + 4 + 2 * bar_h, hover);
+      d->PopClipRect();
+    }
+  const float px = scale.x_of(app.playback.t);  // the playhead, across the lanes and the ruler
+  if (px >= scale.x0 && px <= scale.x0 + scale.width) {
+    d->AddLine(ImVec2(px, ImGui::GetWindowPos().y), ImVec2(px, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y), colors::playhead, 2.0f);
+    ImGui::GetForegroundDrawList()->AddLine(ImVec2(px, ruler_top), ImVec2(px, ruler_top + ruler_h), colors::playhead, 2.0f);
+  }
+  HandleInput(app, hover);
+  ImGui::PopStyleVar();
+  ImGui::EndChild();
+}
+
+void TimelinePanel::HandleInput(App& app, const Hover& hover) {
+  if (!ImGui::IsWindowHovered()) return;
+  const Range r = range_of(app.doc.model->clock(app.playback.clock));
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.MouseWheel != 0) scale = zoom(scale, scale.t_of(io.MousePos.x), std::pow(1.25, io.MouseWheel), r.lo, r.hi, r.min_span);
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+    scale = pan(scale, -io.MouseDelta.x, r.lo, r.hi);
+    ImGui::SetScrollY(ImGui::GetScrollY() - io.MouseDelta.y);
+  }
+  if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) scale.t0 = r.lo, scale.t1 = r.hi;
+  if (hover.any) bar_tooltip(app, hover);
+}
+
+void TimelinePanel::Draw(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  const Range r = range_of(vm.clock(app.playback.clock));
+  if (fitted_for != &vm || fitted_clock != app.playback.clock) {  // a new trace or clock: the whole run
+    scale.t0 = r.lo, scale.t1 = r.hi, fitted_for = &vm, fitted_clock = app.playback.clock;
+  }
+  DrawHeader(app);
+  const float label_w = ImGui::GetFontSize() * 6.0f;
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  scale.x0 = p.x + label_w;
+  scale.width = std::max(10.0f, ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize);
+  if (app.toggles.follow_playhead && app.playback.playing && (app.playback.t < scale.t0 || app.playback.t > scale.t1))
+    scale = pan(scale, static_cast<float>((app.playback.t - scale.t0) * scale.px_per_unit()) - scale.width * 0.1f, r.lo, r.hi);
+  const float ruler_h = app.fonts.small->FontSize * 1.6f;
+  DrawRuler(app, p, ruler_h);
+  DrawLanes(app, p.y, ruler_h);
+}
+
+}  // namespace collsim::gui

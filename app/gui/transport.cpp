@@ -1,0 +1,162 @@
+// Transport: |◀◀ |◀ ▶/❚❚ ▶| ▶▶| drawn as shapes (no font glyphs needed), the scrubber,
+// speed, loop, the clock; and the keyboard: space, ← →, Home, End, PageUp/PageDown (what
+// a presentation clicker sends), F11 full screen.
+#include <algorithm>
+#include <cmath>
+
+#include <GLFW/glfw3.h>
+#include <fmt/format.h>
+
+#include "app/gui/app.h"
+
+namespace collsim::gui {
+namespace {
+
+enum class Icon { first, back, play, pause, forward, last };
+
+void triangle(ImDrawList* d, ImVec2 c, float h, bool right, ImU32 col) {
+  const float w = h * 0.9f, s = right ? 1.0f : -1.0f;
+  d->AddTriangleFilled(ImVec2(c.x - s * w / 2, c.y - h / 2), ImVec2(c.x + s * w / 2, c.y), ImVec2(c.x - s * w / 2, c.y + h / 2), col);
+}
+
+void bar(ImDrawList* d, ImVec2 c, float h, ImU32 col) {
+  d->AddRectFilled(ImVec2(c.x - h * 0.09f, c.y - h / 2), ImVec2(c.x + h * 0.09f, c.y + h / 2), col);
+}
+
+void draw_icon(ImDrawList* d, ImVec2 c, float h, Icon icon, ImU32 col) {
+  const float u = h * 0.42f;
+  switch (icon) {
+    case Icon::first: bar(d, {c.x - u * 1.05f, c.y}, h, col), triangle(d, {c.x - u * 0.25f, c.y}, h, false, col),
+                      triangle(d, {c.x + u * 0.6f, c.y}, h, false, col); break;
+    case Icon::back: bar(d, {c.x - u * 0.55f, c.y}, h, col), triangle(d, {c.x + u * 0.3f, c.y}, h, false, col); break;
+    case Icon::play: triangle(d, {c.x + u * 0.1f, c.y}, h * 1.15f, true, col); break;
+    case Icon::pause: bar(d, {c.x - u * 0.45f, c.y}, h, col), bar(d, {c.x + u * 0.45f, c.y}, h, col); break;
+    case Icon::forward: triangle(d, {c.x - u * 0.3f, c.y}, h, true, col), bar(d, {c.x + u * 0.55f, c.y}, h, col); break;
+    case Icon::last: triangle(d, {c.x - u * 0.6f, c.y}, h, true, col), triangle(d, {c.x + u * 0.25f, c.y}, h, true, col),
+                     bar(d, {c.x + u * 1.05f, c.y}, h, col); break;
+  }
+}
+
+bool icon_button(const char* id, Icon icon, const char* tooltip) {
+  const float size = ImGui::GetFrameHeight();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const bool pressed = ImGui::InvisibleButton(id, ImVec2(size * 1.5f, size));
+  const ImGuiCol bg = ImGui::IsItemActive() ? ImGuiCol_ButtonActive : ImGui::IsItemHovered() ? ImGuiCol_ButtonHovered : ImGuiCol_Button;
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  d->AddRectFilled(p, ImVec2(p.x + size * 1.5f, p.y + size), ImGui::GetColorU32(bg), ImGui::GetStyle().FrameRounding);
+  draw_icon(d, ImVec2(p.x + size * 0.75f, p.y + size / 2), size * 0.46f, icon, colors::text);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
+  return pressed;
+}
+
+std::string position_text(const App& app) {
+  const ViewModel& vm = *app.doc.model;
+  if (app.playback.clock == ClockKind::steps) return fmt::format("step {:.2f} / {}", app.playback.t, vm.step_count());
+  const ClockIndex& c = vm.clock(app.playback.clock);
+  return fmt::format("{} / {}", format_duration_ns(app.playback.t), format_duration_ns(c.finish));
+}
+
+void scrubber(App& app, float width) {
+  const ViewModel& vm = *app.doc.model;
+  const ClockIndex& c = vm.clock(app.playback.clock);
+  double t = app.playback.t;
+  const double lo = c.start, hi = std::max(c.finish, c.start + 1e-9);
+  ImGui::SetNextItemWidth(width);
+  if (ImGui::SliderScalar("##scrub", ImGuiDataType_Double, &t, &lo, &hi, position_text(app).c_str())) {
+    app.playback.playing = false;
+    app.playback.seek_time(vm, t);
+  }
+}
+
+void clock_choice(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  for (ClockKind k : kAllClocks) {
+    ImGui::SameLine();
+    if (!vm.has_clock(k)) ImGui::BeginDisabled();
+    if (ImGui::RadioButton(std::string(to_string(k)).c_str(), app.playback.clock == k)) app.playback.set_clock(vm, k);
+    if (!vm.has_clock(k)) {
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(k == ClockKind::predicted ? "this trace has no predicted times (no timing model ran)"
+                                                    : "this trace has no measured times");
+    }
+  }
+}
+
+void view_menu(App& app) {
+  ViewToggles& v = app.toggles;
+  if (ImGui::Button("View")) ImGui::OpenPopup("view");
+  if (!ImGui::BeginPopup("view")) return;
+  const ViewModel& vm = *app.doc.model;
+  if (!vm.has_topology()) ImGui::BeginDisabled();
+  bool by_topology = vm.arranged_by_topology();
+  if (ImGui::Checkbox("arrange by the topology (else by the algorithm)", &by_topology)) app.requested_arrangement = by_topology;
+  if (!vm.has_topology()) ImGui::EndDisabled();
+  ImGui::Checkbox("link heat (traffic so far)", &v.link_heat);
+  ImGui::Checkbox("bytes next to each rank", &v.rank_bytes);
+  ImGui::Checkbox("legend", &v.legend);
+  ImGui::Checkbox("timeline follows the playhead", &v.follow_playhead);
+  ImGui::Checkbox("lesson text under the caption", &v.about);
+  float scale = v.ui_scale;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  if (ImGui::SliderFloat("UI scale", &scale, 0.75f, 2.5f, "%.2f×")) v.ui_scale = scale;
+  if (ImGui::IsItemDeactivatedAfterEdit()) app.requested_scale = v.ui_scale;
+  if (ImGui::MenuItem("Full screen", "F11") && app.toggle_fullscreen) app.toggle_fullscreen();
+  ImGui::Separator();
+  ImGui::TextDisabled("font: %s", app.fonts.source.c_str());
+  ImGui::EndPopup();
+}
+
+bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); }
+
+}  // namespace
+
+void TransportPanel::HandleKeys(App& app) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || !app.doc.model) return;
+  const ViewModel& vm = *app.doc.model;
+  Playback& p = app.playback;
+  if (pressed(ImGuiKey_Space)) p.toggle_play(vm);
+  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) p.step_forward(vm);
+  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) p.step_back(vm);
+  if (pressed(ImGuiKey_Home)) p.home(vm);
+  if (pressed(ImGuiKey_End)) p.end(vm);
+  // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
+  if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
+}
+
+void TransportPanel::Draw(App& app) {
+  const ViewModel& vm = *app.doc.model;
+  Playback& p = app.playback;
+  if (icon_button("##first", Icon::first, "to the start (Home)")) p.home(vm);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##back", Icon::back, "step back (← or PageUp)")) p.step_back(vm);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##play", p.playing ? Icon::pause : Icon::play, "play / pause (space)")) p.toggle_play(vm);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##forward", Icon::forward, "step forward (→ or PageDown)")) p.step_forward(vm);
+  ImGui::SameLine(0, 4);
+  if (icon_button("##last", Icon::last, "to the end (End)")) p.end(vm);
+  ImGui::SameLine();
+  ImGui::PushFont(app.fonts.large);
+  ImGui::AlignTextToFramePadding();
+  // The step in progress while packets fly; the last one done at rest.
+  const int shown = std::min(app.now.steps_done + (app.now.in_flight.empty() ? 0 : 1), vm.step_count());
+  ImGui::Text("Step %d/%d", shown, vm.step_count());
+  ImGui::PopFont();
+  ImGui::SameLine();
+  const float right = ImGui::GetFontSize() * 31;
+  scrubber(app, std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - right));
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.5f);
+  ImGui::SliderFloat("##speed", &p.speed, 0.1f, 8.0f, "speed %.2f×", ImGuiSliderFlags_Logarithmic);
+  ImGui::SameLine();
+  ImGui::Checkbox("loop", &p.loop);
+  ImGui::SameLine();
+  ImGui::TextDisabled("clock:");
+  clock_choice(app);
+  ImGui::SameLine();
+  view_menu(app);
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,283 @@
+#include "app/gui/view_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace collsim::gui {
+namespace {
+
+bool has_records(const Trace& t) {
+  return !t.schedule.transfers.empty() && t.records.size() == t.schedule.transfers.size();
+}
+
+// A --model-only trace has records with measured times all 0: nothing was run.
+bool has_measured_times(const Trace& t) {
+  return has_records(t) &&
+         std::any_of(t.records.begin(), t.records.end(), [](const TransferRecord& r) { return r.measured_end_ns > 0; });
+}
+
+bool has_predicted_times(const Trace& t) {
+  if (!has_records(t)) return false;
+  return std::all_of(t.records.begin(), t.records.end(),
+                     [](const TransferRecord& r) { return r.predicted_begin_ns && r.predicted_end_ns; });
+}
+
+void sort_by(std::vector<std::uint32_t>& order, const std::vector<double>& key) {
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+}
+
+struct StepOrder {
+  bool operator()(const Transfer& t, int k) const { return t.step < k; }
+  bool operator()(int k, const Transfer& t) const { return k < t.step; }
+};
+
+std::string step_title(const Schedule& s, int k) {
+  return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
+}
+
+}  // namespace
+
+std::string_view to_string(ClockKind c) {
+  switch (c) {
+    case ClockKind::steps: return "steps";
+    case ClockKind::measured: return "measured";
+    case ClockKind::predicted: return "predicted";
+  }
+  return "?";
+}
+
+void Tally::finish() {
+  std::vector<std::uint32_t> order(end.size());
+  std::iota(order.begin(), order.end(), 0u);
+  sort_by(order, end);
+  std::vector<double> e(end.size()), b(end.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    e[i] = end[order[i]];
+    sum += bytes[order[i]];
+    b[i] = sum;
+  }
+  end = std::move(e);
+  bytes = std::move(b);
+}
+
+double Tally::done_by(double t) const {
+  const auto it = std::upper_bound(end.begin(), end.end(), t);
+  return it == end.begin() ? 0.0 : bytes[static_cast<std::size_t>(it - end.begin()) - 1];
+}
+
+ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)) {
+  const Schedule& s = trace_.schedule;
+  topology_ = layout_for_topology(trace_);
+  // A switch connects every rank alike: the algorithm's pattern says more. Every other
+  // topology is the point of the lesson that chose it.
+  by_topology_ = topology_ && topology_->kind != LayoutKind::switch_star;
+  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
+  layout_ = make_layout(s, choice_);
+  history_ = BufferHistory::record(s);
+  build_paths();
+  total_sent_ = bytes_sent_per_rank(s);
+  total_received_ = bytes_received_per_rank(s);
+  communication_steps_ = collsim::communication_steps(s);
+
+  const std::size_t n = s.transfers.size();
+  std::vector<double> begin(n), end(n);
+  for (std::size_t i = 0; i < n; ++i) begin[i] = s.transfers[i].step, end[i] = s.transfers[i].step + 1;
+  clocks_[0] = build_clock(ClockKind::steps, begin, end);
+  if (has_measured_times(trace_)) {
+    for (std::size_t i = 0; i < n; ++i)
+      begin[i] = static_cast<double>(trace_.records[i].measured_begin_ns),
+      end[i] = static_cast<double>(trace_.records[i].measured_end_ns);
+    clocks_[1] = build_clock(ClockKind::measured, begin, end);
+    available_[1] = true;
+  }
+  if (has_predicted_times(trace_)) {
+    for (std::size_t i = 0; i < n; ++i) begin[i] = *trace_.records[i].predicted_begin_ns, end[i] = *trace_.records[i].predicted_end_ns;
+    clocks_[2] = build_clock(ClockKind::predicted, begin, end);
+    available_[2] = true;
+  }
+}
+
+void ViewModel::arrange_by_topology(bool by_topology) {
+  by_topology = by_topology && topology_.has_value();
+  if (by_topology == by_topology_) return;
+  by_topology_ = by_topology;
+  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(trace_.schedule, trace_.request.options);
+  layout_ = make_layout(trace_.schedule, choice_);
+  path_first_.assign(1, 0);
+  link_first_.assign(1, 0);
+  path_nodes_.clear();
+  path_links_.clear();
+  build_paths();
+  for (std::size_t k = 0; k < 3; ++k)
+    if (available_[k]) fill_link_tallies(clocks_[k]);
+}
+
+void ViewModel::fill_link_tallies(ClockIndex& c) const {
+  c.links.assign(layout_.links.size(), Tally{});
+  const Schedule& s = trace_.schedule;
+  for (std::uint32_t i : c.by_begin)
+    for (std::uint32_t link : links_of(i)) c.links[link].add(c.end[i], static_cast<double>(s.bytes(s.transfers[i])));
+  for (Tally& tally : c.links) tally.finish();
+}
+
+void ViewModel::build_paths() {
+  std::unordered_map<std::uint64_t, std::uint32_t> link_id;
+  auto key = [](int a, int b) { return static_cast<std::uint64_t>(std::min(a, b)) << 32 | static_cast<std::uint32_t>(std::max(a, b)); };
+  for (std::size_t i = 0; i < layout_.links.size(); ++i)
+    link_id.emplace(key(layout_.links[i].first, layout_.links[i].second), static_cast<std::uint32_t>(i));
+  for (const Transfer& t : trace_.schedule.transfers) {
+    const std::vector<int> path = route(layout_, t.src, t.dst);
+    path_nodes_.insert(path_nodes_.end(), path.begin(), path.end());
+    path_first_.push_back(static_cast<std::uint32_t>(path_nodes_.size()));
+    for (std::size_t j = 0; j + 1 < path.size(); ++j) {
+      const auto [it, added] = link_id.emplace(key(path[j], path[j + 1]), static_cast<std::uint32_t>(layout_.links.size()));
+      if (added) layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1]));
+      path_links_.push_back(it->second);
+    }
+    link_first_.push_back(static_cast<std::uint32_t>(path_links_.size()));
+  }
+}
+
+std::span<const int> ViewModel::path_of(std::size_t i) const {
+  return {path_nodes_.data() + path_first_[i], path_first_[i + 1] - path_first_[i]};
+}
+
+std::span<const std::uint32_t> ViewModel::links_of(std::size_t i) const {
+  return {path_links_.data() + link_first_[i], link_first_[i + 1] - link_first_[i]};
+}
+
+ClockIndex ViewModel::build_clock(ClockKind kind, std::vector<double> begin, std::vector<double> end) const {
+  const Schedule& s = trace_.schedule;
+  const std::size_t n = s.transfers.size(), ranks = static_cast<std::size_t>(s.total_ranks);
+  ClockIndex c;
+  c.kind = kind;
+  c.begin = std::move(begin);
+  c.end = std::move(end);
+  c.by_begin.resize(n);
+  std::iota(c.by_begin.begin(), c.by_begin.end(), 0u);
+  sort_by(c.by_begin, c.begin);
+
+  c.start = kind == ClockKind::steps ? 0.0 : std::min(0.0, n ? c.begin[c.by_begin[0]] : 0.0);
+  c.finish = kind == ClockKind::steps ? s.step_count() : c.start;
+  if (kind == ClockKind::measured) c.finish = std::max(c.finish, static_cast<double>(trace_.summary.time_ns));
+  c.step_done.assign(static_cast<std::size_t>(s.step_count()), c.start);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.max_duration = std::max(c.max_duration, c.end[i] - c.begin[i]);
+    c.finish = std::max(c.finish, c.end[i]);
+    double& done = c.step_done[static_cast<std::size_t>(s.transfers[i].step)];
+    done = std::max(done, c.end[i]);
+  }
+  for (std::size_t k = 1; k < c.step_done.size(); ++k) c.step_done[k] = std::max(c.step_done[k], c.step_done[k - 1]);
+  if (kind == ClockKind::steps)
+    for (std::size_t k = 0; k < c.step_done.size(); ++k) c.step_done[k] = static_cast<double>(k + 1);
+  c.change_keys = history_.change_keys(c.end, c.finish);
+
+  c.sent.resize(ranks);
+  c.received.resize(ranks);
+  c.send_lane.resize(ranks);
+  c.recv_lane.resize(ranks);
+  for (std::uint32_t i : c.by_begin) {
+    const Transfer& t = s.transfers[i];
+    const double bytes = static_cast<double>(s.bytes(t));
+    if (!t.is_local()) {
+      c.sent[static_cast<std::size_t>(t.src)].add(c.end[i], bytes);
+      c.received[static_cast<std::size_t>(t.dst)].add(c.end[i], bytes);
+      c.total.add(c.end[i], bytes);
+      c.send_lane[static_cast<std::size_t>(t.src)].push_back(i);
+    }
+    c.recv_lane[static_cast<std::size_t>(t.dst)].push_back(i);
+  }
+  for (auto* tallies : {&c.sent, &c.received})
+    for (Tally& tally : *tallies) tally.finish();
+  c.total.finish();
+  fill_link_tallies(c);
+  return c;
+}
+
+int ViewModel::steps_done(ClockKind kind, double t) const {
+  const std::vector<double>& done = clock(kind).step_done;
+  return static_cast<int>(std::upper_bound(done.begin(), done.end(), t) - done.begin());
+}
+
+double ViewModel::step_time(ClockKind kind, int k) const {
+  const ClockIndex& c = clock(kind);
+  if (k <= 0 || c.step_done.empty()) return c.start;
+  return c.step_done[static_cast<std::size_t>(std::min(k, step_count()) - 1)];
+}
+
+void ViewModel::in_flight(ClockKind kind, double t, std::vector<InFlight>& out) const {
+  out.clear();
+  const ClockIndex& c = clock(kind);
+  // Only transfers that began within max_duration before t can still be running.
+  const auto by_begin = [&](std::uint32_t i, double v) { return c.begin[i] < v; };
+  auto it = std::lower_bound(c.by_begin.begin(), c.by_begin.end(), t - c.max_duration, by_begin);
+  for (; it != c.by_begin.end() && c.begin[*it] < t; ++it) {
+    const double b = c.begin[*it], e = c.end[*it];
+    if (t < e) out.push_back({*it, static_cast<float>((t - b) / (e - b))});
+  }
+}
+
+const CellChange& ViewModel::cell_state(ClockKind kind, std::uint32_t cell, double t) const {
+  return history_.change_at(cell, clock(kind).change_keys, t);
+}
+
+std::string ViewModel::caption(ClockKind kind, double t, int done, const std::vector<InFlight>& flying) const {
+  const Schedule& s = trace_.schedule;
+  const int steps = s.step_count();
+  if (steps == 0) return "This schedule has no steps: nothing moves.";
+  if (done >= steps) return fmt::format("Done: all {} steps have run; every output holds its result.", steps);
+  if (flying.empty()) {
+    if (done == 0) return fmt::format("Start: every rank holds only its own data. Next, {}", step_title(s, 0));
+    return fmt::format("After {}", step_title(s, done - 1));
+  }
+  int first = steps, last = -1;
+  for (const InFlight& f : flying) {
+    const int k = s.transfers[f.transfer].step;
+    first = std::min(first, k), last = std::max(last, k);
+  }
+  if (kind != ClockKind::steps && last > first)
+    return fmt::format("Steps {} to {} overlap (pipelined). Earliest: {}", first + 1, last + 1, step_title(s, first));
+  (void)t;
+  return fmt::format("In {}", step_title(s, first));
+}
+
+Frame ViewModel::frame(ClockKind kind, double t) const {
+  const ClockIndex& c = clock(kind);
+  const Schedule& s = trace_.schedule;
+  Frame f;
+  f.clock = kind;
+  f.t = t;
+  f.steps_done = steps_done(kind, t);
+  in_flight(kind, t, f.in_flight);
+  const std::size_t ranks = static_cast<std::size_t>(s.total_ranks);
+  f.sent.resize(ranks);
+  f.received.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) f.sent[r] = c.sent[r].done_by(t), f.received[r] = c.received[r].done_by(t);
+  f.link_bytes.resize(c.links.size());
+  for (std::size_t l = 0; l < c.links.size(); ++l) f.link_bytes[l] = c.links[l].done_by(t);
+  f.total_bytes = c.total.done_by(t);
+  for (const InFlight& p : f.in_flight) {
+    const Transfer& tr = s.transfers[p.transfer];
+    const double part = p.progress * static_cast<double>(s.bytes(tr));
+    for (std::uint32_t l : links_of(p.transfer)) f.link_bytes[l] += part;
+    if (tr.is_local()) continue;
+    f.sent[static_cast<std::size_t>(tr.src)] += part;
+    f.received[static_cast<std::size_t>(tr.dst)] += part;
+    f.total_bytes += part;
+  }
+  for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
+  if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
+    const int k = f.steps_done - 1;  // transfers are ordered by step
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
+    for (auto it = lo; it != hi; ++it) f.highlighted.push_back(static_cast<std::uint32_t>(it - s.transfers.begin()));
+  }
+  f.caption = caption(kind, t, f.steps_done, f.in_flight);
+  return f;
+}
+
+}  // namespace collsim::gui

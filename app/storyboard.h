@@ -1,0 +1,52 @@
+// Storyboard export (`collsim storyboard`): a trace drawn as one SVG per step and an
+// index.html that plays them, for slides and for readers without the desktop app.
+//
+// The drawing is the GUI's, from the same view model (app/gui, no ImGui): the scene laid
+// out by gui::make_layout (ranks, hubs, links; the step's transfers as arrows and packets
+// coloured by chunk, a disc with a "+" for a reduce, a square for a copy) and every buffer
+// as gui::BufferHistory's cells, striped by the ranks whose contributions each cell holds,
+// in the palette of app/gui/palette.h. Frame 0 is the start; frame k shows step k's
+// transfers and the buffers after them, the cells they wrote outlined in white.
+//
+// Every element a test may count carries a class: "packet" (one per transfer of the
+// step), "cell" (one per cell of every buffer row), "rank", "link", "caption".
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/gui/view_model.h"
+
+namespace collsim::storyboard {
+
+// Beyond these a storyboard is unreadable (or thousands of files): refused with advice.
+inline constexpr int kMaxRanks = 64;
+inline constexpr int kMaxSteps = 1000;
+inline constexpr std::size_t kMaxCellsDrawn = 4'000'000;  // cells times frames
+
+struct Frame {
+  std::string file;     // "step-03.svg"
+  std::string caption;  // what the frame shows, in words
+  std::string svg;
+};
+
+struct Storyboard {
+  std::vector<Frame> frames;  // the start, then one per step
+  std::string index_html;
+};
+
+// Throws InputError (naming `source`) when the schedule is too large to draw: call it
+// before building the view model, which is the expensive part.
+void check_drawable(const Schedule& s, const std::string& source);
+
+Storyboard make_storyboard(const gui::ViewModel& vm);
+
+// The parts, for tests.
+std::string frame_file(const gui::ViewModel& vm, int frame);
+std::string frame_caption(const gui::ViewModel& vm, int frame);
+std::string frame_svg(const gui::ViewModel& vm, int frame);
+std::string index_html(const gui::ViewModel& vm, const std::vector<Frame>& frames);
+
+// Text made safe for XML/HTML character data and attribute values.
+std::string xml_escape(std::string_view text);
+
+}  // namespace collsim::storyboard

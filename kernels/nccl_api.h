@@ -1,0 +1,25 @@
+// NCCL's own all-reduce, as the reference row of `collsim bench --backend cuda` when two
+// or more GPUs are present. Plain C++ like cuda_api.h: built from kernels/cuda/nccl_api.cpp
+// when CMake finds NCCL next to the CUDA toolkit (COLLSIM_HAVE_NCCL=1), otherwise from
+// kernels/nccl_api_stub.cpp, where available() is false and the rest throws.
+#pragma once
+#include <cstddef>
+
+#include "kernels/dtype.h"
+
+namespace collsim::nccl {
+
+bool available() noexcept;  // collsim was built with NCCL
+
+struct AllReduceTime {
+  double mean_us = 0;  // per call, over the timed iterations
+  double best_us = 0;  // the fastest timed iteration
+};
+
+// One process drives GPUs 0..devices-1, one NCCL rank each (ncclCommInitAll), all-reducing
+// `count` elements in place per GPU: `warmup` untimed calls, then `iterations` timed ones,
+// each waited for on every GPU. NCCL and CUDA errors throw std::runtime_error naming the
+// call, the file and the line. The outputs are not checked: this only times NCCL.
+AllReduceTime time_all_reduce(int devices, std::size_t count, DataType dt, ReduceOp op, int warmup, int iterations);
+
+}  // namespace collsim::nccl

@@ -1,0 +1,616 @@
+// The GUI's view model, tested without OpenGL: layouts, packets in flight, each cell's
+// contribution set after every step (against the schedule checker's symbolic sets),
+// timeline culling and folding, the playhead, values, loading.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "app/gui/export.h"
+#include "app/gui/loader.h"
+#include "app/gui/playback.h"
+#include "app/gui/timeline_model.h"
+#include "app/gui/values.h"
+#include "app/gui/view_model.h"
+#include "sim/algorithm.h"
+#include "sim/checker.h"
+#include "sim/scenario.h"
+
+using namespace collsim;
+using namespace collsim::gui;
+
+namespace {
+
+RunRequest request(Collective c, std::string algorithm, int ranks, std::uint64_t count, AlgorithmOptions options = {}) {
+  RunRequest r;
+  r.spec.collective = c;
+  r.spec.ranks = ranks;
+  r.spec.count = count;
+  r.algorithm = std::move(algorithm);
+  r.options = resolve_options(r.spec, r.algorithm, options);
+  return r;
+}
+
+// A trace of a schedule that never ran: steps only, unless times are given.
+Trace trace_of(const RunRequest& r) {
+  Trace t;
+  t.request = r;
+  t.schedule = build_schedule(r.spec, r.algorithm, r.options);
+  return t;
+}
+
+LoadRequest file_request(const std::filesystem::path& file) {
+  LoadRequest r;
+  r.file = file;
+  return r;
+}
+
+LoadRequest run_request(const RunRequest& rq, std::string title = "", TopologyKind kind = TopologyKind::switch_fabric) {
+  LoadRequest r;
+  r.run = rq;
+  r.title = std::move(title);
+  r.topology.kind = kind;
+  return r;
+}
+
+float distance(Vec2 a, Vec2 b) { return std::hypot(a.x - b.x, a.y - b.y); }
+
+// The checker's sets per element, replayed naively from its observer: one snapshot of
+// every element of every buffer after each step (and the final state).
+struct NaiveReplay {
+  // (rank, buffer) -> per element: written?, contributions
+  using Buffer = std::vector<std::pair<bool, Contributions>>;
+  std::map<std::pair<int, int>, Buffer> now;
+  std::vector<std::map<std::pair<int, int>, Buffer>> after_step;  // index k: after k steps
+
+  explicit NaiveReplay(const Schedule& s) {
+    int step = 0;
+    auto snapshot_until = [&](int k) {
+      while (static_cast<int>(after_step.size()) <= k) after_step.push_back(now);
+    };
+    check_schedule(s, [&](std::size_t transfer, const Region& piece, const Contributions* c) {
+      if (transfer != kBeforeTransfers && transfer != kAfterTransfers) {
+        const int k = s.transfers[transfer].step;
+        if (k != step || after_step.empty()) snapshot_until(k);  // steps 0..k-1 are complete
+        step = k;
+      }
+      if (transfer == kAfterTransfers) snapshot_until(s.step_count() - 1);
+      Buffer& b = now[{piece.rank, static_cast<int>(piece.buffer)}];
+      if (b.size() < piece.end()) b.resize(piece.end());
+      for (std::uint64_t i = piece.offset; i < piece.end(); ++i) b[i] = {c != nullptr, c ? *c : Contributions()};
+    });
+    snapshot_until(s.step_count());
+    after_step.back() = now;  // the final state includes the post-operations
+  }
+};
+
+// Every element of every cell agrees with the naive replay after every step.
+void check_cells_against_checker(const RunRequest& r) {
+  CAPTURE(r.algorithm);
+  CAPTURE(to_string(r.spec.collective));
+  const ViewModel vm(trace_of(r));
+  const NaiveReplay naive(vm.schedule());
+  const BufferHistory& h = vm.buffers();
+  REQUIRE(naive.after_step.size() >= static_cast<std::size_t>(vm.step_count()) + 1);
+  for (int k = 0; k <= vm.step_count(); ++k) {
+    CAPTURE(k);
+    const double t = k == vm.step_count() ? vm.clock(ClockKind::steps).finish : static_cast<double>(k);
+    for (const BufferRow& row : h.rows()) {
+      const auto& buffer = naive.after_step[static_cast<std::size_t>(k)].at({row.rank, static_cast<int>(row.buffer)});
+      for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c) {
+        const CellChange& state = vm.cell_state(ClockKind::steps, c, t);
+        for (std::uint64_t e = h.cells()[c].begin; e < h.cells()[c].end; ++e) {
+          CHECK(state.written == buffer[e].first);
+          if (state.written) CHECK(state.contributions == buffer[e].second);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gui layout: a ring puts its ranks on a circle, rank 0 at the top, clockwise") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  const Layout& l = vm.layout();
+  CHECK(l.kind == LayoutKind::ring);
+  REQUIRE(l.nodes.size() == 4);
+  CHECK(l.nodes[0].x == doctest::Approx(0));
+  CHECK(l.nodes[0].y == doctest::Approx(-0.8));
+  CHECK(l.nodes[1].x == doctest::Approx(0.8));  // y points down: clockwise goes right first
+  for (int r = 0; r < 4; ++r) CHECK(distance(l.nodes[r], {}) == doctest::Approx(0.8));
+  CHECK(l.links.size() == 4);  // r -- r+1
+  CHECK(vm.path_of(0).size() == 2);
+}
+
+TEST_CASE("gui layout: a parameter server has workers on an arc and the server at the centre") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "parameter_server", 6, 12)));
+  const Layout& l = vm.layout();
+  CHECK(l.kind == LayoutKind::parameter_server);
+  REQUIRE(l.nodes.size() == 7);
+  for (int w = 0; w < 6; ++w) {
+    CHECK(distance(l.nodes[w], {}) == doctest::Approx(0.8));
+    CHECK_FALSE(l.is_server[w]);
+  }
+  CHECK(l.is_server[6]);
+  CHECK(distance(l.nodes[6], {}) < 0.2f);
+  // The arc opens at the bottom: no worker lies straight below the centre.
+  for (int w = 0; w < 6; ++w) CHECK(l.nodes[w].y < 0.8f * 0.6f);
+  // Every worker is linked to the server, directly.
+  CHECK(l.links.size() == 6);
+  for (std::size_t i = 0; i < vm.transfer_count(); ++i) CHECK(vm.path_of(i).size() == 2);
+}
+
+TEST_CASE("gui layout: colocated servers are workers, flagged as servers") {
+  AlgorithmOptions o;
+  o.servers = 2;
+  o.colocated = true;
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "parameter_server", 4, 8, o)));
+  REQUIRE(vm.layout().nodes.size() == 4);
+  CHECK(vm.layout().is_server[0]);
+  CHECK(vm.layout().is_server[1]);
+  CHECK_FALSE(vm.layout().is_server[2]);
+}
+
+TEST_CASE("gui layout: a switch sits at the centre and every transfer goes through it") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "direct", 5, 10)));
+  const Layout& l = vm.layout();
+  CHECK(l.kind == LayoutKind::switch_star);
+  REQUIRE(l.nodes.size() == 6);
+  CHECK(l.hub_labels.at(0) == "switch");
+  CHECK(distance(l.nodes[5], {}) == doctest::Approx(0));
+  CHECK(l.links.size() == 5);  // one spoke per rank, no more
+  for (std::size_t i = 0; i < vm.transfer_count(); ++i) {
+    const auto path = vm.path_of(i);
+    if (path.empty()) continue;  // local
+    REQUIRE(path.size() == 3);
+    CHECK(path[1] == 5);
+    CHECK(vm.links_of(i).size() == 2);
+  }
+}
+
+TEST_CASE("gui layout: two-level groups ranks by node; traffic between nodes crosses the network") {
+  AlgorithmOptions o;
+  o.ranks_per_node = 4;
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "hierarchical", 8, 16, o)));
+  const Layout& l = vm.layout();
+  CHECK(l.kind == LayoutKind::two_level);
+  REQUIRE(l.boxes.size() == 2);
+  for (int r = 0; r < 8; ++r) {
+    const NodeBox& b = l.boxes[static_cast<std::size_t>(r / 4)];
+    CHECK(l.nodes[r].x > b.min.x);
+    CHECK(l.nodes[r].x < b.max.x);
+    CHECK(l.nodes[r].y > b.min.y);
+    CHECK(l.nodes[r].y < b.max.y);
+  }
+  bool saw_inter = false, saw_intra = false;
+  for (std::size_t i = 0; i < vm.transfer_count(); ++i) {
+    const Transfer& t = vm.schedule().transfers[i];
+    if (t.is_local()) continue;
+    const bool inter = t.src / 4 != t.dst / 4;
+    CHECK(vm.path_of(i).size() == (inter ? 3u : 2u));
+    (inter ? saw_inter : saw_intra) = true;
+  }
+  CHECK(saw_inter);
+  CHECK(saw_intra);
+}
+
+TEST_CASE("gui packets: in flight strictly between begin and end, positioned along their path (steps clock)") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  std::vector<InFlight> f;
+  vm.in_flight(ClockKind::steps, 0.0, f);
+  CHECK(f.empty());
+  vm.in_flight(ClockKind::steps, 0.5, f);
+  REQUIRE(f.size() == 4);
+  for (const InFlight& p : f) {
+    const Transfer& t = vm.schedule().transfers[p.transfer];
+    CHECK(t.step == 0);
+    CHECK(p.progress == doctest::Approx(0.5));
+    const std::vector<int> path(vm.path_of(p.transfer).begin(), vm.path_of(p.transfer).end());
+    const Vec2 at = point_along(vm.layout(), path, p.progress);
+    // Half-way along the arc of the ring between the two neighbours.
+    const Vec2 a = vm.layout().nodes[t.src], b = vm.layout().nodes[t.dst];
+    CHECK(distance(at, {}) == doctest::Approx(0.8));
+    CHECK(distance(at, a) == doctest::Approx(distance(at, b)));
+    CHECK(distance(at, a) < distance(a, b));
+  }
+  vm.in_flight(ClockKind::steps, 1.0, f);  // the boundary: step 1 done, step 2 not begun
+  CHECK(f.empty());
+  const Frame fr = vm.frame(ClockKind::steps, 1.0);
+  CHECK(fr.steps_done == 1);
+  CHECK(fr.highlighted.size() == 4);  // the step just done
+  vm.in_flight(ClockKind::steps, 5.25, f);
+  REQUIRE(f.size() == 4);
+  CHECK(vm.schedule().transfers[f[0].transfer].step == 5);
+}
+
+TEST_CASE("gui packets: measured times decide what is in flight, overlapping steps included") {
+  Trace t = trace_of(request(Collective::all_reduce, "ring", 4, 8));
+  const std::size_t n = t.schedule.transfers.size();
+  for (std::size_t i = 0; i < n; ++i) {  // transfer i runs over [10 i, 10 i + 15): neighbours overlap
+    const auto b = static_cast<std::int64_t>(10 * i);
+    t.records.push_back({b, b + 15, 0, {}, {}});
+  }
+  t.summary.time_ns = static_cast<std::int64_t>(10 * n + 20);
+  const ViewModel vm(std::move(t));
+  REQUIRE(vm.has_clock(ClockKind::measured));
+  CHECK_FALSE(vm.has_clock(ClockKind::predicted));
+  std::vector<InFlight> f;
+  vm.in_flight(ClockKind::measured, 22.0, f);
+  REQUIRE(f.size() == 2);
+  std::set<std::uint32_t> which{f[0].transfer, f[1].transfer};
+  CHECK(which == std::set<std::uint32_t>{1, 2});
+  for (const InFlight& p : f)
+    CHECK(p.progress == doctest::Approx((22.0 - 10.0 * p.transfer) / 15.0));
+  // Step 0 (transfers 0..3) is done when transfer 3 ends at 45.
+  CHECK(vm.steps_done(ClockKind::measured, 44.9) == 0);
+  CHECK(vm.steps_done(ClockKind::measured, 45.0) == 1);
+  CHECK(vm.clock(ClockKind::measured).finish == doctest::Approx(10.0 * n + 20));
+  // Transfers 3 (step 0) and 4 (step 1) overlap at t = 42: pipelined.
+  const Frame fr = vm.frame(ClockKind::measured, 42.0);
+  CHECK(fr.caption.find("overlap") != std::string::npos);
+}
+
+TEST_CASE("gui packets: predicted times are a clock of their own when every record has them") {
+  Trace t = trace_of(request(Collective::all_reduce, "parameter_server", 3, 6));
+  for (std::size_t i = 0; i < t.schedule.transfers.size(); ++i)
+    t.records.push_back({0, 1, 0, 100.0 * t.schedule.transfers[i].step, 100.0 * t.schedule.transfers[i].step + 50});
+  const ViewModel vm(std::move(t));
+  REQUIRE(vm.has_clock(ClockKind::predicted));
+  std::vector<InFlight> f;
+  vm.in_flight(ClockKind::predicted, 125.0, f);
+  CHECK(f.size() == 3);  // the pull: the server sends to 3 workers
+  vm.in_flight(ClockKind::predicted, 75.0, f);
+  CHECK(f.empty());
+}
+
+TEST_CASE("gui cells: every cell after every step holds the checker's contribution sets") {
+  AlgorithmOptions ps2;
+  ps2.servers = 2;
+  AlgorithmOptions sliced;
+  sliced.slices = 2;
+  const RunRequest cases[] = {
+      request(Collective::all_reduce, "ring", 5, 7),
+      request(Collective::all_reduce, "ring", 4, 9, sliced),
+      request(Collective::all_reduce, "parameter_server", 4, 7, ps2),
+      request(Collective::all_reduce, "recursive_doubling", 6, 5),
+      request(Collective::all_reduce, "rabenseifner", 6, 13),
+      request(Collective::all_reduce, "binomial_tree", 5, 3),
+      request(Collective::all_gather, "bruck", 5, 2),
+      request(Collective::reduce_scatter, "recursive_halving", 4, 3),
+      request(Collective::all_to_all, "bruck", 4, 2),
+      request(Collective::broadcast, "chain", 4, 11),
+      request(Collective::reduce, "binomial_tree", 5, 4),
+      request(Collective::barrier, "dissemination", 5, 0),
+  };
+  for (const RunRequest& r : cases) check_cells_against_checker(r);
+}
+
+TEST_CASE("gui cells: in-place schedules show their one buffer, and it ends complete") {
+  RunRequest r = request(Collective::all_reduce, "ring", 4, 8);
+  r.spec.in_place = true;
+  check_cells_against_checker(r);
+  const ViewModel vm(trace_of(r));
+  for (const BufferRow& row : vm.buffers().rows()) CHECK(row.buffer == BufferKind::output);  // the input is inside it
+  RunRequest rs = request(Collective::reduce_scatter, "ring", 4, 2);
+  rs.spec.in_place = true;
+  check_cells_against_checker(rs);
+}
+
+TEST_CASE("gui cells: the ring's reduce-scatter grows one rank per step, the all-gather completes every chunk") {
+  const int n = 4;
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", n, 8)));
+  const BufferHistory& h = vm.buffers();
+  REQUIRE(h.rows().size() == 8);  // an input and an output per rank
+  for (int r = 0; r < n; ++r) {
+    CHECK(h.rows()[static_cast<std::size_t>(h.row_of(r, BufferKind::output))].cell_count == 4);  // the finest partition: 4 chunks
+    CHECK(h.rows()[static_cast<std::size_t>(h.row_of(r, BufferKind::input))].optional);
+  }
+  for (int k = 0; k <= 2 * (n - 1); ++k)
+    for (int r = 0; r < n; ++r) {
+      const BufferRow& row = h.rows()[static_cast<std::size_t>(h.row_of(r, BufferKind::output))];
+      // After k >= 1 reduce-scatter steps rank r's chunk (r - k) mod n holds ranks r-k..r (k + 1
+      // of them). (Before step 1 a rank's own chunk is not in its output yet: the ring sends
+      // it straight from the input, as NCCL does.)
+      if (k >= 1 && k <= n - 1) {
+        const int chunk = ((r - k) % n + n) % n;
+        const RankSet set = ranks_of(vm.cell_state(ClockKind::steps, row.first_cell + chunk, k).contributions);
+        CHECK(set.count == k + 1);
+        for (int j = 0; j <= k; ++j) CHECK(set.has(((r - j) % n + n) % n));
+      }
+    }
+  for (const BufferRow& row : h.rows()) {
+    if (row.buffer != BufferKind::output) continue;
+    for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c) {
+      CHECK(h.cells()[c].target == n);
+      CHECK(ranks_of(vm.cell_state(ClockKind::steps, c, 2.0 * (n - 1)).contributions).count == n);
+    }
+  }
+}
+
+TEST_CASE("gui cells: the finest partition follows the schedule's regions (ring with 2 slices: 8 cells)") {
+  AlgorithmOptions o;
+  o.slices = 2;
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 16, o)));
+  for (const BufferRow& row : vm.buffers().rows())
+    if (row.buffer == BufferKind::output) CHECK(row.cell_count == 8);
+}
+
+TEST_CASE("gui cells: at the end every output cell holds what the checker expects") {
+  const ViewModel vm(trace_of(request(Collective::all_gather, "ring", 5, 3)));
+  const BufferHistory& h = vm.buffers();
+  for (int r = 0; r < 5; ++r) {
+    const int row = h.row_of(r, BufferKind::output);
+    REQUIRE(row >= 0);
+    for (const ExpectedPiece& want : expected_output(vm.schedule(), r)) {
+      const auto [first, last] = h.cells_in(row, want.offset, want.offset + want.count);
+      REQUIRE(last > first);
+      for (std::uint32_t c = first; c < last; ++c)
+        CHECK(vm.cell_state(ClockKind::steps, c, vm.step_count()).contributions == want.contributions);
+    }
+  }
+}
+
+TEST_CASE("gui bytes: sent and received so far, with in-flight transfers counted pro rata") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  const double chunk = 2 * 4;  // 2 floats
+  Frame f = vm.frame(ClockKind::steps, 0.0);
+  CHECK(f.total_bytes == 0);
+  f = vm.frame(ClockKind::steps, 1.0);
+  for (int r = 0; r < 4; ++r) {
+    CHECK(f.sent[r] == doctest::Approx(chunk));
+    CHECK(f.received[r] == doctest::Approx(chunk));
+  }
+  f = vm.frame(ClockKind::steps, 1.5);
+  CHECK(f.sent[0] == doctest::Approx(1.5 * chunk));
+  CHECK(f.total_bytes == doctest::Approx(4 * 1.5 * chunk));
+  f = vm.frame(ClockKind::steps, vm.step_count());
+  for (int r = 0; r < 4; ++r) CHECK(f.sent[r] == doctest::Approx(static_cast<double>(vm.total_sent()[r])));
+  double link_total = 0;
+  for (double b : f.link_bytes) link_total += b;
+  CHECK(link_total == doctest::Approx(f.total_bytes));  // on a ring every transfer crosses one link
+}
+
+TEST_CASE("gui timeline: bars outside the visible range are culled, visible ones kept") {
+  std::vector<double> begin, end;
+  std::vector<std::uint32_t> lane;
+  for (std::uint32_t i = 0; i < 100; ++i) begin.push_back(10.0 * i), end.push_back(10.0 * i + 8), lane.push_back(i);
+  const TimeScale scale{200, 300, 0, 1000};  // 10 px per unit: every bar is 80 px wide
+  std::vector<LaneBar> out;
+  fold_lane(lane, begin, end, 8, scale, 3.0f, out);
+  REQUIRE(out.size() == 10);  // bars 20..29
+  CHECK(out.front().first == 20);
+  CHECK(out.back().first == 29);
+  for (const LaneBar& b : out) CHECK(b.count == 1);
+  CHECK(out.front().x0 == doctest::Approx(0));
+  CHECK(out.front().x1 == doctest::Approx(80));
+  // A bar that began before the range but still runs is kept, clipped to the left edge.
+  fold_lane(lane, begin, end, 8, TimeScale{205, 300, 0, 950}, 3.0f, out);
+  CHECK(out.front().first == 20);
+  CHECK(out.front().x0 == doctest::Approx(0));
+}
+
+TEST_CASE("gui timeline: bars too small to see fold into one bar that counts them") {
+  std::vector<double> begin, end;
+  std::vector<std::uint32_t> lane;
+  for (std::uint32_t i = 0; i < 100000; ++i) begin.push_back(i), end.push_back(i + 0.9), lane.push_back(i);
+  const TimeScale whole{0, 100000, 0, 1000};  // 0.01 px per unit: each bar 0.009 px
+  std::vector<LaneBar> out;
+  fold_lane(lane, begin, end, 0.9, whole, 3.0f, out);
+  CHECK(out.size() <= 1000 / 3 + 1);
+  std::uint64_t total = 0;
+  for (const LaneBar& b : out) total += b.count;
+  CHECK(total == 100000);  // nothing lost: every transfer is in exactly one bar
+  CHECK(out.size() == 1);  // the bars touch: one fold
+  // A wide bar in the middle breaks the fold.
+  end[50000] = 60000;
+  fold_lane(lane, begin, end, 60000, whole, 3.0f, out);
+  bool saw_wide = false;
+  for (const LaneBar& b : out) saw_wide |= b.count == 1 && b.first == 50000 && b.x1 - b.x0 > 50;
+  CHECK(saw_wide);
+  // Zoomed in far enough, they are single bars again.
+  fold_lane(lane, begin, end, 60000, TimeScale{10, 20, 0, 1000}, 3.0f, out);
+  for (const LaneBar& b : out) CHECK(b.count == 1);
+}
+
+TEST_CASE("gui timeline: zoom keeps the anchor under the cursor and stays inside the run") {
+  TimeScale s{0, 100, 0, 1000};
+  s = zoom(s, 50, 2.0, 0, 100, 1);
+  CHECK(s.t0 == doctest::Approx(25));
+  CHECK(s.t1 == doctest::Approx(75));
+  s = zoom(s, 25, 0.1, 0, 100, 1);  // zoom out past the whole run: clamped
+  CHECK(s.t0 == doctest::Approx(0));
+  CHECK(s.t1 == doctest::Approx(100));
+  s = pan(TimeScale{0, 10, 0, 100}, 50, 0, 100);
+  CHECK(s.t0 == doctest::Approx(5));
+}
+
+TEST_CASE("gui playback: step, step back, home, end and play on the steps clock") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  Playback p;
+  p.step_forward(vm);
+  CHECK(p.t == doctest::Approx(1));
+  p.step_forward(vm);
+  p.step_back(vm);
+  CHECK(p.t == doctest::Approx(1));
+  p.t = 2.5;
+  p.step_back(vm);
+  CHECK(p.t == doctest::Approx(2));
+  p.end(vm);
+  CHECK(p.t == doctest::Approx(6));
+  p.step_forward(vm);
+  CHECK(p.t == doctest::Approx(6));
+  p.home(vm);
+  CHECK(p.t == 0);
+  p.toggle_play(vm);
+  p.tick(vm, 0.5);
+  CHECK(p.t == doctest::Approx(0.5));
+  p.speed = 4;
+  p.tick(vm, 10);
+  CHECK(p.t == doctest::Approx(6));
+  CHECK_FALSE(p.playing);  // stopped at the end
+  p.loop = true;
+  p.toggle_play(vm);  // at the end: starts again from the beginning
+  CHECK(p.t == 0);
+  p.tick(vm, 2.0);
+  CHECK(p.t == 0);  // 8 steps' worth of time: wrapped to the start at the end
+}
+
+TEST_CASE("gui playback: switching clocks keeps the step position") {
+  Trace t = trace_of(request(Collective::all_reduce, "ring", 4, 8));
+  for (std::size_t i = 0; i < t.schedule.transfers.size(); ++i) {
+    const std::int64_t b = 100 * t.schedule.transfers[i].step;
+    t.records.push_back({b, b + 100, 0, {}, {}});
+  }
+  const ViewModel vm(std::move(t));
+  Playback p;
+  p.seek_step(vm, 2.5);
+  p.set_clock(vm, ClockKind::measured);
+  CHECK(p.t == doctest::Approx(250));
+  p.step_forward(vm);
+  CHECK(p.t == doctest::Approx(300));
+  CHECK(p.step_position(vm) == doctest::Approx(3));
+  p.set_clock(vm, ClockKind::predicted);  // not in this trace: unchanged
+  CHECK(p.clock == ClockKind::measured);
+}
+
+TEST_CASE("gui values: each element shows the sum that made it (rank numbers and real inputs)") {
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 4)));
+  const BufferHistory& h = vm.buffers();
+  // Rank 1's output chunk 0 holds its own data at the start.
+  const std::uint32_t cell = h.rows()[static_cast<std::size_t>(h.row_of(1, BufferKind::output))].first_cell;
+  const ElementValue start = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 0), 0, ValueSource::rank_numbers);
+  CHECK(start.expression == "2");
+  const ElementValue done = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::rank_numbers);
+  CHECK(done.expression == "1 + 2 + 3 + 4 = 10");
+  CHECK(done.value == 10);
+  const ElementValue real = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::input_data);
+  double want = 0;
+  for (int q = 0; q < 4; ++q) want += input_value(vm.trace().request.spec, vm.trace().request.seed, q, 0);
+  CHECK(real.value == doctest::Approx(want));
+}
+
+TEST_CASE("gui loader: a malformed scenario comes back as an error naming the file and line, not an exception") {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_gui_test";
+  std::filesystem::create_directories(dir);
+  const auto bad = dir / "bad.toml";
+  std::ofstream(bad) << "format = 1\n[collective]\nranks = \"four\"\n";
+  Progress p;
+  LoadResult r = load(file_request(bad), p);
+  CHECK_FALSE(r.model);
+  CHECK(r.error.find("bad.toml:3") != std::string::npos);
+  CHECK(r.error.find("collective.ranks") != std::string::npos);
+  r = load(file_request(dir / "missing.toml"), p);
+  CHECK_FALSE(r.model);
+  CHECK(r.error.find("missing.toml") != std::string::npos);
+}
+
+TEST_CASE("gui loader: a run and a JSON trace of it load into view models with measured times") {
+  Progress p;
+  RunRequest rq = request(Collective::all_reduce, "ring", 3, 6);
+  LoadResult r = load(run_request(rq, "title"), p);
+  REQUIRE(r.model);
+  CHECK(r.error.empty());
+  CHECK(r.title == "title");
+  CHECK(r.model->has_clock(ClockKind::measured));
+  CHECK(r.model->has_clock(ClockKind::predicted));  // the timing model ran on the request's topology
+  CHECK(p.fraction() == 1.0f);
+  const auto file = std::filesystem::temp_directory_path() / "collsim_gui_test_trace.json";
+  std::ofstream(file) << trace_to_json(r.model->trace());
+  CHECK(is_trace_file(file));
+  const LoadResult again = load(file_request(file), p);
+  REQUIRE(again.model);
+  CHECK(again.model->transfer_count() == r.model->transfer_count());
+  CHECK(again.title == "title");
+  // A bad request is an error too.
+  rq.spec.ranks = 0;
+  CHECK(load(run_request(rq), p).error.find("--ranks") != std::string::npos);
+}
+
+TEST_CASE("gui loader: the background loader hands over its result once") {
+  BackgroundLoader loader;
+  CHECK(loader.start(run_request(request(Collective::all_reduce, "ring", 4, 64))));
+  std::optional<LoadResult> r;
+  while (!(r = loader.take())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(r->model);
+  CHECK_FALSE(loader.take());
+}
+
+TEST_CASE("gui layout: a trace with predictions is arranged by its topology, and can switch to the algorithm's") {
+  Progress p;
+  const LoadResult ring_on_switch = load(run_request(request(Collective::all_reduce, "ring", 4, 8)), p);
+  REQUIRE(ring_on_switch.model);
+  ViewModel& vm = *ring_on_switch.model;
+  CHECK(vm.has_topology());
+  // Predicted on the default switch, which connects every rank alike: the ring's own pattern is shown.
+  CHECK_FALSE(vm.arranged_by_topology());
+  CHECK(vm.layout().kind == LayoutKind::ring);
+  CHECK(vm.path_of(0).size() == 2);
+  vm.arrange_by_topology(true);
+  CHECK(vm.layout().kind == LayoutKind::switch_star);
+  CHECK(vm.path_of(0).size() == 3);
+  Frame f = vm.frame(ClockKind::steps, 1.0);
+  CHECK(f.link_bytes.size() == vm.layout().links.size());
+  double spokes = 0;
+  for (double b : f.link_bytes) spokes += b;
+  CHECK(spokes == doctest::Approx(2 * f.total_bytes));  // every transfer crosses two spokes
+  // Through a hub, packets of different pairs do not meet half-way.
+  std::vector<InFlight> flying;
+  vm.in_flight(ClockKind::steps, 0.5, flying);
+  REQUIRE(flying.size() == 4);
+  std::vector<int> p0(vm.path_of(flying[0].transfer).begin(), vm.path_of(flying[0].transfer).end());
+  std::vector<int> p1(vm.path_of(flying[1].transfer).begin(), vm.path_of(flying[1].transfer).end());
+  CHECK(distance(point_along(vm.layout(), p0, 0.5f), point_along(vm.layout(), p1, 0.5f)) > 0.1f);
+
+  const LoadResult two_level = load(run_request(request(Collective::all_reduce, "direct", 8, 8), "", TopologyKind::two_level), p);
+  REQUIRE(two_level.model);
+  CHECK(two_level.model->arranged_by_topology());
+  CHECK(two_level.model->layout().kind == LayoutKind::two_level);
+  CHECK(two_level.model->layout().boxes.size() >= 1);
+
+  // On a physical ring, a transfer between far ranks hops along the ring.
+  const LoadResult direct_on_ring = load(run_request(request(Collective::all_reduce, "direct", 6, 6), "", TopologyKind::ring), p);
+  REQUIRE(direct_on_ring.model);
+  const ViewModel& ring = *direct_on_ring.model;
+  CHECK(ring.layout().kind == LayoutKind::ring);
+  for (std::size_t i = 0; i < ring.transfer_count(); ++i) {
+    const Transfer& t = ring.schedule().transfers[i];
+    if (t.is_local()) continue;
+    const int far = std::min((t.dst - t.src + 6) % 6, (t.src - t.dst + 6) % 6);
+    CHECK(ring.path_of(i).size() == static_cast<std::size_t>(far + 1));
+  }
+}
+
+TEST_CASE("gui export: the run written as a scenario loads back as the same run") {
+  AlgorithmOptions o;
+  o.servers = 2;
+  o.colocated = true;
+  Trace t = trace_of(request(Collective::all_reduce, "parameter_server", 5, 1000, o));
+  t.scenario_title = "A \"quoted\" title";
+  t.scenario_description = "two lines\nof text";
+  t.request.seed = 7;
+  t.records.resize(t.schedule.transfers.size());  // the exporters expect one record per transfer
+  TopologyConfig topology;
+  topology.kind = TopologyKind::star;
+  const std::string toml = scenario_toml(t, topology);
+  const Scenario back = parse_scenario(toml, "exported.toml");
+  CHECK(back.title == t.scenario_title);
+  CHECK(back.description == t.scenario_description);
+  CHECK(back.request.spec.ranks == 5);
+  CHECK(back.request.spec.count == 1000);
+  CHECK(back.request.algorithm == "parameter_server");
+  CHECK(back.request.options.servers == 2);
+  CHECK(back.request.options.colocated);
+  CHECK(back.request.seed == 7);
+  CHECK(back.topology.kind == TopologyKind::star);
+  CHECK(export_path("out/run", ExportKind::chrome).string() == "out/run.chrome.json");
+  CHECK_FALSE(export_text(ExportKind::csv, t, topology).empty());
+  const auto file = std::filesystem::temp_directory_path() / "collsim_gui_export_test.toml";
+  CHECK(write_export(file, toml).empty());
+  CHECK(load_scenario(file).request.options.servers == 2);
+  CHECK(write_export("/no/such/folder/x.toml", toml).find("/no/such/folder") != std::string::npos);
+}
