@@ -409,8 +409,10 @@ void draw_header(std::string& o, const gui::ViewModel& vm, int frame) {
 void draw_footer(std::string& o) {
   const float y = kHeight - 16;
   float x = 24;
-  fmt::format_to(std::back_inserter(o), "<circle cx=\"{}\" cy=\"{}\" r=\"6\" fill=\"{}\"/>", num(x + 6), num(y - 4),
-                 color(pal::chunk(0)));
+  fmt::format_to(std::back_inserter(o),
+                 "<circle cx=\"{0}\" cy=\"{1}\" r=\"6\" fill=\"{2}\" stroke=\"#141414\"/>"
+                 "<path d=\"M{3} {1} H{4} M{0} {5} V{6}\" stroke=\"#141414\" stroke-width=\"1.5\"/>",
+                 num(x + 6), num(y - 4), color(pal::chunk(0)), num(x + 3), num(x + 9), num(y - 7), num(y - 1));
   text(o, x + 16, y, "reduce (adds into the receiver)", 12, pal::text_dim);
   x += 220;
   rect(o, x, y - 10, 12, 12, color(pal::chunk(1)), "rx=\"2\"");

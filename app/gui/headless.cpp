@@ -110,9 +110,50 @@ struct FrameTimes {
 
 }  // namespace
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Ms = std::chrono::duration<double, std::milli>;
+
+// One whole frame, timed in its three parts, with ImGui's vertex and draw-call counts.
+void timed_frame(Platform& p, App& app, double dt, bool first, FrameTimes& f) {
+  const auto start = Clock::now();
+  p.new_frame(app);
+  app.draw(dt);
+  const auto built = Clock::now();
+  p.render();
+  p.finish();
+  const auto drawn = Clock::now();
+  if (const ImDrawData* d = ImGui::GetDrawData()) {
+    f.vertices += d->TotalVtxCount;
+    for (int l = 0; l < d->CmdListsCount; ++l) f.commands += d->CmdLists[l]->CmdBuffer.Size;
+    if (first && std::getenv("COLLSIM_GUI_DRAW_LISTS"))  // where the vertices go, window by window
+      for (int l = 0; l < d->CmdListsCount; ++l)
+        fmt::print("  {}: {} vertices\n", d->CmdLists[l]->_OwnerName, d->CmdLists[l]->VtxBuffer.Size);
+  }
+  p.swap();
+  const auto end = Clock::now();
+  f.ui += Ms(built - start).count();
+  f.raster += Ms(drawn - built).count();
+  f.swap += Ms(end - drawn).count();
+  f.total.push_back(Ms(end - start).count());
+}
+
+void print_times(const FrameTimes& f, const App& app, bool scrub) {
+  const ViewModel& vm = *app.doc.model;
+  double sum = 0;
+  for (double v : f.total) sum += v;
+  fmt::print("frames {}  mean {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms  (UI {:.2f} + raster {:.2f} + present {:.2f}; CPU {:.2f} ms "
+             "per frame; {:.0f} vertices, {:.0f} draw calls)  [{}; {} ranks, {} transfers, {} cells; clock {}]\n",
+             f.total.size(), f.mean(sum), f.percentile(0.99), f.percentile(1.0), f.mean(f.ui), f.mean(f.raster),
+             f.mean(f.swap), f.mean(f.cpu), f.mean(f.vertices), f.mean(f.commands),
+             scrub ? "scrubbing: a random step position every frame" : "playing", vm.schedule().total_ranks,
+             vm.transfer_count(), vm.buffers().cells().size(), std::string(to_string(app.playback.clock)));
+}
+
+}  // namespace
+
 int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
-  using clock = std::chrono::steady_clock;
-  using ms = std::chrono::duration<double, std::milli>;
   const ViewModel& vm = *app.doc.model;
   place_playhead(app, o);
   app.playback.loop = true;
@@ -121,36 +162,15 @@ int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
   std::mt19937 random(1);
   FrameTimes f;
   const double cpu_start = cpu_seconds();
-  auto last = clock::now();
+  auto last = Clock::now();
   for (int i = 0; i < o.bench_frames; ++i) {
     if (o.bench_scrub) app.playback.seek_step(vm, std::uniform_real_distribution<double>(0.0, vm.step_count())(random));
-    const auto start = clock::now();
-    p.new_frame(app);
-    app.draw(std::chrono::duration<double>(start - last).count());
-    const auto built = clock::now();
-    p.render();
-    p.finish();
-    const auto drawn = clock::now();
-    if (const ImDrawData* d = ImGui::GetDrawData()) {
-      f.vertices += d->TotalVtxCount;
-      for (int l = 0; l < d->CmdListsCount; ++l) f.commands += d->CmdLists[l]->CmdBuffer.Size;
-      if (i == 0 && std::getenv("COLLSIM_GUI_DRAW_LISTS"))
-        for (int l = 0; l < d->CmdListsCount; ++l) fmt::print("  {}: {} vertices\n", d->CmdLists[l]->_OwnerName, d->CmdLists[l]->VtxBuffer.Size);
-    }
-    p.swap();
-    last = clock::now();
-    f.ui += ms(built - start).count(), f.raster += ms(drawn - built).count(), f.swap += ms(last - drawn).count();
-    f.total.push_back(ms(last - start).count());
+    const auto now = Clock::now();
+    timed_frame(p, app, std::chrono::duration<double>(now - last).count(), i == 0, f);
+    last = now;
   }
   f.cpu = 1000 * (cpu_seconds() - cpu_start);
-  double sum = 0;
-  for (double v : f.total) sum += v;
-  fmt::print("frames {}  mean {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms  (UI {:.2f} + raster {:.2f} + present {:.2f}; CPU {:.2f} ms "
-             "per frame; {:.0f} vertices, {:.0f} draw calls)  [{}; {} ranks, {} transfers, {} cells; clock {}]\n",
-             f.total.size(), f.mean(sum), f.percentile(0.99), f.percentile(1.0), f.mean(f.ui), f.mean(f.raster),
-             f.mean(f.swap), f.mean(f.cpu), f.mean(f.vertices), f.mean(f.commands), o.bench_scrub ? "scrubbing: a random step position every frame" : "playing",
-             vm.schedule().total_ranks, vm.transfer_count(), vm.buffers().cells().size(),
-             std::string(to_string(app.playback.clock)));
+  print_times(f, app, o.bench_scrub);
   return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "app/gui/loader.h"
 
+#include <cctype>
 #include <fstream>
 
 #include <fmt/format.h>

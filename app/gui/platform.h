@@ -36,6 +36,7 @@ class Platform {
  private:
   GLFWwindow* window_ = nullptr;
   bool imgui_ready_ = false;
+  bool fonts_ready_ = false;  // the font texture is built, with nearest sampling
   int windowed_[4] = {0, 0, 0, 0};  // x, y, w, h before going full screen
 };
 

@@ -118,6 +118,7 @@ void apply_style(float scale) {
   c[ImGuiCol_ButtonActive] = ImVec4(0.34f, 0.45f, 0.62f, 1.0f);
   c[ImGuiCol_Header] = ImVec4(0.22f, 0.26f, 0.33f, 1.0f);
   c[ImGuiCol_PlotHistogram] = ImVec4(0.34f, 0.70f, 0.91f, 1.0f);
+  style.AntiAliasedLinesUseTex = false;  // platform.cpp samples the atlas nearest: AA lines by geometry
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
 }

@@ -78,8 +78,6 @@ void draw_bars(ImDrawList* d, const App& app, const std::vector<LaneBar>& bars, 
   }
 }
 
-}  // namespace
-
 // The visible range and its limits on the current clock.
 struct Range {
   double lo, hi, min_span;

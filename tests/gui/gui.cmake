@@ -23,6 +23,7 @@ if(COLLSIM_GUI)
       -DPNG_CHECK=$<TARGET_FILE:gui_png_check> -DXVFB_RUN=${COLLSIM_XVFB_RUN}
       -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/gui/${case}
       -P ${CMAKE_CURRENT_LIST_DIR}/run_gui_tests.cmake)
-    set_tests_properties(gui_${case} PROPERTIES LABELS gui TIMEOUT 600)
+    # One at a time: concurrent xvfb-run -a can race for a display number.
+    set_tests_properties(gui_${case} PROPERTIES LABELS gui TIMEOUT 600 RESOURCE_LOCK xvfb)
   endforeach()
 endif()

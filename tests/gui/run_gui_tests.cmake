@@ -19,12 +19,21 @@ function(gui)
   else()
     set(cmd "${GUI}" ${G_ARGS})  # no xvfb-run: needs a real display (scripts/setup installs xvfb)
   endif()
-  execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE r OUTPUT_VARIABLE o ERROR_VARIABLE e
-                  TIMEOUT 300)
+  # xvfb-run itself fails now and then (a display number taken meanwhile, its temporary
+  # folder): "xvfb-run: error: ..." and its own exit status. Such a run is tried again.
+  foreach(attempt RANGE 1 3)
+    execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE r OUTPUT_VARIABLE o ERROR_VARIABLE e
+                    TIMEOUT 300)
+    if(NOT e MATCHES "xvfb-run: error")
+      break()
+    endif()
+    message(STATUS "xvfb-run failed (exit ${r}), trying again: ${e}")
+  endforeach()
   set(rc "${r}" PARENT_SCOPE)
   set(out "${o}" PARENT_SCOPE)
   set(err "${e}" PARENT_SCOPE)
-  message(STATUS "collsim-gui ${G_ARGS} -> exit ${r}")
+  string(JOIN " " shown ${G_ARGS})
+  message(STATUS "collsim-gui ${shown} -> exit ${r}")
 endfunction()
 
 # `ok` is TRUE or FALSE, computed by the caller.
