@@ -5,6 +5,9 @@
 
 namespace collsim {
 
+// a mod n in 0..n-1 for negative a too: the rank k places to the left on a ring of n.
+inline int mod(int a, int n) { return ((a % n) + n) % n; }
+
 struct Block {
   std::uint64_t offset = 0;
   std::uint64_t count = 0;

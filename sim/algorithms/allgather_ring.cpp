@@ -9,12 +9,11 @@
 #include <fmt/format.h>
 
 #include "sim/algorithms/registry.h"
+#include "sim/partition.h"
 #include "sim/schedule_builder.h"
 
 namespace collsim {
 namespace {
-
-int mod(int a, int n) { return ((a % n) + n) % n; }
 
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   ScheduleBuilder b(spec, "ring");

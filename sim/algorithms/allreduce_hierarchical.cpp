@@ -24,8 +24,6 @@
 namespace collsim {
 namespace {
 
-int mod(int a, int n) { return ((a % n) + n) % n; }
-
 struct Grid {
   const CollectiveSpec& spec;
   int g, m;  // ranks per node, nodes

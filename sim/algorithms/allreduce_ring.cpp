@@ -21,8 +21,6 @@
 namespace collsim {
 namespace {
 
-int mod(int a, int n) { return ((a % n) + n) % n; }
-
 // One ring step for every slice: rank r sends chunk chunk_of(r) of its `source` buffer to
 // rank r+1's output.
 template <class ChunkOf>

@@ -23,8 +23,6 @@
 namespace collsim {
 namespace {
 
-int mod(int a, int n) { return ((a % n) + n) % n; }
-
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   ScheduleBuilder b(spec, "ring");
   const int n = spec.ranks;
