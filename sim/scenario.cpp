@@ -16,145 +16,14 @@
 #include "sim/algorithm.h"
 #include "sim/custom_schedule.h"
 #include "sim/errors.h"
+#include "sim/toml_fields.h"
 
 namespace collsim {
 namespace {
 
-std::string_view type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a floating-point number";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::date: return "a date";
-    case toml::node_type::time: return "a time";
-    case toml::node_type::date_time: return "a date-time";
-    case toml::node_type::none: break;
-  }
-  return "nothing";
-}
-
-// One key of the file with its value and where it is, so every error can say
-// "file:line:column: key 'collective.ranks': ...".
-class Entry {
- public:
-  Entry(const std::string& file, std::string path, const toml::node& value)
-      : file_(file), path_(std::move(path)), value_(value) {}
-
-  [[noreturn]] void fail(std::string_view problem) const {
-    const toml::source_position at = value_.source().begin;
-    throw InputError(fmt::format("{}:{}:{}: key '{}': {}", file_, at.line, at.column, path_, problem));
-  }
-
-  std::string string() const {
-    if (!value_.is_string()) wrong_type("a string");
-    return std::string(value_.as_string()->get());
-  }
-  bool boolean() const {
-    if (!value_.is_boolean()) wrong_type("true or false");
-    return value_.as_boolean()->get();
-  }
-  std::int64_t integer(std::int64_t lo, std::int64_t hi) const {
-    if (!value_.is_integer()) wrong_type("an integer");
-    const std::int64_t v = value_.as_integer()->get();
-    if (v < lo || v > hi) fail(fmt::format("must be between {} and {}, got {}", lo, hi, v));
-    return v;
-  }
-  int int32(int lo, int hi) const { return static_cast<int>(integer(lo, hi)); }
-  // An element count: a non-negative integer, or a string with a K, M or G suffix.
-  std::uint64_t count() const {
-    if (value_.is_integer()) return static_cast<std::uint64_t>(integer(0, std::numeric_limits<std::int64_t>::max()));
-    if (!value_.is_string()) wrong_type("an integer or a string such as \"1M\"");
-    const std::string text = string();
-    const auto n = parse_count(text);
-    if (!n) fail(fmt::format("'{}' is not a count (a non-negative integer, optionally with K, M or G)", text));
-    return *n;
-  }
-  // GB/s or µs: an integer or a floating-point number, finite and >= 0 (> 0 if `positive`).
-  double number(bool positive) const {
-    double v = 0;
-    if (value_.is_integer()) v = static_cast<double>(value_.as_integer()->get());
-    else if (value_.is_floating_point()) v = value_.as_floating_point()->get();
-    else wrong_type("a number");
-    if (!std::isfinite(v) || v < 0 || (positive && v == 0)) fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
-    return v;
-  }
-  // "file:line:column: key 'path'", for problems found later (an unknown link name).
-  std::string where() const {
-    const toml::source_position at = value_.source().begin;
-    return fmt::format("{}:{}:{}: key '{}'", file_, at.line, at.column, path_);
-  }
-  const toml::node& node() const { return value_; }
-  const std::string& path() const { return path_; }
-
- private:
-  [[noreturn]] void wrong_type(std::string_view expected) const {
-    fail(fmt::format("expected {}, got {}", expected, type_name(value_)));
-  }
-  const std::string& file_;
-  std::string path_;
-  const toml::node& value_;
-};
-
-// The keys of one table, checked against the ones this format version defines.
-class Table {
- public:
-  Table(const std::string& file, std::string prefix, const toml::table& t) : file_(file), prefix_(std::move(prefix)), t_(t) {}
-
-  void only_keys(std::initializer_list<std::string_view> allowed) const {
-    for (auto&& [key, value] : t_) {
-      if (std::find(allowed.begin(), allowed.end(), key.str()) != allowed.end()) continue;
-      std::string names;
-      for (std::string_view a : allowed) names.append(names.empty() ? "" : ", ").append(a);
-      const toml::source_position at = key.source().begin;
-      throw InputError(fmt::format("{}:{}:{}: key '{}': unknown key (scenario format {} knows: {})", file_, at.line,
-                                   at.column, path(key.str()), kScenarioFormatVersion, names));
-    }
-  }
-  std::optional<Entry> find(std::string_view key) const {
-    const toml::node* n = t_.get(key);
-    if (!n) return std::nullopt;
-    return Entry(file_, path(key), *n);
-  }
-  // A sub-table such as [collective]; nullopt when absent.
-  std::optional<Table> table(std::string_view key) const {
-    const std::optional<Entry> e = find(key);
-    if (!e) return std::nullopt;
-    if (!e->node().is_table()) e->fail(fmt::format("expected a table ([{}]), got {}", key, type_name(e->node())));
-    return Table(file_, path(key), *e->node().as_table());
-  }
-  // An array of tables (`overrides = [{ link = "rank3", ... }, ...]`): f(entry, table) for each.
-  template <class F>
-  void each_table(std::string_view key, F&& f) const {
-    const std::optional<Entry> e = find(key);
-    if (!e) return;
-    const toml::array* items = e->node().as_array();
-    if (!items) e->fail(fmt::format("expected an array of tables, got {}", type_name(e->node())));
-    for (std::size_t i = 0; i < items->size(); ++i) {
-      const Entry item(file_, fmt::format("{}[{}]", e->path(), i), *items->get(i));
-      if (!item.node().is_table()) item.fail(fmt::format("expected a table ({{ ... }}), got {}", type_name(item.node())));
-      f(item, Table(file_, item.path(), *item.node().as_table()));
-    }
-  }
-
- private:
-  std::string path(std::string_view key) const { return prefix_.empty() ? std::string(key) : prefix_ + "." + std::string(key); }
-  const std::string& file_;
-  std::string prefix_;
-  const toml::table& t_;
-};
-
-template <class E, std::size_t N>
-E enum_value(const Entry& e, const E (&values)[N], std::string_view what) {
-  const std::string s = e.string();
-  for (E v : values)
-    if (to_string(v) == s) return v;
-  std::string names;
-  for (E v : values) names.append(names.empty() ? "" : " ").append(to_string(v));
-  e.fail(fmt::format("unknown {} '{}' (use {})", what, s, names));
-}
+using toml_fields::Entry;
+using toml_fields::enum_value;
+using toml_fields::Table;
 
 // [collective]: the same fields as the command-line flags.
 void read_collective(const Table& t, RunRequest& r) {
@@ -380,7 +249,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     const toml::source_position at = e.source().begin;
     throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_name, at.line, at.column, e.description()));
   }
-  const Table top(source_name, "", doc);
+  const Table top(source_name, "", doc, fmt::format("scenario format {}", kScenarioFormatVersion));
   top.only_keys({"format", "title", "description", "collective", "run", "topology"});
   read_format(top, source_name);
   Scenario s;

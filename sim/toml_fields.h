@@ -1,11 +1,12 @@
 // Reading TOML keys strictly, with the position of every value: the helpers of the
-// hand-written schedule loader (custom_schedule.cpp). Every problem is an InputError that
-// starts "FILE:LINE:COLUMN: key 'PATH':", so a student's typo points at its spot.
+// scenario loader (scenario.cpp) and the hand-written schedule loader (custom_schedule.cpp).
+// Every problem is an InputError that starts "FILE:LINE:COLUMN: key 'PATH':", so a typo
+// points at its spot.
 //
 // sim-internal: includes toml++, which only sim/'s .cpp files may see (sim/CMakeLists.txt).
-// scenario.cpp keeps its own copy of the same idea; it can move onto this one later.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -17,6 +18,7 @@
 #include <toml++/toml.h>
 
 #include "sim/errors.h"
+#include "sim/types.h"
 
 namespace collsim::toml_fields {
 
@@ -69,6 +71,32 @@ class Entry {
     return v;
   }
   int int32(int lo, int hi) const { return static_cast<int>(integer(lo, hi)); }
+  bool boolean() const {
+    if (!value_->is_boolean()) wrong_type("true or false");
+    return value_->as_boolean()->get();
+  }
+  // An element count: a non-negative integer, or a string with a K, M or G suffix.
+  std::uint64_t count() const {
+    if (value_->is_integer()) return static_cast<std::uint64_t>(integer(0, std::numeric_limits<std::int64_t>::max()));
+    if (!value_->is_string()) wrong_type("an integer or a string such as \"1M\"");
+    const std::string text = string();
+    const auto n = parse_count(text);
+    if (!n) fail(fmt::format("'{}' is not a count (a non-negative integer, optionally with K, M or G)", text));
+    return *n;
+  }
+  // GB/s or µs: an integer or a floating-point number, finite and >= 0 (> 0 if `positive`).
+  double number(bool positive) const {
+    double v = 0;
+    if (value_->is_integer())
+      v = static_cast<double>(value_->as_integer()->get());
+    else if (value_->is_floating_point())
+      v = value_->as_floating_point()->get();
+    else
+      wrong_type("a number");
+    if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+      fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
+    return v;
+  }
   const toml::array& array() const {
     if (!value_->is_array()) wrong_type("an array");
     return *value_->as_array();
@@ -114,6 +142,25 @@ class Table {
     const toml::node* n = t_->get(key);
     if (!n) return std::nullopt;
     return Entry(*file_, path(key), *n);
+  }
+  // A sub-table such as [collective]; nullopt when absent.
+  std::optional<Table> table(std::string_view key) const {
+    const std::optional<Entry> e = find(key);
+    if (!e) return std::nullopt;
+    if (!e->node().is_table()) e->fail(fmt::format("expected a table ([{}]), got {}", key, type_name(e->node())));
+    return Table(*file_, path(key), *e->node().as_table(), format_);
+  }
+  // An array of tables (`overrides = [{ link = "rank3", ... }, ...]`): f(entry, table) for each.
+  template <class F>
+  void each_table(std::string_view key, F&& f) const {
+    const std::optional<Entry> e = find(key);
+    if (!e) return;
+    if (!e->node().is_array()) e->fail(fmt::format("expected an array of tables, got {}", type_name(e->node())));
+    for (std::size_t i = 0; i < e->array().size(); ++i) {
+      const Entry item = e->item(i);
+      if (!item.node().is_table()) item.fail(fmt::format("expected a table ({{ ... }}), got {}", type_name(item.node())));
+      f(item, Table(*file_, item.path(), *item.node().as_table(), format_));
+    }
   }
   // "file:line:column" of the table itself.
   int line() const { return static_cast<int>(t_->source().begin.line); }
