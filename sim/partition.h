@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "sim/schedule.h"
+
 namespace collsim {
 
 // a mod n in 0..n-1 for negative a too: the rank k places to the left on a ring of n.
@@ -33,6 +35,12 @@ inline Block sub_block(Block b, std::uint64_t slices, std::uint64_t s) {
   Block inner = even_block(b.count, slices, s);
   inner.offset += b.offset;
   return inner;
+}
+
+// Blocks [lo, hi) of `block` elements each, in one rank's buffer: the unit of the
+// all-gather, reduce-scatter and all-to-all algorithms (a block per rank).
+inline Region block_region(int rank, BufferKind buffer, std::uint64_t block, int lo, int hi) {
+  return {rank, buffer, static_cast<std::uint64_t>(lo) * block, static_cast<std::uint64_t>(hi - lo) * block};
 }
 
 }  // namespace collsim

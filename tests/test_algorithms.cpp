@@ -7,8 +7,11 @@
 
 #include "sim/errors.h"
 #include "sim/run.h"
+#include "test_support.h"
 
 using namespace collsim;
+using collsim::testing::cpu;
+using collsim::testing::outputs_of;
 
 namespace {
 
@@ -16,11 +19,6 @@ struct Config {
   const char* name;
   AlgorithmOptions options;
 };
-
-Backend& cpu() {
-  static std::unique_ptr<Backend> backend = make_cpu_backend();
-  return *backend;
-}
 
 void run_and_verify(const RunRequest& req) {
   const RunResult r = run_collective(req, cpu());

@@ -14,21 +14,13 @@
 #include "sim/errors.h"
 #include "sim/report.h"
 #include "sim/run.h"
+#include "test_support.h"
 
 using namespace collsim;
+using collsim::testing::cpu;
+using collsim::testing::outputs_of;
 
 namespace {
-
-Backend& cpu() {
-  static std::unique_ptr<Backend> backend = make_cpu_backend();
-  return *backend;
-}
-
-std::uint64_t outputs_of(const Schedule& s) {
-  std::uint64_t n = 0;
-  for (int r = 0; r < s.spec.ranks; ++r) n += s.buffer_elements(r, BufferKind::output);
-  return n;
-}
 
 // run_collective checks the schedule (throwing ScheduleError) before it runs it.
 void run_and_verify(const RunRequest& req) {

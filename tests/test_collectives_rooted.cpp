@@ -15,24 +15,13 @@
 #include "sim/errors.h"
 #include "sim/run.h"
 #include "sim/schedule_builder.h"
+#include "test_support.h"
 
 using namespace collsim;
+using collsim::testing::cpu;
+using collsim::testing::outputs_of;
 
 namespace {
-
-Backend& cpu() {
-  static std::unique_ptr<Backend> backend = make_cpu_backend();
-  return *backend;
-}
-
-// Output elements the reference must compare: every output element (a barrier: one token
-// per rank).
-std::uint64_t outputs_of(const Schedule& s) {
-  if (s.spec.collective == Collective::barrier) return static_cast<std::uint64_t>(s.spec.ranks);
-  std::uint64_t n = 0;
-  for (int r = 0; r < s.spec.ranks; ++r) n += s.buffer_elements(r, BufferKind::output);
-  return n;
-}
 
 // run_collective checks the schedule (throwing ScheduleError) before it runs it.
 void run_and_verify(const RunRequest& req) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "sim/algorithms/registry.h"
+#include "sim/partition.h"
 #include "sim/schedule_builder.h"
 
 namespace collsim {
@@ -25,7 +26,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const int n = spec.ranks;
   const std::uint64_t k = spec.count;
   auto at = [k](int r, BufferKind buf, int lo, int hi) {
-    return Region{r, buf, static_cast<std::uint64_t>(lo) * k, static_cast<std::uint64_t>(hi - lo) * k};
+    return block_region(r, buf, k, lo, hi);
   };
   for (int r = 0; r < n; ++r) {
     b.set_scratch(r, static_cast<std::uint64_t>(n) * k);

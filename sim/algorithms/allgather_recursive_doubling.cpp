@@ -17,6 +17,7 @@
 
 #include "sim/algorithms/fold.h"
 #include "sim/algorithms/registry.h"
+#include "sim/partition.h"
 #include "sim/schedule_builder.h"
 
 namespace collsim {
@@ -28,7 +29,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const std::uint64_t k = spec.count;
   // Blocks [lo, hi) of real rank r's output.
   auto blocks = [k](int r, int lo, int hi) {
-    return Region{r, BufferKind::output, static_cast<std::uint64_t>(lo) * k, static_cast<std::uint64_t>(hi - lo) * k};
+    return block_region(r, BufferKind::output, k, lo, hi);
   };
   for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, blocks(r, r, r + 1));
 

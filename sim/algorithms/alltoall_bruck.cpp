@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "sim/algorithms/registry.h"
+#include "sim/partition.h"
 #include "sim/schedule_builder.h"
 
 namespace collsim {
@@ -29,7 +30,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const int n = spec.ranks;
   const std::uint64_t k = spec.count;
   auto at = [k](int r, BufferKind buf, int lo, int hi) {
-    return Region{r, buf, static_cast<std::uint64_t>(lo) * k, static_cast<std::uint64_t>(hi - lo) * k};
+    return block_region(r, buf, k, lo, hi);
   };
   // Scratch: slots [0, N), then the send area at [N, 2N).
   auto slots = [&](int r, int lo, int hi) { return at(r, BufferKind::scratch, lo, hi); };

@@ -21,6 +21,7 @@
 
 #include "sim/algorithms/fold.h"
 #include "sim/algorithms/registry.h"
+#include "sim/partition.h"
 #include "sim/schedule_builder.h"
 
 namespace collsim {
@@ -32,7 +33,7 @@ struct Partials {
   std::uint64_t k;
   Region of(int r, int lo, int hi) const {
     if (lo == r && hi == r + 1) return {r, BufferKind::output, 0, k};
-    return {r, BufferKind::scratch, static_cast<std::uint64_t>(lo) * k, static_cast<std::uint64_t>(hi - lo) * k};
+    return block_region(r, BufferKind::scratch, k, lo, hi);
   }
   // Moves blocks [lo, hi) from src to dst (from src's input when from_input), cut where a
   // rank's own block sits in its output rather than in its scratch.

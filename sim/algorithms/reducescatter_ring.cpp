@@ -22,7 +22,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const int n = spec.ranks;
   const std::uint64_t k = spec.count;
   auto input = [k](int r, int lo, int hi) {
-    return Region{r, BufferKind::input, static_cast<std::uint64_t>(lo) * k, static_cast<std::uint64_t>(hi - lo) * k};
+    return block_region(r, BufferKind::input, k, lo, hi);
   };
   // Where rank r keeps its partial sum of block c: the output for its own block.
   auto partial = [k](int r, int c) {
