@@ -50,7 +50,7 @@ TEST_CASE("a delayed transfer holds up only its dependants") {
   // A ring chunk's whole journey depends on its first hop; the other chunks do not.
   CHECK(dependants > 0);
   CHECK(others > 0);
-  CHECK(r.execution.timings[delayed].end_ns - r.execution.timings[delayed].begin_ns >= 0);
+  CHECK(slow.begin_ns >= 300'000'000);  // the hook slept before the transfer began
 }
 
 TEST_CASE("every transfer is recorded with a worker and ordered times") {
