@@ -4,16 +4,21 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "sim/lesson.h"
 #include "sim/run.h"
 #include "sim/topology.h"
 
 namespace collsim {
 
-// The "format" key every scenario file starts with; this build reads version 1.
-inline constexpr int kScenarioFormatVersion = 1;
+// The "format" key every scenario file starts with. This build reads format 1 (one
+// [collective]) and format 2 (lessons: [[phase]], [training], captions, [[question]]).
+inline constexpr int kScenarioFormatVersion = 2;
+inline constexpr int kOldestScenarioFormat = 1;
 
 struct Scenario {
   std::string source;       // the file it came from, as given
@@ -27,6 +32,19 @@ struct Scenario {
   // [topology]: what the timing model predicts on (docs/scenario-format.md); the defaults
   // (a switch of NVLink 4 ports) when the file has none.
   TopologyConfig topology;
+
+  // --- lessons (format 2; lesson.h) ---
+  int format = 1;
+  std::string caption;  // shown with every step of every phase, before the phase's own
+  // Every phase in program order: format 1's [collective] is one collective phase, and
+  // [training] appends the phases its pattern generates after the file's own [[phase]]s.
+  std::vector<Phase> phases;
+  std::optional<TrainingSpec> training;
+  std::vector<Question> questions;
+
+  // One collective phase over all its steps and nothing else: `request` is that phase's,
+  // and the single-run front ends (run, explain, bench, the GUI's run view) apply to it.
+  bool single_collective() const;
 };
 
 // The request `collsim run` uses when nothing says otherwise (count 1M, unlike RunRequest's 0).

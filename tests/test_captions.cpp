@@ -1,0 +1,2 @@
+// Tests of lessons (captions). Filled in by its owner.
+#include <doctest/doctest.h>

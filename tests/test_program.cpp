@@ -1,0 +1,2 @@
+// Tests of lessons (program). Filled in by its owner.
+#include <doctest/doctest.h>
