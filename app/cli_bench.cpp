@@ -1,13 +1,11 @@
 #include "app/cli_bench.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "app/cli_backend.h"
+#include "app/cli_progress.h"
 #include "kernels/cuda_api.h"
 #include "kernels/nccl_api.h"
 #include "sim/bench.h"
@@ -73,38 +71,6 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   validate_bench_options(o);
   return o;
 }
-
-// Shows progress on stderr once a run has taken more than a second: one line rewritten
-// in place (\r) on a terminal, plain lines otherwise (logs, CI). Cleared before each row
-// so that the table on stdout stays intact on a terminal.
-class ProgressLine {
- public:
-  ProgressLine() : tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
-
-  void show(const BenchProgress& p) {
-    if (std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
-    const std::string text = fmt::format("bench: {}/{}: {} at {} per rank ...", p.done + 1, p.total, p.algorithm,
-                                         format_bytes(static_cast<double>(p.bytes)));
-    if (tty_) {
-      fmt::print(stderr, "\r{:<70}", text);
-      shown_ = true;
-    } else {
-      fmt::print(stderr, "{}\n", text);
-    }
-    std::fflush(stderr);
-  }
-  void clear() {
-    if (!shown_) return;
-    fmt::print(stderr, "\r{:<70}\r", "");
-    std::fflush(stderr);
-    shown_ = false;
-  }
-
- private:
-  bool tty_;
-  bool shown_ = false;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // The reference measured in the same run. CPU: memcpy's rate with the engine's thread
 // count, best of 5 trials of 10 copies of 64 MiB per thread (far larger than any cache).
@@ -222,7 +188,10 @@ int command_bench(const BenchFlags& flags, const FlagGiven& given) {
   std::uint64_t wrong = 0;
   std::vector<SweepPoint> points;
   BenchCallbacks callbacks;
-  callbacks.on_progress = [&](const BenchProgress& p) { progress.show(p); };
+  callbacks.on_progress = [&](const BenchProgress& p) {
+    progress.show(fmt::format("bench: {}/{}: {} at {} per rank ...", p.done + 1, p.total, p.algorithm,
+                              format_bytes(static_cast<double>(p.bytes))));
+  };
   callbacks.on_row = [&](const BenchRow& row) {
     progress.clear();
     if (row.algorithm != current) fmt::print("{}", format_bench_algorithm_header(current = row.algorithm));

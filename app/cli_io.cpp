@@ -44,10 +44,9 @@ void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files
 
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
                  const FlagGiven& given, const TopologyConfig& topology_flags) {
-  if (scenario_path.empty()) return {adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags};
-  const Scenario s = load_scenario(scenario_path);
-  RunPlan plan{apply_flag_overrides(s.request, from_flags, given), s.backend, s.title, s.description,
-               apply_topology_overrides(s.topology, topology_flags, given)};
+  if (scenario_path.empty()) return {adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags, {}};
+  Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given);
+  RunPlan plan{s.request, s.backend, s.title, s.description, s.topology, std::move(s)};
   if (given("--backend")) plan.backend = backend_flag;
   return plan;
 }

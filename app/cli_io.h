@@ -2,6 +2,7 @@
 // after a run. No CLI11 here (cli_main.cpp owns the flags), so this compiles quickly.
 #pragma once
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,11 +23,16 @@ struct RunPlan {
   std::string backend;  // auto, cpu or cuda
   std::string title, description;  // the scenario's; empty without one
   TopologyConfig topology;         // what the timing model predicts on: [topology] under the flags given
+  std::optional<Scenario> scenario;  // the file with the flags applied; none without a file
+  // A lesson of several phases (or of part of a collective): the program runner's
+  // business (cli_lesson.h), not the single-run commands'.
+  bool lesson() const { return scenario && !scenario->single_collective(); }
 };
 
 // `from_flags` is the request the flags describe (defaults included), `topology_flags`
 // the topology (cli_model.h). Throws InputError for an unreadable or invalid scenario file
-// (file:line:column and key).
+// (file:line:column and key), and for a flag that changes one collective given with a
+// lesson of several phases (apply_scenario_overrides).
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
                  const FlagGiven& given, const TopologyConfig& topology_flags = {});
 

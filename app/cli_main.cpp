@@ -14,6 +14,7 @@
 #include "app/cli_backend.h"
 #include "app/cli_bench.h"
 #include "app/cli_io.h"
+#include "app/cli_lesson.h"
 #include "app/cli_model.h"
 #include "app/cli_storyboard.h"
 #include "sim/custom_schedule.h"
@@ -37,6 +38,7 @@ struct RunFlags {
   std::string backend = "auto", placement = "streams", dump;
   std::uint64_t seed = 1;
   bool quiet = false;
+  bool answers = false;  // a scenario's questions: show the answers
 };
 
 void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
@@ -123,7 +125,19 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
     return cli::plan_run(fa.scenario, r, rf.backend, given, cli::topology_flags(mf, given));
   }();
   cli::check_topology_flags(plan.topology, given);
-  if (mf.model_only) return cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);
+  if (plan.lesson())
+    return cli::command_run_lesson(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers});
+  // A single collective's questions are answered from the model, before anything runs.
+  const std::string questions =
+      plan.scenario && !plan.scenario->questions.empty()
+          ? cli::format_questions(*plan.scenario, cli::answer_questions(*plan.scenario, cli::model_program(*plan.scenario)),
+                                  rf.answers)
+          : "";
+  if (mf.model_only) {
+    const int status = cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);
+    if (!rf.quiet) fmt::print("{}", questions);
+    return status;
+  }
   // Check everything before touching the file system or printing anything.
   RunResult result = prepare_run(plan.request);
   predict_run(result, plan.topology);  // cheap, and a bad topology is refused before anything runs
@@ -147,15 +161,17 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
     if (!rf.dump.empty()) fmt::print("  {:<11} {}\n", "dump", rf.dump);
     for (const auto& [key, path] : {std::pair{"trace", fa.outputs.trace}, {"chrome", fa.outputs.chrome}, {"csv", fa.outputs.csv}})
       if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
+    fmt::print("{}", questions);
   }
   return result.verification.ok ? 0 : 1;
 }
 
 int command_explain(const SpecFlags& sf, const std::string& scenario, const cli::FlagGiven& given) {
-  const RunRequest request = cli::plan_run(scenario, to_request(sf, given), "auto", given).request;
-  const Schedule s = build_schedule(request.spec, request.algorithm, request.options);
+  const cli::RunPlan plan = cli::plan_run(scenario, to_request(sf, given), "auto", given);
+  if (plan.lesson()) return cli::command_explain_lesson(*plan.scenario);
+  const Schedule s = build_schedule(plan.request.spec, plan.request.algorithm, plan.request.options);
   check_schedule(s);
-  fmt::print("{}", format_step_table(s));
+  fmt::print("{}", plan.scenario ? cli::format_explained_collective(*plan.scenario, s) : format_step_table(s));
   return 0;
 }
 
@@ -222,14 +238,17 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"collsim: run collective-communication algorithms chunk by chunk, verify them, and show each transfer.\n"
+               "Lessons (scenario files of several phases, with captions and questions) run the same way.\n"
                "Try: collsim run            (ring all-reduce on 4 ranks)\n"
                "     collsim explain --count 8\n"
+               "     collsim run scenarios/lessons/02_ring_vs_parameter_server.toml --answers\n"
                "     collsim list",
                "collsim"};
   app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION);
   SpecFlags spec;
   RunFlags run;
-  CLI::App* run_cmd = app.add_subcommand("run", "run a collective on a backend, verify every output, print the summary");
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "run a collective or a lesson (every phase) on a backend, verify every output, print the summary");
   add_spec_flags(*run_cmd, spec);
   run_cmd->add_option("--backend", run.backend, "auto (CUDA when a device is present, else the CPU), cpu or cuda")
       ->capture_default_str();
@@ -249,8 +268,11 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)")
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
+  run_cmd->add_flag("--answers", run.answers, "a scenario's or lesson's questions: print the answers too");
   FileArgs files;
-  const char* scenario_help = "a scenario file (TOML, docs/scenario-format.md); flags given override its values";
+  const char* scenario_help =
+      "a scenario file or lesson (TOML, docs/scenario-format.md); flags given override its values (a lesson of several "
+      "phases takes --ranks, --seed, --backend and the topology flags; edit its phases in the file)";
   run_cmd->add_option("scenario", files.scenario, scenario_help);
   add_trace_flags(*run_cmd, files.outputs);
   cli::ModelFlags model;
@@ -258,7 +280,8 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_flag("--model-only", model.model_only,
                     fmt::format("predict only: no buffers, no backend, no check above {} ranks (up to {})",
                                 kMaxRanks, kMaxModelRanks));
-  CLI::App* explain_cmd = app.add_subcommand("explain", "print the step table of a schedule (checked, not run)");
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain", "print the step table of a schedule, or of every phase of a lesson with its captions (checked, not run)");
   add_spec_flags(*explain_cmd, spec);
   explain_cmd->add_option("scenario", files.scenario, scenario_help);
   cli::BenchFlags bench;
@@ -269,15 +292,20 @@ int run_cli(int argc, char** argv) {
   add_trace_flags(*convert_cmd, files.outputs);
   std::string storyboard_out;
   CLI::App* storyboard_cmd = app.add_subcommand(
-      "storyboard", "draw every step as an SVG (scene, packets, buffers, caption) plus an index.html that plays them");
+      "storyboard",
+      "draw every step as an SVG (scene, packets, buffers, caption) plus an index.html that plays them; a lesson: every "
+      "phase's steps, and a card per compute phase");
   add_spec_flags(*storyboard_cmd, spec);
-  storyboard_cmd->add_option("input", files.scenario, "a scenario file (run on the CPU backend first) or a JSON trace");
+  storyboard_cmd->add_option("input", files.scenario,
+                             "a scenario file or lesson (run on the CPU backend first) or a JSON trace");
   storyboard_cmd->add_option("--out", storyboard_out, "the folder to write step-NN.svg and index.html into (created if needed)")
       ->required()
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
-      "validate", "check scenario, schedule and trace files without running them (exit 2 at the first bad one)");
+      "validate",
+      "check scenario, lesson, schedule and trace files without running them (a lesson: every phase prepared, every "
+      "question answered; exit 2 at the first bad one)");
   validate_cmd->add_option("files", validate_files, "the files to check")->required();
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   app.require_subcommand(0, 1);

@@ -1,16 +1,21 @@
 #include "app/cli_storyboard.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "app/cli_lesson.h"
 #include "app/gui/loader.h"
 #include "app/gui/view_model.h"
 #include "app/storyboard.h"
 #include "sim/backend.h"
+#include "sim/captions.h"
 #include "sim/custom_schedule.h"
 #include "sim/errors.h"
 #include "sim/trace.h"
@@ -26,8 +31,7 @@ constexpr std::string_view kSpecFlags[] = {"--collective", "--algorithm",      "
 // What the GUI shows for a scenario: run on the CPU backend, times predicted on the
 // scenario's topology (gui/loader.cpp does the same), so the storyboard's scene is laid out
 // as in the app.
-Trace run_for_storyboard(const std::string& scenario, const RunRequest& from_flags, const FlagGiven& given) {
-  const RunPlan plan = plan_run(scenario, from_flags, "cpu", given);
+Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario) {
   RunResult run = prepare_run(plan.request);
   storyboard::check_drawable(run.schedule, scenario.empty() ? "storyboard" : scenario);
   predict_run(run, plan.topology);
@@ -43,6 +47,62 @@ Trace load_for_storyboard(const std::string& input, const FlagGiven& given) {
   Trace t = load_trace_json(input);
   storyboard::check_drawable(t.schedule, input);
   return t;
+}
+
+// A single collective's frames with the file's captions: "" where the file has none, so
+// that the frame keeps its own description (a file without captions draws as before).
+std::vector<std::string> file_captions(const RunPlan& plan, const Schedule& s) {
+  if (!plan.scenario) return {};
+  const Scenario& sc = *plan.scenario;
+  const Phase& phase = sc.phases.at(0);
+  const bool step_captions = !sc.caption.empty() || !phase.step_caption.empty() ||
+                             std::any_of(phase.step_captions.begin(), phase.step_captions.end(),
+                                         [](const std::string& c) { return !c.empty(); });
+  std::vector<std::string> captions{shown_caption(sc, 0, s, 0)};
+  for (int k = 1; k <= s.step_count(); ++k) captions.push_back(step_captions ? shown_caption(sc, 0, s, k) : "");
+  return captions;
+}
+
+// A lesson: every distinct collective run on the CPU backend and verified, the program
+// predicted on the lesson's topology, and one view model per distinct collective.
+int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
+  ProgramResult p = prepare_program(s);
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run) storyboard::check_drawable(pr.run->schedule, s.source);
+  predict_program(p, s, s.topology);
+  execute_program(p, *make_cpu_backend());
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run && !pr.run->verification.ok)
+      throw std::runtime_error(fmt::format("phase {} ('{}') gave a wrong result: {}", pr.phase + 1,
+                                           s.phases[static_cast<std::size_t>(pr.phase)].name,
+                                           pr.run->verification.first_mismatch));
+  std::vector<std::unique_ptr<gui::ViewModel>> models;  // one per distinct collective
+  std::vector<const RunResult*> model_of;
+  std::vector<const gui::ViewModel*> views;
+  for (const PhaseRun& pr : p.phases) {
+    if (!pr.run) {
+      views.push_back(nullptr);
+      continue;
+    }
+    const auto it = std::find(model_of.begin(), model_of.end(), pr.run.get());
+    if (it != model_of.end()) {
+      views.push_back(models[static_cast<std::size_t>(it - model_of.begin())].get());
+      continue;
+    }
+    models.push_back(std::make_unique<gui::ViewModel>(make_trace(*pr.run, s.title, s.description)));
+    model_of.push_back(pr.run.get());
+    views.push_back(models.back().get());
+  }
+  const storyboard::Storyboard board = storyboard::make_lesson_storyboard(s, p, views);
+  ensure_writable_folder(out_dir, "--out");
+  OutputFileSet files;
+  for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);
+  files.stage(std::filesystem::path(out_dir) / "index.html", board.index_html);
+  files.commit();
+  fmt::print("storyboard: {} frames of the lesson's {} phases ({}) in {}\n  open {}\n", board.frames.size(),
+             s.phases.size(), s.title.empty() ? s.source : s.title, out_dir,
+             (std::filesystem::path(out_dir) / "index.html").string());
+  return 0;
 }
 
 std::string read_text(const std::string& path) {
@@ -69,12 +129,17 @@ std::string validate_schedule(const std::string& path) {
 
 std::string validate_scenario(const std::string& path) {
   const Scenario sc = load_scenario(path);
+  if (!sc.single_collective()) return validate_lesson(sc);
+  if (!sc.questions.empty()) answer_questions(sc, model_program(sc));  // refuses one the run cannot answer
   RunResult run = prepare_model_run(sc.request);
   predict_run(run, sc.topology);  // a bad [topology] (an unknown link name) shows only here
-  return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}", sc.title.empty() ? "" : " '" + sc.title + "'",
+  return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}{}", sc.title.empty() ? "" : " '" + sc.title + "'",
                      to_string(run.schedule.spec.collective), run.schedule.algorithm, run.schedule.spec.ranks,
                      run.schedule.step_count(),
-                     run.check_skipped ? " (too many ranks for the symbolic check)" : ", checked");
+                     run.check_skipped ? " (too many ranks for the symbolic check)" : ", checked",
+                     sc.questions.empty() ? ""
+                                          : fmt::format(", {} question{} answered", sc.questions.size(),
+                                                        sc.questions.size() == 1 ? "" : "s"));
 }
 
 std::string validate_one(const std::string& path) {
@@ -93,9 +158,14 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
                        const FlagGiven& given) {
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   // Everything is read, run and drawn before the folder is touched: bad input leaves nothing.
-  const gui::ViewModel vm(trace_input ? load_for_storyboard(input, given)
-                                      : run_for_storyboard(input, from_flags, given));
-  const storyboard::Storyboard board = storyboard::make_storyboard(vm);
+  std::optional<RunPlan> plan;
+  if (!trace_input) {
+    plan = plan_run(input, from_flags, "cpu", given);
+    if (plan->lesson()) return lesson_storyboard(*plan->scenario, out_dir);
+  }
+  const gui::ViewModel vm(trace_input ? load_for_storyboard(input, given) : run_for_storyboard(*plan, input));
+  const storyboard::Storyboard board =
+      storyboard::make_storyboard(vm, trace_input ? std::vector<std::string>{} : file_captions(*plan, vm.schedule()));
   ensure_writable_folder(out_dir, "--out");
   OutputFileSet files;
   for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <filesystem>
 #include <cmath>
 #include <numbers>
 
 #include <fmt/format.h>
 
 #include "app/gui/palette.h"
+#include "sim/captions.h"
 #include "sim/errors.h"
 
 namespace collsim::storyboard {
@@ -396,10 +398,15 @@ std::string title_of(const gui::ViewModel& vm) {
   return vm.trace().scenario_title.empty() ? run_line(vm) : vm.trace().scenario_title;
 }
 
-void draw_header(std::string& o, const gui::ViewModel& vm, int frame) {
-  text(o, 24, 30, title_of(vm), 21, pal::text, "font-weight=\"bold\"");
-  text(o, kWidth - 24, 30, fmt::format("{} / {}", frame, vm.step_count()), 15, pal::text_dim, "text-anchor=\"end\"");
-  std::vector<std::string> lines = wrap(frame_caption(vm, frame), kCaptionWrap);
+// What the top of a frame says: the title, where the frame is ("3 / 6"), the caption.
+struct Heading {
+  std::string title, counter, caption;
+};
+
+void draw_header(std::string& o, const Heading& h) {
+  text(o, 24, 30, h.title, 21, pal::text, "font-weight=\"bold\"");
+  text(o, kWidth - 24, 30, h.counter, 15, pal::text_dim, "text-anchor=\"end\"");
+  std::vector<std::string> lines = wrap(h.caption, kCaptionWrap);
   if (lines.size() > kMaxCaptionLines) lines.resize(kMaxCaptionLines), lines.back() += " …";
   o += "<g class=\"caption\">\n";
   for (std::size_t i = 0; i < lines.size(); ++i) text(o, 24, 54 + 19 * static_cast<float>(i), lines[i], 15, pal::text);
@@ -472,6 +479,125 @@ std::string js_string(std::string_view s) {
   return out + "\"";
 }
 
+// The start of every frame's SVG, its background drawn.
+std::string svg_open(const std::string& svg_title) {
+  std::string o = fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"{2}\">\n"
+      "<title>{3}</title>\n",
+      kWidth, kHeight, kFont, xml_escape(svg_title));
+  rect(o, 0, 0, kWidth, kHeight, color(pal::background));
+  return o;
+}
+
+// A frame of a collective's step: the scene and the buffers after `frame` steps of the
+// view model's collective, under `heading`.
+std::string step_svg(const gui::ViewModel& vm, int frame, const Heading& heading, const std::string& svg_title) {
+  std::string o = svg_open(svg_title);
+  rect(o, kSceneLeft - 4, kTop - 24, kSceneRight - kSceneLeft + 8, kBottom - kTop + 30, color(pal::panel), "rx=\"6\"");
+  rect(o, kBuffersLeft - 8, kTop - 24, kBuffersRight - kBuffersLeft + 14, kBottom - kTop + 30, color(pal::panel),
+       "rx=\"6\"");
+  draw_header(o, heading);
+  draw_scene(o, vm, frame);
+  draw_buffers(o, vm, frame);
+  draw_footer(o);
+  return o + "</svg>\n";
+}
+
+std::string index_page(const std::string& title, const std::string& run, const std::string& description,
+                       const std::string& contents, const std::vector<Frame>& frames) {
+  std::string list, links;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    list += fmt::format("{}\n  {{file: {}, caption: {}}}", i == 0 ? "" : ",", js_string(frames[i].file),
+                        js_string(frames[i].caption));
+    links += fmt::format("    <li><a href=\"{0}\">{0}</a>: {1}</li>\n", xml_escape(frames[i].file),
+                         xml_escape(frames[i].caption));
+  }
+  return fmt::format(
+      R"HTML(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} — collsim storyboard</title>
+<style>
+  body {{ background: {bg}; color: {fg}; font-family: {font}; margin: 0 auto; max-width: 1300px; padding: 12px; }}
+  h1 {{ font-size: 1.3em; margin: 4px 0; }}
+  p.run {{ color: {dim}; margin: 2px 0 8px; }}
+  details p {{ white-space: pre-line; }}
+  #frame {{ width: 100%; height: auto; display: block; border-radius: 6px; }}
+  nav {{ display: flex; gap: 8px; align-items: center; margin: 8px 0; }}
+  button {{ background: #38425a; color: {fg}; border: 1px solid #556; border-radius: 4px; padding: 6px 14px; font-size: 1em; cursor: pointer; }}
+  button:disabled {{ opacity: 0.4; cursor: default; }}
+  #counter {{ min-width: 5em; text-align: center; }}
+  #caption {{ font-size: 1.05em; }}
+  details {{ color: {dim}; margin-top: 10px; }}
+  a {{ color: #56b4e9; }}
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p class="run">{run}</p>
+<nav>
+  <button id="first" title="first (Home)">⏮</button>
+  <button id="prev" title="previous (←)">◀ previous</button>
+  <span id="counter"></span>
+  <button id="next" title="next (→ or space)">next ▶</button>
+  <button id="last" title="last (End)">⏭</button>
+</nav>
+<img id="frame" src="{first}" alt="">
+<p id="caption"></p>
+{description}{contents}<details>
+  <summary>All {count} frames</summary>
+  <ol start="0">
+{links}  </ol>
+</details>
+<script>
+// Plays the frames: buttons, arrow keys, and #N in the address to link to frame N.
+const frames = [{list}
+];
+let current = 0;
+function show(i) {{
+  current = Math.max(0, Math.min(frames.length - 1, i));
+  document.getElementById("frame").src = frames[current].file;
+  document.getElementById("frame").alt = frames[current].caption;
+  document.getElementById("caption").textContent = frames[current].caption;
+  document.getElementById("counter").textContent = current + " / " + (frames.length - 1);
+  document.getElementById("prev").disabled = document.getElementById("first").disabled = current === 0;
+  document.getElementById("next").disabled = document.getElementById("last").disabled = current === frames.length - 1;
+  history.replaceState(null, "", "#" + current);
+}}
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("prev").onclick = () => show(current - 1);
+document.getElementById("next").onclick = () => show(current + 1);
+document.getElementById("last").onclick = () => show(frames.length - 1);
+document.addEventListener("keydown", (e) => {{
+  if (e.key === "ArrowRight" || e.key === "PageDown" || e.key === " ") show(current + 1);
+  else if (e.key === "ArrowLeft" || e.key === "PageUp") show(current - 1);
+  else if (e.key === "Home") show(0);
+  else if (e.key === "End") show(frames.length - 1);
+  else return;
+  e.preventDefault();
+}});
+window.addEventListener("hashchange", () => show(parseInt(location.hash.slice(1), 10) || 0));
+show(parseInt(location.hash.slice(1), 10) || 0);
+</script>
+</body>
+</html>
+)HTML",
+      fmt::arg("title", xml_escape(title)), fmt::arg("run", xml_escape(run)), fmt::arg("contents", contents),
+      fmt::arg("bg", color(pal::background)), fmt::arg("fg", color(pal::text)), fmt::arg("dim", color(pal::text_dim)),
+      fmt::arg("font", kFont), fmt::arg("first", xml_escape(frames.empty() ? "" : frames[0].file)),
+      fmt::arg("description",
+               description.empty()
+                   ? ""
+                   : fmt::format("<details open>\n  <summary>About this lesson</summary>\n  <p>{}</p>\n</details>\n",
+                                 xml_escape(description))),
+      fmt::arg("count", frames.size()), fmt::arg("links", links), fmt::arg("list", list));
+}
+
+
 }  // namespace
 
 std::string xml_escape(std::string_view text) {
@@ -533,115 +659,19 @@ std::string frame_caption(const gui::ViewModel& vm, int frame) {
 }
 
 std::string frame_svg(const gui::ViewModel& vm, int frame) {
-  std::string o = fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"{2}\">\n"
-      "<title>{3}</title>\n",
-      kWidth, kHeight, kFont, xml_escape(fmt::format("{}: {} of {}", title_of(vm), frame, vm.step_count())));
-  rect(o, 0, 0, kWidth, kHeight, color(pal::background));
-  rect(o, kSceneLeft - 4, kTop - 24, kSceneRight - kSceneLeft + 8, kBottom - kTop + 30, color(pal::panel), "rx=\"6\"");
-  rect(o, kBuffersLeft - 8, kTop - 24, kBuffersRight - kBuffersLeft + 14, kBottom - kTop + 30, color(pal::panel),
-       "rx=\"6\"");
-  draw_header(o, vm, frame);
-  draw_scene(o, vm, frame);
-  draw_buffers(o, vm, frame);
-  draw_footer(o);
-  return o + "</svg>\n";
+  return step_svg(vm, frame,
+                  {title_of(vm), fmt::format("{} / {}", frame, vm.step_count()), frame_caption(vm, frame)},
+                  fmt::format("{}: {} of {}", title_of(vm), frame, vm.step_count()));
 }
 
 std::string index_html(const gui::ViewModel& vm, const std::vector<Frame>& frames) {
-  std::string list, links;
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    list += fmt::format("{}\n  {{file: {}, caption: {}}}", i == 0 ? "" : ",", js_string(frames[i].file),
-                        js_string(frames[i].caption));
-    links += fmt::format("    <li><a href=\"{0}\">{0}</a>: {1}</li>\n", xml_escape(frames[i].file),
-                         xml_escape(frames[i].caption));
-  }
-  const std::string& description = vm.trace().scenario_description;
-  return fmt::format(
-      R"HTML(<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} — collsim storyboard</title>
-<style>
-  body {{ background: {bg}; color: {fg}; font-family: {font}; margin: 0 auto; max-width: 1300px; padding: 12px; }}
-  h1 {{ font-size: 1.3em; margin: 4px 0; }}
-  p.run {{ color: {dim}; margin: 2px 0 8px; }}
-  details p {{ white-space: pre-line; }}
-  #frame {{ width: 100%; height: auto; display: block; border-radius: 6px; }}
-  nav {{ display: flex; gap: 8px; align-items: center; margin: 8px 0; }}
-  button {{ background: #38425a; color: {fg}; border: 1px solid #556; border-radius: 4px; padding: 6px 14px; font-size: 1em; cursor: pointer; }}
-  button:disabled {{ opacity: 0.4; cursor: default; }}
-  #counter {{ min-width: 5em; text-align: center; }}
-  #caption {{ font-size: 1.05em; }}
-  details {{ color: {dim}; margin-top: 10px; }}
-  a {{ color: #56b4e9; }}
-</style>
-</head>
-<body>
-<h1>{title}</h1>
-<p class="run">{run}</p>
-<nav>
-  <button id="first" title="first (Home)">⏮</button>
-  <button id="prev" title="previous (←)">◀ previous</button>
-  <span id="counter"></span>
-  <button id="next" title="next (→ or space)">next ▶</button>
-  <button id="last" title="last (End)">⏭</button>
-</nav>
-<img id="frame" src="{first}" alt="">
-<p id="caption"></p>
-{description}<details>
-  <summary>All {count} frames</summary>
-  <ol start="0">
-{links}  </ol>
-</details>
-<script>
-// Plays the frames: buttons, arrow keys, and #N in the address to link to frame N.
-const frames = [{list}
-];
-let current = 0;
-function show(i) {{
-  current = Math.max(0, Math.min(frames.length - 1, i));
-  document.getElementById("frame").src = frames[current].file;
-  document.getElementById("frame").alt = frames[current].caption;
-  document.getElementById("caption").textContent = frames[current].caption;
-  document.getElementById("counter").textContent = current + " / " + (frames.length - 1);
-  document.getElementById("prev").disabled = document.getElementById("first").disabled = current === 0;
-  document.getElementById("next").disabled = document.getElementById("last").disabled = current === frames.length - 1;
-  history.replaceState(null, "", "#" + current);
-}}
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("prev").onclick = () => show(current - 1);
-document.getElementById("next").onclick = () => show(current + 1);
-document.getElementById("last").onclick = () => show(frames.length - 1);
-document.addEventListener("keydown", (e) => {{
-  if (e.key === "ArrowRight" || e.key === "PageDown" || e.key === " ") show(current + 1);
-  else if (e.key === "ArrowLeft" || e.key === "PageUp") show(current - 1);
-  else if (e.key === "Home") show(0);
-  else if (e.key === "End") show(frames.length - 1);
-  else return;
-  e.preventDefault();
-}});
-show(parseInt(location.hash.slice(1), 10) || 0);
-</script>
-</body>
-</html>
-)HTML",
-      fmt::arg("title", xml_escape(title_of(vm))), fmt::arg("run", xml_escape(run_line(vm))),
-      fmt::arg("bg", color(pal::background)), fmt::arg("fg", color(pal::text)), fmt::arg("dim", color(pal::text_dim)),
-      fmt::arg("font", kFont), fmt::arg("first", xml_escape(frames.empty() ? "" : frames[0].file)),
-      fmt::arg("description",
-               description.empty()
-                   ? ""
-                   : fmt::format("<details open>\n  <summary>About this lesson</summary>\n  <p>{}</p>\n</details>\n",
-                                 xml_escape(description))),
-      fmt::arg("count", frames.size()), fmt::arg("links", links), fmt::arg("list", list));
+  return index_page(title_of(vm), run_line(vm), vm.trace().scenario_description, "", frames);
 }
 
-Storyboard make_storyboard(const gui::ViewModel& vm) {
+
+Storyboard make_storyboard(const gui::ViewModel& vm) { return make_storyboard(vm, {}); }
+
+Storyboard make_storyboard(const gui::ViewModel& vm, std::span<const std::string> captions) {
   check_drawable(vm.schedule(), "storyboard");
   const std::size_t frames = static_cast<std::size_t>(vm.step_count()) + 1;
   if (vm.buffers().cells().size() * frames > kMaxCellsDrawn)
@@ -649,9 +679,129 @@ Storyboard make_storyboard(const gui::ViewModel& vm) {
         "storyboard: {} buffer cells in each of {} frames are too many to draw; use fewer --ranks or --slices",
         vm.buffers().cells().size(), frames));
   Storyboard b;
-  for (int k = 0; k <= vm.step_count(); ++k)
-    b.frames.push_back({frame_file(vm, k), frame_caption(vm, k), frame_svg(vm, k)});
+  for (int k = 0; k <= vm.step_count(); ++k) {
+    const std::size_t i = static_cast<std::size_t>(k);
+    if (i >= captions.size() || captions[i].empty()) {
+      b.frames.push_back({frame_file(vm, k), frame_caption(vm, k), frame_svg(vm, k)});
+      continue;
+    }
+    // The file's caption in place of the frame's own description.
+    const std::string& caption = captions[i];
+    b.frames.push_back({frame_file(vm, k), caption,
+                        step_svg(vm, k, {title_of(vm), fmt::format("{} / {}", k, vm.step_count()), caption},
+                                 fmt::format("{}: {} of {}", title_of(vm), k, vm.step_count()))});
+  }
   b.index_html = index_html(vm, b.frames);
+  return b;
+}
+
+// --- lessons ---------------------------------------------------------------------------------
+
+namespace {
+
+std::string lesson_title(const Scenario& s) {
+  return s.title.empty() ? std::filesystem::path(s.source).filename().string() : s.title;
+}
+
+// A compute phase as a card: one bar per rank, as long as its compute time.
+std::string compute_svg(const Scenario& s, const ProgramResult& p, std::size_t k) {
+  const Phase& phase = s.phases[k];
+  const PhaseRun& pr = p.phases[k];
+  const std::string counter = fmt::format("phase {}/{}", k + 1, s.phases.size());
+  std::string o = svg_open(fmt::format("{}: {} ({})", lesson_title(s), phase.name, counter));
+  rect(o, kSceneLeft - 4, kTop - 24, kBuffersRight - kSceneLeft + 10, kBottom - kTop + 30, color(pal::panel),
+       "rx=\"6\"");
+  const std::string caption = shown_caption(s, k, Schedule{}, 0);
+  draw_header(o, {lesson_title(s), counter, caption.empty() ? phase.name : phase.name + ": " + caption});
+  text(o, kSceneLeft + 4, kTop - 6,
+       "compute: timed only (no data moves); each rank is busy for its time on its compute stream", 12, pal::text_dim);
+  const int ranks = p.total_ranks;
+  double longest = 0;
+  for (double us : phase.compute_us) longest = std::max(longest, us);
+  const float row_h = std::min(36.0f, (kBottom - kTop - 10) / static_cast<float>(std::max(ranks, 1)));
+  const float bar_left = kSceneLeft + 90, bar_width = kBuffersRight - bar_left - 260;
+  o += "<g class=\"compute\">\n";
+  for (int r = 0; r < ranks; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    const double us = i < phase.compute_us.size() ? phase.compute_us[i] : 0.0;
+    const float y = kTop + 10 + row_h * static_cast<float>(r);
+    fmt::format_to(std::back_inserter(o), "<g class=\"rank\" data-rank=\"{}\" data-us=\"{}\">", r, us);
+    text(o, kSceneLeft + 8, y + row_h * 0.65f, fmt::format("rank {}", r), std::min(14.0f, row_h * 0.7f), pal::text);
+    const float w = longest > 0 ? bar_width * static_cast<float>(us / longest) : 0;
+    if (us > 0) rect(o, bar_left, y + row_h * 0.15f, std::max(w, 2.0f), row_h * 0.7f, color(pal::rank(r)), "rx=\"3\"");
+    const std::string when = pr.rank_begin_ns.size() > i && pr.rank_begin_ns[i] >= 0
+                                 ? fmt::format(" (predicted {:.1f} → {:.1f} µs)", pr.rank_begin_ns[i] / 1000,
+                                               pr.rank_end_ns[i] / 1000)
+                                 : "";
+    text(o, bar_left + w + 8, y + row_h * 0.65f, us > 0 ? fmt::format("{:.1f} µs{}", us, when) : std::string("idle"),
+         std::min(13.0f, row_h * 0.65f), pal::text_dim);
+    o += "</g>\n";
+  }
+  o += "</g>\n";
+  return o + "</svg>\n";
+}
+
+}  // namespace
+
+Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
+                                  std::span<const gui::ViewModel* const> views) {
+  if (views.size() != s.phases.size() || p.phases.size() != s.phases.size())
+    throw std::logic_error("make_lesson_storyboard: one view (or nullptr) per phase");
+  if (p.total_ranks > kMaxRanks)
+    throw InputError(fmt::format("{}: {} ranks are too many to draw legibly (a storyboard draws at most {}); use fewer "
+                                 "--ranks",
+                                 s.source, p.total_ranks, kMaxRanks));
+  int most_steps = 0;
+  std::size_t frames = 0, cells = 0;
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const int steps = views[k] ? p.phases[k].schedule.step_count() : 1;
+    most_steps = std::max(most_steps, steps);
+    frames += static_cast<std::size_t>(steps);
+    if (views[k]) cells += views[k]->buffers().cells().size() * static_cast<std::size_t>(steps);
+  }
+  if (frames > static_cast<std::size_t>(kMaxSteps))
+    throw InputError(fmt::format("{}: {} frames (steps and compute phases) would make as many SVG files (at most {})",
+                                 s.source, frames, kMaxSteps));
+  if (cells > kMaxCellsDrawn)
+    throw InputError(fmt::format("{}: {} buffer cells over all frames are too many to draw; use fewer --ranks",
+                                 s.source, cells));
+
+  const int phase_digits = digits(static_cast<int>(s.phases.size())), step_digits = digits(most_steps);
+  const std::string title = lesson_title(s);
+  Storyboard b;
+  std::string contents = "<details open>\n  <summary>Phases</summary>\n  <ol>\n";
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const Phase& phase = s.phases[k];
+    const PhaseRun& pr = p.phases[k];
+    const std::string caption = shown_caption(s, k, pr.schedule, 0);
+    const std::string kind = views[k] ? fmt::format("{} with {}, {} step{}", to_string(pr.schedule.spec.collective),
+                                                    pr.schedule.algorithm, pr.schedule.step_count(),
+                                                    pr.schedule.step_count() == 1 ? "" : "s")
+                                      : std::string("compute");
+    contents += fmt::format("    <li><a href=\"#{}\">{}</a> ({}){}</li>\n", b.frames.size(), xml_escape(phase.name),
+                            xml_escape(kind), caption.empty() ? "" : ": " + xml_escape(caption));
+    if (!views[k]) {
+      b.frames.push_back({fmt::format("phase-{:0{}}-compute.svg", k + 1, phase_digits),
+                          fmt::format("{}: {}", phase.name, caption.empty() ? "compute" : caption),
+                          compute_svg(s, p, k)});
+      continue;
+    }
+    // The phase's step j is step offset + j of its collective, whose view model draws it.
+    const int offset = phase.first_step > 0 ? phase.first_step - 1 : 0;
+    const int steps = pr.schedule.step_count();
+    for (int j = 1; j <= steps; ++j) {
+      const std::string counter = fmt::format("phase {}/{} · step {}/{}", k + 1, s.phases.size(), j, steps);
+      const std::string text = fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown_caption(s, k, pr.schedule, j));
+      b.frames.push_back({fmt::format("phase-{:0{}}-step-{:0{}}.svg", k + 1, phase_digits, j, step_digits), text,
+                          step_svg(*views[k], offset + j, {title, counter, text},
+                                   fmt::format("{}: {} ({})", title, phase.name, counter))});
+    }
+  }
+  contents += "  </ol>\n</details>\n";
+  const std::string run =
+      fmt::format("{} phase{} on {} ranks{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
+                  p.predicted ? fmt::format(", predicted {}", format_duration_ns(p.total_ns)) : "");
+  b.index_html = index_page(title, run, s.description, contents, b.frames);
   return b;
 }
 

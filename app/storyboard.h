@@ -11,10 +11,13 @@
 // Every element a test may count carries a class: "packet" (one per transfer of the
 // step), "cell" (one per cell of every buffer row), "rank", "link", "caption".
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
 #include "app/gui/view_model.h"
+#include "sim/program.h"
+#include "sim/scenario.h"
 
 namespace collsim::storyboard {
 
@@ -39,6 +42,18 @@ struct Storyboard {
 void check_drawable(const Schedule& s, const std::string& source);
 
 Storyboard make_storyboard(const gui::ViewModel& vm);
+// The same with a scenario file's captions: captions[k] replaces frame k's own description
+// (frame 0: the start); an empty or missing one keeps it.
+Storyboard make_storyboard(const gui::ViewModel& vm, std::span<const std::string> captions);
+
+// A lesson (lesson.h): every phase in order. A collective phase is one frame per step,
+// drawn from `views[k]`, the view model of its whole collective (phases that run the same
+// collective may share one), at the collective's own step, with the phase's name and the
+// step's caption (shown_caption) on top: "phase-02-step-03.svg". A compute phase is one
+// card of bars, each rank's compute time: "phase-01-compute.svg" (views[k] is nullptr).
+// index.html lists the phases, each linked to its first frame. `p` is prepared and
+// predicted from `s`. InputError when the frames are too many to draw.
+Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, std::span<const gui::ViewModel* const> views);
 
 // The parts, for tests.
 std::string frame_file(const gui::ViewModel& vm, int frame);

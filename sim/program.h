@@ -22,7 +22,9 @@ struct PhaseRun {
   // verified against the host reference). Phases with equal requests share it.
   std::shared_ptr<RunResult> run;
   // collective: the phase's own part of run->schedule: the transfers of its steps, steps
-  // renumbered from 1, labels kept (the whole schedule when it runs every step).
+  // renumbered so that its first step is step 0 (shown as step 1), labels kept; the
+  // pre-operations when it starts at the collective's first step, the post-operations when
+  // it ends at its last (the whole schedule when it runs every step).
   Schedule schedule;
   std::vector<std::size_t> source_transfer;  // for each transfer here, its index in run->schedule
   // Predicted, in program time (ns since the program began): per transfer of `schedule`,
@@ -48,15 +50,19 @@ struct ProgramResult {
 };
 
 // Builds and checks every collective phase (InputError naming the phase's origin for a bad
-// request), refuses a program whose buffers (all distinct collectives together) do not
-// fit in memory; allocates nothing.
-ProgramResult prepare_program(const Scenario& s);
+// request or step range, or a compute array longer than the program's ranks), refuses a
+// program whose buffers (all distinct collectives together) do not fit in memory;
+// allocates nothing. model_only (--model-only): prepare_model_run instead of prepare_run,
+// no memory check, and execute_program is refused.
+ProgramResult prepare_program(const Scenario& s, bool model_only = false);
 // Allocates, executes and verifies each distinct collective once, in phase order,
 // calling `progress(done, total)` after each; frees each run's buffers once verified
 // unless keep_buffers (the GUI's values view wants them).
 using ProgramProgress = std::function<void(int done, int total)>;
 void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress = {}, bool keep_buffers = false);
-// Predicts every phase on the topology (InputError for a bad configuration).
+// Predicts every phase on the topology (InputError for a bad configuration), and each
+// distinct collective alone from time 0 on the same topology (run->model, for the
+// single-run summaries).
 void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config);
 
 // --- exports (program_trace.cpp): each returns a whole file's text ---------------------

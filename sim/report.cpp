@@ -76,7 +76,9 @@ std::pair<std::size_t, std::size_t> min_max_index(const std::vector<T>& v, std::
 
 }  // namespace
 
-std::string format_step_table(const Schedule& s) {
+std::string format_step_table(const Schedule& s) { return format_step_table(s, {}); }
+
+std::string format_step_table(const Schedule& s, std::span<const std::string> step_notes) {
   std::string out = spec_line(s) + "\n";
   append_local_ops(out, "pre", s.pre_ops);
   fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}\n", "step", "src -> dst", "chunk",
@@ -87,6 +89,8 @@ std::string format_step_table(const Schedule& s) {
       step = t.step;
       fmt::format_to(std::back_inserter(out), "step {}/{}: {}\n", step + 1, s.step_count(),
                      s.step_labels[static_cast<std::size_t>(step)]);
+      if (static_cast<std::size_t>(step) < step_notes.size() && !step_notes[static_cast<std::size_t>(step)].empty())
+        fmt::format_to(std::back_inserter(out), "  » {}\n", step_notes[static_cast<std::size_t>(step)]);
     }
     fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}\n", step + 1, t.src, t.dst,
                    t.chunk,

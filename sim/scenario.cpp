@@ -1,5 +1,7 @@
 // The scenario loader (toml++). Strict on purpose: a teacher's typo ("rank = 8") must be an
-// error with a position, not a silently ignored key that runs the default instead.
+// error with a position, not a silently ignored key that runs the default instead. This
+// file reads a scenario's frame (format, title, [run], [topology]) and applies flags;
+// scenario_lesson.cpp reads what it runs ([collective], [[phase]], [training], [[question]]).
 #include "sim/scenario.h"
 
 #include <algorithm>
@@ -24,59 +26,6 @@ namespace {
 using toml_fields::Entry;
 using toml_fields::enum_value;
 using toml_fields::Table;
-
-// [collective]: the same fields as the command-line flags.
-void read_collective(const Table& t, RunRequest& r) {
-  t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "schedule"});
-  if (auto e = t.find("collective")) r.spec.collective = enum_value(*e, kAllCollectives, "collective");
-  if (auto e = t.find("ranks")) r.spec.ranks = e->int32(1, kMaxRanks);
-  if (auto e = t.find("count")) r.spec.count = e->count();
-  if (auto e = t.find("dtype")) r.spec.dtype = enum_value(*e, kAllDataTypes, "data type");
-  if (auto e = t.find("op")) r.spec.op = enum_value(*e, kAllReduceOps, "reduce op");
-  if (auto e = t.find("slices")) r.options.slices = e->int32(0, 1024);  // 0: the algorithm's default
-  if (auto e = t.find("colocated")) r.options.colocated = e->boolean();
-  if (auto e = t.find("ranks_per_node")) r.options.ranks_per_node = e->int32(0, kMaxRanks);
-  // Checks that involve two keys, made against the file's own values (the command line
-  // may still override either; build_schedule checks the final request).
-  if (auto e = t.find("algorithm")) {
-    r.algorithm = e->string();
-    if (r.algorithm != kCustomAlgorithm && !find_algorithm(r.spec.collective, r.algorithm))
-      e->fail(fmt::format("no algorithm '{}' for {} (see `collsim list`)", r.algorithm, to_string(r.spec.collective)));
-  }
-  if (auto e = t.find("root")) r.spec.root = e->int32(0, r.spec.ranks - 1);
-  if (auto e = t.find("servers")) r.options.servers = e->int32(1, r.spec.ranks);
-  if (auto e = t.find("in_place")) {
-    r.spec.in_place = e->boolean();
-    if (r.spec.in_place && !collective_supports_in_place(r.spec.collective))
-      e->fail(fmt::format("{} has no in-place form", to_string(r.spec.collective)));
-  }
-}
-
-// algorithm = "custom": `schedule` names the schedule written by hand, relative to the
-// scenario file. That file fixes the collective, ranks, root (and count, when it gives
-// one): the keys of [collective] that are absent take its values, those present must agree.
-void read_custom(const Table& t, const std::string& file, RunRequest& r) {
-  const std::optional<Entry> schedule = t.find("schedule");
-  if (r.algorithm != kCustomAlgorithm) {
-    if (schedule) schedule->fail("is used only with algorithm = \"custom\" (a schedule written by hand)");
-    return;
-  }
-  if (!schedule)
-    t.find("algorithm")->fail("algorithm = \"custom\" needs `schedule = \"FILE\"`: the schedule written by hand, relative "
-                              "to this scenario file");
-  r.options.schedule_file = (std::filesystem::path(file).parent_path() / schedule->string()).string();
-  const ScheduleFile f = load_schedule_file(r.options.schedule_file);
-  const auto agree = [&](std::string_view key, const std::string& here, const std::string& there) {
-    if (const std::optional<Entry> e = t.find(key); e && here != there)
-      e->fail(fmt::format("the schedule {} is written for {} = {}", r.options.schedule_file, key, there));
-  };
-  agree("collective", std::string(to_string(r.spec.collective)), std::string(to_string(f.collective)));
-  agree("ranks", std::to_string(r.spec.ranks), std::to_string(f.ranks));
-  if (collective_has_root(f.collective)) agree("root", std::to_string(r.spec.root), std::to_string(f.root));
-  if (f.count) agree("count", std::to_string(r.spec.count), std::to_string(*f.count));
-  r = adopt_schedule_spec(r, [&](std::string_view flag) { return t.find(flag.substr(2)).has_value(); });
-}
 
 // [run]: how to run it.
 void read_run(const Table& t, Scenario& s) {
@@ -156,14 +105,23 @@ void read_topology(const Table& t, TopologyConfig& c) {
   t.each_table("stragglers", [&](const Entry& item, const Table& o) { c.stragglers.push_back(read_straggler(item, o)); });
 }
 
-void read_format(const Table& top, const std::string& file) {
+int read_format(const Table& top, const std::string& file) {
   const std::optional<Entry> format = top.find("format");
   if (!format)
     throw InputError(fmt::format("{}:1:1: key 'format' is missing: a scenario file starts with `format = {}`", file,
                                  kScenarioFormatVersion));
-  if (format->integer(0, std::numeric_limits<std::int64_t>::max()) != kScenarioFormatVersion)
-    format->fail(fmt::format("scenario format {} is not supported (this build reads format {})",
-                             format->node().as_integer()->get(), kScenarioFormatVersion));
+  const std::int64_t version = format->integer(0, std::numeric_limits<std::int64_t>::max());
+  if (version < kOldestScenarioFormat || version > kScenarioFormatVersion)
+    format->fail(fmt::format("scenario format {} is not supported (this build reads formats {} to {})", version,
+                             kOldestScenarioFormat, kScenarioFormatVersion));
+  return static_cast<int>(version);
+}
+
+// A format 1 file that uses what format 2 added gets told which format it needs, rather
+// than "unknown key".
+void refuse_format2_keys(const Table& t, std::initializer_list<std::string_view> keys) {
+  for (std::string_view key : keys)
+    if (auto e = t.find(key)) e->fail("is new in scenario format 2: start the file with `format = 2` to use it");
 }
 
 // Each flag the scenario file also sets, with how the flag's value replaces the file's.
@@ -249,20 +207,24 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     const toml::source_position at = e.source().begin;
     throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_name, at.line, at.column, e.description()));
   }
-  const Table top(source_name, "", doc, fmt::format("scenario format {}", kScenarioFormatVersion));
-  top.only_keys({"format", "title", "description", "collective", "run", "topology"});
-  read_format(top, source_name);
   Scenario s;
   s.source = source_name;
+  s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
+  const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
+  if (s.format == 1) {
+    refuse_format2_keys(top, {"caption", "ranks", "phase", "training", "question"});
+    if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
+    top.only_keys({"format", "title", "description", "collective", "run", "topology"});
+  } else {
+    top.only_keys({"format", "title", "description", "caption", "ranks", "collective", "phase", "training", "question",
+                   "run", "topology"});
+  }
   s.request = default_run_request();
   if (auto e = top.find("title")) s.title = e->string();
   if (auto e = top.find("description")) s.description = e->string();
-  if (auto t = top.table("collective")) {
-    read_collective(*t, s.request);
-    read_custom(*t, source_name, s.request);
-  }
-  if (auto t = top.table("run")) read_run(*t, s);
+  if (auto t = top.table("run")) read_run(*t, s);  // first: its seed goes to every phase
   if (auto t = top.table("topology")) read_topology(*t, s.topology);
+  read_scenario_program(top, s);
   return s;
 }
 

@@ -49,11 +49,14 @@ ojson finite_or_string(double v) {
 ojson bandwidth_json(const std::optional<double>& gbps) { return gbps ? finite_or_string(*gbps) : ojson("n/a"); }
 
 ojson request_json(const RunRequest& r) {
-  return {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
+  ojson j = {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
           {"count", r.spec.count}, {"dtype", to_string(r.spec.dtype)}, {"op", to_string(r.spec.op)},
           {"root", r.spec.root}, {"in_place", r.spec.in_place}, {"slices", r.options.slices},
           {"servers", r.options.servers}, {"colocated", r.options.colocated},
           {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
+  // Only custom runs have one; other traces keep the key out, as version 1 always did.
+  if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
+  return j;
 }
 
 ojson local_op_json(const LocalOp& op) {
@@ -241,7 +244,7 @@ constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_id
 
 RunRequest read_request(const Field& f) {
   f.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "seed"});
+               "colocated", "ranks_per_node", "seed", "schedule_file"});
   RunRequest r;
   r.spec.collective = f["collective"].name_of(kAllCollectives, "collective");
   r.algorithm = f["algorithm"].str();
@@ -262,6 +265,7 @@ RunRequest read_request(const Field& f) {
   r.options.colocated = f["colocated"].boolean();
   r.options.ranks_per_node = f["ranks_per_node"].int32(0, kMaxRanks);
   r.seed = f["seed"].unsigned_integer();
+  if (f.has("schedule_file")) r.options.schedule_file = f["schedule_file"].str();
   return r;
 }
 

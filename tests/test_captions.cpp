@@ -1,2 +1,259 @@
-// Tests of lessons (captions). Filled in by its owner.
+// Captions and questions of lessons: placeholders are filled from the schedule and the
+// run, so a caption or an answer stays right when a student changes the ranks or the
+// count; a template with a typo is refused with where it is.
 #include <doctest/doctest.h>
+
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "sim/algorithm.h"
+#include "sim/captions.h"
+#include "sim/errors.h"
+#include "sim/program.h"
+#include "sim/scenario.h"
+
+using namespace collsim;
+
+namespace {
+
+CollectiveSpec ring_spec(int ranks, std::uint64_t count) {
+  CollectiveSpec spec;
+  spec.collective = Collective::all_reduce;
+  spec.ranks = ranks;
+  spec.count = count;
+  return spec;
+}
+
+// One ring all-reduce phase, assembled by hand as prepare_program and predict_program
+// would: every rank busy from 0 to `end_ns` (rank r ends at end_ns - 500 r).
+ProgramResult one_ring_phase(int ranks, std::uint64_t count, double end_ns = 2500) {
+  RunRequest request;
+  request.spec = ring_spec(ranks, count);
+  ProgramResult p;
+  p.total_ranks = ranks;
+  PhaseRun phase;
+  phase.run = std::make_shared<RunResult>(prepare_model_run(request));
+  phase.schedule = phase.run->schedule;
+  phase.source_transfer.resize(phase.schedule.transfers.size());
+  std::iota(phase.source_transfer.begin(), phase.source_transfer.end(), std::size_t{0});
+  phase.begin_ns.assign(phase.schedule.transfers.size(), 0);
+  phase.end_ns.assign(phase.schedule.transfers.size(), end_ns);
+  for (int r = 0; r < ranks; ++r) {
+    phase.rank_begin_ns.push_back(0);
+    phase.rank_end_ns.push_back(end_ns - 500 * r);
+  }
+  p.phases.push_back(std::move(phase));
+  p.predicted = true;
+  p.total_ns = end_ns + 1000;
+  return p;
+}
+
+// Steps first..last of a phase's schedule as a phase of their own (steps renumbered from 1).
+PhaseRun part_of(const PhaseRun& whole, int first, int last) {
+  PhaseRun part = whole;
+  part.schedule.transfers.clear();
+  part.source_transfer.clear();
+  part.schedule.step_labels.assign(whole.schedule.step_labels.begin() + first - 1,
+                                   whole.schedule.step_labels.begin() + last);
+  for (std::size_t i = 0; i < whole.schedule.transfers.size(); ++i) {
+    Transfer t = whole.schedule.transfers[i];
+    if (t.step < first - 1 || t.step > last - 1) continue;  // Transfer::step counts from 0
+    t.step -= first - 1;
+    part.schedule.transfers.push_back(t);
+    part.source_transfer.push_back(i);
+  }
+  part.begin_ns.assign(part.schedule.transfers.size(), 0);
+  part.end_ns.assign(part.schedule.transfers.size(), 1000);
+  return part;
+}
+
+Question ask(Metric metric, int step = 0, int rank = 0, int chunk = 0, int phase = 1) {
+  Question q;
+  q.text = "a question";
+  q.metric = metric;
+  q.phase = phase;
+  q.rank = rank;
+  q.step = step;
+  q.chunk = chunk;
+  q.origin = "lesson.toml:12:1";
+  return q;
+}
+
+double value(const Question& q, const ProgramResult& p) { return answer_question(q, p).value; }
+
+std::string error_of(const Question& q, const ProgramResult& p) {
+  try {
+    answer_question(q, p);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string caption_error(const std::string& text) {
+  try {
+    check_caption(text, "l.toml:3:16: key 'phase[2].step_caption'");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every caption placeholder is filled from a 4-rank ring all-reduce's step") {
+  const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
+  const CaptionContext c = caption_context(s, 2, 3, 5);
+  // Step 2 of the ring: rank 0 sends chunk (0 - 1) mod 4 = 3, 2 floats, to rank 1.
+  CHECK(expand_caption("{src}>{dst} c{chunk} {bytes}B", c) == "0>1 c3 8B");
+  CHECK(expand_caption("step {step}/{steps}, {step_bytes} B in all", c) == "step 2/6, 32 B in all");
+  CHECK(expand_caption("phase {phase}/{phases} on {ranks} ranks", c) == "phase 3/5 on 4 ranks");
+  CHECK(expand_caption("{label}", c) == s.step_labels[1]);
+  CHECK(expand_caption("{{src}} is {src}", c) == "{src} is 0");
+  // Before the first step nothing moves: no focus transfer.
+  CHECK(expand_caption("{src}->{dst} {bytes}", caption_context(s, 0, 1, 1)) == "-->- 0");
+  CHECK_THROWS_AS(caption_context(s, 7, 1, 1), InputError);
+}
+
+TEST_CASE("the focus transfer is rank 0's send, else the first send, else the first transfer") {
+  Schedule s;
+  s.spec = ring_spec(4, 4);
+  s.total_ranks = 4;
+  s.step_labels = {"one", "two", "three"};
+  auto transfer = [](int step, int src, int dst, int chunk) {
+    Transfer t;
+    t.step = step;
+    t.src = src;
+    t.dst = dst;
+    t.chunk = chunk;
+    t.count = 1;
+    return t;
+  };
+  // Transfer::step counts from 0: these are steps 1, 2 and 3.
+  s.transfers = {transfer(0, 1, 1, 5), transfer(0, 2, 3, 7), transfer(0, 0, 0, 8), transfer(0, 0, 1, 9),
+                 transfer(1, 1, 1, 5), transfer(1, 2, 3, 7), transfer(1, 3, 0, 6),
+                 transfer(2, 1, 1, 5)};
+  const std::string focus = "{src}->{dst} chunk {chunk}, {step_bytes} B in the step";
+  CHECK(expand_caption(focus, caption_context(s, 1, 1, 1)) == "0->1 chunk 9, 8 B in the step");
+  CHECK(expand_caption(focus, caption_context(s, 2, 1, 1)) == "2->3 chunk 7, 8 B in the step");
+  CHECK(expand_caption(focus, caption_context(s, 3, 1, 1)) == "1->1 chunk 5, 0 B in the step");
+}
+
+TEST_CASE("a step's caption is its own entry, else the phase's step_caption, else the step label") {
+  const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
+  Phase phase;
+  CHECK(step_caption(phase, s, 1, 1, 1) == s.step_labels[0]);
+  phase.step_caption = "Step {step}: rank {src} sends chunk {chunk} to rank {dst}";
+  phase.step_captions = {"first: {bytes} B", ""};
+  CHECK(step_caption(phase, s, 1, 1, 1) == "first: 8 B");
+  CHECK(step_caption(phase, s, 2, 1, 1) == "Step 2: rank 0 sends chunk 3 to rank 1");  // "" falls back
+  CHECK(step_caption(phase, s, 3, 1, 1) == "Step 3: rank 0 sends chunk 2 to rank 1");  // past the list
+  CHECK(step_caption(phase, s, 0, 1, 1).empty());
+}
+
+TEST_CASE("a view shows the lesson's caption before the phase's, or before the step's") {
+  const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
+  Scenario lesson;
+  lesson.caption = "Phase {phase}/{phases} on {ranks} ranks.";
+  lesson.phases.resize(2);
+  lesson.phases[1].caption = "The ring.";
+  lesson.phases[1].step_caption = "Rank {src} sends {bytes} B.";
+  CHECK(shown_caption(lesson, 1, s, 0) == "Phase 2/2 on 4 ranks. The ring.");
+  CHECK(shown_caption(lesson, 1, s, 1) == "Phase 2/2 on 4 ranks. Rank 0 sends 8 B.");
+  lesson.caption.clear();
+  CHECK(shown_caption(lesson, 1, s, 2) == "Rank 0 sends 8 B.");
+  CHECK(shown_caption(lesson, 0, s, 3) == s.step_labels[2]);  // no captions at all: the step label
+  CHECK(shown_caption(lesson, 0, s, 0).empty());
+}
+
+TEST_CASE("a caption with an unknown placeholder or an unbalanced brace is refused with where it is") {
+  CHECK(caption_error("rank {src} sends {bytes} B ({{literal}})").empty());
+  const std::string unknown = caption_error("rank {sender} sends");
+  CHECK(unknown.find("l.toml:3:16: key 'phase[2].step_caption': unknown placeholder '{sender}' in the caption") == 0);
+  CHECK(unknown.find("captions know: {src} {dst}") != std::string::npos);
+  CHECK(caption_error("rank {src sends").find("l.toml:3:16: key 'phase[2].step_caption': unclosed '{'") == 0);
+  CHECK(caption_error("rank {src {dst}").find("unclosed '{'") != std::string::npos);
+  CHECK(caption_error("rank src} sends").find("unmatched '}'") != std::string::npos);
+  CHECK(caption_error("{}").find("unknown placeholder '{}'") != std::string::npos);
+
+  CHECK_NOTHROW(check_answer_template("{value} bytes by rank {rank} after step {step}", "q"));
+  CHECK_THROWS_WITH_AS(check_answer_template("{src}", "l.toml:9:10: key 'question[1].answer'"),
+                       doctest::Contains("unknown placeholder '{src}' in the answer (answers know: {value}"),
+                       InputError);
+}
+
+TEST_CASE("answers are computed from the run, for every metric") {
+  const ProgramResult p = one_ring_phase(4, 65536);  // 64 Ki floats: a 64 KiB chunk per rank
+  CHECK(value(ask(Metric::bytes_sent, 3), p) == 3 * 65536);
+  CHECK(value(ask(Metric::bytes_sent), p) == 393216);
+  CHECK(value(ask(Metric::bytes_received, 1, 2), p) == 65536);
+  CHECK(value(ask(Metric::transfers, 3), p) == 12);
+  CHECK(value(ask(Metric::transfers), p) == 24);
+  CHECK(value(ask(Metric::steps), p) == 6);
+  CHECK(value(ask(Metric::time_us), p) == doctest::Approx(2.5));
+  CHECK(value(ask(Metric::time_us, 0, 0, 0, 0), p) == doctest::Approx(3.5));  // the whole program
+  // 256 KiB in 2.5 µs: algbw 104.9 GB/s, busbw 2(N-1)/N times that.
+  CHECK(value(ask(Metric::busbw_gbps), p) == doctest::Approx(262144.0 / 2500 * 1.5));
+
+  // Chunk 0 starts on rank 0 and is reduced into rank 1, 2, 3 in turn; rank 0's own
+  // output copy of it is written only by the all-gather's first step (step 4).
+  CHECK(value(ask(Metric::contributions, 1, 1, 0), p) == 2);
+  CHECK(value(ask(Metric::contributions, 2, 2, 0), p) == 3);
+  CHECK(value(ask(Metric::contributions, 3, 3, 0), p) == 4);
+  CHECK(value(ask(Metric::contributions, 1, 3, 0), p) == 1);  // rank 3's own, not yet reduced
+  CHECK(value(ask(Metric::contributions, 3, 0, 0), p) == 0);
+  CHECK(value(ask(Metric::contributions, 4, 0, 0), p) == 4);
+  CHECK(value(ask(Metric::contributions, 0, 2, 1), p) == 4);
+}
+
+TEST_CASE("an answer's text fills its template and formats the value") {
+  const ProgramResult p = one_ring_phase(4, 65536);
+  Question q = ask(Metric::bytes_sent, 0, 1);
+  q.answer = "{value} bytes leave rank {rank} by step {step} of phase {phase} ({{exact}})";
+  CHECK(answer_question(q, p).text == "393216 bytes leave rank 1 by step 6 of phase 1 ({exact})");
+  CHECK(answer_question(ask(Metric::time_us), p).text == "2.50");
+  CHECK(answer_question(ask(Metric::busbw_gbps), p).text == "157");
+  CHECK(answer_question(ask(Metric::time_us), one_ring_phase(4, 8, 12345.6)).text == "12.3");
+}
+
+TEST_CASE("answers stay right when a student changes the number of ranks") {
+  // The ring sends 2(N-1)/N of the buffer: more bytes and more steps on 8 ranks.
+  const ProgramResult eight = one_ring_phase(8, 65536);
+  CHECK(value(ask(Metric::bytes_sent), eight) == 14 * 32768);
+  CHECK(value(ask(Metric::steps), eight) == 14);
+  CHECK(value(ask(Metric::contributions, 7, 7, 0), eight) == 8);
+}
+
+TEST_CASE("contributions count from the whole collective when a phase runs only some of its steps") {
+  ProgramResult p = one_ring_phase(4, 8);
+  p.phases.push_back(part_of(p.phases[0], 4, 6));  // phase 2: the all-gather half
+  CHECK(value(ask(Metric::steps, 0, 0, 0, 2), p) == 3);
+  CHECK(value(ask(Metric::contributions, 1, 0, 0, 2), p) == 4);  // its step 1 is the ring's step 4
+  CHECK(value(ask(Metric::bytes_sent, 0, 0, 0, 2), p) == 3 * 8);
+}
+
+TEST_CASE("a question about a phase, rank, step or chunk the run does not have is refused naming it") {
+  ProgramResult p = one_ring_phase(4, 8);
+  PhaseRun compute;
+  compute.phase = 1;
+  compute.rank_begin_ns = {0, 0, 0, 0};
+  compute.rank_end_ns = {100, 100, 100, 100};
+  p.phases.push_back(compute);
+
+  CHECK(error_of(ask(Metric::steps, 0, 0, 0, 3), p).find("lesson.toml:12:1: question 'a question' (steps): phase 3 "
+                                                         "does not exist: the lesson has phases 1..2") == 0);
+  CHECK(error_of(ask(Metric::steps, 0, 0, 0, 0), p).find("phase 0 does not exist") != std::string::npos);
+  CHECK(error_of(ask(Metric::bytes_sent, 0, 0, 0, 2), p).find("phase 2 is a compute phase") != std::string::npos);
+  CHECK(error_of(ask(Metric::bytes_sent, 0, 4), p).find("rank 4 does not exist: phase 1 has ranks 0..3") !=
+        std::string::npos);
+  CHECK(error_of(ask(Metric::transfers, 7), p).find("step 7 does not exist: phase 1 has steps 1..6") !=
+        std::string::npos);
+  CHECK(error_of(ask(Metric::contributions, 0, 0, 9), p).find("lesson.toml:12:1:") == 0);
+  CHECK(error_of(ask(Metric::contributions, 0, 0, 9), p).find("chunk 9 does not exist: the collective has chunks 0..3") !=
+        std::string::npos);
+  CHECK(value(ask(Metric::time_us, 0, 0, 0, 2), p) == doctest::Approx(0.1));  // a compute phase has a time
+
+  p.predicted = false;
+  CHECK(error_of(ask(Metric::time_us), p).find("has not been predicted") != std::string::npos);
+}

@@ -14,6 +14,7 @@
 #include "sim/errors.h"
 #include "sim/run.h"
 #include "sim/scenario.h"
+#include "sim/trace.h"
 
 using namespace collsim;
 
@@ -123,6 +124,23 @@ TEST_CASE("a hand-written ring all-reduce runs and verifies at every count, out 
     CHECK(verified(file, count));
     CHECK(verified(file, count, true));
   }
+}
+
+TEST_CASE("a custom run's JSON trace records its schedule file, and a built-in run's has no such key") {
+  const TempDir dir;
+  const std::filesystem::path file = dir.write("ring2.toml", kRing2);
+  const std::unique_ptr<Backend> cpu = make_cpu_backend();
+  const Trace custom = make_trace(run_collective(request_for(file, 4), *cpu));
+  const std::string text = trace_to_json(custom);
+  CHECK(text.find("\"schedule_file\"") != std::string::npos);
+  const Trace back = parse_trace_json(text, "custom.json");
+  CHECK(back.request.options.schedule_file == file.string());
+  CHECK(trace_to_json(back) == text);
+
+  RunRequest ring;
+  ring.spec.ranks = 2;
+  ring.spec.count = 4;
+  CHECK(trace_to_json(make_trace(run_collective(ring, *cpu))).find("schedule_file") == std::string::npos);
 }
 
 TEST_CASE("the exercises' solutions verify, and the exercises as shipped are wrong with a useful explanation") {

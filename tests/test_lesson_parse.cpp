@@ -1,2 +1,568 @@
-// Tests of lessons (lesson_parse). Filled in by its owner.
+// Lessons in scenario files (format 2): phases, captions, questions and [training] keys are
+// read into Scenario::phases; format 1 becomes one collective phase; every bad lesson is
+// refused with file:line:column and the key; and the command line's flags apply to a
+// lesson as docs/scenario-format.md says.
 #include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/errors.h"
+#include "sim/scenario.h"
+
+using namespace collsim;
+
+namespace {
+
+// The message of the InputError that parsing `text` as "s.toml" throws ("" if none).
+std::string lesson_error(const std::string& text) {
+  try {
+    parse_scenario(text, "s.toml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The message of the InputError that the flags throw on a parsed scenario ("" if none).
+std::string override_error(const Scenario& s, const RunRequest& flags, const FlagGiven& given) {
+  try {
+    apply_scenario_overrides(s, flags, TopologyConfig{}, given);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+FlagGiven only(std::string_view flag) {
+  return [flag](std::string_view f) { return f == flag; };
+}
+
+// Three phases: compute on every rank, a reduce to rank 3 (its first two steps), compute
+// on two ranks only.
+const char* const kLesson = R"toml(format = 2
+title = "Overlap"
+caption = "Phase {phase} of {phases}"
+ranks = 4
+
+[run]
+seed = 9
+
+[[phase]]
+name = "backward of layer 4"
+compute = 120.0
+writes = ["grad.layer4"]
+caption = "computing"
+
+[[phase]]
+name = "reduce to rank 3"
+collective = "reduce"
+algorithm = "binomial_tree"
+count = "1K"
+root = 3
+steps = [1, 2]
+reads = ["grad.layer4"]
+writes = ["grad.layer4", "sum"]
+step_caption = "rank {src} sends {bytes} B to rank {dst}"
+step_captions = ["first", ""]
+
+[[phase]]
+compute = [10.0, 20.0]
+
+[[question]]
+text = "How many bytes has rank 1 sent after step 1?"
+metric = "bytes_sent"
+phase = 2
+rank = 1
+step = 1
+answer = "{value} bytes (rank {rank}, step {step})"
+
+[[question]]
+text = "When does the program end?"
+metric = "time_us"
+phase = 0
+)toml";
+
+}  // namespace
+
+TEST_CASE("lesson_parse: format 1 is one collective phase whose request is the scenario's") {
+  const Scenario s = parse_scenario(R"toml(format = 1
+[run]
+seed = 5
+
+[collective]
+collective = "all_gather"
+algorithm = "bruck"
+ranks = 6
+count = 12
+)toml",
+                                    "f1.toml");
+  CHECK(s.format == 1);
+  CHECK(s.ranks == 6);
+  REQUIRE(s.phases.size() == 1);
+  const Phase& p = s.phases[0];
+  CHECK(p.kind == PhaseKind::collective);
+  CHECK(p.name == "all_gather (bruck)");
+  CHECK(p.origin == "f1.toml:5:1");
+  CHECK(p.request.spec.collective == s.request.spec.collective);
+  CHECK(p.request.algorithm == s.request.algorithm);
+  CHECK(p.request.spec.ranks == 6);
+  CHECK(p.request.spec.count == 12);
+  CHECK(p.request.seed == 5);
+  CHECK(p.first_step == 0);
+  CHECK(s.single_collective());
+  CHECK(s.file_phases == 1);
+  CHECK_FALSE(s.training);
+  CHECK(s.questions.empty());
+
+  const Scenario bare = parse_scenario("format = 1\n", "bare.toml");
+  REQUIRE(bare.phases.size() == 1);
+  CHECK(bare.phases[0].origin == "bare.toml:1:1");
+  CHECK(bare.phases[0].name == "all_reduce (ring)");
+  CHECK(bare.phases[0].request.spec.count == default_run_request().spec.count);
+}
+
+TEST_CASE("lesson_parse: format 2 with one [collective] and captions is a single collective") {
+  const Scenario s = parse_scenario(R"toml(format = 2
+caption = "Ring on {ranks} ranks"
+ranks = 8
+
+[collective]
+algorithm = "ring"
+count = 16
+caption = "the whole ring"
+step_caption = "Step {step}/{steps}: rank {src} sends chunk {chunk} ({bytes} B) to rank {dst}"
+step_captions = ["step 1's own", "", "step 3's"]
+)toml",
+                                    "c.toml");
+  CHECK(s.format == 2);
+  CHECK(s.caption == "Ring on {ranks} ranks");
+  CHECK(s.ranks == 8);
+  CHECK(s.request.spec.ranks == 8);
+  CHECK(s.request.spec.count == 16);
+  REQUIRE(s.phases.size() == 1);
+  const Phase& p = s.phases[0];
+  CHECK(p.request.spec.ranks == 8);
+  CHECK(p.caption == "the whole ring");
+  CHECK(p.step_caption.starts_with("Step {step}/{steps}"));
+  CHECK(p.step_captions == std::vector<std::string>{"step 1's own", "", "step 3's"});
+  CHECK(p.origin == "c.toml:5:1");
+  CHECK(s.single_collective());
+
+  // `ranks` inside [collective] works as in format 1 when the top level has none.
+  CHECK(parse_scenario("format = 2\n[collective]\nranks = 3\n", "c.toml").ranks == 3);
+}
+
+TEST_CASE("lesson_parse: [[phase]]s are read in order, collective and compute") {
+  const Scenario s = parse_scenario(kLesson, "l.toml");
+  CHECK(s.format == 2);
+  CHECK(s.caption == "Phase {phase} of {phases}");
+  REQUIRE(s.phases.size() == 3);
+  CHECK(s.file_phases == 3);
+  CHECK_FALSE(s.single_collective());
+
+  const Phase& backward = s.phases[0];
+  CHECK(backward.kind == PhaseKind::compute);
+  CHECK(backward.name == "backward of layer 4");
+  CHECK(backward.compute_us == std::vector<double>{120, 120, 120, 120});
+  CHECK(backward.writes == std::vector<std::string>{"grad.layer4"});
+  CHECK(backward.reads.empty());
+  CHECK(backward.caption == "computing");
+  CHECK(backward.origin == "l.toml:9:1");
+
+  const Phase& reduce = s.phases[1];
+  CHECK(reduce.kind == PhaseKind::collective);
+  CHECK(reduce.name == "reduce to rank 3");
+  CHECK(reduce.request.spec.collective == Collective::reduce);
+  CHECK(reduce.request.algorithm == "binomial_tree");
+  CHECK(reduce.request.spec.ranks == 4);
+  CHECK(reduce.request.spec.count == 1024);
+  CHECK(reduce.request.spec.root == 3);
+  CHECK(reduce.request.seed == 9);  // [run]'s seed reaches every collective
+  CHECK(reduce.first_step == 1);
+  CHECK(reduce.last_step == 2);
+  CHECK(reduce.reads == std::vector<std::string>{"grad.layer4"});
+  CHECK(reduce.writes == std::vector<std::string>{"grad.layer4", "sum"});
+  CHECK(reduce.step_captions == std::vector<std::string>{"first", ""});
+  CHECK(reduce.origin == "l.toml:15:1");
+
+  const Phase& idle = s.phases[2];
+  CHECK(idle.kind == PhaseKind::compute);
+  CHECK(idle.name == "compute");
+  CHECK(idle.compute_us == std::vector<double>{10, 20, 0, 0});  // missing ranks are idle
+
+  // The single-run front ends get the first collective's request.
+  CHECK(s.request.spec.collective == Collective::reduce);
+  CHECK(s.request.seed == 9);
+}
+
+TEST_CASE("lesson_parse: compute figures cover a parameter server's extra ranks") {
+  const Scenario s = parse_scenario(R"toml(format = 2
+ranks = 3
+[[phase]]
+collective = "all_reduce"
+algorithm = "parameter_server"
+servers = 2
+[[phase]]
+compute = [1.0, 2.0, 3.0, 4.0, 5.0]
+[[phase]]
+compute = 7
+)toml",
+                                    "ps.toml");
+  REQUIRE(s.phases.size() == 3);
+  CHECK(s.phases[0].name == "all_reduce (parameter_server)");
+  CHECK(s.phases[1].compute_us == std::vector<double>{1, 2, 3, 4, 5});  // servers are ranks 3 and 4
+  CHECK(s.phases[2].compute_us == std::vector<double>{7, 7, 7, 0, 0});  // a number: the workers only
+  // A single phase that runs only some steps is a lesson, not a single collective.
+  CHECK_FALSE(parse_scenario("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nsteps = [2, 2]\n", "p.toml")
+                  .single_collective());
+  CHECK(parse_scenario("format = 2\n[[phase]]\ncollective = \"broadcast\"\n", "p.toml").single_collective());
+  CHECK_FALSE(parse_scenario("format = 2\n[[phase]]\ncompute = 1\n", "p.toml").single_collective());
+}
+
+TEST_CASE("lesson_parse: questions are read with their defaults") {
+  const Scenario s = parse_scenario(kLesson, "l.toml");
+  REQUIRE(s.questions.size() == 2);
+  const Question& bytes = s.questions[0];
+  CHECK(bytes.text == "How many bytes has rank 1 sent after step 1?");
+  CHECK(bytes.metric == Metric::bytes_sent);
+  CHECK(bytes.phase == 2);
+  CHECK(bytes.rank == 1);
+  CHECK(bytes.step == 1);
+  CHECK(bytes.chunk == 0);
+  CHECK(bytes.answer == "{value} bytes (rank {rank}, step {step})");
+  CHECK(bytes.origin == "l.toml:30:1");
+  const Question& time = s.questions[1];
+  CHECK(time.metric == Metric::time_us);
+  CHECK(time.phase == 0);
+  CHECK(time.rank == 0);
+  CHECK(time.answer == "{value}");
+
+  const Scenario d = parse_scenario(R"toml(format = 2
+[collective]
+collective = "all_gather"
+[[question]]
+text = "Whose data does rank 2's chunk 1 hold after step 2?"
+metric = "contributions"
+rank = 2
+step = 2
+chunk = 1
+)toml",
+                                    "q.toml");
+  REQUIRE(d.questions.size() == 1);
+  CHECK(d.questions[0].metric == Metric::contributions);
+  CHECK(d.questions[0].phase == 1);
+  CHECK(d.questions[0].chunk == 1);
+}
+
+TEST_CASE("lesson_parse: a bad phase is refused with file:line:column and its key") {
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncompute = 5.0\n") ==
+        "s.toml:4:11: key 'phase[1].compute': a phase is either a collective (`collective = ...`) or compute "
+        "(`compute = ...`), not both");
+  CHECK(
+      lesson_error("format = 2\n[[phase]]\ncompute = 1\n[[phase]]\nname = \"x\"\n") ==
+      "s.toml:4:1: key 'phase[2]': needs `collective = \"...\"` (a collective phase) or `compute = ...` (µs of compute "
+      "per rank)");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount2 = 3\n")
+            .starts_with(
+                "s.toml:4:1: key 'phase[1].count2': unknown key (a collective [[phase]] knows: name, collective"));
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = 1\ncount = 3\n")
+            .starts_with(
+                "s.toml:4:1: key 'phase[1].count': unknown key (a compute [[phase]] knows: name, compute, reads"));
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount = \"1Q\"\n")
+            .starts_with("s.toml:4:9: key 'phase[1].count': '1Q' is not a count"));
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nsteps = [3, 1]\n") ==
+        "s.toml:4:9: key 'phase[1].steps': [3, 1] is no range of steps: the first step comes after the last");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nsteps = [0, 1]\n") ==
+        "s.toml:4:10: key 'phase[1].steps[0]': must be between 1 and 2147483647, got 0");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nsteps = [1]\n")
+            .starts_with("s.toml:4:9: key 'phase[1].steps': expected [first, last]"));
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = -1.5\n") ==
+        "s.toml:3:11: key 'phase[1].compute': must be >= 0, got -1.5");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = [1.0, -2.0]\n") ==
+        "s.toml:3:17: key 'phase[1].compute[1]': must be >= 0, got -2");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = \"fast\"\n")
+            .starts_with("s.toml:3:11: key 'phase[1].compute': expected a number (µs on every rank) or an array"));
+  CHECK(lesson_error("format = 2\nranks = 2\n[[phase]]\ncompute = [1.0, 2.0, 3.0]\n") ==
+        "s.toml:4:11: key 'phase[1].compute': has 3 entries, but the program has 2 ranks (0..1)");
+  CHECK(lesson_error("format = 2\nranks = 2\n[[phase]]\ncollective = \"reduce\"\nroot = 2\n") ==
+        "s.toml:5:8: key 'phase[1].root': must be between 0 and 1, got 2");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nranks = 8\n") ==
+        "s.toml:4:9: key 'phase[1].ranks': a phase runs on the lesson's ranks: give `ranks` once, at the top of the "
+        "file");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nreads = [\"\"]\n") ==
+        "s.toml:4:10: key 'phase[1].reads[0]': a region needs a name, such as \"grad.layer4\"");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nstep_captions = [\"a\", 3]\n") ==
+        "s.toml:4:23: key 'phase[1].step_captions[1]': expected a string, got an integer");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nstep_caption = \"{source}\"\n")
+            .starts_with("s.toml:4:16: key 'phase[1].step_caption': unknown placeholder '{source}'"));
+  CHECK(lesson_error("format = 2\ncaption = \"{phase} of {phasen}\"\n[collective]\n")
+            .starts_with("s.toml:2:11: key 'caption': unknown placeholder '{phasen}'"));
+  CHECK(lesson_error("format = 2\nphase = 3\n").starts_with("s.toml:2:9: key 'phase': expected [[phase]] tables"));
+}
+
+TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its key") {
+  const std::string head =
+      "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
+        "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
+        "time_us busbw_gbps contributions)");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
+        "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
+        "s.toml:9:9: key 'question[1].phase': phase = 0 is the whole program, which has only metric = \"time_us\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes_sent\"\nphase = 2\n") ==
+        "s.toml:8:10: key 'question[1].metric': phase 2 ('compute') is a compute phase: it has only metric = "
+        "\"time_us\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 4\n") ==
+        "s.toml:9:8: key 'question[1].rank': must be between 0 and 3, got 4");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
+        "s.toml:9:9: key 'question[1].chunk': is used only with metric = \"contributions\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {ranks}\"\n")
+            .starts_with("s.toml:9:10: key 'question[1].answer': unknown placeholder '{ranks}'"));
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value\"\n")
+            .starts_with("s.toml:9:10: key 'question[1].answer': unclosed '{'"));
+  CHECK(lesson_error(head + "metric = \"steps\"\n") ==
+        "s.toml:6:1: key 'question[1]': needs a `text`: the question the student reads");
+  CHECK(lesson_error(head +
+                     "text = \"?\"\nmetric = \"steps\"\n[[question]]\ntext = \"?\"\nmetric = \"steps\"\nstep = -1\n") ==
+        "s.toml:12:8: key 'question[2].step': must be between 0 and 2147483647, got -1");
+}
+
+TEST_CASE("lesson_parse: a lesson's shape and format are checked") {
+  CHECK(lesson_error("format = 3\n") ==
+        "s.toml:1:10: key 'format': scenario format 3 is not supported (this build reads formats 1 to 2)");
+  CHECK(lesson_error("format = 2\n[collective]\ncount = 8\n[[phase]]\ncompute = 1\n") ==
+        "s.toml:4:1: key 'phase': does not go with [collective]: a lesson is one [collective], or [[phase]]s and "
+        "[training] (make the collective a [[phase]])");
+  CHECK(lesson_error("format = 2\n[collective]\ncount = 8\n[training]\npattern = \"ddp\"\n")
+            .starts_with("s.toml:4:1: key 'training': does not go with [collective]"));
+  CHECK(lesson_error("format = 2\ntitle = \"nothing\"\n") ==
+        "s.toml:1:10: key 'format': a format 2 scenario needs a [collective], [[phase]]s or [training]: what it runs");
+  CHECK(lesson_error("format = 2\nranks = 4\n[collective]\nranks = 8\n") ==
+        "s.toml:4:9: key 'collective.ranks': ranks is given at the top level too (s.toml:2:9): give it once");
+  CHECK(lesson_error("format = 2\nranks = 0\n[[phase]]\ncompute = 1\n") ==
+        "s.toml:2:9: key 'ranks': must be between 1 and 1024, got 0");
+  CHECK(lesson_error("format = 2\ncaption = \"x\"\n[collective]\nlabel = \"y\"\n")
+            .starts_with("s.toml:4:1: key 'collective.label': unknown key (scenario format 2 knows: collective"));
+  // What format 2 added, in a format 1 file: said so, not "unknown key".
+  CHECK(lesson_error("format = 1\ncaption = \"x\"\n") ==
+        "s.toml:2:11: key 'caption': is new in scenario format 2: start the file with `format = 2` to use it");
+  CHECK(lesson_error("format = 1\nranks = 4\n").starts_with("s.toml:2:9: key 'ranks': is new in scenario format 2"));
+  CHECK(lesson_error("format = 1\n[[phase]]\ncompute = 1\n")
+            .starts_with("s.toml:2:1: key 'phase': is new in scenario format 2"));
+  CHECK(lesson_error("format = 1\n[collective]\nstep_caption = \"x\"\n")
+            .starts_with("s.toml:3:16: key 'collective.step_caption': is new in scenario format 2"));
+}
+
+TEST_CASE("lesson_parse: [training] keys are checked with their position") {
+  const std::string head = "format = 2\n[training]\n";
+  CHECK(lesson_error(head + "pattern = \"zero3\"\nmodel = [10]\n") ==
+        "s.toml:3:11: key 'training.pattern': unknown training pattern 'zero3' (use ddp, fsdp or parameter_server)");
+  CHECK(lesson_error(head + "model = \"resnet50\"\n") ==
+        "s.toml:3:9: key 'training.model': unknown model 'resnet50' (use \"resnet34\", or an array of parameter counts "
+        "per layer)");
+  CHECK(lesson_error(head + "model = [1000, 0]\n") ==
+        "s.toml:3:16: key 'training.model[1]': must be between 1 and 9223372036854775807, got 0");
+  CHECK(lesson_error(head + "model = []\n")
+            .starts_with("s.toml:3:9: key 'training.model': a model needs at least one layer"));
+  CHECK(lesson_error(head + "model = 3\n").starts_with("s.toml:3:9: key 'training.model': expected a model's name"));
+  CHECK(lesson_error(head + "pattern = \"ddp\"\n").starts_with("s.toml:2:1: key 'training.model' is missing"));
+  CHECK(lesson_error(head + "model = [10]\nbucket_mb = 0\n") ==
+        "s.toml:4:13: key 'training.bucket_mb': must be > 0, got 0");
+  CHECK(lesson_error(head + "model = [10]\nforward_us = -1\n") ==
+        "s.toml:4:14: key 'training.forward_us': must be >= 0, got -1");
+  CHECK(lesson_error(head + "pattern = \"fsdp\"\nmodel = [10]\nbucket_mb = 5\n") ==
+        "s.toml:5:13: key 'training.bucket_mb': is used only by the ddp pattern");
+  CHECK(lesson_error(head + "model = [10]\nservers = 2\n") ==
+        "s.toml:4:11: key 'training.servers': is used only by the parameter_server pattern, or by ddp with algorithm = "
+        "\"parameter_server\"");
+  CHECK(parse_scenario(head + "model = [10]\nalgorithm = \"parameter_server\"\nservers = 2\n", "s.toml")
+            .training->servers == 2);
+  CHECK(lesson_error(head + "pattern = \"parameter_server\"\nmodel = [10]\nalgorithm = \"ring\"\n") ==
+        "s.toml:5:13: key 'training.algorithm': is used only by the ddp and fsdp patterns");
+  CHECK(lesson_error(head + "pattern = \"parameter_server\"\nmodel = [10]\nservers = 5\n") ==
+        "s.toml:5:11: key 'training.servers': must be between 1 and 4, got 5");
+  CHECK(lesson_error(head + "pattern = \"fsdp\"\nmodel = [10]\nalgorithm = \"binomial_tree\"\n") ==
+        "s.toml:5:13: key 'training.algorithm': no algorithm 'binomial_tree' for all_gather or reduce_scatter (see "
+        "`collsim list`)");
+  CHECK(parse_scenario(head + "pattern = \"fsdp\"\nmodel = [10]\nalgorithm = \"recursive_halving\"\n", "s.toml")
+            .training->algorithm == "recursive_halving");
+  CHECK(lesson_error(head + "model = [10]\ndtype = \"f8\"\n")
+            .starts_with("s.toml:4:9: key 'training.dtype': unknown data type"));
+  CHECK(lesson_error(head + "model = [10]\nbatch = 3\n").starts_with("s.toml:4:1: key 'training.batch': unknown key"));
+}
+
+TEST_CASE("lesson_parse: flags on a lesson: --ranks and --seed apply, collective flags are refused") {
+  const Scenario s = parse_scenario(kLesson, "l.toml");
+  RunRequest flags = default_run_request();
+  flags.spec.ranks = 6;
+  flags.seed = 77;
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{},
+                                              [](std::string_view f) { return f == "--ranks" || f == "--seed"; });
+  CHECK(r.ranks == 6);
+  REQUIRE(r.phases.size() == 3);
+  CHECK(r.phases[0].compute_us == std::vector<double>(6, 120.0));  // a number: every worker rank
+  CHECK(r.phases[1].request.spec.ranks == 6);
+  CHECK(r.phases[1].request.seed == 77);
+  CHECK(r.phases[1].first_step == 1);
+  CHECK(r.phases[2].compute_us == std::vector<double>{10, 20, 0, 0, 0, 0});
+  CHECK(r.request.spec.ranks == 6);
+  CHECK(r.request.seed == 77);
+  CHECK(r.questions.size() == 2);
+
+  // Topology flags apply; flags the user did not give change nothing.
+  TopologyConfig topology;
+  topology.latency_us = 42;
+  const Scenario t = apply_scenario_overrides(s, flags, topology, only("--latency"));
+  CHECK(t.topology.latency_us == 42);
+  CHECK(t.ranks == 4);
+  CHECK(t.phases[1].request.seed == 9);
+
+  CHECK(override_error(s, flags, only("--count")) ==
+        "--count changes one collective; l.toml has 3 phases: edit the phase's `count` in the file");
+  CHECK(override_error(s, flags, only("--ranks-per-node")) ==
+        "--ranks-per-node changes one collective; l.toml has 3 phases: edit the phase's `ranks_per_node` in the file");
+  CHECK(override_error(s, flags, only("--schedule")).starts_with("--schedule changes one collective"));
+}
+
+TEST_CASE("lesson_parse: --ranks on a lesson re-checks what the file fixed per rank, naming the flag") {
+  const Scenario s = parse_scenario(kLesson, "l.toml");
+  RunRequest flags = default_run_request();
+  flags.spec.ranks = 3;
+  CHECK(override_error(s, flags, only("--ranks")) ==
+        "--ranks 3: phase[2] 'reduce to rank 3' has root = 3 (the ranks are 0..2)");
+
+  const Scenario wide = parse_scenario("format = 2\n[[phase]]\ncompute = [0.0, 1.0, 0.0, 5.0]\n", "w.toml");
+  flags.spec.ranks = 2;
+  CHECK(override_error(wide, flags, only("--ranks")) ==
+        "--ranks 2: phase[1] 'compute' computes on rank 3 (compute[3] = 5 µs), which the program does not have (ranks "
+        "0..1)");
+  const Scenario idle_tail = parse_scenario("format = 2\n[[phase]]\ncompute = [1.0, 2.0, 0.0, 0.0]\n", "w.toml");
+  CHECK(apply_scenario_overrides(idle_tail, flags, TopologyConfig{}, only("--ranks")).phases[0].compute_us ==
+        std::vector<double>{1, 2});
+
+  const Scenario asks = parse_scenario(
+      "format = 2\n[[phase]]\ncompute = 1\n[[phase]]\ncompute = 2\n[[question]]\ntext = \"?\"\nmetric = "
+      "\"time_us\"\nrank = 3\n",
+      "q.toml");
+  CHECK(override_error(asks, flags, only("--ranks")) ==
+        "--ranks 2: question[1] (q.toml:6:1) asks about rank 3, but the program now has ranks 0..1");
+
+  const Scenario servers = parse_scenario(
+      "format = 2\n[[phase]]\ncollective = \"all_reduce\"\nalgorithm = \"parameter_server\"\nservers = 3\n[[phase]]\n"
+      "compute = 1\n",
+      "ps.toml");
+  CHECK(override_error(servers, flags, only("--ranks")) ==
+        "--ranks 2: phase[1] 'all_reduce (parameter_server)' has servers = 3 (at most the ranks)");
+  flags.spec.ranks = 5;
+  const Scenario more = apply_scenario_overrides(servers, flags, TopologyConfig{}, only("--ranks"));
+  CHECK(more.phases[0].request.spec.ranks == 5);
+  CHECK(more.phases[1].compute_us == std::vector<double>{1, 1, 1, 1, 1, 0, 0, 0});  // 5 workers and 3 servers
+}
+
+TEST_CASE("lesson_parse: every flag applies to a single-collective scenario, and its phase follows") {
+  const Scenario s =
+      parse_scenario("format = 2\nranks = 4\n[[phase]]\ncollective = \"broadcast\"\nroot = 3\n", "b.toml");
+  REQUIRE(s.single_collective());
+  RunRequest flags = default_run_request();
+  flags.spec.ranks = 8;
+  flags.spec.count = 64;
+  flags.algorithm = "chain";
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, [](std::string_view f) {
+    return f == "--ranks" || f == "--count" || f == "--algorithm";
+  });
+  CHECK(r.ranks == 8);
+  CHECK(r.request.spec.ranks == 8);
+  CHECK(r.request.spec.count == 64);
+  CHECK(r.request.spec.root == 3);
+  CHECK(r.phases[0].request.spec.count == 64);
+  CHECK(r.phases[0].request.algorithm == "chain");
+  CHECK(r.phases[0].name == "broadcast (chain)");  // a default name follows the algorithm
+
+  const Scenario named =
+      parse_scenario("format = 2\n[[phase]]\nname = \"spread the weights\"\ncollective = \"broadcast\"\n", "n.toml");
+  CHECK(apply_scenario_overrides(named, flags, TopologyConfig{}, only("--algorithm")).phases[0].name ==
+        "spread the weights");
+  // The old entry points still work on the request.
+  CHECK(apply_flag_overrides(s.request, flags, only("--count")).spec.count == 64);
+}
+
+TEST_CASE("lesson_parse: [training] is read into its spec, and --ranks generates its phases again") {
+  const Scenario ddp = parse_scenario(R"toml(format = 2
+[training]
+pattern = "ddp"
+model = [1000, 2000, 3000]
+dtype = "bf16"
+algorithm = "recursive_doubling"
+bucket_mb = 2.5
+first_bucket_mb = 0.5
+broadcast_parameters = false
+forward_us = 30
+backward_us = 60.0
+)toml",
+                                      "d.toml");
+  REQUIRE(ddp.training);
+  const TrainingSpec& d = *ddp.training;
+  CHECK(d.pattern == TrainingPattern::ddp);
+  CHECK(d.model.name == "custom");
+  CHECK(d.model.layer_names == std::vector<std::string>{"layer1", "layer2", "layer3"});
+  CHECK(d.model.parameters == std::vector<std::uint64_t>{1000, 2000, 3000});
+  CHECK(d.dtype == DataType::bf16);
+  CHECK(d.algorithm == "recursive_doubling");
+  CHECK(d.bucket_mb == 2.5);
+  CHECK(d.first_bucket_mb == 0.5);
+  CHECK_FALSE(d.broadcast_parameters);
+  CHECK(d.forward_us == 30);
+  CHECK(d.backward_us == 60);
+  CHECK(d.origin == "d.toml:2:1");
+  CHECK(ddp.file_phases == 0);
+  CHECK_FALSE(ddp.phases.empty());
+  CHECK_FALSE(ddp.single_collective());
+
+  const Scenario s = parse_scenario(
+      "format = 2\n[run]\nseed = 3\n[[phase]]\ncompute = 5\n[training]\npattern = \"fsdp\"\nmodel = [1000, 2000]\n",
+      "t.toml");
+  REQUIRE(s.training);
+  CHECK(s.file_phases == 1);
+  CHECK(s.phases[0].compute_us == std::vector<double>{5, 5, 5, 5});
+  for (const Phase& p : s.phases)
+    if (p.kind == PhaseKind::collective) CHECK(p.request.seed == 3);  // [run]'s seed reaches generated phases too
+  RunRequest flags = default_run_request();
+  flags.spec.ranks = 8;
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, only("--ranks"));
+  CHECK(r.phases.size() == s.phases.size());  // the file's phase, then the pattern's again
+  CHECK(r.phases[0].compute_us == std::vector<double>(8, 5.0));
+  for (const Phase& p : r.phases) {
+    if (p.kind == PhaseKind::collective) {
+      CHECK(p.request.spec.ranks == 8);
+      CHECK(p.request.seed == 3);
+    } else {
+      CHECK(p.compute_us.size() == 8);
+    }
+  }
+  // A pattern that cannot run on the new ranks says which flag asked for them.
+  flags.spec.ranks = 1;
+  CHECK(override_error(s, flags, only("--ranks")).starts_with("--ranks 1: t.toml:6:1: key 'training."));
+}
+
+TEST_CASE("lesson_parse: --ranks keeps the phases of a Scenario built in code") {
+  Scenario s;  // no file: file_phases stays 0 and there is no [training]
+  s.source = "built";
+  Phase compute;
+  compute.kind = PhaseKind::compute;
+  compute.name = "compute";
+  compute.compute_us = {1, 2, 3, 4};
+  Phase reduce;
+  reduce.name = "all_reduce (ring)";
+  s.phases = {compute, reduce};
+  RunRequest flags = default_run_request();
+  flags.spec.ranks = 8;
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, only("--ranks"));
+  REQUIRE(r.phases.size() == 2);
+  CHECK(r.phases[0].compute_us == std::vector<double>{1, 2, 3, 4, 0, 0, 0, 0});
+  CHECK(r.phases[1].request.spec.ranks == 8);
+  CHECK(r.request.spec.ranks == 8);
+}

@@ -1,2 +1,361 @@
-// Tests of lessons (lessons). Filled in by its owner.
+// Tests of the classroom lessons in scenarios/lessons/. Every lesson is loaded, executed on
+// the CPU backend and verified, predicted on its own topology; every caption of every step
+// expands and every question answers. Then each lesson is held to what its description
+// tells the student (the tree beats the ring at 4 KiB, the straggler costs time, ...), so
+// that a change in the library that makes a lesson wrong fails here.
+//
+// A new lesson needs a LESSON_TEST below: "every lesson in scenarios/lessons/ has a test"
+// lists the folder.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <string_view>
+
 #include <doctest/doctest.h>
+
+#include "sim/captions.h"
+#include "sim/program.h"
+#include "sim/scenario.h"
+#include "test_support.h"
+
+namespace collsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path lessons_dir() { return fs::path(COLLSIM_SOURCE_DIR) / "scenarios" / "lessons"; }
+
+// The lesson files that have a LESSON_TEST (filled before main runs).
+std::set<std::string>& tested_lessons() {
+  static std::set<std::string> files;
+  return files;
+}
+bool register_lesson(const char* file) { return tested_lessons().insert(file).second; }
+
+#define LESSON_TEST_NAME2(a, b) a##b
+#define LESSON_TEST_NAME(a, b) LESSON_TEST_NAME2(a, b)
+// A TEST_CASE for one lesson file, recorded for the coverage test.
+#define LESSON_TEST(file)                                                                     \
+  [[maybe_unused]] const bool LESSON_TEST_NAME(lesson_registered_, __LINE__) = register_lesson(file); \
+  TEST_CASE("lesson " file)
+
+struct Lesson {
+  Scenario scenario;
+  ProgramResult program;
+};
+
+bool no_placeholder_left(std::string_view text) { return text.find('{') == std::string_view::npos; }
+
+// Every caption a viewer shows: the lesson's and each phase's before its first step, and
+// each step's of each collective phase.
+void check_captions(const Scenario& s, const ProgramResult& p) {
+  const int phases = static_cast<int>(s.phases.size());
+  for (int k = 0; k < phases; ++k) {
+    const Phase& phase = s.phases[static_cast<std::size_t>(k)];
+    const PhaseRun& run = p.phases[static_cast<std::size_t>(k)];
+    CAPTURE(phase.name);
+    CaptionContext before;
+    if (run.run) {
+      before = caption_context(run.schedule, 0, k + 1, phases);
+    } else {
+      before.phase = k + 1;
+      before.phases = phases;
+      before.ranks = s.ranks;
+    }
+    CHECK(no_placeholder_left(expand_caption(s.caption, before)));
+    CHECK(no_placeholder_left(expand_caption(phase.caption, before)));
+    if (!run.run) continue;
+    for (int step = 1; step <= run.schedule.step_count(); ++step) {
+      CAPTURE(step);
+      std::string text;
+      REQUIRE_NOTHROW(text = step_caption(phase, run.schedule, step, k + 1, phases));
+      CHECK(!text.empty());
+      CHECK(no_placeholder_left(text));
+    }
+  }
+}
+
+void check_questions(const Scenario& s, const ProgramResult& p) {
+  CHECK(!s.questions.empty());
+  for (const Question& q : s.questions) {
+    CAPTURE(q.text);
+    Answer a;
+    REQUIRE_NOTHROW(a = answer_question(q, p));
+    CHECK(std::isfinite(a.value));
+    CHECK(!a.text.empty());
+    CHECK(no_placeholder_left(a.text));
+  }
+}
+
+// Loads, executes, verifies and predicts a lesson, and checks its captions and questions.
+Lesson run_lesson(const char* file) {
+  Lesson l{load_scenario(lessons_dir() / file), {}};
+  const Scenario& s = l.scenario;
+  CHECK(s.format == 2);
+  CHECK(!s.title.empty());
+  CHECK(s.description.find("Try") != std::string::npos);  // something for the student to try
+  l.program = prepare_program(s);
+  execute_program(l.program, testing::cpu());
+  predict_program(l.program, s, s.topology);
+  CHECK(l.program.verified());
+  check_captions(s, l.program);
+  check_questions(s, l.program);
+  return l;
+}
+
+// The timing model only, for variants of a lesson (another rank count, no straggler).
+ProgramResult predict_only(const Scenario& s) {
+  ProgramResult p = prepare_program(s, /*model_only=*/true);
+  predict_program(p, s, s.topology);
+  return p;
+}
+
+// The lesson as `collsim run LESSON --ranks n` runs it.
+Scenario with_ranks(const Scenario& s, int n) {
+  RunRequest flags;
+  flags.spec.ranks = n;
+  return apply_scenario_overrides(s, flags, TopologyConfig{}, [](std::string_view f) { return f == "--ranks"; });
+}
+
+const PhaseRun& phase_run(const ProgramResult& p, int phase) { return p.phases.at(static_cast<std::size_t>(phase - 1)); }
+double end_us(const ProgramResult& p, int phase) { return phase_run(p, phase).end() / 1000; }
+// A phase's own time: from its first rank's begin to its last rank's end.
+double duration_us(const ProgramResult& p, int phase) {
+  return (phase_run(p, phase).end() - phase_run(p, phase).begin()) / 1000;
+}
+double answer(const Lesson& l, std::size_t question) {
+  return answer_question(l.scenario.questions.at(question), l.program).value;
+}
+std::string step_text(const Lesson& l, int phase, int step) {
+  const auto k = static_cast<std::size_t>(phase - 1);
+  return step_caption(l.scenario.phases[k], l.program.phases[k].schedule, step, phase,
+                      static_cast<int>(l.scenario.phases.size()));
+}
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+}  // namespace
+
+TEST_CASE("every lesson in scenarios/lessons/ has a test") {
+  std::set<std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir()))
+    if (e.path().extension() == ".toml") files.insert(e.path().filename().string());
+  CHECK(files.size() >= 17);
+  for (const std::string& f : files) {
+    CAPTURE(f);
+    CHECK_MESSAGE(tested_lessons().count(f) == 1, "add a LESSON_TEST for it in tests/test_lessons.cpp");
+  }
+  for (const std::string& f : tested_lessons()) {
+    CAPTURE(f);
+    CHECK_MESSAGE(files.count(f) == 1, "a LESSON_TEST names a file that scenarios/lessons/ does not have");
+  }
+}
+
+LESSON_TEST("01_ring_allreduce.toml") {
+  const Lesson l = run_lesson("01_ring_allreduce.toml");
+  REQUIRE(l.scenario.single_collective());
+  CHECK(phase_run(l.program, 1).schedule.step_count() == 6);
+  CHECK(answer(l, 0) == 24);  // 3 chunks of 2 floats after the reduce-scatter
+  CHECK(answer(l, 1) == 4);   // rank 0's chunk 1 is complete after step 3
+  CHECK(answer(l, 2) == 48);  // 1.5 times the 32-byte buffer
+  // The step captions follow the schedule: in step 1 rank 0 sends its own chunk 0.
+  CHECK(contains(step_text(l, 1, 1), "rank 0 sends its own chunk 0 (8 B) to rank 1"));
+  CHECK(contains(step_text(l, 1, 6), "32 B moved"));
+}
+
+LESSON_TEST("02_ring_vs_parameter_server.toml") {
+  const Lesson l = run_lesson("02_ring_vs_parameter_server.toml");
+  CHECK(l.program.total_ranks == 5);  // 4 workers and the server
+  // The parameter server is slower than the ring, and more so with more workers.
+  const double ratio4 = duration_us(l.program, 2) / duration_us(l.program, 1);
+  CHECK(ratio4 > 3);
+  const ProgramResult sixteen = predict_only(with_ranks(l.scenario, 16));
+  CHECK(sixteen.total_ranks == 17);
+  const double ratio16 = duration_us(sixteen, 2) / duration_us(sixteen, 1);
+  CHECK(ratio16 > 2 * ratio4);
+  CHECK(answer(l, 2) == 1.5 * 4 * 1024 * 1024);  // the ring: 2(N-1)/N of 4 MiB
+}
+
+LESSON_TEST("03_sharded_parameter_server.toml") {
+  const Lesson l = run_lesson("03_sharded_parameter_server.toml");
+  CHECK(l.program.total_ranks == 8);  // 4 workers and, in phase 1, 4 servers
+  // Four servers take well under half the time of one.
+  CHECK(duration_us(l.program, 1) * 2 < duration_us(l.program, 2));
+  CHECK(answer(l, 2) == 4 * 1024 * 1024);  // a worker pushes its whole gradient either way
+}
+
+LESSON_TEST("04_tree_vs_ring_crossover.toml") {
+  const Lesson l = run_lesson("04_tree_vs_ring_crossover.toml");
+  // Phases: tree small, ring small, tree large, ring large.
+  CHECK(duration_us(l.program, 1) < duration_us(l.program, 2));  // 4 KiB: the tree's fewer steps win
+  CHECK(duration_us(l.program, 4) < duration_us(l.program, 3));  // 4 MiB: the ring's fewer bytes win
+  CHECK(answer(l, 2) == 3.0 * 4 * 1024 * 1024);                 // the tree's root sends lg 8 whole buffers
+}
+
+LESSON_TEST("05_broadcast.toml") {
+  const Lesson l = run_lesson("05_broadcast.toml");
+  CHECK(phase_run(l.program, 1).schedule.step_count() == 3);
+  CHECK(answer(l, 0) == 3 * 32);  // the root sends its 32 B once per step
+  CHECK(answer(l, 1) == 32);      // every other rank receives it once
+  CHECK(answer(l, 2) == 3);       // 1 + 2 transfers after step 2: the holders double
+}
+
+LESSON_TEST("06_all_gather.toml") {
+  const Lesson l = run_lesson("06_all_gather.toml");
+  CHECK(answer(l, 0) == 7);
+  CHECK(answer(l, 1) == 3);
+  Question ring_bytes = l.scenario.questions.at(2);
+  ring_bytes.phase = 1;
+  CHECK(answer_question(ring_bytes, l.program).value == answer(l, 2));  // the same bytes
+  CHECK(answer(l, 2) == 7 * 32);
+  CHECK(duration_us(l.program, 2) < duration_us(l.program, 1));  // fewer steps, fewer latencies
+}
+
+LESSON_TEST("07_reduce_scatter.toml") {
+  const Lesson l = run_lesson("07_reduce_scatter.toml");
+  CHECK(answer(l, 0) == 3 * 32);
+  CHECK(answer(l, 1) == answer(l, 0));
+  CHECK(answer(l, 2) == 4);
+  CHECK(duration_us(l.program, 2) < duration_us(l.program, 1));
+}
+
+LESSON_TEST("08_scatter_gather.toml") {
+  const Lesson l = run_lesson("08_scatter_gather.toml");
+  CHECK(answer(l, 0) == 7 * 32);
+  CHECK(answer(l, 1) == 7 * 32);
+  // Each rank works after its part of the scatter and gathers after its work.
+  const PhaseRun &scatter = phase_run(l.program, 1), &work = phase_run(l.program, 2), &gather = phase_run(l.program, 3);
+  for (int r = 0; r < 8; ++r) {
+    CAPTURE(r);
+    const auto i = static_cast<std::size_t>(r);
+    CHECK(work.rank_begin_ns[i] >= scatter.rank_end_ns[i]);
+    CHECK(gather.rank_begin_ns[i] >= work.rank_end_ns[i]);
+  }
+}
+
+LESSON_TEST("09_all_to_all_moe.toml") {
+  const Lesson l = run_lesson("09_all_to_all_moe.toml");
+  CHECK(answer(l, 0) == 3 * 64 * 1024 * 2);  // 3 of 4 blocks of 64K bf16
+  // Dispatch and combine are one all-to-all, executed once.
+  CHECK(phase_run(l.program, 2).run == phase_run(l.program, 4).run);
+  // The experts wait for the dispatch, the combine for the experts: all on the critical path.
+  CHECK(phase_run(l.program, 3).begin() >= phase_run(l.program, 2).end());
+  CHECK(l.program.total_ns == doctest::Approx(45'000 + 2 * duration_us(l.program, 2) * 1000));
+}
+
+LESSON_TEST("10_barrier.toml") {
+  const Lesson l = run_lesson("10_barrier.toml");
+  // Nobody leaves the barrier before the slowest rank (30 µs) has arrived.
+  const PhaseRun& barrier = phase_run(l.program, 2);
+  for (const double end : barrier.rank_end_ns) CHECK(end > 30'000);
+  CHECK(answer(l, 0) > 30);
+  CHECK(answer(l, 1) == 6);
+  CHECK(answer(l, 2) == 0);
+  // The tree barrier has twice the dissemination's steps: twice its latency.
+  CHECK(duration_us(l.program, 4) == doctest::Approx(2 * (end_us(l.program, 2) - 30)));
+}
+
+LESSON_TEST("11_send_recv_pipeline.toml") {
+  const Lesson l = run_lesson("11_send_recv_pipeline.toml");
+  const ProgramResult& p = l.program;
+  // Every stage computes its 3 microbatches (150 µs), but the forward pass takes more than
+  // M + S - 1 = 6 slots of 50 µs: the bubble, plus the sends.
+  for (int r = 0; r < 4; ++r) CHECK(p.compute_ns[static_cast<std::size_t>(r)] == doctest::Approx(150'000));
+  CHECK(p.total_ns > 6 * 50'000);
+  // The last stage's first microbatch (phase 15) waits for 3 stages and 3 sends.
+  REQUIRE(l.scenario.phases[14].name == "stage 3: forward of microbatch 1");
+  CHECK(phase_run(p, 15).rank_begin_ns[3] > 3 * 50'000);
+  // Every send goes from stage s to stage s + 1.
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run)
+      for (const Transfer& t : pr.schedule.transfers) CHECK(t.dst == t.src + 1);
+}
+
+LESSON_TEST("12_ddp_resnet34.toml") {
+  const Lesson l = run_lesson("12_ddp_resnet34.toml");
+  const Scenario& s = l.scenario;
+  REQUIRE(!s.phases.empty());
+  CHECK(s.phases[0].request.spec.collective == Collective::broadcast);
+  std::uint64_t reduced = 0;
+  int broadcasts = 0;
+  for (const Phase& phase : s.phases) {
+    if (phase.kind != PhaseKind::collective) continue;
+    if (phase.request.spec.collective == Collective::broadcast) ++broadcasts;
+    if (phase.request.spec.collective == Collective::all_reduce) reduced += phase.request.spec.count;
+  }
+  CHECK(broadcasts == 1);
+  CHECK(reduced == 21'797'672);  // every parameter's gradient, in buckets
+  // Buckets overlap the backward: less communication is exposed than there is.
+  CHECK(l.program.exposed_communication_ns[0] < l.program.communication_ns[0]);
+}
+
+LESSON_TEST("13_fsdp_resnet34.toml") {
+  const Lesson l = run_lesson("13_fsdp_resnet34.toml");
+  int gathers = 0, scatters = 0;
+  std::uint64_t sharded = 0;
+  for (const Phase& phase : l.scenario.phases) {
+    if (phase.kind != PhaseKind::collective) continue;
+    if (phase.request.spec.collective == Collective::all_gather) ++gathers;
+    if (phase.request.spec.collective == Collective::reduce_scatter) {
+      ++scatters;
+      sharded += phase.request.spec.count * 4;  // each of the 4 ranks keeps one shard
+    }
+  }
+  CHECK(gathers == 2 * scatters);  // gathered for the forward and again for the backward
+  CHECK(sharded >= 21'797'672);    // every parameter has an owner (shards are padded)
+  CHECK(sharded < 21'797'672 + 4 * static_cast<std::uint64_t>(scatters));
+  // The forward's all-gathers hide behind the forward's 10 ms of compute.
+  CHECK(answer(l, 0) < 10'000 * 1.01);
+  CHECK(answer(l, 2) == 3 * 590'080 * 4);
+}
+
+LESSON_TEST("14_straggler.toml") {
+  const Lesson l = run_lesson("14_straggler.toml");
+  REQUIRE(!l.scenario.topology.stragglers.empty());
+  Scenario healthy = l.scenario;
+  healthy.topology.stragglers.clear();
+  const ProgramResult without = predict_only(healthy);
+  // Rank 2 finishes its backward 100 µs after the others: everyone waits for it.
+  CHECK(answer(l, 0) == doctest::Approx(300));
+  CHECK(l.program.total_ns > without.total_ns + 90'000);
+}
+
+LESSON_TEST("15_two_nodes_slow_link.toml") {
+  const Lesson l = run_lesson("15_two_nodes_slow_link.toml");
+  CHECK(l.program.total_ranks == 16);
+  CHECK(l.scenario.phases[0].request.algorithm == "hierarchical");
+  CHECK(l.scenario.phases[1].request.algorithm == "ring");
+  CHECK(duration_us(l.program, 1) * 1.5 < duration_us(l.program, 2));
+}
+
+LESSON_TEST("16_overlap.toml") {
+  const Lesson l = run_lesson("16_overlap.toml");
+  const ProgramResult& p = l.program;
+  double sum_of_phases = 0;
+  for (int k = 1; k <= static_cast<int>(p.phases.size()); ++k) sum_of_phases += duration_us(p, k);
+  for (int r = 0; r < 4; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    CHECK(p.exposed_communication_ns[i] < 0.5 * p.communication_ns[i]);  // three of four buckets hidden
+    CHECK(p.exposed_communication_ns[i] > 0);                            // the last one is not
+  }
+  CHECK(p.total_ns / 1000 < sum_of_phases - 50);
+  CHECK(answer(l, 2) == doctest::Approx(answer(l, 1) + 10));  // the optimizer waits for the last bucket
+}
+
+LESSON_TEST("17_parameter_server_training.toml") {
+  const Lesson l = run_lesson("17_parameter_server_training.toml");
+  const ProgramResult& p = l.program;
+  CHECK(p.total_ranks == 6);  // 4 workers and 2 servers
+  // Push and pull are the two steps of one all-reduce, executed once.
+  const PhaseRun &push = phase_run(p, 3), &update = phase_run(p, 4), &pull = phase_run(p, 5);
+  CHECK(push.run == pull.run);
+  // A server updates its shard once it is summed, and sends it back after the update.
+  for (std::size_t server = 4; server < 6; ++server) {
+    CHECK(update.rank_begin_ns[server] >= push.rank_end_ns[server]);
+    CHECK(pull.rank_begin_ns[server] >= update.rank_end_ns[server]);
+  }
+  CHECK(answer(l, 1) == 269'322 * 4);
+}
+
+}  // namespace collsim

@@ -1,2 +1,400 @@
-// Tests of lessons (program). Filled in by its owner.
+// Lessons run as one program (sim/program.h): phases that name the same collective share
+// one execution, step ranges split a schedule without losing or repeating a transfer,
+// phases are placed on compute and communication streams with the region rules of
+// lesson.h (checked against predict() of the collective alone, shifted by hand), and the
+// exports parse and count what they should. Scenarios are built in code, so these tests do
+// not depend on the scenario parser.
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/errors.h"
+#include "sim/program.h"
+#include "test_support.h"
+
+using namespace collsim;
+
+namespace {
+
+RunRequest request(Collective c, std::string algorithm, int ranks, std::uint64_t count) {
+  RunRequest r;
+  r.spec.collective = c;
+  r.spec.ranks = ranks;
+  r.spec.count = count;
+  r.algorithm = std::move(algorithm);
+  return r;
+}
+
+RunRequest all_reduce(std::uint64_t count = 4096) { return request(Collective::all_reduce, "ring", 4, count); }
+RunRequest parameter_server(std::uint64_t count = 1000) {
+  return request(Collective::all_reduce, "parameter_server", 4, count);
+}
+
+Phase collective(std::string name, RunRequest r, std::vector<std::string> reads = {},
+                 std::vector<std::string> writes = {}, int first = 0, int last = 0) {
+  Phase p;
+  p.kind = PhaseKind::collective;
+  p.name = std::move(name);
+  p.request = std::move(r);
+  p.first_step = first;
+  p.last_step = last;
+  p.reads = std::move(reads);
+  p.writes = std::move(writes);
+  p.origin = "lesson.toml:7:1";
+  return p;
+}
+
+Phase compute(std::string name, std::vector<double> us, std::vector<std::string> reads = {},
+              std::vector<std::string> writes = {}) {
+  Phase p;
+  p.kind = PhaseKind::compute;
+  p.name = std::move(name);
+  p.compute_us = std::move(us);
+  p.reads = std::move(reads);
+  p.writes = std::move(writes);
+  p.origin = "lesson.toml:12:1";
+  return p;
+}
+
+Scenario lesson(std::vector<Phase> phases) {
+  Scenario s;
+  s.format = 2;
+  s.title = "test lesson";
+  s.description = "phases \"quoted\", with a comma";
+  s.ranks = 4;
+  s.request.spec.ranks = 4;
+  s.phases = std::move(phases);
+  return s;
+}
+
+// The default switch with round figures, so that α, β and γ all matter.
+TopologyConfig config() {
+  TopologyConfig c;
+  c.bandwidth_gbps = 100;
+  c.latency_us = 1;
+  return c;
+}
+
+ProgramResult predicted(const Scenario& s, const TopologyConfig& c = config()) {
+  ProgramResult p = prepare_program(s);
+  predict_program(p, s, c);
+  return p;
+}
+
+// The collective of a phase alone on `late` per rank: what the program must reproduce.
+Prediction alone(const PhaseRun& pr, const TopologyConfig& c, std::vector<double> late) {
+  Topology t = make_topology(c, pr.run->schedule.spec.ranks, pr.run->schedule.total_ranks);
+  t.late_ns = std::move(late);
+  return predict(pr.schedule, derive_dependencies(pr.schedule), t);
+}
+
+void check_shifted(const PhaseRun& pr, const Prediction& want) {
+  REQUIRE(pr.begin_ns.size() == want.begin_ns.size());
+  for (std::size_t i = 0; i < want.begin_ns.size(); ++i) {
+    CHECK(pr.begin_ns[i] == doctest::Approx(want.begin_ns[i]).epsilon(1e-12));
+    CHECK(pr.end_ns[i] == doctest::Approx(want.end_ns[i]).epsilon(1e-12));
+  }
+}
+
+// The CPU backend, except that it corrupts rank 0's first output element of the run
+// whose number is `corrupt` (0-based): a wrong result the program must report, not throw.
+class CorruptingBackend : public Backend {
+ public:
+  explicit CorruptingBackend(int corrupt) : corrupt_(corrupt) {}
+  std::string name() const override { return "cpu"; }
+  std::string device_name() const override { return "corrupting test backend"; }
+  Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& buffers) override {
+    Execution e = testing::cpu().execute(s, deps, buffers);
+    if (runs_++ == corrupt_) buffers[0].output[0] ^= std::byte{0x40};
+    return e;
+  }
+
+ private:
+  int corrupt_, runs_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("program: phases with equal requests share one execution") {
+  const Scenario s = lesson({collective("push", parameter_server(), {}, {}, 1, 1),
+                             collective("pull", parameter_server(), {}, {}, 2, 2),
+                             collective("all-reduce", all_reduce()), collective("again", all_reduce())});
+  ProgramResult p = prepare_program(s);
+  REQUIRE(p.phases.size() == 4);
+  CHECK(p.phases[0].run == p.phases[1].run);
+  CHECK(p.phases[2].run == p.phases[3].run);  // ring's slices 0 resolve to its default: still equal
+  CHECK(p.phases[0].run != p.phases[2].run);
+  CHECK(p.total_ranks == 5);  // 4 workers and the parameter server
+  CHECK_FALSE(p.verified());  // not executed yet
+
+  std::vector<std::pair<int, int>> calls;
+  execute_program(p, testing::cpu(), [&](int done, int total) { calls.emplace_back(done, total); });
+  CHECK(calls == std::vector<std::pair<int, int>>{{1, 2}, {2, 2}});
+  CHECK(p.executed);
+  CHECK(p.verified());
+  for (const PhaseRun& pr : p.phases) {
+    CHECK(pr.run->verification.ok);
+    CHECK(pr.run->buffers.empty());  // freed once verified
+    CHECK(pr.run->execution.timings.size() == pr.run->schedule.transfers.size());
+  }
+}
+
+TEST_CASE("program: keep_buffers keeps every run's buffers") {
+  const Scenario s = lesson({collective("all-reduce", all_reduce())});
+  ProgramResult p = prepare_program(s);
+  execute_program(p, testing::cpu(), {}, true);
+  CHECK(p.verified());
+  CHECK(p.phases[0].run->buffers.size() == 4);
+}
+
+TEST_CASE("program: a wrong collective is reported and the others still run") {
+  const Scenario s = lesson({collective("first", all_reduce()), collective("second", parameter_server())});
+  ProgramResult p = prepare_program(s);
+  CorruptingBackend backend(0);
+  execute_program(p, backend);
+  CHECK(p.executed);
+  CHECK_FALSE(p.verified());
+  CHECK_FALSE(p.phases[0].run->verification.ok);
+  CHECK(p.phases[1].run->verification.ok);
+  CHECK(p.phases[1].run->execution.timings.size() == p.phases[1].run->schedule.transfers.size());
+}
+
+TEST_CASE("program: step ranges 1..1 and 2..2 of parameter_server cover every transfer once") {
+  const Scenario s = lesson({collective("push", parameter_server(), {}, {}, 1, 1),
+                             collective("pull", parameter_server(), {}, {}, 2, 2)});
+  const ProgramResult p = prepare_program(s);
+  const Schedule& whole = p.phases[0].run->schedule;
+  REQUIRE(whole.step_count() == 2);
+  std::vector<std::size_t> seen;
+  for (int k = 0; k < 2; ++k) {
+    const PhaseRun& pr = p.phases[static_cast<std::size_t>(k)];
+    CHECK(pr.schedule.step_count() == 1);
+    CHECK(pr.schedule.step_labels[0] == whole.step_labels[static_cast<std::size_t>(k)]);
+    REQUIRE(pr.source_transfer.size() == pr.schedule.transfers.size());
+    for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) {
+      const Transfer& x = pr.schedule.transfers[i];
+      const Transfer& y = whole.transfers[pr.source_transfer[i]];
+      CHECK(x.step == 0);
+      CHECK(y.step == k);
+      CHECK((x.src == y.src && x.dst == y.dst && x.chunk == y.chunk && x.count == y.count));
+      seen.push_back(pr.source_transfer[i]);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  std::vector<std::size_t> all(whole.transfers.size());
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  CHECK(seen == all);
+  // The server's accumulator is filled before the push: the pre-operations go with step 1.
+  CHECK(p.phases[0].schedule.pre_ops.size() == whole.pre_ops.size());
+  CHECK_FALSE(whole.pre_ops.empty());
+  CHECK(p.phases[1].schedule.pre_ops.empty());
+}
+
+TEST_CASE("program: the pull waits for the push on the communication stream") {
+  const Scenario s = lesson({collective("push", parameter_server(), {}, {}, 1, 1),
+                             collective("pull", parameter_server(), {}, {}, 2, 2)});
+  const ProgramResult p = predicted(s);
+  const PhaseRun &push = p.phases[0], &pull = p.phases[1];
+  check_shifted(push, alone(push, config(), std::vector<double>(5, 0.0)));
+  check_shifted(pull, alone(pull, config(), push.rank_end_ns));  // every rank is ready when its push ends
+  CHECK(p.total_ns == pull.end());
+  // The whole collective alone gives the same times: its steps already follow each other.
+  const Prediction& whole = p.phases[0].run->model->prediction;
+  CHECK(p.total_ns == doctest::Approx(whole.total_ns).epsilon(1e-12));
+}
+
+TEST_CASE("program: communication overlaps the compute it does not depend on") {
+  // compute 1 writes g1, compute 2 writes g2, the all-reduce reads g1: it starts when
+  // compute 1 ends, on every rank, and runs while compute 2 does.
+  const Scenario s = lesson({compute("backward layer 2", {100, 100, 100, 100}, {}, {"g1"}),
+                             compute("backward layer 1", {200, 200, 200, 200}, {}, {"g2"}),
+                             collective("all-reduce g1", all_reduce(), {"g1"}, {"g1"})});
+  const ProgramResult p = predicted(s);
+  const PhaseRun& ar = p.phases[2];
+  check_shifted(ar, alone(ar, config(), std::vector<double>(4, 100000.0)));
+  const double duration = alone(ar, config(), std::vector<double>(4, 0.0)).total_ns;
+  REQUIRE(duration > 0);
+  REQUIRE(duration < 200000);  // short enough to hide behind compute 2
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(p.phases[0].rank_begin_ns[r] == 0);
+    CHECK(p.phases[0].rank_end_ns[r] == 100000);
+    CHECK(p.phases[1].rank_begin_ns[r] == 100000);  // the compute stream is serial
+    CHECK(p.phases[1].rank_end_ns[r] == 300000);
+    CHECK(ar.rank_begin_ns[r] == doctest::Approx(100000).epsilon(1e-12));
+    CHECK(p.compute_ns[r] == 300000);
+    CHECK(p.communication_ns[r] == doctest::Approx(ar.rank_end_ns[r] - ar.rank_begin_ns[r]));
+    CHECK(p.exposed_communication_ns[r] == doctest::Approx(0.0));
+  }
+  CHECK(ar.begin() == doctest::Approx(100000).epsilon(1e-12));
+  CHECK(ar.end() == doctest::Approx(100000 + duration).epsilon(1e-12));
+  CHECK(p.total_ns == 300000);
+}
+
+TEST_CASE("program: a collective that depends on nothing runs at 0") {
+  const Scenario s = lesson({compute("forward", {100, 100, 100, 100}, {}, {"activations"}),
+                             collective("all-reduce", all_reduce(), {"other"}, {"other"})});
+  const ProgramResult p = predicted(s);
+  const PhaseRun& ar = p.phases[1];
+  check_shifted(ar, alone(ar, config(), std::vector<double>(4, 0.0)));
+  CHECK(ar.begin() == 0);
+  for (std::size_t r = 0; r < 4; ++r) CHECK(p.exposed_communication_ns[r] == doctest::Approx(0.0));
+}
+
+TEST_CASE("program: a compute phase that writes what an earlier collective reads waits for it") {
+  const Scenario s = lesson({collective("all-reduce", all_reduce(), {"grads"}, {}),
+                             compute("optimizer step", {50, 50, 50, 50}, {}, {"grads"})});
+  const ProgramResult p = predicted(s);
+  const PhaseRun &ar = p.phases[0], &step = p.phases[1];
+  for (std::size_t r = 0; r < 4; ++r) {
+    REQUIRE(ar.rank_end_ns[r] > 0);
+    CHECK(step.rank_begin_ns[r] == ar.rank_end_ns[r]);  // write after read; its stream was free at 0
+    CHECK(step.rank_end_ns[r] == doctest::Approx(ar.rank_end_ns[r] + 50000).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("program: exposed communication is all of it when nothing overlaps") {
+  const Scenario s = lesson({compute("backward", {100, 100, 100, 100}, {}, {"g"}),
+                             collective("all-reduce", all_reduce(), {"g"}, {"g"})});
+  const ProgramResult p = predicted(s);
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(p.communication_ns[r] > 0);
+    CHECK(p.exposed_communication_ns[r] == doctest::Approx(p.communication_ns[r]).epsilon(1e-12));
+  }
+  CHECK(p.total_ns == p.phases[1].end());
+}
+
+TEST_CASE("program: a late rank starts late once; a slow rank computes slowly") {
+  TopologyConfig c = config();
+  c.stragglers.push_back({1, 50.0, 1.0, "test"});
+  c.stragglers.push_back({2, 0.0, 2.0, "test"});
+  const Scenario s = lesson({compute("backward", {10, 10, 10, 10}, {}, {"g"}),
+                             collective("all-reduce", all_reduce(), {"g"}, {"g"})});
+  const ProgramResult p = predicted(s, c);
+  const PhaseRun &backward = p.phases[0], &ar = p.phases[1];
+  CHECK(backward.rank_begin_ns == std::vector<double>{0, 50000, 0, 0});
+  CHECK(backward.rank_end_ns == std::vector<double>{10000, 60000, 20000, 10000});
+  // The all-reduce starts on each rank when its compute ends: rank 1's delay is not added again.
+  check_shifted(ar, alone(ar, c, backward.rank_end_ns));
+  CHECK(ar.rank_begin_ns[1] >= 60000);
+  CHECK(ar.rank_begin_ns[1] < 110000);
+}
+
+TEST_CASE("program: a compute-only lesson has the scenario's ranks") {
+  const Scenario s = lesson({compute("forward", {5, 0, 7})});
+  const ProgramResult p = predicted(s);
+  CHECK(p.total_ranks == 4);
+  CHECK(p.phases[0].rank_begin_ns == std::vector<double>{0, -1, 0, -1});
+  CHECK(p.phases[0].rank_end_ns == std::vector<double>{5000, -1, 7000, -1});
+  CHECK(p.total_ns == 7000);
+}
+
+TEST_CASE("program: bad step ranges, compute arrays and requests name the phase") {
+  auto message = [](const Scenario& s) {
+    try {
+      prepare_program(s);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string steps = message(lesson({collective("pull", parameter_server(), {}, {}, 2, 3)}));
+  CHECK(steps.find("lesson.toml:7:1") == 0);
+  CHECK(steps.find("'pull'") != std::string::npos);
+  CHECK(steps.find("steps [2, 3]") != std::string::npos);
+  CHECK(message(lesson({collective("x", parameter_server(), {}, {}, 0, 1)})).find("steps [0, 1]") != std::string::npos);
+  CHECK(message(lesson({collective("x", parameter_server(), {}, {}, 2, 1)})).find("steps [2, 1]") != std::string::npos);
+
+  const std::string wide = message(lesson({collective("ar", all_reduce()), compute("fwd", {1, 1, 1, 1, 1})}));
+  CHECK(wide.find("lesson.toml:12:1: phase 2 ('fwd')") == 0);
+  CHECK(wide.find("5 durations") != std::string::npos);
+  CHECK(message(lesson({compute("fwd", {1, -1})})).find("rank 1's compute time") != std::string::npos);
+
+  const std::string bad = message(lesson({collective("ar", request(Collective::all_reduce, "no_such", 4, 8))}));
+  CHECK(bad.find("lesson.toml:7:1: phase 1 ('ar'): ") == 0);
+  CHECK(bad.find("no_such") != std::string::npos);
+}
+
+TEST_CASE("program: a model-only program predicts but refuses to execute") {
+  const Scenario s = lesson({collective("all-reduce", all_reduce())});
+  ProgramResult p = prepare_program(s, true);
+  CHECK(p.phases[0].run->model_only);
+  CHECK_THROWS_AS(execute_program(p, testing::cpu()), std::logic_error);
+  predict_program(p, s, config());
+  CHECK(p.total_ns == doctest::Approx(p.phases[0].run->model->prediction.total_ns));
+}
+
+TEST_CASE("program: exports parse, count what they should and are deterministic") {
+  const Scenario s = lesson({compute("backward, layer 2", {100, 100, 0, 100}, {}, {"g1"}),
+                             collective("push", parameter_server(), {"g1"}, {"g1"}, 1, 1),
+                             collective("pull", parameter_server(), {"g1"}, {"g1"}, 2, 2),
+                             compute("update", {0, 0, 0, 0, 30}, {"g1"}, {})});
+  ProgramResult p = prepare_program(s);
+  execute_program(p, testing::cpu());
+  predict_program(p, s, config());
+  std::size_t transfers = 0, slices = 0;
+  for (const PhaseRun& pr : p.phases) {
+    transfers += pr.schedule.transfers.size();
+    for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r) slices += pr.rank_begin_ns[r] >= 0 ? 1 : 0;
+  }
+  REQUIRE(transfers == p.phases[1].run->schedule.transfers.size());
+  const std::size_t compute_slices = 3 + 1;
+
+  SUBCASE("chrome") {
+    const std::string text = program_to_chrome(s, p);
+    const nlohmann::json j = nlohmann::json::parse(text);
+    std::size_t metadata = 0, complete = 0, instants = 0, on_transfer_track = 0;
+    for (const nlohmann::json& e : j["traceEvents"]) {
+      const std::string ph = e["ph"];
+      metadata += ph == "M" ? 1 : 0;
+      complete += ph == "X" ? 1 : 0;
+      instants += ph == "i" ? 1 : 0;
+      on_transfer_track += ph == "X" && e["tid"] == 3 ? 1 : 0;
+    }
+    CHECK(metadata == 5 * 5);  // 5 ranks: name, sort index, three tracks
+    CHECK(instants == 4);
+    CHECK(complete == slices + transfers);
+    CHECK(on_transfer_track == transfers);
+    CHECK(text == program_to_chrome(s, p));
+  }
+  SUBCASE("csv") {
+    const std::string text = program_to_csv(s, p);
+    CHECK(std::count(text.begin(), text.end(), '\n') == static_cast<std::ptrdiff_t>(1 + transfers + compute_slices));
+    CHECK(text.find("compute,1,\"backward, layer 2\",,,0,0,,compute,,0,100,,\n") != std::string::npos);
+    CHECK(text.find("compute,4,update,,,4,4,") != std::string::npos);
+  }
+  SUBCASE("lesson json") {
+    const std::string text = program_to_json(s, p);
+    CHECK(text == program_to_json(s, p));
+    const nlohmann::json j = nlohmann::json::parse(text);
+    CHECK(j["format"] == "collsim-lesson");
+    CHECK(j["version"] == 1);
+    CHECK(j["title"] == s.title);
+    CHECK(j["total_ranks"] == 5);
+    CHECK(j["verified"] == true);
+    CHECK(j["predicted"]["total_ns"].get<double>() == p.total_ns);
+    CHECK(j["collectives"].size() == 1);
+    REQUIRE(j["phases"].size() == 4);
+    CHECK(j["phases"][0]["kind"] == "compute");
+    CHECK(j["phases"][0]["compute_us"] == std::vector<double>{100, 100, 0, 100, 0});
+    CHECK(j["phases"][2]["steps"] == std::vector<int>{2, 2});
+    CHECK(j["phases"][2]["collective"] == 0);
+    CHECK(j["phases"][2]["request"]["algorithm"] == "parameter_server");
+    std::size_t listed = 0;
+    for (const nlohmann::json& ph : j["phases"])
+      if (ph.contains("transfers"))
+        for (const nlohmann::json& t : ph["transfers"]) {
+          ++listed;
+          CHECK(t.contains("predicted_begin_ns"));
+          CHECK(t.contains("measured_end_ns"));
+          CHECK(t["step"] == 1);
+        }
+    CHECK(listed == transfers);
+    CHECK(j["phases"][1]["ranks"].size() == 5);
+    CHECK(j["ranks"].size() == 5);
+  }
+}

@@ -131,7 +131,8 @@ TEST_CASE("impossible values are refused with the value's position and the key")
 
 TEST_CASE("a missing or unsupported format version is refused") {
   CHECK(scenario_error("title = \"x\"\n").starts_with("s.toml:1:1: key 'format' is missing"));
-  CHECK(scenario_error("format = 2\n").starts_with("s.toml:1:10: key 'format': scenario format 2 is not supported"));
+  CHECK(scenario_error("format = 3\n").starts_with("s.toml:1:10: key 'format': scenario format 3 is not supported"));
+  CHECK(scenario_error("format = 0\n").starts_with("s.toml:1:10: key 'format': scenario format 0 is not supported"));
 }
 
 TEST_CASE("an unreadable scenario file is refused naming the file") {

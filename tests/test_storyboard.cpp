@@ -16,6 +16,8 @@
 #include "sim/algorithm.h"
 #include "sim/custom_schedule.h"
 #include "sim/errors.h"
+#include "sim/program.h"
+#include "sim/scenario.h"
 
 using namespace collsim;
 
@@ -279,4 +281,52 @@ TEST_CASE("a storyboard refuses what it cannot draw legibly") {
   s.step_labels.assign(storyboard::kMaxSteps + 1, "x");
   CHECK_THROWS_WITH_AS(storyboard::check_drawable(s, "long.json"), doctest::Contains("1001 steps"), InputError);
   CHECK(storyboard::xml_escape("a<b>&\"c'\x01") == "a&lt;b&gt;&amp;&quot;c&#39; ");
+}
+
+TEST_CASE("a lesson storyboard: a card per compute phase, each collective phase's steps drawn at the collective's own step") {
+  const Scenario s = parse_scenario(R"(format = 2
+title = "A lesson"
+ranks = 4
+[[phase]]
+name = "backward"
+compute = [10.0, 20.0, 0.0, 40.0]
+[[phase]]
+name = "all-gather half"
+collective = "all_reduce"
+count = 8
+steps = [4, 6]
+step_caption = "Rank {src} forwards chunk {chunk}."
+)",
+                                    "lesson.toml");
+  ProgramResult p = prepare_program(s, true);
+  predict_program(p, s, s.topology);
+  const gui::ViewModel vm(make_trace(*p.phases[1].run));
+  const std::vector<const gui::ViewModel*> views{nullptr, &vm};
+  const storyboard::Storyboard b = storyboard::make_lesson_storyboard(s, p, views);
+
+  REQUIRE(b.frames.size() == 4);  // the card and the phase's 3 steps
+  CHECK(b.frames[0].file == "phase-01-compute.svg");
+  CHECK(b.frames[1].file == "phase-02-step-01.svg");
+  CHECK(b.frames[3].file == "phase-02-step-03.svg");
+  for (const storyboard::Frame& f : b.frames) {
+    CAPTURE(f.file);
+    const Xml x = parse_xml(f.svg);
+    REQUIRE(x.error == "");
+    CHECK(with_class(x, "caption").size() == 1);
+  }
+  // The card: a row per rank with its compute time (rank 2 idle).
+  const Xml card = parse_xml(b.frames[0].svg);
+  const std::vector<const Element*> ranks = with_class(card, "rank");
+  REQUIRE(ranks.size() == 4);
+  CHECK(ranks[1]->attrs.at("data-us") == "20");
+  CHECK(card.text.find("idle") != std::string::npos);
+  // The phase's step 1 is the ring's step 4: its packets are the ring's transfers of step 4.
+  const Xml step1 = parse_xml(b.frames[1].svg);
+  std::set<std::string> packets;
+  for (const Element* e : with_class(step1, "packet")) packets.insert(e->attrs.at("data-transfer"));
+  CHECK(packets == std::set<std::string>{"12", "13", "14", "15"});
+  CHECK(b.frames[1].caption == "all-gather half, step 1/3: Rank 0 forwards chunk 1.");
+  // index.html lists the phases, each linked to its first frame.
+  CHECK(b.index_html.find("<a href=\"#0\">backward</a> (compute)") != std::string::npos);
+  CHECK(b.index_html.find("<a href=\"#1\">all-gather half</a> (all_reduce with ring, 3 steps)") != std::string::npos);
 }

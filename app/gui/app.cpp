@@ -1,77 +1,66 @@
 #include "app/gui/app.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include <fmt/format.h>
 
 namespace collsim::gui {
 
-void RunEditor::load(const RunRequest& r) {
-  collective = static_cast<int>(std::find(std::begin(kAllCollectives), std::end(kAllCollectives), r.spec.collective) -
-                                std::begin(kAllCollectives));
-  algorithm = r.algorithm;
-  ranks = r.spec.ranks;
-  count = std::to_string(r.spec.count);
-  for (auto [suffix, unit] : {std::pair{"G", 1ull << 30}, {"M", 1ull << 20}, {"K", 1ull << 10}})
-    if (r.spec.count >= unit && r.spec.count % unit == 0) {
-      count = std::to_string(r.spec.count / unit) + suffix;
-      break;
-    }
-  slices = r.options.slices;
-  servers = r.options.servers;
-  colocated = r.options.colocated;
-  ranks_per_node = r.options.ranks_per_node;
-  in_place = r.spec.in_place;
-  seed = r.seed;
-}
-
-std::optional<RunRequest> RunEditor::request(std::string& error) const {
-  const std::optional<std::uint64_t> n = parse_count(count);
-  if (!n) {
-    error = fmt::format("count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", count);
-    return std::nullopt;
+std::string_view to_string(LoadOutcome o) {
+  switch (o) {
+    case LoadOutcome::none: return "none";
+    case LoadOutcome::loaded: return "loaded";
+    case LoadOutcome::failed: return "failed";
+    case LoadOutcome::cancelled: return "cancelled";
   }
-  RunRequest r;
-  r.spec.collective = kAllCollectives[collective];
-  r.spec.ranks = ranks;
-  r.spec.count = *n;
-  r.spec.in_place = in_place;
-  r.algorithm = algorithm;
-  r.options.slices = slices;
-  r.options.servers = servers;
-  r.options.colocated = colocated;
-  r.options.ranks_per_node = ranks_per_node;
-  r.seed = seed;
-  return r;
+  return "?";
 }
 
 App::App(Fonts f) : fonts(std::move(f)) {}
 
-void App::open(const std::filesystem::path& file) {
-  last_request_ = {file, std::nullopt, {}, "", ""};
-  if (!loader.start(last_request_)) error = "still loading the previous file; try again when it is done";
+void App::start(LoadRequest request) {
+  if (!loader.start(std::move(request))) error = "a run is still in progress: wait for it or cancel it (Escape)";
 }
 
-void App::run(const RunRequest& request) {
-  // A re-run keeps the scenario's title, description and topology (unless the editor
-  // picked another kind: then that kind's defaults): it is the same lesson, edited.
-  TopologyConfig topology = doc.topology;
-  if (editor.topology != topology.kind) {
-    topology = TopologyConfig();
-    topology.kind = editor.topology;
-  }
-  last_request_ = {{}, request, topology, doc.title, doc.description};
-  if (!loader.start(last_request_)) error = "a run is still in progress; try again when it is done";
+void App::open(const std::filesystem::path& file, const std::string& compare) {
+  start({file, std::nullopt, {}, "", "", compare});
+}
+
+void App::run(const RunRequest& request, const TopologyConfig& topology) {
+  // A re-run keeps the scenario's title and description: it is the same lesson, edited.
+  start({{}, request, topology, doc.title, doc.description, editor.compare});
 }
 
 void App::run_editor() {
   std::string problem;
-  if (const std::optional<RunRequest> r = editor.request(problem)) {
-    run(*r);
-  } else {
+  std::optional<RunRequest> r = editor.request(problem);
+  std::optional<TopologyConfig> t = r ? editor.topology_config(problem) : std::nullopt;
+  if (!r || !t) {
     error = problem;
+    last_load = LoadOutcome::failed;
+    return;
   }
+  run(*r, *t);
+}
+
+void App::set_compare(const std::string& algorithm) {
+  editor.compare = algorithm;
+  if (!algorithm.empty()) return run_editor();
+  doc.compare.reset();  // nothing to run: the single view at once
+  if (doc.model) playback.seek_time(runs(), playback.t);
+}
+
+void App::cancel_load() {
+  if (!loader.cancel()) return;
+  last_load = LoadOutcome::cancelled;
+  status = "cancelled: still showing the previous run";
+}
+
+Pane App::pane(int side) const {
+  const ViewModel& vm = side == 0 ? *doc.model : *doc.compare;
+  return {vm, side == 0 ? now : compare_now, playback.clock, time_on(vm, playback.clock, playback.t), side};
 }
 
 void App::poll() {
@@ -79,33 +68,42 @@ void App::poll() {
   if (!r) return;
   if (!r->model) {
     error = r->error;
+    last_load = r->cancelled ? LoadOutcome::cancelled : LoadOutcome::failed;
     return;
   }
   error.clear();
+  last_load = LoadOutcome::loaded;
   doc.model = std::move(r->model);
+  doc.compare = std::move(r->compare);
   doc.source = r->source;
   doc.title = r->title;
   doc.description = r->description;
   doc.note = r->note;
   doc.request = r->request;
   doc.topology = r->topology;
-  editor.load(doc.request);
-  editor.topology = doc.topology.kind;
-  toggles.inputs = doc.model->schedule().total_ranks <= 8;
+  editor.load(doc.request, doc.topology);
+  editor.compare = doc.compare ? doc.compare->trace().request.algorithm : "";
+  toggles.inputs = doc.model->schedule().total_ranks <= 8 && !doc.compare;  // side by side, rows are scarce
   const ClockKind clock = playback.clock;
   playback = Playback{};
-  playback.clock = doc.model->has_clock(clock) ? clock : ClockKind::steps;
-  playback.home(*doc.model);
+  playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
+  playback.home(runs());
   if (on_first_load) std::exchange(on_first_load, nullptr)(*this);
 }
 
 void App::draw(double dt) {
   poll();
-  if (doc.model && requested_arrangement) doc.model->arrange_by_topology(*requested_arrangement);
+  if (loading() && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
+    cancel_load();
+  if (doc.model && requested_arrangement) {
+    doc.model->arrange_by_topology(*requested_arrangement);
+    if (doc.compare) doc.compare->arrange_by_topology(*requested_arrangement);
+  }
   requested_arrangement.reset();
   if (doc.model) {
-    playback.tick(*doc.model, dt);
-    now = doc.model->frame(playback.clock, playback.t);
+    playback.tick(runs(), dt);
+    now = playback.frame(*doc.model);
+    if (doc.compare) compare_now = playback.frame(*doc.compare);
   }
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->Pos);
@@ -160,27 +158,58 @@ void App::DrawEmpty() {
 }
 
 void App::DrawMain() {
+  if (doc.compare) return DrawCompared();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.y;
   const float timeline_h = std::max(avail.y * 0.30f, ImGui::GetFrameHeight() * 5);
   const float main_h = std::max(avail.y - timeline_h - gap, ImGui::GetFrameHeight() * 6);
   const float scene_w = std::floor(avail.x * 0.52f);
+  const Pane run = pane(0);
 
   ImGui::BeginChild("scene", ImVec2(scene_w, main_h), true, ImGuiWindowFlags_NoScrollbar);
-  scene_.Draw(*this);
+  scene_.Draw(*this, run);
   ImGui::EndChild();
   ImGui::SameLine();
   ImGui::BeginGroup();
   // The buffers take what their rows need (up to 70 %), the numbers the rest.
-  const float buffers_h = std::clamp(buffers_.DesiredHeight(*this), main_h * 0.3f, main_h * 0.7f);
+  const float buffers_h = std::clamp(buffers_[0].DesiredHeight(*this, run.model), main_h * 0.3f, main_h * 0.7f);
   const float numbers_h = toggles.numbers ? main_h - buffers_h - gap : ImGui::GetFrameHeightWithSpacing() + 2;
   ImGui::BeginChild("buffers", ImVec2(0, main_h - numbers_h - gap), true);
-  buffers_.Draw(*this);
+  buffers_[0].Draw(*this, run);
   ImGui::EndChild();
   ImGui::BeginChild("numbers", ImVec2(0, numbers_h), true);
   numbers_.Draw(*this);
   ImGui::EndChild();
   ImGui::EndGroup();
+  ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  timeline_.Draw(*this);
+  ImGui::EndChild();
+}
+
+void App::DrawCompared() {
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float bottom_h = std::max(avail.y * 0.24f, ImGui::GetFrameHeight() * 5);
+  const float main_h = std::max(avail.y - bottom_h - style.ItemSpacing.y, ImGui::GetFrameHeight() * 8);
+  const float half_w = std::floor((avail.x - style.ItemSpacing.x) / 2);
+  for (int side = 0; side < 2; ++side) {
+    const Pane p = pane(side);
+    if (side == 1) ImGui::SameLine();
+    ImGui::BeginChild(side == 0 ? "side_a" : "side_b", ImVec2(half_w, main_h), false, ImGuiWindowFlags_NoScrollbar);
+    // The scene above, the buffers below: the buffers take what their rows need, up to 40 %.
+    const float buffers_h = std::clamp(buffers_[side].DesiredHeight(*this, p.model), main_h * 0.25f, main_h * 0.4f);
+    ImGui::BeginChild("scene", ImVec2(0, main_h - buffers_h - style.ItemSpacing.y), true, ImGuiWindowFlags_NoScrollbar);
+    scene_.Draw(*this, p);
+    ImGui::EndChild();
+    ImGui::BeginChild("buffers", ImVec2(0, 0), true);
+    buffers_[side].Draw(*this, p);
+    ImGui::EndChild();
+    ImGui::EndChild();
+  }
+  ImGui::BeginChild("numbers", ImVec2(std::floor(avail.x * 0.42f), 0), true);
+  numbers_.Draw(*this);
+  ImGui::EndChild();
+  ImGui::SameLine();
   ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   timeline_.Draw(*this);
   ImGui::EndChild();

@@ -13,6 +13,7 @@
 
 #include "app/gui/loader.h"
 #include "app/gui/playback.h"
+#include "app/gui/run_editor.h"
 #include "app/gui/style.h"
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
@@ -38,23 +39,26 @@ struct ViewToggles {
 // What is open.
 struct Document {
   std::unique_ptr<ViewModel> model;
+  // Comparing: the same spec, options and topology run with another algorithm, shown side
+  // by side on the same playhead (null otherwise).
+  std::unique_ptr<ViewModel> compare;
   std::string source, title, description, note;
   RunRequest request;
   TopologyConfig topology;  // what the prediction was made on; re-runs keep it
 };
 
-// The run editor's fields, as the toolbar edits them.
-struct RunEditor {
-  int collective = 0;  // index into kAllCollectives
-  std::string algorithm = "ring";
-  int ranks = 4, slices = 0, servers = 1, ranks_per_node = 0;
-  bool colocated = false, in_place = false;
-  std::string count = "1M";
-  std::uint64_t seed = 1;
-  TopologyKind topology = TopologyKind::switch_fabric;  // what the timing model predicts on
-  void load(const RunRequest& r);
-  // The request; nullopt and `error` set when the count does not parse.
-  std::optional<RunRequest> request(std::string& error) const;
+// How the last load ended (the script's `load` state; `loading` while one runs).
+enum class LoadOutcome : std::uint8_t { none, loaded, failed, cancelled };
+std::string_view to_string(LoadOutcome o);
+
+// One run as the scene and buffers panes draw it: its model, its frame and the playhead
+// on its own clock range. Comparing, there are two, side by side (side 0 left, 1 right).
+struct Pane {
+  const ViewModel& model;
+  const Frame& now;
+  ClockKind clock;
+  double t;
+  int side = 0;
 };
 
 class App;
@@ -63,7 +67,8 @@ struct ToolbarPanel {
   std::vector<std::filesystem::path> scenarios;  // scenarios/*.toml, listed once
   std::string export_base = "collsim-export";    // the Export popup's path, without extension
   void Draw(App& app);
-  void DrawRunEditor(App& app);
+  void DrawRunEditor(App& app);    // the first row: the collective and its options
+  void DrawTopologyRow(App& app);  // the second: the topology, the comparison, Run or the progress, Export
   void DrawExport(App& app);
 };
 
@@ -77,7 +82,7 @@ struct CaptionPanel {
 };
 
 struct ScenePanel {
-  void Draw(App& app);
+  void Draw(App& app, const Pane& pane);
 };
 
 struct BuffersPanel {
@@ -91,16 +96,17 @@ struct BuffersPanel {
   };
   std::vector<char> lit;  // per cell: written by a highlighted transfer
   std::vector<std::uint32_t> lit_cells;
-  void Draw(App& app);
-  void DrawHeader(App& app);  // the switches (inputs, values) and the rank colour legend
-  void MarkHighlighted(const App& app);
+  void Draw(App& app, const Pane& pane);
+  void DrawHeader(App& app, const Pane& pane);  // the switches (inputs, values) and the rank colour legend
+  void MarkHighlighted(const Pane& pane);
   // The rows shown (inputs only when asked for), and the height they need.
-  std::vector<std::uint32_t> VisibleRows(const App& app) const;
-  float RowHeight(const App& app) const;
-  float DesiredHeight(const App& app) const;
+  std::vector<std::uint32_t> VisibleRows(const App& app, const ViewModel& vm) const;
+  float RowHeight(const App& app, const ViewModel& vm) const;
+  float DesiredHeight(const App& app, const ViewModel& vm) const;
   // Draws one row's cells (folded to one per 2 pixels when they are narrower); returns
   // the cell under the mouse, or -1.
-  std::int64_t DrawRow(const App& app, ImDrawList* d, const BufferRow& row, const RowGeometry& g, bool values);
+  std::int64_t DrawRow(const App& app, const Pane& pane, ImDrawList* d, const BufferRow& row, const RowGeometry& g,
+                       bool values);
 };
 
 struct TimelinePanel {
@@ -109,7 +115,8 @@ struct TimelinePanel {
     LaneBar bar;
   };
   TimeScale scale;
-  const ViewModel* fitted_for = nullptr;  // the model (and clock) the scale was fitted to
+  const ViewModel* fitted_for = nullptr;  // the model (comparison and clock) the scale was fitted to
+  const ViewModel* fitted_compare = nullptr;
   ClockKind fitted_clock = ClockKind::steps;
   std::vector<LaneBar> bars;  // reused for every lane
   void Draw(App& app);
@@ -121,6 +128,7 @@ struct TimelinePanel {
 
 struct NumbersPanel {
   void Draw(App& app);
+  void DrawComparison(App& app);  // both runs' times and bandwidths, and their ratio
 };
 
 struct FileDialog {
@@ -135,22 +143,34 @@ class App {
  public:
   explicit App(Fonts fonts);
   // Loads in the background; the current document stays until the new one is ready.
-  void open(const std::filesystem::path& file);
-  void run(const RunRequest& request);
-  // Runs what the toolbar's editor says (the Run button); a bad count becomes the error.
+  // `compare`: also run the scenario with this algorithm, side by side.
+  void open(const std::filesystem::path& file, const std::string& compare = "");
+  void run(const RunRequest& request, const TopologyConfig& topology);
+  // Runs what the toolbar's editor says (the Run button), compared with editor.compare
+  // when set; a count or figure that does not parse becomes the error.
   void run_editor();
+  // Compares with `algorithm` (both runs in the background), or stops comparing ("").
+  void set_compare(const std::string& algorithm);
   bool loading() const { return loader.busy(); }
+  // Abandons the load in progress (Cancel, Escape): the window goes on with what it showed.
+  void cancel_load();
   // Takes a finished load (if any): the new document, or the error to show.
   void poll();
   // One frame: advances the playhead by `dt` seconds when playing, and draws everything.
   void draw(double dt);
+  // What the playhead drives: the run, and the one it is compared with.
+  Runs runs() const { return Runs(*doc.model, doc.compare.get()); }
+  // Side 0: the run; side 1: the comparison (doc.compare must be set).
+  Pane pane(int side) const;
 
   Document doc;
   Playback playback;
   ViewToggles toggles;
   RunEditor editor;
   Frame now;            // the view model at the playhead, computed once per frame
+  Frame compare_now;    // the comparison's, when comparing
   std::string error;    // shown in a red banner until dismissed or the next load succeeds
+  LoadOutcome last_load = LoadOutcome::none;
   Fonts fonts;
   BackgroundLoader loader;
   std::function<void()> toggle_fullscreen;  // set by main (GLFW)
@@ -161,7 +181,9 @@ class App {
   std::string status;                         // a line of news ("wrote out.json"), until dismissed
 
  private:
+  void start(LoadRequest request);
   void DrawMain();
+  void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline
   void DrawEmpty();
   void DrawError();
 
@@ -169,11 +191,10 @@ class App {
   TransportPanel transport_;
   CaptionPanel caption_;
   ScenePanel scene_;
-  BuffersPanel buffers_;
+  BuffersPanel buffers_[2];  // one per side (each keeps its highlighted cells)
   TimelinePanel timeline_;
   NumbersPanel numbers_;
   FileDialog file_dialog_;
-  LoadRequest last_request_;
 
   friend struct ToolbarPanel;
 };

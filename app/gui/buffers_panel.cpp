@@ -23,9 +23,9 @@ struct CellLook {
   int target = 0;
 };
 
-CellLook look_of(const App& app, std::uint32_t cell) {
-  const ViewModel& vm = *app.doc.model;
-  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+CellLook look_of(const Pane& run, std::uint32_t cell) {
+  const ViewModel& vm = run.model;
+  const CellChange& st = vm.cell_state(run.clock, cell, run.t);
   CellLook look;
   look.written = st.written;
   if (st.written) look.ranks = ranks_of(st.contributions);
@@ -74,10 +74,10 @@ void draw_stripes(ImDrawList* d, ImVec2 a, ImVec2 b, const CellLook& look, std::
   }
 }
 
-std::string cell_tooltip_text(const App& app, std::uint32_t cell, const BufferRow& row) {
-  const ViewModel& vm = *app.doc.model;
+std::string cell_tooltip_text(const Pane& run, std::uint32_t cell, const BufferRow& row) {
+  const ViewModel& vm = run.model;
   const Cell& c = vm.buffers().cells()[cell];
-  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+  const CellChange& st = vm.cell_state(run.clock, cell, run.t);
   std::string s = fmt::format("rank {} {}[{}, {})\n", row.rank, to_string(row.buffer), c.begin, c.end);
   if (!st.written) return s + "nothing written here yet";
   const RankSet rs = ranks_of(st.contributions);
@@ -91,13 +91,13 @@ std::string cell_tooltip_text(const App& app, std::uint32_t cell, const BufferRo
 
 }  // namespace
 
-void BuffersPanel::MarkHighlighted(const App& app) {
-  const ViewModel& vm = *app.doc.model;
+void BuffersPanel::MarkHighlighted(const Pane& run) {
+  const ViewModel& vm = run.model;
   const BufferHistory& h = vm.buffers();
   if (lit.size() != h.cells().size()) lit.assign(h.cells().size(), 0), lit_cells.clear();
   for (std::uint32_t c : lit_cells) lit[c] = 0;
   lit_cells.clear();
-  for (std::uint32_t i : app.now.highlighted) {
+  for (std::uint32_t i : run.now.highlighted) {
     const Region dst = storage_of(vm.schedule(), vm.schedule().transfers[i].destination());
     const int row = h.row_of(dst.rank, dst.buffer);
     if (row < 0) continue;
@@ -109,10 +109,11 @@ void BuffersPanel::MarkHighlighted(const App& app) {
 
 namespace {
 
-void draw_values(ImDrawList* d, const App& app, std::uint32_t cell, ImVec2 a, ImVec2 b, const BuffersPanel::RowGeometry& g) {
-  const ViewModel& vm = *app.doc.model;
+void draw_values(ImDrawList* d, const App& app, const Pane& run, std::uint32_t cell, ImVec2 a, ImVec2 b,
+                 const BuffersPanel::RowGeometry& g) {
+  const ViewModel& vm = run.model;
   const Cell& c = vm.buffers().cells()[cell];
-  const CellChange& st = vm.cell_state(app.playback.clock, cell, app.playback.t);
+  const CellChange& st = vm.cell_state(run.clock, cell, run.t);
   ImFont* f = app.fonts.regular;
   ImFont* small = app.fonts.small;
   for (std::uint64_t e = c.begin; e < c.end; ++e) {
@@ -132,9 +133,9 @@ void draw_values(ImDrawList* d, const App& app, std::uint32_t cell, ImVec2 a, Im
 
 }  // namespace
 
-std::vector<std::uint32_t> BuffersPanel::VisibleRows(const App& app) const {
+std::vector<std::uint32_t> BuffersPanel::VisibleRows(const App& app, const ViewModel& vm) const {
   std::vector<std::uint32_t> rows;
-  const auto all = app.doc.model->buffers().rows();
+  const auto all = vm.buffers().rows();
   for (std::uint32_t i = 0; i < all.size(); ++i)
     if (app.toggles.inputs || !all[i].optional) rows.push_back(i);
   return rows;
@@ -148,14 +149,14 @@ bool values_possible(const ViewModel& vm) {
 }
 }  // namespace
 
-float BuffersPanel::RowHeight(const App& app) const {
-  const bool values = app.toggles.values && values_possible(*app.doc.model);
+float BuffersPanel::RowHeight(const App& app, const ViewModel& vm) const {
+  const bool values = app.toggles.values && values_possible(vm);
   return values ? ImGui::GetTextLineHeight() * 2.6f : std::max(ImGui::GetTextLineHeight() * 1.5f, 20.0f);
 }
 
-float BuffersPanel::DesiredHeight(const App& app) const {
+float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm) const {
   const ImGuiStyle& st = ImGui::GetStyle();
-  return ImGui::GetFrameHeightWithSpacing() + static_cast<float>(VisibleRows(app).size()) * (RowHeight(app) + 4) +
+  return ImGui::GetFrameHeightWithSpacing() + static_cast<float>(VisibleRows(app, vm).size()) * (RowHeight(app, vm) + 4) +
          st.WindowPadding.y * 2 + 4;
 }
 
@@ -182,18 +183,18 @@ std::string row_name(const App& app, const BufferRow& row) {
   return fmt::format("rank {} {}", row.rank, kind);
 }
 
-void cell_tooltip(const App& app, std::uint32_t cell, const BufferRow& row) {
+void cell_tooltip(const Pane& run, std::uint32_t cell, const BufferRow& row) {
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40);
-  ImGui::TextUnformatted(cell_tooltip_text(app, cell, row).c_str());
+  ImGui::TextUnformatted(cell_tooltip_text(run, cell, row).c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
 }
 
 }  // namespace
 
-void BuffersPanel::DrawHeader(App& app) {
-  const ViewModel& vm = *app.doc.model;
+void BuffersPanel::DrawHeader(App& app, const Pane& run) {
+  const ViewModel& vm = run.model;
   const bool can_show_values = values_possible(vm);
   ImGui::TextUnformatted("Buffers");
   ImGui::SameLine();
@@ -221,16 +222,16 @@ void BuffersPanel::DrawHeader(App& app) {
   rank_legend(vm.schedule().total_ranks);
 }
 
-void BuffersPanel::Draw(App& app) {
-  const ViewModel& vm = *app.doc.model;
+void BuffersPanel::Draw(App& app, const Pane& run) {
+  const ViewModel& vm = run.model;
   const BufferHistory& h = vm.buffers();
-  MarkHighlighted(app);
-  DrawHeader(app);
+  MarkHighlighted(run);
+  DrawHeader(app, run);
   std::uint64_t widest = 1;
   for (const BufferRow& r : h.rows()) widest = std::max(widest, r.elements);
   const bool values = app.toggles.values && values_possible(vm);
-  const std::vector<std::uint32_t> visible = VisibleRows(app);
-  const float row_h = RowHeight(app), label_w = ImGui::GetFontSize() * 5.2f;
+  const std::vector<std::uint32_t> visible = VisibleRows(app, vm);
+  const float row_h = RowHeight(app, vm), label_w = ImGui::GetFontSize() * 5.2f;
   ImGui::BeginChild("rows", ImVec2(0, 0), false);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));  // rows are exactly row_h + 4 apart
   ImDrawList* d = ImGui::GetWindowDrawList();
@@ -245,15 +246,16 @@ void BuffersPanel::Draw(App& app) {
       const bool row_hovered = ImGui::IsItemHovered();
       if (vm.schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 4, p.y + row_h), rank_color(row.rank));
       d->AddText(ImVec2(p.x + 8, p.y + (row_h - ImGui::GetTextLineHeight()) / 2), colors::text, row_name(app, row).c_str());
-      const std::int64_t hovered = DrawRow(app, d, row, {p.x + label_w, avail - label_w - 4, p.y + 2, row_h, widest}, values);
-      if (row_hovered && hovered >= 0) cell_tooltip(app, static_cast<std::uint32_t>(hovered), row);
+      const std::int64_t hovered = DrawRow(app, run, d, row, {p.x + label_w, avail - label_w - 4, p.y + 2, row_h, widest}, values);
+      if (row_hovered && hovered >= 0) cell_tooltip(run, static_cast<std::uint32_t>(hovered), row);
     }
   ImGui::PopStyleVar();
   ImGui::EndChild();
 }
 
-std::int64_t BuffersPanel::DrawRow(const App& app, ImDrawList* d, const BufferRow& row, const RowGeometry& g, bool values) {
-  const ViewModel& vm = *app.doc.model;
+std::int64_t BuffersPanel::DrawRow(const App& app, const Pane& run, ImDrawList* d, const BufferRow& row,
+                                   const RowGeometry& g, bool values) {
+  const ViewModel& vm = run.model;
   const BufferHistory& h = vm.buffers();
   const float mx = ImGui::GetIO().MousePos.x, my = ImGui::GetIO().MousePos.y;
   const bool mouse_in_row = my >= g.y0 && my < g.y0 + g.height;
@@ -271,7 +273,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, ImDrawList* d, const BufferRo
     }
     last_x = x1;
     const ImVec2 a(x0 + (fold ? 0.0f : 1.0f), g.y0), b(x1 - (fold ? 0.0f : 1.0f), g.y0 + g.height);
-    const CellLook look = look_of(app, c);
+    const CellLook look = look_of(run, c);
     if (!look.written) {
       d->AddRectFilled(a, b, colors::empty_cell);
     } else if (stripes && !fold) {
@@ -280,7 +282,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, ImDrawList* d, const BufferRo
       d->AddRectFilled(a, b, shade(look));
     }
     if (values) {
-      draw_values(d, app, c, a, b, g);
+      draw_values(d, app, run, c, a, b, g);
     } else if (!fold) {
       draw_count(d, app.fonts.small, a, b, look);
     }

@@ -34,7 +34,11 @@ void CaptionPanel::Draw(App& app) {
   ImGui::PushTextWrapPos(0);
   if (app.playback.clock != ClockKind::steps)
     ImGui::TextColored(ImVec4(0.65f, 0.8f, 1.0f, 1.0f), "t = %s", format_duration_ns(app.playback.t).c_str()), ImGui::SameLine();
-  ImGui::TextUnformatted(app.now.caption.c_str());
+  if (doc.compare)  // each side's caption heads its own scene
+    ImGui::Text("%s (left) and %s (right): the same %s, one clock", doc.model->schedule().algorithm.c_str(),
+                doc.compare->schedule().algorithm.c_str(), std::string(to_string(doc.request.spec.collective)).c_str());
+  else
+    ImGui::TextUnformatted(app.now.caption.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopFont();
   const std::string title = doc.title.empty() ? doc.source : doc.title;

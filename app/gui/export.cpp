@@ -24,6 +24,48 @@ std::string toml_string(std::string_view s) {
   return out + '"';
 }
 
+// A TOML number: the shortest text that reads back as the same double, with a fraction
+// or an exponent so that it is a float ("450.0", "0.6", "1e-05").
+std::string toml_number(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // (n: inf, nan, which no figure is)
+  return s;
+}
+
+// [topology]: every key the configuration sets, and only the keys its kind accepts.
+std::string topology_toml(const TopologyConfig& t) {
+  std::string out = fmt::format("\n[topology]\nkind = \"{}\"\n", to_string(t.kind));
+  if (!t.link.empty()) out += fmt::format("link = {}\n", toml_string(t.link));
+  if (t.bandwidth_gbps) out += fmt::format("bandwidth = {}\n", toml_number(*t.bandwidth_gbps));
+  if (t.latency_us) out += fmt::format("latency = {}\n", toml_number(*t.latency_us));
+  if (has_uplinks(t.kind)) {
+    if (!t.uplink.empty()) out += fmt::format("uplink = {}\n", toml_string(t.uplink));
+    if (t.uplink_bandwidth_gbps) out += fmt::format("uplink_bandwidth = {}\n", toml_number(*t.uplink_bandwidth_gbps));
+    if (t.uplink_latency_us) out += fmt::format("uplink_latency = {}\n", toml_number(*t.uplink_latency_us));
+  }
+  if (has_groups(t.kind) && t.group_size > 0) out += fmt::format("group_size = {}\n", t.group_size);
+  if (t.kind == TopologyKind::two_level) out += fmt::format("nic = \"{}\"\n", t.nic_per_gpu ? "gpu" : "node");
+  if (t.reduce_rate_gbps) out += fmt::format("reduce_rate = {}\n", toml_number(*t.reduce_rate_gbps));
+  if (t.copy_rate_gbps) out += fmt::format("copy_rate = {}\n", toml_number(*t.copy_rate_gbps));
+  if (!t.overrides.empty()) {
+    out += "overrides = [\n";
+    for (const LinkOverride& o : t.overrides) {
+      out += fmt::format("  {{ link = {}", toml_string(o.link));
+      if (o.bandwidth_gbps) out += fmt::format(", bandwidth = {}", toml_number(*o.bandwidth_gbps));
+      if (o.latency_us) out += fmt::format(", latency = {}", toml_number(*o.latency_us));
+      out += " },\n";
+    }
+    out += "]\n";
+  }
+  if (!t.stragglers.empty()) {
+    out += "stragglers = [\n";
+    for (const Straggler& s : t.stragglers)
+      out += fmt::format("  {{ rank = {}, late = {}, slow = {} }},\n", s.rank, toml_number(s.late_us), toml_number(s.slow));
+    out += "]\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string scenario_toml(const Trace& t, const TopologyConfig& topology) {
@@ -40,9 +82,11 @@ std::string scenario_toml(const Trace& t, const TopologyConfig& topology) {
   if (r.algorithm == "parameter_server")
     out += fmt::format("servers = {}\ncolocated = {}\n", r.options.servers, r.options.colocated ? "true" : "false");
   if (r.algorithm == "hierarchical") out += fmt::format("ranks_per_node = {}\n", r.options.ranks_per_node);
+  // (absolute: a scenario's schedule path is relative to the scenario, and the export may be elsewhere)
+  if (!r.options.schedule_file.empty())
+    out += fmt::format("schedule = {}\n", toml_string(std::filesystem::absolute(r.options.schedule_file).string()));
   out += fmt::format("\n[run]\nseed = {}\n", r.seed);
-  out += fmt::format("\n[topology]\nkind = \"{}\"\n", to_string(topology.kind));
-  return out;
+  return out + topology_toml(topology);
 }
 
 std::string export_text(ExportKind kind, const Trace& trace, const TopologyConfig& topology) {

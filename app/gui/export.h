@@ -18,9 +18,11 @@ std::filesystem::path export_path(const std::filesystem::path& base, ExportKind 
 // Writes the file whole or not at all (sim's OutputFileSet). Returns "" or the error.
 std::string write_export(const std::filesystem::path& path, const std::string& text);
 
-// The run as a scenario (docs/scenario-format.md): title, description, [collective], [run]
-// seed and [topology] kind. Only the topology's kind: its other keys (links, overrides,
-// stragglers) are not written.
+// The run as a scenario (docs/scenario-format.md): title, description, [collective] with
+// every field of the request, [run] seed, and the whole [topology] — kind, link preset and
+// figures, uplinks, groups, NIC, compute rates, link overrides and stragglers (the keys the
+// configuration sets and its kind accepts). load_scenario reads back the same request and
+// topology.
 std::string scenario_toml(const Trace& trace, const TopologyConfig& topology);
 
 }  // namespace collsim::gui

@@ -47,7 +47,7 @@ bool wait_for_load(Platform& p, App& app) {
 }
 
 void place_playhead(App& app, const HeadlessOptions& o) {
-  const ViewModel& vm = *app.doc.model;
+  const Runs vm = app.runs();
   Playback& pb = app.playback;
   pb.playing = false;
   if (o.clock) pb.set_clock(vm, *o.clock);
@@ -74,7 +74,7 @@ int write_frames(Platform& p, App& app, const HeadlessOptions& o) {
     fmt::print(stderr, "collsim-gui: --frames {}: {}\n", o.frames_dir, ec.message());
     return 2;
   }
-  const ViewModel& vm = *app.doc.model;
+  const Runs vm = app.runs();
   for (int k = 0; k <= vm.step_count(); ++k) {
     app.playback.seek_step(vm, k);
     settle(p, app);
@@ -144,17 +144,18 @@ void print_times(const FrameTimes& f, const App& app, bool scrub) {
   double sum = 0;
   for (double v : f.total) sum += v;
   fmt::print("frames {}  mean {:.2f} ms  p99 {:.2f} ms  max {:.2f} ms  (UI {:.2f} + raster {:.2f} + present {:.2f}; CPU {:.2f} ms "
-             "per frame; {:.0f} vertices, {:.0f} draw calls)  [{}; {} ranks, {} transfers, {} cells; clock {}]\n",
+             "per frame; {:.0f} vertices, {:.0f} draw calls)  [{}; {} ranks, {} transfers, {} cells; clock {}{}]\n",
              f.total.size(), f.mean(sum), f.percentile(0.99), f.percentile(1.0), f.mean(f.ui), f.mean(f.raster),
              f.mean(f.swap), f.mean(f.cpu), f.mean(f.vertices), f.mean(f.commands),
              scrub ? "scrubbing: a random step position every frame" : "playing", vm.schedule().total_ranks,
-             vm.transfer_count(), vm.buffers().cells().size(), std::string(to_string(app.playback.clock)));
+             vm.transfer_count(), vm.buffers().cells().size(), std::string(to_string(app.playback.clock)),
+             app.doc.compare ? fmt::format("; compared with {}", app.doc.compare->schedule().algorithm) : "");
 }
 
 }  // namespace
 
 int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
-  const ViewModel& vm = *app.doc.model;
+  const Runs vm = app.runs();
   place_playhead(app, o);
   app.playback.loop = true;
   app.playback.playing = !o.bench_scrub;

@@ -1,59 +1,111 @@
 #include "app/gui/loader.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 
 #include <fmt/format.h>
 
+#include "sim/algorithm.h"
+#include "sim/custom_schedule.h"
 #include "sim/errors.h"
 #include "sim/scenario.h"
 
 namespace collsim::gui {
 namespace {
 
-Trace run_on_cpu(const RunRequest& request, const TopologyConfig& topology, const std::string& title,
-                 const std::string& description, Progress& p) {
-  p.set(0.1f, "building and checking the schedule");
+// One run, from its request to the view model. Every p.set is a phase boundary, where a
+// cancelled load stops (LoadCancelled); execute_run itself runs to its end.
+std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyConfig& topology, const std::string& title,
+                                      const std::string& description, Progress& p) {
+  p.set(0.05f, "building and checking the schedule");
   RunResult run = prepare_run(request);
+  // The topology is checked before the (long) execution, so that a bad figure is
+  // reported at once; predict_run checks it again, cheaply.
+  p.set(0.25f, "checking the topology");
+  (void)make_topology(topology, run.schedule.spec.ranks, run.schedule.total_ranks);
   p.set(0.3f, fmt::format("running {} transfers on the CPU backend", run.schedule.transfers.size()));
   const std::unique_ptr<Backend> backend = make_cpu_backend();
   execute_run(run, *backend);
   p.set(0.6f, fmt::format("predicting the times on a {} topology", to_string(topology.kind)));
   predict_run(run, topology);
   p.set(0.7f, "recording the trace");
-  return make_trace(run, title, description);
+  Trace trace = make_trace(run, title, description);
+  p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
+  return std::make_unique<ViewModel>(std::move(trace));
+}
+
+// The comparison's request: the same spec and options with another algorithm (each
+// algorithm ignores the options it has no use for; a hand-written schedule goes with "custom").
+RunRequest with_algorithm(RunRequest r, const std::string& algorithm) {
+  // Slices the first algorithm took by default (a re-run's request has them resolved) are
+  // left to the second's default: the pipelined chain's is not 1.
+  AlgorithmOptions defaults = r.options;
+  defaults.slices = 0;
+  if (r.options.slices == resolve_options(r.spec, r.algorithm, defaults).slices) r.options.slices = 0;
+  r.algorithm = algorithm;
+  if (algorithm != kCustomAlgorithm) r.options.schedule_file.clear();
+  return r;
+}
+
+// Runs `request` (and the comparison, if asked for) into `out`.
+void run_into(const LoadRequest& load, const RunRequest& request, const TopologyConfig& topology, const std::string& title,
+              const std::string& description, LoadResult& out, Progress& p) {
+  out.topology = topology;
+  if (!load.compare.empty()) p.scope(0.0f, 0.5f, fmt::format("{}: ", request.algorithm));
+  out.model = run_on_cpu(request, topology, title, description, p);
+  if (load.compare.empty()) return;
+  p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
+  try {
+    out.compare = run_on_cpu(with_algorithm(request, load.compare), topology, title, description, p);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
+  }
 }
 
 void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
-  Trace trace;
   if (request.run) {
     out.source = "edited run";
-    out.topology = request.topology;
-    trace = run_on_cpu(*request.run, request.topology, request.title, request.description, p);
+    run_into(request, *request.run, request.topology, request.title, request.description, out, p);
   } else if (is_trace_file(request.file)) {
+    if (!request.compare.empty())
+      throw InputError(fmt::format("{}: a trace cannot be compared with another algorithm: it records its topology's "
+                                   "description, not its configuration (open the scenario, or run it, instead)",
+                                   request.file.string()));
     p.set(0.05f, fmt::format("reading {}", request.file.string()));
-    trace = load_trace_json(request.file);
+    Trace trace = load_trace_json(request.file);
+    p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
+    out.model = std::make_unique<ViewModel>(std::move(trace));
   } else {
-    p.set(0.05f, fmt::format("reading {}", request.file.string()));
+    p.set(0.02f, fmt::format("reading {}", request.file.string()));
     const Scenario scenario = load_scenario(request.file);
     if (scenario.backend == "cuda") out.note = "the scenario asks for the cuda backend; the app runs on the CPU backend";
-    out.topology = scenario.topology;
-    trace = run_on_cpu(scenario.request, scenario.topology, scenario.title, scenario.description, p);
+    run_into(request, scenario.request, scenario.topology, scenario.title, scenario.description, out, p);
   }
   if (out.source.empty()) out.source = request.file.string();
+  const Trace& trace = out.model->trace();
   out.request = trace.request;
   out.title = trace.scenario_title;
   out.description = trace.scenario_description;
-  p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
-  out.model = std::make_unique<ViewModel>(std::move(trace));
 }
 
 }  // namespace
 
 void Progress::set(float fraction, std::string phase) {
+  if (cancelled()) throw LoadCancelled();
+  report(fraction, std::move(phase));
+}
+
+void Progress::report(float fraction, std::string phase) {
   const std::lock_guard lock(mutex_);
-  fraction_ = fraction;
-  phase_ = std::move(phase);
+  fraction_ = lo_ + (hi_ - lo_) * std::clamp(fraction, 0.0f, 1.0f);
+  phase_ = label_ + std::move(phase);
+}
+
+void Progress::scope(float lo, float hi, std::string label) {
+  const std::lock_guard lock(mutex_);
+  lo_ = lo, hi_ = hi;
+  label_ = std::move(label);
 }
 
 std::string Progress::phase() const {
@@ -75,6 +127,9 @@ LoadResult load(const LoadRequest& request, Progress& progress) {
   LoadResult out;
   try {
     load_into(request, out, progress);
+  } catch (const LoadCancelled&) {
+    out.cancelled = true;
+    out.error = "cancelled";
   } catch (const InputError& e) {
     out.error = e.what();
   } catch (const ScheduleError& e) {
@@ -84,31 +139,56 @@ LoadResult load(const LoadRequest& request, Progress& progress) {
   } catch (const std::exception& e) {
     out.error = e.what();
   }
-  if (!out.error.empty()) out.model.reset();
-  progress.set(1.0f, out.error.empty() ? "done" : "failed");
+  if (!out.error.empty()) out.model.reset(), out.compare.reset();
+  progress.scope(0.0f, 1.0f, "");
+  progress.report(1.0f, out.cancelled ? "cancelled" : out.error.empty() ? "done" : "failed");
   return out;
 }
 
 BackgroundLoader::~BackgroundLoader() {
-  if (thread_.joinable()) thread_.join();
+  cancel();
+  for (const auto& job : abandoned_) job->thread.join();
 }
 
 bool BackgroundLoader::start(LoadRequest request) {
+  abandoned();  // joins the cancelled workers that have stopped meanwhile
   if (busy()) return false;
-  if (thread_.joinable()) thread_.join();  // a finished result nobody took
-  done_ = false;
-  progress_.set(0.0f, "starting");
-  thread_ = std::thread([this, request = std::move(request)] {
-    result_ = load(request, progress_);
-    done_ = true;
+  if (job_) job_->thread.join();  // a finished result nobody took
+  job_ = std::make_unique<Job>();
+  job_->progress.report(0.0f, "starting");
+  Job* job = job_.get();  // owned by job_, or by abandoned_ once cancelled, until joined
+  job->thread = std::thread([job, request = std::move(request)] {
+    job->result = load(request, job->progress);
+    job->done = true;
   });
   return true;
 }
 
+bool BackgroundLoader::cancel() {
+  if (!job_) return false;
+  job_->progress.cancel();
+  idle_.report(1.0f, "cancelled");
+  abandoned_.push_back(std::move(job_));
+  abandoned();
+  return true;
+}
+
 std::optional<LoadResult> BackgroundLoader::take() {
-  if (!thread_.joinable() || !done_.load()) return std::nullopt;
-  thread_.join();
-  return std::move(result_);
+  if (!job_ || !job_->done.load()) return std::nullopt;
+  job_->thread.join();
+  std::optional<LoadResult> r(std::move(job_->result));
+  idle_.report(1.0f, job_->progress.phase());
+  job_.reset();
+  return r;
+}
+
+std::size_t BackgroundLoader::abandoned() {
+  std::erase_if(abandoned_, [](const std::unique_ptr<Job>& job) {
+    if (!job->done.load()) return false;
+    job->thread.join();
+    return true;
+  });
+  return abandoned_.size();
 }
 
 }  // namespace collsim::gui

@@ -1,15 +1,24 @@
 // Loading in the background: a scenario file (run on the CPU backend, and its times
 // predicted by the timing model on the scenario's topology), a JSON trace, or an edited
 // run request, turned into a ViewModel on a worker thread while the window keeps
-// drawing. Plain C++ (no ImGui): errors come back as text, never as exceptions.
+// drawing — and, for a comparison, the same spec run again with another algorithm on the
+// same topology. Plain C++ (no ImGui): errors come back as text, never as exceptions.
+//
+// Cancelling: the engine (execute_run) cannot be interrupted, so a load checks for a
+// cancel only between its phases (prepare, execute, predict, trace, view model; and the
+// same again for the comparison's run). A cancelled load is abandoned at once — the
+// window goes on with what it showed before — and its worker stops at its next phase
+// boundary, in the background; whatever it produced is discarded.
 #pragma once
 #include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "app/gui/view_model.h"
 #include "sim/run.h"
@@ -23,29 +32,49 @@ struct LoadRequest {
   std::optional<RunRequest> run;  // set: run this instead of reading `file`
   TopologyConfig topology;         // for `run`: what the timing model predicts on
   std::string title, description;  // for `run`: what the scenario said, kept across re-runs
+  // Set: also run this algorithm on the same spec, options and topology, for a side-by-side
+  // comparison (a scenario or a run only: a trace does not record its topology's configuration).
+  std::string compare;
 };
 
 struct LoadResult {
-  std::unique_ptr<ViewModel> model;  // null on error
-  std::string error;                 // "FILE:LINE:COL: key 'collective.ranks': ..." and the like
-  std::string source;                // the file, or "edited run"
-  RunRequest request;                // what ran (or what the trace recorded)
-  TopologyConfig topology;           // what the prediction was made on (a scenario's, or the request's)
+  std::unique_ptr<ViewModel> model;    // null on error
+  std::unique_ptr<ViewModel> compare;  // the `compare` algorithm's run, when one was asked for
+  std::string error;                   // "FILE:LINE:COL: key 'collective.ranks': ..." and the like
+  bool cancelled = false;              // stopped at a phase boundary because the load was cancelled
+  std::string source;                  // the file, or "edited run"
+  RunRequest request;                  // what ran (or what the trace recorded)
+  TopologyConfig topology;             // what the prediction was made on (a scenario's, or the request's)
   std::string title, description;
-  std::string note;                  // e.g. "the scenario asks for cuda; the GUI runs on the CPU backend"
+  std::string note;                    // e.g. "the scenario asks for cuda; the GUI runs on the CPU backend"
 };
 
-// Phase text and fraction done, written by the worker, read by the window.
+// Thrown by Progress::set once the load has been cancelled; load() turns it into a result.
+struct LoadCancelled : std::runtime_error {
+  LoadCancelled() : std::runtime_error("cancelled") {}
+};
+
+// Phase text and fraction done, written by the worker, read by the window; and the
+// cancel flag, written by the window, checked by the worker at every phase it reports.
 class Progress {
  public:
+  // Reports a new phase; throws LoadCancelled when cancel() has been called.
   void set(float fraction, std::string phase);
+  // Reports without the check (the last word of a load, cancelled or not).
+  void report(float fraction, std::string phase);
+  // Later fractions map into [lo, hi] and phases start with `label` (one run of two).
+  void scope(float lo, float hi, std::string label);
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_.load(); }
   float fraction() const { return fraction_.load(); }
   std::string phase() const;
 
  private:
   std::atomic<float> fraction_{0};
+  std::atomic<bool> cancelled_{false};
   mutable std::mutex mutex_;
-  std::string phase_;
+  std::string phase_, label_;
+  float lo_ = 0, hi_ = 1;
 };
 
 // Does the whole load on the calling thread. Never throws.
@@ -56,19 +85,35 @@ bool is_trace_file(const std::filesystem::path& path);
 
 class BackgroundLoader {
  public:
+  BackgroundLoader() = default;
+  BackgroundLoader(const BackgroundLoader&) = delete;
+  BackgroundLoader& operator=(const BackgroundLoader&) = delete;
+  // Cancels the load in progress and waits for every worker (each stops at its next phase).
   ~BackgroundLoader();
   // Starts a load; false (and nothing started) while one is still running.
   bool start(LoadRequest request);
-  bool busy() const { return thread_.joinable() && !done_.load(); }
+  bool busy() const { return job_ && !job_->done.load(); }
+  // Abandons the load in progress (or finished and not yet taken): take() will not return
+  // it, and start() may begin another at once. Its worker runs on to its next phase
+  // boundary and is joined later. False when there was nothing to cancel.
+  bool cancel();
   // The finished result, once (joins the worker).
   std::optional<LoadResult> take();
-  const Progress& progress() const { return progress_; }
+  // The current load's progress (of the last one when idle).
+  const Progress& progress() const { return job_ ? job_->progress : idle_; }
+  // Cancelled workers that have not stopped yet (joins those that have).
+  std::size_t abandoned();
 
  private:
-  std::thread thread_;
-  std::atomic<bool> done_{false};
-  Progress progress_;
-  LoadResult result_;
+  struct Job {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    Progress progress;
+    LoadResult result;
+  };
+  std::unique_ptr<Job> job_;
+  std::vector<std::unique_ptr<Job>> abandoned_;
+  Progress idle_;
 };
 
 }  // namespace collsim::gui

@@ -6,6 +6,7 @@
 //   collsim-gui FILE --frames DIR                   one PNG per step
 //   collsim-gui FILE --bench-frames N [--bench-scrub]
 //   collsim-gui FILE --script ACTIONS               scripted input (script.h)
+//   collsim-gui FILE --compare ALGO ...             side by side with another algorithm (any mode)
 //
 // Exit codes: 0 success; 1 a script expectation failed; 2 bad arguments, a file that does
 // not load (headless modes), or no display.
@@ -34,6 +35,7 @@ struct Options {
   std::string size = "1280x800";
   std::string clock;
   std::string script;
+  std::string compare;
   float scale = 1.0f;
   bool values = false;
   HeadlessOptions headless;
@@ -66,6 +68,8 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   cli.add_option("--bench-frames", o.headless.bench_frames, "render N frames while playing; print mean and p99 frame time");
   cli.add_flag("--bench-scrub", o.headless.bench_scrub, "with --bench-frames: move the playhead to a random step every frame");
   cli.add_option("--script", o.script, "apply the actions in this file, print the state after each, exit");
+  cli.add_option("--compare", o.compare,
+                 "also run the scenario with this algorithm (same spec and topology) and show both side by side, on one clock");
   cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
   try {
@@ -133,7 +137,7 @@ int run(const Options& o) {
   app.toggles.values = o.values;
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
-  app.open(o.file);
+  app.open(o.file, o.compare);
   if (!o.is_headless()) {
     app.on_first_load = [h = o.headless](App& a) { place_playhead(a, h); };  // --step, --time, --clock
     return interactive(platform, app);

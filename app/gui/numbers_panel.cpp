@@ -113,12 +113,84 @@ void whole_run(const App& app) {
                             : fmt::format("WRONG: {} of {} differ; {}", v.mismatches, v.checked, v.first_mismatch).c_str());
 }
 
+// One row of the comparison: a name, then one cell per run.
+template <class F>
+void comparison_row(const char* name, const ViewModel& a, const ViewModel& b, F cell) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextDisabled("%s", name);
+  for (const ViewModel* vm : {&a, &b}) {
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(cell(*vm).c_str());
+  }
+}
+
+// "parameter_server takes 2.41× as long as ring": the slower over the faster.
+std::string ratio_text(const std::string& a, double ta, const std::string& b, double tb, const char* clock) {
+  if (ta <= 0 || tb <= 0) return "";
+  if (ta == tb) return fmt::format("{} and {} take the same time ({})", a, b, clock);
+  const bool b_slower = tb > ta;
+  return fmt::format("{} takes {:.2f}× as long as {} ({})", b_slower ? b : a, b_slower ? tb / ta : ta / tb,
+                     b_slower ? a : b, clock);
+}
+
 }  // namespace
+
+void NumbersPanel::DrawComparison(App& app) {
+  const ViewModel& a = *app.doc.model;
+  const ViewModel& b = *app.doc.compare;
+  const Trace& ta = a.trace();
+  const Trace& tb = b.trace();
+  const bool predicted = ta.predicted && tb.predicted;
+  const std::string ratio =
+      predicted ? ratio_text(ta.request.algorithm, ta.predicted->time_ns, tb.request.algorithm, tb.predicted->time_ns, "predicted")
+                : ratio_text(ta.request.algorithm, static_cast<double>(ta.summary.time_ns), tb.request.algorithm,
+                             static_cast<double>(tb.summary.time_ns), "measured");
+  if (!ratio.empty()) ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.45f, 1.0f), "%s", ratio.c_str());
+  constexpr ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_ScrollY;
+  if (!ImGui::BeginTable("compare", 3, flags, ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, 60.0f)))) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed, ImGui::GetFontSize() * 9);
+  ImGui::TableSetupColumn(ta.request.algorithm.c_str());
+  ImGui::TableSetupColumn(tb.request.algorithm.c_str());
+  ImGui::TableHeadersRow();
+  const Frame* frames[] = {&app.now, &app.compare_now};
+  const auto frame_of = [&](const ViewModel& vm) -> const Frame& { return *frames[&vm == &a ? 0 : 1]; };
+  if (predicted) {
+    comparison_row("predicted", a, b, [](const ViewModel& vm) { return format_duration_ns(vm.trace().predicted->time_ns); });
+    comparison_row("busbw (predicted)", a, b, [](const ViewModel& vm) { return gbps(vm.trace().predicted->busbw_gbps); });
+    comparison_row("algbw (predicted)", a, b, [](const ViewModel& vm) { return gbps(vm.trace().predicted->algbw_gbps); });
+    comparison_row("bottleneck", a, b, [](const ViewModel& vm) {
+      const auto& links = vm.trace().predicted->busiest_links;
+      return links.empty() ? std::string("—") : fmt::format("{} ({:.0f}%)", links.front().link, 100.0 * links.front().utilisation);
+    });
+  }
+  comparison_row("steps", a, b, [](const ViewModel& vm) {
+    return fmt::format("{} ({} communicating)", vm.step_count(), vm.communication_steps());
+  });
+  comparison_row("most sent by a rank", a, b, [](const ViewModel& vm) {
+    const auto& sent = vm.total_sent();
+    return format_bytes(sent.empty() ? 0.0 : static_cast<double>(*std::max_element(sent.begin(), sent.end())));
+  });
+  comparison_row("on the wire so far", a, b, [&](const ViewModel& vm) {
+    const Tally& total = vm.clock(ClockKind::steps).total;
+    return fmt::format("{} of {}", format_bytes(frame_of(vm).total_bytes), format_bytes(total.bytes.empty() ? 0.0 : total.bytes.back()));
+  });
+  comparison_row("measured (CPU)", a, b, [](const ViewModel& vm) {
+    return format_duration_ns(static_cast<double>(vm.trace().summary.time_ns));
+  });
+  comparison_row("verified", a, b, [](const ViewModel& vm) {
+    const Verification& v = vm.trace().verification;
+    return v.ok ? std::string("yes") : fmt::format("WRONG: {} of {} differ", v.mismatches, v.checked);
+  });
+  ImGui::EndTable();
+}
 
 void NumbersPanel::Draw(App& app) {
   ImGui::SetNextItemOpen(app.toggles.numbers);
-  app.toggles.numbers = ImGui::CollapsingHeader("Numbers");
+  app.toggles.numbers = ImGui::CollapsingHeader(app.doc.compare ? "Numbers: the two runs" : "Numbers");
   if (!app.toggles.numbers) return;
+  if (app.doc.compare) return DrawComparison(app);
   whole_run(app);
   per_rank_table(app);
 }

@@ -51,8 +51,8 @@ double busiest_link(const ViewModel& vm, ClockKind clock) {
   return m;
 }
 
-void draw_boxes(ImDrawList* d, const App& app, const Canvas& cv) {
-  for (const NodeBox& b : app.doc.model->layout().boxes) {
+void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
+  for (const NodeBox& b : run.model.layout().boxes) {
     d->AddRect(cv.at(b.min), cv.at(b.max), colors::grid, 8.0f, 0, 1.5f);
     d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(cv.at(b.min).x + 6, cv.at(b.min).y + 4), colors::text_dim,
                b.label.c_str());
@@ -72,22 +72,22 @@ void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv
     out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n))));
 }
 
-void draw_links(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
-  const ViewModel& vm = *app.doc.model;
+void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = run.model;
   const Layout& l = vm.layout();
-  const double busiest = busiest_link(vm, app.playback.clock);
+  const double busiest = busiest_link(vm, run.clock);
   const float max_w = std::clamp(rank_px * 0.5f, 2.0f, 9.0f);
   std::vector<ImVec2> pts;
   for (std::size_t i = 0; i < l.links.size(); ++i) {
-    const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(app.now.link_bytes[i] / busiest) : 0.0f;
+    const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(run.now.link_bytes[i] / busiest) : 0.0f;
     const ImU32 col = app.toggles.link_heat ? heat_color(heat) : colors::grid;
     sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts);
     d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, 1.5f + (max_w - 1.5f) * heat);
   }
 }
 
-void draw_hubs(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
-  const Layout& l = app.doc.model->layout();
+void draw_hubs(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
+  const Layout& l = run.model.layout();
   for (int h = 0; h < l.hub_count(); ++h) {
     const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(l.ranks + h)]);
     const float w = std::max(rank_px * 1.6f, 34.0f), hh = std::max(rank_px * 0.8f, 14.0f);
@@ -108,12 +108,12 @@ void draw_arrow(ImDrawList* d, const std::vector<ImVec2>& pts, ImU32 col, float 
                        ImVec2(b.x - u.x * head - n.x * head * 0.5f, b.y - u.y * head - n.y * head * 0.5f), col);
 }
 
-void draw_recent_arrows(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
-  const ViewModel& vm = *app.doc.model;
-  if (!app.now.in_flight.empty()) return;
+void draw_recent_arrows(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = run.model;
+  if (!run.now.in_flight.empty()) return;
   std::size_t drawn = 0;
   std::vector<ImVec2> pts;
-  for (std::uint32_t i : app.now.highlighted) {
+  for (std::uint32_t i : run.now.highlighted) {
     const auto path = vm.path_of(i);
     if (path.size() < 2 || ++drawn > kMaxArrowsDrawn) continue;
     const std::vector<int> nodes(path.begin(), path.end());
@@ -128,12 +128,12 @@ void draw_recent_arrows(ImDrawList* d, const App& app, const Canvas& cv, float r
   }
 }
 
-void draw_packets(ImDrawList* d, const App& app, const Canvas& cv, float rank_px) {
-  const ViewModel& vm = *app.doc.model;
+void draw_packets(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = run.model;
   const float r = std::clamp(rank_px * 0.42f, 2.5f, 14.0f);
   std::size_t drawn = 0;
   std::vector<ImVec2> trail;
-  for (const InFlight& p : app.now.in_flight) {
+  for (const InFlight& p : run.now.in_flight) {
     const auto path = vm.path_of(p.transfer);
     if (path.empty() || ++drawn > kMaxPacketsDrawn) continue;
     const Transfer& t = vm.schedule().transfers[p.transfer];
@@ -156,8 +156,8 @@ void draw_packets(ImDrawList* d, const App& app, const Canvas& cv, float rank_px
   }
 }
 
-void draw_rank(ImDrawList* d, const App& app, ImVec2 c, int rank, float rank_px) {
-  const Layout& l = app.doc.model->layout();
+void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
+  const Layout& l = run.model.layout();
   const bool server = l.is_server[static_cast<std::size_t>(rank)];
   const bool colours = l.ranks <= 16;
   const ImU32 fill = colours ? rank_color(rank) : IM_COL32(110, 140, 180, 255);
@@ -178,8 +178,8 @@ void draw_rank(ImDrawList* d, const App& app, ImVec2 c, int rank, float rank_px)
 }
 
 // "↑ 3 MiB  ↓ 1 MiB" outside the rank, away from the centre.
-void draw_rank_bytes(ImDrawList* d, const App& app, const Canvas& cv, int rank, float rank_px) {
-  const Layout& l = app.doc.model->layout();
+void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, int rank, float rank_px) {
+  const Layout& l = run.model.layout();
   // Outwards from the centre of the rank's node box (two-level), or of the scene.
   Vec2 p = l.nodes[static_cast<std::size_t>(rank)];
   const ImVec2 c = cv.at(p);
@@ -191,8 +191,8 @@ void draw_rank_bytes(ImDrawList* d, const App& app, const Canvas& cv, int rank, 
   const bool server = l.is_server[static_cast<std::size_t>(rank)];
   Vec2 dir = len > 0.05f ? Vec2{p.x / len, p.y / len} : Vec2{0, 1};
   if (server && len < 0.5f) dir = {0, 1};
-  const std::string text = fmt::format("{}↑{}\n↓{}", server ? "server\n" : "", format_bytes(app.now.sent[static_cast<std::size_t>(rank)]),
-                                       format_bytes(app.now.received[static_cast<std::size_t>(rank)]));
+  const std::string text = fmt::format("{}↑{}\n↓{}", server ? "server\n" : "", format_bytes(run.now.sent[static_cast<std::size_t>(rank)]),
+                                       format_bytes(run.now.received[static_cast<std::size_t>(rank)]));
   ImFont* f = app.fonts.small;
   const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, text.c_str());
   const float gap = rank_px * (server ? 1.3f : 1.0f) + 6;
@@ -222,28 +222,46 @@ void draw_legend(ImDrawList* d, const App& app, ImVec2 origin) {
   d->AddText(f, fs, ImVec2(x + 84, y), colors::text_dim, "busiest");
 }
 
-void rank_tooltip(const App& app, int rank) {
-  const ViewModel& vm = *app.doc.model;
+void rank_tooltip(const Pane& run, int rank) {
+  const ViewModel& vm = run.model;
   const std::size_t r = static_cast<std::size_t>(rank);
   ImGui::BeginTooltip();
   ImGui::Text("rank %d%s", rank, vm.layout().is_server[r] ? " (parameter server)" : "");
-  ImGui::Text("sent so far %s of %s", format_bytes(app.now.sent[r]).c_str(), format_bytes(static_cast<double>(vm.total_sent()[r])).c_str());
-  ImGui::Text("received so far %s of %s", format_bytes(app.now.received[r]).c_str(),
+  ImGui::Text("sent so far %s of %s", format_bytes(run.now.sent[r]).c_str(), format_bytes(static_cast<double>(vm.total_sent()[r])).c_str());
+  ImGui::Text("received so far %s of %s", format_bytes(run.now.received[r]).c_str(),
               format_bytes(static_cast<double>(vm.total_received()[r])).c_str());
   ImGui::EndTooltip();
 }
 
+// Comparing: which run this side shows, how far it is, and its own caption.
+void heading(const App& app, const Pane& run) {
+  const ViewModel& vm = run.model;
+  const int steps = vm.step_count();
+  const int shown = std::min(run.now.steps_done + (run.now.in_flight.empty() ? 0 : 1), steps);
+  std::string line = fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
+  if (run.now.steps_done >= steps) line += " (done)";
+  if (vm.trace().predicted) line += fmt::format("   predicted {}", format_duration_ns(vm.trace().predicted->time_ns));
+  ImGui::PushFont(app.fonts.large);
+  ImGui::TextColored(run.side == 0 ? ImVec4(0.55f, 0.8f, 1.0f, 1.0f) : ImVec4(1.0f, 0.75f, 0.45f, 1.0f), "%s", line.c_str());
+  ImGui::PopFont();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(run.now.caption.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
-void ScenePanel::Draw(App& app) {
-  const ViewModel& vm = *app.doc.model;
+void ScenePanel::Draw(App& app, const Pane& run) {
+  if (app.doc.compare) heading(app, run);
+  const ViewModel& vm = run.model;
   const Layout& l = vm.layout();
   const ImVec2 p0 = ImGui::GetCursorScreenPos(), size = ImGui::GetContentRegionAvail();
   ImGui::InvisibleButton("##scene", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* d = ImGui::GetWindowDrawList();
   const float legend_h = app.toggles.legend ? app.fonts.small->FontSize * 2.8f : 0.0f;
-  const bool labels = app.toggles.rank_bytes && l.ranks <= 16;
+  // The labels need room around the ranks: not in a short scene (side by side, a small window).
+  const bool labels = app.toggles.rank_bytes && l.ranks <= 16 && size.y > app.fonts.small->FontSize * 22;
   // Room for the "↑ sent ↓ received" labels outside the outermost ranks.
   const float mx = labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
   Canvas cv;
@@ -254,22 +272,22 @@ void ScenePanel::Draw(App& app) {
   d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);
   d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), colors::text_dim,
              fmt::format("arranged by {}", vm.arrangement().description).c_str());
-  draw_boxes(d, app, cv);
-  draw_links(d, app, cv, rank_px);
-  draw_hubs(d, app, cv, rank_px);
-  draw_recent_arrows(d, app, cv, rank_px);
+  draw_boxes(d, app, run, cv);
+  draw_links(d, app, run, cv, rank_px);
+  draw_hubs(d, app, run, cv, rank_px);
+  draw_recent_arrows(d, run, cv, rank_px);
   int hovered_rank = -1;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (int r = 0; r < l.ranks; ++r) {
     const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(r)]);
-    draw_rank(d, app, c, r, rank_px);
-    if (labels) draw_rank_bytes(d, app, cv, r, rank_px);
+    draw_rank(d, app, run, c, r, rank_px);
+    if (labels) draw_rank_bytes(d, app, run, cv, r, rank_px);
     if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
   }
-  draw_packets(d, app, cv, rank_px);
+  draw_packets(d, run, cv, rank_px);
   if (app.toggles.legend) draw_legend(d, app, ImVec2(p0.x + 6, p0.y + size.y));
   d->PopClipRect();
-  if (hovered_rank >= 0) rank_tooltip(app, hovered_rank);
+  if (hovered_rank >= 0) rank_tooltip(run, hovered_rank);
 }
 
 }  // namespace collsim::gui

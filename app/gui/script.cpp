@@ -34,8 +34,13 @@ std::pair<std::size_t, std::size_t> complete_cells(const ViewModel& vm, const Pl
   return {done, not_yet};
 }
 
+std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : "none"; }
+
 State state_of(const App& app) {
-  State s{{"loaded", app.doc.model ? "1" : "0"}, {"error", app.error}};
+  State s{{"loaded", app.doc.model ? "1" : "0"},
+          {"loading", app.loading() ? "1" : "0"},
+          {"load", app.loading() ? "loading" : std::string(to_string(app.last_load))},
+          {"error", app.error}};
   if (!app.doc.model) return s;
   const ViewModel& vm = *app.doc.model;
   const CollectiveSpec& spec = vm.schedule().spec;
@@ -57,9 +62,30 @@ State state_of(const App& app) {
              {"algorithm", vm.schedule().algorithm},
              {"collective", std::string(to_string(spec.collective))},
              {"count", std::to_string(spec.count)},
+             {"dtype", std::string(to_string(spec.dtype))},
+             {"op", std::string(to_string(spec.op))},
+             {"root", std::to_string(spec.root)},
+             {"in_place", spec.in_place ? "1" : "0"},
+             {"topology", std::string(to_string(app.doc.topology.kind))},
+             {"link", app.doc.topology.link.empty() ? "default" : app.doc.topology.link},
+             {"bandwidth", optional_number(app.doc.topology.bandwidth_gbps)},
+             {"latency", optional_number(app.doc.topology.latency_us)},
+             {"predicted_us", vm.trace().predicted ? number(vm.trace().predicted->time_ns / 1000) : "none"},
              {"sent_total", number(sent)},
              {"title", app.doc.title}};
   s.insert(s.begin() + 1, more.begin(), more.end());
+  if (!app.doc.compare) {
+    s.emplace_back("compare", "none");
+    return s;
+  }
+  const ViewModel& b = *app.doc.compare;
+  State compared{{"compare", b.schedule().algorithm},
+                 {"compare_step", std::to_string(app.compare_now.steps_done)},
+                 {"compare_steps", std::to_string(b.step_count())},
+                 {"compare_in_flight", std::to_string(app.compare_now.in_flight.size())},
+                 {"compare_predicted_us", b.trace().predicted ? number(b.trace().predicted->time_ns / 1000) : "none"},
+                 {"end", number(app.runs().finish(app.playback.clock))}};
+  s.insert(s.end() - 1, compared.begin(), compared.end());
   return s;
 }
 
@@ -114,9 +140,10 @@ int glfw_key(const std::string& name) {
   static const std::map<std::string, int> keys{{"space", GLFW_KEY_SPACE},     {"left", GLFW_KEY_LEFT},
                                                {"right", GLFW_KEY_RIGHT},     {"home", GLFW_KEY_HOME},
                                                {"end", GLFW_KEY_END},         {"pageup", GLFW_KEY_PAGE_UP},
-                                               {"pagedown", GLFW_KEY_PAGE_DOWN}};
+                                               {"pagedown", GLFW_KEY_PAGE_DOWN}, {"escape", GLFW_KEY_ESCAPE}};
   const auto it = keys.find(name);
-  if (it == keys.end()) throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown)");
+  if (it == keys.end())
+    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape)");
   return it->second;
 }
 
@@ -124,6 +151,12 @@ int glfw_key(const std::string& name) {
 void press_key(Platform& p, App& app, int key) {
   draw_frame(p, app, 0.0, [key](ImGuiIO& io) { io.KeysDown[key] = true; });
   draw_frame(p, app, 0.0, [key](ImGuiIO& io) { io.KeysDown[key] = false; });
+}
+
+template <class T>
+T named(const std::optional<T>& v, const char* what, const std::string& value) {
+  if (!v) throw std::invalid_argument(fmt::format("unknown {} '{}'", what, value));
+  return *v;
 }
 
 void edit_run(RunEditor& e, const std::vector<std::string>& w) {
@@ -150,6 +183,24 @@ void edit_run(RunEditor& e, const std::vector<std::string>& w) {
       e.colocated = value == "true" || value == "1";
     } else if (key == "ranks_per_node") {
       e.ranks_per_node = integer();
+    } else if (key == "dtype") {
+      e.dtype = named(parse_data_type(value), "dtype", value);
+    } else if (key == "op") {
+      e.op = named(parse_reduce_op(value), "op", value);
+    } else if (key == "root") {
+      e.root = integer();
+    } else if (key == "in_place") {
+      e.in_place = value == "true" || value == "1";
+    } else if (key == "topology") {
+      e.set_topology_kind(named(parse_topology_kind(value), "topology", value));
+    } else if (key == "link") {
+      e.topology.link = value == "default" ? "" : value;
+    } else if (key == "bandwidth") {
+      e.bandwidth = value;
+    } else if (key == "latency") {
+      e.latency = value;
+    } else if (key == "compare") {
+      e.compare = value == "none" ? "" : value;
     } else {
       throw std::invalid_argument("unknown run key '" + key + "'");
     }
@@ -182,6 +233,10 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     if (!app.doc.model) throw std::invalid_argument(a + ": nothing is open");
     return *app.doc.model;
   };
+  auto need_runs = [&] {
+    need_model();
+    return app.runs();
+  };
   if (a == "expect") {
     const State s = state_of(app);
     const auto it = std::find_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == arg(1); });
@@ -190,20 +245,19 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     fmt::print("FAILED: expected {} {} '{}', got '{}'\n", arg(1), arg(2), arg(3), it->second);
     return false;
   }
-  static const std::map<std::string, void (Playback::*)(const ViewModel&)> transport{
+  static const std::map<std::string, void (Playback::*)(const Runs&)> transport{
       {"step", &Playback::step_forward}, {"back", &Playback::step_back}, {"home", &Playback::home},
       {"end", &Playback::end},           {"play-pause", &Playback::toggle_play}};
-  if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_model());
+  if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_runs());
   else if (a == "key") press_key(p, app, glfw_key(arg(1)));
   else if (a == "play") {
-    const ViewModel& vm = need_model();
-    if (!app.playback.playing) app.playback.toggle_play(vm);
+    if (!app.playback.playing) app.playback.toggle_play(need_runs());
     for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 30.0);
   } else if (a == "frames") {
     for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 60.0);
-  } else if (a == "seek-step") app.playback.seek_step(need_model(), std::stod(arg(1)));
-  else if (a == "seek-time") app.playback.seek_time(need_model(), std::stod(arg(1)));
-  else if (a == "clock") app.playback.set_clock(need_model(), clock_named(arg(1)));
+  } else if (a == "seek-step") app.playback.seek_step(need_runs(), std::stod(arg(1)));
+  else if (a == "seek-time") app.playback.seek_time(need_runs(), std::stod(arg(1)));
+  else if (a == "clock") app.playback.set_clock(need_runs(), clock_named(arg(1)));
   else if (a == "toggle") toggle(app, arg(1));
   else if (a == "export") {
     static const std::map<std::string, ExportKind> kinds{
@@ -217,9 +271,16 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   else if (a == "open") {
     app.open(arg(1));
     wait_for_load(p, app);
-  } else if (a == "run") {
+  } else if (a == "run" || a == "start") {  // start: press Run and go on while it runs
     edit_run(app.editor, w);
     app.run_editor();
+    if (a == "run") wait_for_load(p, app);
+  } else if (a == "compare") {
+    app.set_compare(arg(1) == "none" ? "" : arg(1));
+    wait_for_load(p, app);
+  } else if (a == "cancel") {
+    app.cancel_load();
+  } else if (a == "wait") {
     wait_for_load(p, app);
   }
   else if (a == "screenshot") {

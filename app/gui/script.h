@@ -1,9 +1,9 @@
 // Scripted input: `collsim-gui FILE --script ACTIONS` drives the real window, one action
 // per line, and prints the view-model state after each; `expect` lines check it. Used by
-// the GUI tests (tests/gui/*.actions) and handy for reproducing a bug.
+// the GUI tests (tests/gui/actions.txt) and handy for reproducing a bug.
 //
 //   step | back | home | end | play-pause        the transport buttons
-//   key space|left|right|home|end|pageup|pagedown a key press (through ImGui's input)
+//   key space|left|right|home|end|pageup|pagedown|escape   a key press (through ImGui's input)
 //   play N                                        play for N frames of 1/30 s
 //   frames N                                      draw N frames, changing nothing
 //   seek-step P | seek-time T                     the scrubber (T in clock units: ns, or steps)
@@ -11,15 +11,23 @@
 //   toggle values|link-heat|legend|numbers
 //   open PATH                                     open a file and wait for it
 //   run KEY=VALUE ...                             edit the run (collective, algorithm, ranks,
-//                                                 count, slices, servers, colocated,
-//                                                 ranks_per_node) and press Run; waits
+//                                                 count, dtype, op, root, in_place, slices,
+//                                                 servers, colocated, ranks_per_node, topology,
+//                                                 link, bandwidth, latency, compare) and press
+//                                                 Run; waits
+//   start KEY=VALUE ...                           the same, without waiting
+//   cancel | wait                                 the Cancel button; wait for the load
+//   compare ALGO|none                             the "compare with" picker; waits
 //   screenshot PATH
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
 //   expect NAME OP VALUE                          OP: == != < <= > >= contains
 //   # comment
-// ${NAME} in a line is replaced by the environment variable NAME. State names: loaded step
+// ${NAME} in a line is replaced by the environment variable NAME. State names: loaded
+// loading load (loading, loaded, failed, cancelled, none) error; with a run open: step
 // steps t clock playing in_flight highlighted complete_cells incomplete_cells cells ranks
-// total_ranks algorithm collective count error title sent_total
+// total_ranks algorithm collective count dtype op root in_place topology link bandwidth
+// latency predicted_us sent_total title compare (the algorithm, or none); comparing:
+// compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end).
 #pragma once
 #include <string>
 

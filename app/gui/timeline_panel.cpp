@@ -83,9 +83,12 @@ struct Range {
   double lo, hi, min_span;
 };
 
-Range range_of(const ClockIndex& c) {
-  const double lo = c.start, hi = std::max(c.finish, c.start + 1e-9);
-  return {lo, hi, c.kind == ClockKind::steps ? 0.05 : std::max(1.0, (hi - lo) * 1e-7)};
+// Comparing, the range covers both runs (the playhead may be past the end of this one).
+Range range_of(const App& app) {
+  const Runs runs = app.runs();
+  const ClockKind c = app.playback.clock;
+  const double lo = runs.start(c), hi = std::max(runs.finish(c), lo + 1e-9);
+  return {lo, hi, c == ClockKind::steps ? 0.05 : std::max(1.0, (hi - lo) * 1e-7)};
 }
 
 void lane_labels(ImDrawList* d, const App& app, int r, ImVec2 lp, float lane_h, float bar_h, float x0) {
@@ -112,8 +115,9 @@ void bar_tooltip(const App& app, const Hover& hover) {
 }  // namespace
 
 void TimelinePanel::DrawHeader(App& app) {
-  const Range r = range_of(app.doc.model->clock(app.playback.clock));
+  const Range r = range_of(app);
   ImGui::TextUnformatted("Timeline");
+  if (app.doc.compare) ImGui::SameLine(), ImGui::TextDisabled("of %s", app.doc.model->schedule().algorithm.c_str());
   ImGui::SameLine();
   help_marker("A lane per rank: its sends on top, its receives below; one bar per transfer, coloured by chunk "
               "(solid: reduce, light: copy). Grey bars fold transfers too small to see: zoom in. Mouse wheel: zoom; "
@@ -130,7 +134,7 @@ void TimelinePanel::DrawRuler(App& app, ImVec2 p, float height) {
   ImGui::InvisibleButton("##ruler", ImVec2(scale.width, height));
   if (ImGui::IsItemActive()) {  // click or drag: move the playhead
     app.playback.playing = false;
-    app.playback.seek_time(*app.doc.model, scale.t_of(ImGui::GetIO().MousePos.x));
+    app.playback.seek_time(app.runs(), scale.t_of(ImGui::GetIO().MousePos.x));
   }
   ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + height + 2));
 }
@@ -173,7 +177,7 @@ void TimelinePanel::DrawLanes(App& app, float ruler_top, float ruler_h) {
 
 void TimelinePanel::HandleInput(App& app, const Hover& hover) {
   if (!ImGui::IsWindowHovered()) return;
-  const Range r = range_of(app.doc.model->clock(app.playback.clock));
+  const Range r = range_of(app);
   const ImGuiIO& io = ImGui::GetIO();
   if (io.MouseWheel != 0) scale = zoom(scale, scale.t_of(io.MousePos.x), std::pow(1.25, io.MouseWheel), r.lo, r.hi, r.min_span);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
@@ -186,9 +190,10 @@ void TimelinePanel::HandleInput(App& app, const Hover& hover) {
 
 void TimelinePanel::Draw(App& app) {
   const ViewModel& vm = *app.doc.model;
-  const Range r = range_of(vm.clock(app.playback.clock));
-  if (fitted_for != &vm || fitted_clock != app.playback.clock) {  // a new trace or clock: the whole run
-    scale.t0 = r.lo, scale.t1 = r.hi, fitted_for = &vm, fitted_clock = app.playback.clock;
+  const Range r = range_of(app);
+  if (fitted_for != &vm || fitted_compare != app.doc.compare.get() || fitted_clock != app.playback.clock) {
+    scale.t0 = r.lo, scale.t1 = r.hi;  // a new trace, comparison or clock: the whole run
+    fitted_for = &vm, fitted_compare = app.doc.compare.get(), fitted_clock = app.playback.clock;
   }
   DrawHeader(app);
   const float label_w = ImGui::GetFontSize() * 6.0f;

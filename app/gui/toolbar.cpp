@@ -1,5 +1,6 @@
-// The toolbar: open a file or a scenario, edit the run and re-run it, with a progress
-// bar while the run goes on in the background.
+// The toolbar: open a file or a scenario, edit the run — the collective and its options on
+// the first row, the topology and the algorithm to compare with on the second — and re-run
+// it, with a progress bar and a Cancel button while the run goes on in the background.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -32,14 +33,14 @@ std::string scenario_label(const std::filesystem::path& file) {
 
 // A combo of the algorithms for the chosen collective; keeps the choice valid.
 void algorithm_combo(RunEditor& e) {
-  const Collective c = kAllCollectives[e.collective];
+  const Collective c = e.collective_kind();
   if (!find_algorithm(c, e.algorithm))
     for (const AlgorithmInfo& a : all_algorithms())
       if (a.collective == c) {
         e.algorithm = std::string(a.name);
         break;
       }
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.5f);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
   if (!ImGui::BeginCombo("##algorithm", e.algorithm.c_str())) return;
   for (const AlgorithmInfo& a : all_algorithms()) {
     if (a.collective != c) continue;
@@ -51,10 +52,26 @@ void algorithm_combo(RunEditor& e) {
 
 void collective_combo(RunEditor& e) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
-  if (!ImGui::BeginCombo("##collective", std::string(to_string(kAllCollectives[e.collective])).c_str())) return;
+  if (!ImGui::BeginCombo("##collective", std::string(to_string(e.collective_kind())).c_str())) return;
   for (int i = 0; i < static_cast<int>(std::size(kAllCollectives)); ++i)
     if (ImGui::Selectable(std::string(to_string(kAllCollectives[i])).c_str(), i == e.collective)) e.collective = i;
   ImGui::EndCombo();
+}
+
+// A combo over `values` (anything with a to_string), labelled by `label` before it.
+template <class T, std::size_t N>
+void enum_combo(const char* label, const char* id, T& value, const T (&values)[N], float width_em, const char* tip) {
+  if (*label) {
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine(0, 4);
+  }
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * width_em);
+  if (ImGui::BeginCombo(id, std::string(to_string(value)).c_str())) {
+    for (const T& v : values)
+      if (ImGui::Selectable(std::string(to_string(v)).c_str(), v == value)) value = v;
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
 }
 
 void int_field(const char* label, const char* id, int& v, int lo, int hi, float width_em, const char* tip) {
@@ -64,6 +81,57 @@ void int_field(const char* label, const char* id, int& v, int lo, int hi, float 
   ImGui::InputInt(id, &v, 0, 0);
   v = std::clamp(v, lo, hi);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+}
+
+// A text field kept as typed (the editor parses it when Run is pressed).
+void text_field(const char* id, std::string& text, const char* hint, float width_em, const std::string& tip) {
+  char buffer[64];
+  fmt::format_to_n(buffer, sizeof buffer - 1, "{}", text).out[0] = '\0';
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * width_em);
+  if (ImGui::InputTextWithHint(id, hint, buffer, sizeof buffer)) text = buffer;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip.c_str());
+}
+
+// The link preset of the rank links: the kind's default, or one of sim's presets.
+void link_combo(RunEditor& e) {
+  const std::string fallback(default_link_preset(e.topology.kind));
+  const std::string shown = e.topology.link.empty() ? fmt::format("{} (default)", fallback) : e.topology.link;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+  if (ImGui::BeginCombo("##link", shown.c_str())) {
+    if (ImGui::Selectable(fmt::format("{} (the kind's default)", fallback).c_str(), e.topology.link.empty())) e.topology.link.clear();
+    for (const LinkPreset& p : link_presets()) {
+      if (ImGui::Selectable(std::string(p.name).c_str(), p.name == e.topology.link)) e.topology.link = std::string(p.name);
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s: %s GB/s per direction, %s µs", std::string(p.what).c_str(), format_figure(p.bandwidth_gbps).c_str(),
+                          format_figure(p.latency_us).c_str());
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the preset of the rank links (docs/timing-model.md)");
+}
+
+// "Compare with…": another algorithm for the same collective, run side by side; keeps the choice valid.
+void compare_combo(App& app) {
+  RunEditor& e = app.editor;
+  const Collective c = e.collective_kind();
+  if (!e.compare.empty() && (e.compare == e.algorithm || !find_algorithm(c, e.compare))) e.compare.clear();
+  ImGui::TextUnformatted("compare with");
+  ImGui::SameLine(0, 4);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  if (app.loading()) ImGui::BeginDisabled();
+  if (ImGui::BeginCombo("##compare", e.compare.empty() ? "none" : e.compare.c_str())) {
+    if (ImGui::Selectable("none", e.compare.empty())) app.set_compare("");
+    for (const AlgorithmInfo& a : all_algorithms()) {
+      if (a.collective != c || a.name == e.algorithm) continue;
+      if (ImGui::Selectable(std::string(a.name).c_str(), a.name == e.compare)) app.set_compare(std::string(a.name));
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(a.summary).c_str());
+    }
+    ImGui::EndCombo();
+  }
+  if (app.loading()) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("run the same collective with another algorithm on the same topology and show both side by side, "
+                      "on one clock");
 }
 
 }  // namespace
@@ -83,10 +151,12 @@ void ToolbarPanel::Draw(App& app) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The lessons in scenarios/: pick one to open and run it");
   ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
   DrawRunEditor(app);
+  DrawTopologyRow(app);
 }
 
 void ToolbarPanel::DrawRunEditor(App& app) {
   RunEditor& e = app.editor;
+  const Collective c = e.collective_kind();
   collective_combo(e);
   ImGui::SameLine();
   algorithm_combo(e);
@@ -95,11 +165,24 @@ void ToolbarPanel::DrawRunEditor(App& app) {
   ImGui::SameLine();
   ImGui::TextUnformatted("count");
   ImGui::SameLine(0, 4);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4);
-  char count[32];
-  fmt::format_to_n(count, sizeof count - 1, "{}", e.count).out[0] = '\0';
-  if (ImGui::InputText("##count", count, sizeof count)) e.count = count;
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("elements per rank; suffixes K, M, G are powers of 1024");
+  text_field("##count", e.count, "", 4, "elements per rank; suffixes K, M, G are powers of 1024");
+  if (c != Collective::barrier) {  // a barrier sends one-element i32 tokens
+    ImGui::SameLine();
+    enum_combo("", "##dtype", e.dtype, kAllDataTypes, 4.0f, "the element type");
+  }
+  if (collective_reduces(c)) {
+    ImGui::SameLine();
+    enum_combo("", "##op", e.op, kAllReduceOps, 4.2f, "the reduction");
+  }
+  if (collective_has_root(c)) {
+    ImGui::SameLine();
+    int_field("root", "##root", e.root, 0, std::max(0, e.ranks - 1), 2.2f, "the root rank, 0..ranks-1");
+  }
+  if (collective_supports_in_place(c)) {
+    ImGui::SameLine();
+    ImGui::Checkbox("in place", &e.in_place);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("NCCL's in-place layout: the input is (part of) the output buffer");
+  }
   const bool ps = e.algorithm == "parameter_server", hierarchical = e.algorithm == "hierarchical";
   if (!ps) {  // the parameter server has no slices; its servers take the room
     ImGui::SameLine();
@@ -115,20 +198,46 @@ void ToolbarPanel::DrawRunEditor(App& app) {
     ImGui::SameLine();
     int_field("per node", "##rpn", e.ranks_per_node, 0, kMaxRanks, 2.5f, "ranks per node (0: automatic)");
   }
-  ImGui::SameLine();
+}
+
+void ToolbarPanel::DrawTopologyRow(App& app) {
+  RunEditor& e = app.editor;
+  ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("on");
   ImGui::SameLine(0, 4);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.5f);
-  if (ImGui::BeginCombo("##topology", std::string(to_string(e.topology)).c_str())) {
+  if (ImGui::BeginCombo("##topology", std::string(to_string(e.topology.kind)).c_str())) {
     for (TopologyKind k : kAllTopologyKinds)
-      if (ImGui::Selectable(std::string(to_string(k)).c_str(), k == e.topology)) e.topology = k;
+      if (ImGui::Selectable(std::string(to_string(k)).c_str(), k == e.topology.kind)) e.set_topology_kind(k);
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the topology the timing model predicts the times on (docs/timing-model.md)");
   ImGui::SameLine();
+  link_combo(e);
+  const LinkPreset* preset = find_link_preset(e.topology.link.empty() ? default_link_preset(e.topology.kind) : e.topology.link);
+  const std::string bw = preset ? format_figure(preset->bandwidth_gbps) : "", lat = preset ? format_figure(preset->latency_us) : "";
+  ImGui::SameLine();
+  text_field("##bandwidth", e.bandwidth, bw.c_str(), 3.5f,
+             fmt::format("bandwidth of every rank link, GB/s per direction; empty: the preset's ({})", bw));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("GB/s");
+  ImGui::SameLine();
+  text_field("##latency", e.latency, lat.c_str(), 3, fmt::format("latency of every rank link, µs; empty: the preset's ({})", lat));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("µs");
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
+  compare_combo(app);
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   if (app.loading()) {
     const Progress& p = app.loader.progress();
-    ImGui::ProgressBar(p.fraction(), ImVec2(ImGui::GetFontSize() * 12, 0), p.phase().c_str());
+    // The rest of the row, less the Cancel button: the phases' text is long.
+    const float width = std::max(ImGui::GetFontSize() * 14, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 5);
+    ImGui::ProgressBar(p.fraction(), ImVec2(width, 0), p.phase().c_str());
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) app.cancel_load();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("stop waiting (Escape) and keep showing the previous run; the run in progress stops at its next "
+                        "phase (an execution already under way finishes first) and its result is discarded");
     return;
   }
   if (ImGui::Button("  Run  ")) app.run_editor();

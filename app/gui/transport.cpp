@@ -50,31 +50,30 @@ bool icon_button(const char* id, Icon icon, const char* tooltip) {
 }
 
 std::string position_text(const App& app) {
-  const ViewModel& vm = *app.doc.model;
-  if (app.playback.clock == ClockKind::steps) return fmt::format("step {:.2f} / {}", app.playback.t, vm.step_count());
-  const ClockIndex& c = vm.clock(app.playback.clock);
-  return fmt::format("{} / {}", format_duration_ns(app.playback.t), format_duration_ns(c.finish));
+  const Runs runs = app.runs();
+  if (app.playback.clock == ClockKind::steps) return fmt::format("step {:.2f} / {}", app.playback.t, runs.step_count());
+  return fmt::format("{} / {}", format_duration_ns(app.playback.t), format_duration_ns(runs.finish(app.playback.clock)));
 }
 
+// Comparing, the scrubber covers both runs: from the earlier start to the later finish.
 void scrubber(App& app, float width) {
-  const ViewModel& vm = *app.doc.model;
-  const ClockIndex& c = vm.clock(app.playback.clock);
+  const Runs runs = app.runs();
   double t = app.playback.t;
-  const double lo = c.start, hi = std::max(c.finish, c.start + 1e-9);
+  const double lo = runs.start(app.playback.clock), hi = std::max(runs.finish(app.playback.clock), lo + 1e-9);
   ImGui::SetNextItemWidth(width);
   if (ImGui::SliderScalar("##scrub", ImGuiDataType_Double, &t, &lo, &hi, position_text(app).c_str())) {
     app.playback.playing = false;
-    app.playback.seek_time(vm, t);
+    app.playback.seek_time(runs, t);
   }
 }
 
 void clock_choice(App& app) {
-  const ViewModel& vm = *app.doc.model;
+  const Runs runs = app.runs();
   for (ClockKind k : kAllClocks) {
     ImGui::SameLine();
-    if (!vm.has_clock(k)) ImGui::BeginDisabled();
-    if (ImGui::RadioButton(std::string(to_string(k)).c_str(), app.playback.clock == k)) app.playback.set_clock(vm, k);
-    if (!vm.has_clock(k)) {
+    if (!runs.has_clock(k)) ImGui::BeginDisabled();
+    if (ImGui::RadioButton(std::string(to_string(k)).c_str(), app.playback.clock == k)) app.playback.set_clock(runs, k);
+    if (!runs.has_clock(k)) {
       ImGui::EndDisabled();
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(k == ClockKind::predicted ? "this trace has no predicted times (no timing model ran)"
@@ -114,35 +113,41 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key))
 void TransportPanel::HandleKeys(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || !app.doc.model) return;
-  const ViewModel& vm = *app.doc.model;
+  const Runs runs = app.runs();
   Playback& p = app.playback;
-  if (pressed(ImGuiKey_Space)) p.toggle_play(vm);
-  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) p.step_forward(vm);
-  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) p.step_back(vm);
-  if (pressed(ImGuiKey_Home)) p.home(vm);
-  if (pressed(ImGuiKey_End)) p.end(vm);
+  if (pressed(ImGuiKey_Space)) p.toggle_play(runs);
+  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) p.step_forward(runs);
+  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) p.step_back(runs);
+  if (pressed(ImGuiKey_Home)) p.home(runs);
+  if (pressed(ImGuiKey_End)) p.end(runs);
   // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
   if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
 }
 
 void TransportPanel::Draw(App& app) {
-  const ViewModel& vm = *app.doc.model;
+  const Runs runs = app.runs();
   Playback& p = app.playback;
-  if (icon_button("##first", Icon::first, "to the start (Home)")) p.home(vm);
+  if (icon_button("##first", Icon::first, "to the start (Home)")) p.home(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##back", Icon::back, "step back (← or PageUp)")) p.step_back(vm);
+  if (icon_button("##back", Icon::back, "step back (← or PageUp)")) p.step_back(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##play", p.playing ? Icon::pause : Icon::play, "play / pause (space)")) p.toggle_play(vm);
+  if (icon_button("##play", p.playing ? Icon::pause : Icon::play, "play / pause (space)")) p.toggle_play(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##forward", Icon::forward, "step forward (→ or PageDown)")) p.step_forward(vm);
+  if (icon_button("##forward", Icon::forward, "step forward (→ or PageDown)")) p.step_forward(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##last", Icon::last, "to the end (End)")) p.end(vm);
+  if (icon_button("##last", Icon::last, "to the end (End)")) p.end(runs);
   ImGui::SameLine();
   ImGui::PushFont(app.fonts.large);
   ImGui::AlignTextToFramePadding();
-  // The step in progress while packets fly; the last one done at rest.
-  const int shown = std::min(app.now.steps_done + (app.now.in_flight.empty() ? 0 : 1), vm.step_count());
-  ImGui::Text("Step %d/%d", shown, vm.step_count());
+  // The step in progress while packets fly; the last one done at rest. Comparing: each run's.
+  const auto shown = [](const Frame& f, const ViewModel& m) {
+    return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), m.step_count());
+  };
+  if (app.doc.compare)
+    ImGui::Text("Step %d/%d · %d/%d", shown(app.now, runs.a()), runs.a().step_count(), shown(app.compare_now, *runs.b()),
+                runs.b()->step_count());
+  else
+    ImGui::Text("Step %d/%d", shown(app.now, runs.a()), runs.a().step_count());
   ImGui::PopFont();
   ImGui::SameLine();
   const float right = ImGui::GetFontSize() * 31;

@@ -963,6 +963,109 @@ run_case(storyboard-wrong-schedule ARGS storyboard "${_exercises}/ring_allreduce
 expect_exit(1)
 expect_path_absent("${WORK_DIR}/storyboard/wrong")
 
+# --- 12. lessons (format 2: phases, captions, questions) ---------------------------------------------
+# Small lessons of their own (tests/cli/lessons/), so that these tests do not move when the
+# shipped lessons in scenarios/lessons/ are edited.
+set(_lessons "${SOURCE_DIR}/tests/cli/lessons")
+set(_lesson "${_lessons}/two_phases.toml")
+
+# run: the phase table, per-rank totals and the questions; answers only with --answers.
+run_case(golden-lesson-run ARGS run "${_lesson}" --backend cpu --answers)
+expect_exit(0)
+string(REPLACE "${SOURCE_DIR}/" "<SOURCE_DIR>/" CASE_OUT "${CASE_OUT}")
+expect_output_equals_golden(run_lesson_two_phases_answers.txt)
+run_case(lesson-run-no-answers ARGS run "${_lesson}" --backend cpu)
+expect_exit(0)
+expect_output_contains("questions:" "(run with --answers to see the answers)" "verified: every output of 1 distinct collective")
+if(CASE_OUT MATCHES "Answer:")
+  _fail("the answers are shown without --answers")
+else()
+  _ok("no answers without --answers")
+endif()
+run_case(lesson-run-quiet ARGS run "${_lesson}" --backend cpu -q)
+expect_exit(0)
+expect_output_matches("^verified\n$")
+# --ranks applies to every phase, and the answers follow: 8 ranks send 1 float per step.
+run_case(lesson-ranks ARGS run "${_lesson}" --ranks 8 --model-only --answers)
+expect_exit(0)
+expect_output_contains("2 phases on 8 ranks" "Answer: 12 bytes after step 3" "Answer: 14" "not executed (--model-only)")
+
+# The lesson's exports: JSON, Chrome and CSV, all written.
+set(_lesson_out "${WORK_DIR}/lesson-out")
+file(MAKE_DIRECTORY "${_lesson_out}")
+run_case(lesson-traces ARGS run "${_lesson}" --backend cpu --trace "${_lesson_out}/l.json"
+  --chrome "${_lesson_out}/l.chrome.json" --csv "${_lesson_out}/l.csv")
+expect_exit(0)
+expect_files_exactly("${_lesson_out}" l.json l.chrome.json l.csv)
+
+# A flag that changes one collective is refused on a lesson of several phases; nothing is written.
+expect_bad_input(lesson-count NO_DUMP ARGS run "${_lesson}" --count 16 --trace "${_lesson_out}/refused.json"
+  STDERR "--count changes one collective; .*two_phases\\.toml has 2 phases: edit the phase's `count` in the file")
+expect_path_absent("${_lesson_out}/refused.json")
+expect_bad_input(lesson-dump ARGS run "${_lesson}" STDERR "--dump writes one collective's buffers")
+
+# explain: each phase's header and caption, and each step's caption under its label.
+run_case(golden-lesson-explain ARGS explain "${_lesson}")
+expect_exit(0)
+string(REPLACE "${SOURCE_DIR}/" "<SOURCE_DIR>/" CASE_OUT "${CASE_OUT}")
+expect_output_equals_golden(explain_lesson_two_phases.txt)
+expect_stderr_empty()
+
+# validate: a lesson is prepared and its questions answered; a question about a step the
+# collective does not have is refused with the question's file:line:column.
+run_case(lesson-validate ARGS validate "${_lesson}")
+expect_exit(0)
+expect_output_contains("two_phases.toml: OK (lesson 'Two phases': 2 phases (1 collective, 1 compute) on 4 ranks, 3 questions answered, checked)")
+_regex_escape("${_lessons}/bad_question.toml" _file_regex)
+expect_bad_input(lesson-validate-bad NO_DUMP ARGS validate "${_lesson}" "${_lessons}/bad_question.toml"
+  STDERR "${_file_regex}:12:1: question 'What has rank 0 sent after step 9\\?' \\(bytes_sent\\): step 9 does not exist: phase 1 has steps 1\\.\\.6")
+
+# storyboard: a card for the compute phase, one SVG per step of the all-reduce, and an
+# index.html that lists the phases.
+set(_board "${WORK_DIR}/storyboard/lesson")
+run_case(lesson-storyboard ARGS storyboard "${_lesson}" --out "${_board}")
+expect_exit(0)
+expect_output_contains("storyboard: 7 frames of the lesson's 2 phases (Two phases)")
+expect_files_exactly("${_board}" index.html phase-01-compute.svg phase-02-step-01.svg phase-02-step-02.svg
+  phase-02-step-03.svg phase-02-step-04.svg phase-02-step-05.svg phase-02-step-06.svg)
+set(CASE_LABEL lesson-storyboard-content)
+if(EXISTS "${_board}/index.html" AND EXISTS "${_board}/phase-02-step-02.svg")
+  file(READ "${_board}/index.html" _index)
+  file(READ "${_board}/phase-02-step-02.svg" _svg)
+  if(_index MATCHES "<summary>Phases</summary>.*>backward</a> \\(compute\\).*>all-reduce the gradient</a>")
+    _ok("index.html lists the phases")
+  else()
+    _fail("index.html does not list the phases")
+  endif()
+  if(_svg MATCHES "all-reduce the gradient, step 2/6: Phase 2/2\\. Step 2/6: rank 0 sends chunk 3 \\(8 B\\) to rank 1\\.")
+    _ok("the step's frame shows the phase name and the step caption")
+  else()
+    _fail("phase-02-step-02.svg lacks the phase name and the expanded step caption")
+  endif()
+else()
+  _fail("the lesson storyboard files are missing")
+endif()
+# A single-collective file with captions shows them in place of the frames' own descriptions.
+run_case(storyboard-captions ARGS storyboard "${SOURCE_DIR}/tests/cli/lessons/one_collective.toml"
+  --out "${WORK_DIR}/storyboard/captions")
+expect_exit(0)
+expect_output_contains("storyboard: 7 frames (the start and 6 steps)")
+set(CASE_LABEL storyboard-captions-content)
+if(EXISTS "${WORK_DIR}/storyboard/captions/step-01.svg")
+  file(READ "${WORK_DIR}/storyboard/captions/step-01.svg" _svg)
+  if(_svg MATCHES "Rank 0 sends 8 B to rank 1\\.")
+    _ok("step-01.svg shows the file's step caption")
+  else()
+    _fail("step-01.svg lacks the file's step caption")
+  endif()
+else()
+  _fail("the captioned storyboard is missing")
+endif()
+# A single-collective file's questions follow today's output of `run`.
+run_case(scenario-questions ARGS run "${SOURCE_DIR}/tests/cli/lessons/one_collective.toml" --backend cpu --answers)
+expect_exit(0)
+expect_output_contains("all_reduce with ring on 4 ranks, count 8" "questions:\n  1. How many bytes does rank 0 send in all?\n     Answer: 48 bytes")
+
 # --- no temporary files left behind by any run ----------------------------------------------------
 file(GLOB_RECURSE _leftovers "${WORK_DIR}/*.tmp-*")
 set(CASE_LABEL temporary-files)

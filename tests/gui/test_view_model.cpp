@@ -1,8 +1,11 @@
 // The GUI's view model, tested without OpenGL: layouts, packets in flight, each cell's
 // contribution set after every step (against the schedule checker's symbolic sets),
-// timeline culling and folding, the playhead, values, loading.
+// timeline culling and folding, the playhead, values, loading; the run editor and its
+// export, cancelling a load, and two runs compared on one clock.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +16,7 @@
 #include "app/gui/export.h"
 #include "app/gui/loader.h"
 #include "app/gui/playback.h"
+#include "app/gui/run_editor.h"
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
 #include "app/gui/view_model.h"
@@ -613,4 +617,289 @@ TEST_CASE("gui export: the run written as a scenario loads back as the same run"
   CHECK(write_export(file, toml).empty());
   CHECK(load_scenario(file).request.options.servers == 2);
   CHECK(write_export("/no/such/folder/x.toml", toml).find("/no/such/folder") != std::string::npos);
+}
+
+namespace {
+
+int collective_index(Collective c) {
+  return static_cast<int>(std::find(std::begin(kAllCollectives), std::end(kAllCollectives), c) - std::begin(kAllCollectives));
+}
+
+// The editor's run, loaded (run, predicted, traced) as the Run button does it.
+LoadResult load_editor(const RunEditor& e) {
+  std::string error;
+  const std::optional<RunRequest> rq = e.request(error);
+  const std::optional<TopologyConfig> topology = e.topology_config(error);
+  REQUIRE_MESSAGE(rq, error);
+  REQUIRE_MESSAGE(topology, error);
+  LoadRequest lr;
+  lr.run = *rq;
+  lr.topology = *topology;
+  lr.compare = e.compare;
+  Progress p;
+  return load(lr, p);
+}
+
+std::optional<LoadResult> wait_for(BackgroundLoader& loader) {
+  std::optional<LoadResult> r;
+  while (!(r = loader.take())) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("gui editor: every edited field goes into the run and the exported scenario, and load_scenario reads it back") {
+  RunEditor e;
+  e.collective = collective_index(Collective::reduce);  // rooted, reducing, with an in-place form
+  e.algorithm = "binomial_tree";
+  e.ranks = 4;
+  e.count = "8";
+  e.dtype = DataType::f64;
+  e.op = ReduceOp::max;
+  e.root = 2;
+  e.in_place = true;
+  e.seed = 9;
+  e.set_topology_kind(TopologyKind::two_level);
+  e.topology.link = "pcie5";
+  e.bandwidth = "20";
+  e.latency = "3.5";
+  // What the toolbar does not edit but a scenario may set, kept across re-runs and exported too.
+  e.topology.uplink = "ib_hdr";
+  e.topology.uplink_bandwidth_gbps = 12.5;
+  e.topology.group_size = 2;
+  e.topology.nic_per_gpu = true;
+  e.topology.reduce_rate_gbps = 500;
+  e.topology.copy_rate_gbps = 800;
+  e.topology.overrides.push_back({"rank1", 5.0, std::nullopt, "test"});
+  e.topology.stragglers.push_back({2, 1.5, 2.0, "test"});
+  const LoadResult r = load_editor(e);
+  REQUIRE_MESSAGE(r.model, r.error);
+  const RunRequest& ran = r.model->trace().request;
+  CHECK(ran.spec.dtype == DataType::f64);
+  CHECK(ran.spec.root == 2);
+  CHECK(r.topology.bandwidth_gbps == 20.0);
+
+  const auto file = std::filesystem::temp_directory_path() / "collsim_gui_editor_export.toml";
+  REQUIRE(write_export(file, scenario_toml(r.model->trace(), r.topology)).empty());
+  const Scenario back = load_scenario(file);
+  const RunRequest& b = back.request;
+  CHECK(b.spec.collective == Collective::reduce);
+  CHECK(b.algorithm == "binomial_tree");
+  CHECK(b.spec.ranks == 4);
+  CHECK(b.spec.count == 8);
+  CHECK(b.spec.dtype == DataType::f64);
+  CHECK(b.spec.op == ReduceOp::max);
+  CHECK(b.spec.root == 2);
+  CHECK(b.spec.in_place);
+  CHECK(b.options.slices == ran.options.slices);
+  CHECK(b.seed == 9);
+  const TopologyConfig& t = back.topology;
+  CHECK(t.kind == TopologyKind::two_level);
+  CHECK(t.link == "pcie5");
+  CHECK(t.bandwidth_gbps == 20.0);
+  CHECK(t.latency_us == 3.5);
+  CHECK(t.uplink == "ib_hdr");
+  CHECK(t.uplink_bandwidth_gbps == 12.5);
+  CHECK_FALSE(t.uplink_latency_us);
+  CHECK(t.group_size == 2);
+  CHECK(t.nic_per_gpu);
+  CHECK(t.reduce_rate_gbps == 500.0);
+  CHECK(t.copy_rate_gbps == 800.0);
+  REQUIRE(t.overrides.size() == 1);
+  CHECK(t.overrides[0].link == "rank1");
+  CHECK(t.overrides[0].bandwidth_gbps == 5.0);
+  CHECK_FALSE(t.overrides[0].latency_us);
+  REQUIRE(t.stragglers.size() == 1);
+  CHECK(t.stragglers[0].rank == 2);
+  CHECK(t.stragglers[0].late_us == 1.5);
+  CHECK(t.stragglers[0].slow == 2.0);
+  // Opened again, the file fills the editor with the same fields.
+  RunEditor again;
+  again.load(b, t);
+  CHECK(again.collective == e.collective);
+  CHECK(again.count == "8");
+  CHECK(again.bandwidth == "20");
+  CHECK(again.latency == "3.5");
+  CHECK(again.root == 2);
+}
+
+TEST_CASE("gui editor: bad fields come back as the library's error text, never an exception") {
+  RunEditor e;
+  e.count = "8";
+  std::string error;
+  e.bandwidth = "fast";
+  CHECK_FALSE(e.topology_config(error));
+  CHECK(error.find("'fast' is not a number") != std::string::npos);
+  RunEditor bad_count = e;
+  bad_count.count = "lots";
+  CHECK_FALSE(bad_count.request(error));
+  CHECK(error.find("count: 'lots'") != std::string::npos);
+  e.bandwidth = "-1";  // a number: the library decides
+  CHECK(load_editor(e).error.find("bandwidth must be > 0, got -1") != std::string::npos);
+  e.bandwidth.clear();
+  e.latency = "-2";
+  CHECK(load_editor(e).error.find("latency must be >= 0, got -2") != std::string::npos);
+  e.latency.clear();
+  e.collective = collective_index(Collective::broadcast);
+  e.algorithm = "binomial_tree";
+  e.root = 7;
+  CHECK(load_editor(e).error.find("--root must be a rank in 0..3, got 7") != std::string::npos);
+  e.root = 0;
+  e.collective = collective_index(Collective::gather);
+  e.algorithm = "direct";
+  e.in_place = true;
+  CHECK(load_editor(e).error.find("--in-place") != std::string::npos);
+}
+
+TEST_CASE("gui editor: another topology kind keeps the link figures and drops what only the old kind had") {
+  RunEditor e;
+  e.set_topology_kind(TopologyKind::two_level);
+  e.topology.link = "ib_ndr";
+  e.topology.uplink = "eth100";
+  e.topology.group_size = 4;
+  e.topology.overrides.push_back({"uplink0", 1.0, std::nullopt, "test"});
+  e.topology.stragglers.push_back({1, 5.0, 1.0, "test"});
+  e.bandwidth = "7";
+  e.set_topology_kind(TopologyKind::ring);
+  CHECK(e.topology.kind == TopologyKind::ring);
+  CHECK(e.topology.link == "ib_ndr");
+  CHECK(e.bandwidth == "7");
+  CHECK(e.topology.uplink.empty());
+  CHECK(e.topology.group_size == 0);
+  CHECK(e.topology.overrides.empty());  // named after two_level's links
+  CHECK(e.topology.stragglers.size() == 1);
+  e.count = "8";
+  const LoadResult r = load_editor(e);
+  REQUIRE_MESSAGE(r.model, r.error);
+  CHECK(r.model->trace().predicted->topology.find("ring") != std::string::npos);
+}
+
+TEST_CASE("gui loader: a cancelled load stops at its next phase and says so") {
+  Progress p;
+  p.cancel();
+  const LoadResult r = load(run_request(request(Collective::all_reduce, "ring", 4, 64)), p);
+  CHECK(r.cancelled);
+  CHECK_FALSE(r.model);
+  CHECK(r.error == "cancelled");
+  CHECK(p.phase() == "cancelled");
+}
+
+TEST_CASE("gui loader: cancel abandons a run at once; its late result is discarded and the next load is the one taken") {
+  BackgroundLoader loader;
+  // A large run: 64 ranks, 256 KiB each; whether or not it has finished by the cancel, it must not come out.
+  REQUIRE(loader.start(run_request(request(Collective::all_reduce, "ring", 64, 64 * 1024))));
+  CHECK(loader.cancel());
+  CHECK_FALSE(loader.busy());  // at once, whatever the worker is doing
+  CHECK_FALSE(loader.take());
+  CHECK(loader.progress().phase() == "cancelled");
+  REQUIRE(loader.start(run_request(request(Collective::all_reduce, "ring", 3, 6))));  // another may start at once
+  const std::optional<LoadResult> r = wait_for(loader);
+  REQUIRE(r->model);
+  CHECK(r->model->schedule().spec.ranks == 3);  // the new run, not the late one
+  while (loader.abandoned() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK_FALSE(loader.take());  // the abandoned worker stopped, and its result never comes out
+  CHECK_FALSE(loader.cancel());
+}
+
+TEST_CASE("gui compare: the loader runs both algorithms on the same spec, options and topology") {
+  LoadRequest lr = run_request(request(Collective::all_reduce, "ring", 4, 1024), "lesson", TopologyKind::star);
+  lr.compare = "parameter_server";
+  Progress p;
+  const LoadResult r = load(lr, p);
+  REQUIRE_MESSAGE(r.model, r.error);
+  REQUIRE(r.compare);
+  CHECK(r.model->schedule().algorithm == "ring");
+  CHECK(r.compare->schedule().algorithm == "parameter_server");
+  CHECK(r.compare->schedule().spec.ranks == 4);
+  CHECK(r.compare->schedule().spec.count == 1024);
+  CHECK(r.compare->trace().scenario_title == "lesson");
+  REQUIRE(r.compare->trace().predicted);
+  CHECK(r.compare->trace().predicted->topology.find("star") != std::string::npos);
+  CHECK(p.fraction() == 1.0f);
+  // A comparison with an algorithm the collective does not have says which, and loads nothing.
+  lr.compare = "chain";
+  const LoadResult bad = load(lr, p);
+  CHECK_FALSE(bad.model);
+  CHECK(bad.error.find("compare with chain: ") == 0);
+  // A trace cannot be compared: it does not say what its topology was configured as.
+  const auto trace = std::filesystem::temp_directory_path() / "collsim_gui_compare_trace.json";
+  std::ofstream(trace) << trace_to_json(r.model->trace());
+  LoadRequest from_trace = file_request(trace);
+  from_trace.compare = "parameter_server";
+  CHECK(load(from_trace, p).error.find("a trace cannot be compared") != std::string::npos);
+}
+
+TEST_CASE("gui compare: one clock; at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
+  LoadRequest lr = run_request(request(Collective::all_reduce, "ring", 4, 64 * 1024));
+  lr.compare = "parameter_server";
+  Progress progress;
+  const LoadResult r = load(lr, progress);
+  REQUIRE_MESSAGE(r.compare, r.error);
+  const ViewModel& a = *r.model;
+  const ViewModel& b = *r.compare;
+  const Runs runs(a, &b);
+  constexpr ClockKind kP = ClockKind::predicted;
+  REQUIRE(runs.has_clock(kP));
+  const double fa = a.clock(kP).finish, fb = b.clock(kP).finish;
+  REQUIRE(fa != fb);
+  CHECK(runs.finish(kP) == std::max(fa, fb));
+  const ViewModel& shorter = fa < fb ? a : b;
+  const ViewModel& longer = fa < fb ? b : a;
+  const auto same = [](const Frame& got, const Frame& want) {
+    CHECK(got.steps_done == want.steps_done);
+    CHECK(got.in_flight.size() == want.in_flight.size());
+    CHECK(got.total_bytes == doctest::Approx(want.total_bytes));
+  };
+
+  Playback p;
+  p.set_clock(runs, kP);
+  REQUIRE(p.clock == kP);
+  p.seek_time(runs, shorter.clock(kP).finish * 0.5);  // both under way
+  for (const ViewModel* vm : {&a, &b}) same(p.frame(*vm), vm->frame(kP, p.t));
+  CHECK(p.frame(shorter).steps_done < shorter.step_count());
+
+  p.seek_time(runs, (fa + fb) / 2);  // the shorter is done, the longer is not
+  const Frame done = p.frame(shorter);
+  CHECK(done.steps_done == shorter.step_count());
+  CHECK(done.in_flight.empty());
+  CHECK(done.total_bytes == doctest::Approx(shorter.clock(kP).total.bytes.back()));
+  same(p.frame(longer), longer.frame(kP, p.t));
+  CHECK(p.frame(longer).steps_done < longer.step_count());
+
+  p.home(runs);
+  p.toggle_play(runs);
+  p.tick(runs, 1e6);  // plays to the end of the longer run, and stops there
+  CHECK(p.t == runs.finish(kP));
+  CHECK_FALSE(p.playing);
+  CHECK(p.frame(a).steps_done == a.step_count());
+  CHECK(p.frame(b).steps_done == b.step_count());
+
+  p.home(runs);  // a step goes to the next boundary of either run
+  p.step_forward(runs);
+  CHECK(p.t == std::min(a.step_time(kP, 1), b.step_time(kP, 1)));
+
+  // The steps clock: each run goes through its own steps, one per step; the end is the larger count.
+  p.set_clock(runs, ClockKind::steps);
+  p.home(runs);
+  for (int k = 0; k < b.step_count(); ++k) p.step_forward(runs);
+  CHECK(p.frame(b).steps_done == b.step_count());
+  CHECK(p.frame(a).steps_done == b.step_count());
+  p.end(runs);
+  CHECK(p.t == std::max(a.step_count(), b.step_count()));
+  CHECK(p.frame(a).steps_done == a.step_count());
+  // Switching clock at the end keeps both complete.
+  p.set_clock(runs, kP);
+  CHECK(p.t == runs.finish(kP));
+}
+
+TEST_CASE("gui compare: the second algorithm takes its own default slices, not the first one's") {
+  RunRequest rq = request(Collective::broadcast, "binomial_tree", 4, 64);  // resolved: 1 slice
+  REQUIRE(rq.options.slices == 1);
+  LoadRequest lr = run_request(rq);
+  lr.compare = "chain";  // pipelined: N slices by default
+  Progress p;
+  const LoadResult r = load(lr, p);
+  REQUIRE_MESSAGE(r.compare, r.error);
+  CHECK(r.compare->trace().request.options.slices == resolve_options(rq.spec, "chain", {}).slices);
+  CHECK(r.compare->trace().request.options.slices > 1);
 }

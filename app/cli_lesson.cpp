@@ -1,0 +1,280 @@
+#include "app/cli_lesson.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "app/cli_backend.h"
+#include "app/cli_progress.h"
+#include "sim/errors.h"
+#include "sim/output_files.h"
+#include "sim/report.h"
+
+namespace collsim::cli {
+namespace {
+
+// Rows of the per-rank table before it summarises the rest (a lesson run with --ranks 256).
+constexpr int kMaxRankRows = 16;
+
+std::string us(double ns) { return fmt::format("{:.1f}", ns / 1000); }
+
+// A figure from the file, in µs: "120", "67.9".
+std::string file_us(double v) { return v == std::round(v) ? fmt::format("{}", v) : fmt::format("{:.1f}", v); }
+
+std::string lesson_name(const Scenario& s, const std::string& path) {
+  return s.title.empty() ? path : fmt::format("{} ({})", s.title, path);
+}
+
+// "0-3", "0-3, 5", "none": the ranks that take part in a phase (rank_begin_ns >= 0).
+std::string rank_ranges(const std::vector<double>& rank_begin_ns) {
+  std::string out;
+  const int n = static_cast<int>(rank_begin_ns.size());
+  for (int r = 0; r < n;) {
+    if (rank_begin_ns[static_cast<std::size_t>(r)] < 0) {
+      ++r;
+      continue;
+    }
+    int last = r;
+    while (last + 1 < n && rank_begin_ns[static_cast<std::size_t>(last + 1)] >= 0) ++last;
+    out += fmt::format("{}{}", out.empty() ? "" : ",", last == r ? fmt::format("{}", r) : fmt::format("{}-{}", r, last));
+    r = last + 1;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// What a phase runs: "all_reduce ring", "all_reduce parameter_server, steps 1-1", "compute 120 µs".
+std::string what_it_runs(const Phase& phase, const PhaseRun& pr) {
+  if (!pr.run) {
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (double t : phase.compute_us)
+      if (t > 0) lo = std::min(lo, t), hi = std::max(hi, t);
+    if (hi == 0) return "compute (every rank idle)";
+    return lo == hi ? fmt::format("compute {} µs", file_us(hi)) : fmt::format("compute {}-{} µs", file_us(lo), file_us(hi));
+  }
+  std::string s = fmt::format("{} {}", to_string(pr.run->schedule.spec.collective), pr.run->schedule.algorithm);
+  if (phase.first_step > 0) s += fmt::format(", steps {}-{}", phase.first_step, phase.last_step);
+  return s;
+}
+
+std::string verdict(const ProgramResult& p, const PhaseRun& pr) {
+  if (!pr.run || !p.executed) return "";
+  return pr.run->verification.ok ? "✓" : "✗ WRONG";
+}
+
+// Visible width of UTF-8 text (fmt pads by code points already; this is for our own sums).
+std::size_t width_of(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string format_phase_table(const Scenario& s, const ProgramResult& p) {
+  std::size_t name_w = 5, what_w = 4, ranks_w = 5;
+  std::vector<std::string> what, ranks;
+  for (const PhaseRun& pr : p.phases) {
+    const Phase& phase = s.phases[static_cast<std::size_t>(pr.phase)];
+    what.push_back(what_it_runs(phase, pr));
+    ranks.push_back(rank_ranges(pr.rank_begin_ns));
+    name_w = std::max(name_w, width_of(phase.name));
+    what_w = std::max(what_w, width_of(what.back()));
+    ranks_w = std::max(ranks_w, ranks.back().size());
+  }
+  std::string out = fmt::format("{:>4}  {:<{}}  {:<{}}  {:<{}}  {:>10}   {:<10}  {}\n", "#", "phase", name_w, "runs",
+                                what_w, "ranks", ranks_w, "begin µs", "end µs", p.executed ? "verified" : "");
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const PhaseRun& pr = p.phases[k];
+    const std::string line =
+        fmt::format("{:>4}  {:<{}}  {:<{}}  {:<{}}  {:>10} → {:<10}  {}", k + 1, s.phases[k].name, name_w, what[k],
+                    what_w, ranks[k], ranks_w, us(pr.begin()), us(pr.end()), verdict(p, pr));
+    out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return out;
+}
+
+std::string format_rank_table(const ProgramResult& p) {
+  std::string out = fmt::format("{:<10} {:>12} {:>14} {:>14}\n", "per rank", "compute µs", "communication",
+                                "exposed comm.");
+  const int n = p.total_ranks;
+  for (int r = 0; r < n && r < kMaxRankRows; ++r) {
+    const auto i = static_cast<std::size_t>(r);
+    out += fmt::format("{:<10} {:>12} {:>14} {:>14}\n", fmt::format("  rank {}", r), us(p.compute_ns[i]),
+                       us(p.communication_ns[i]), us(p.exposed_communication_ns[i]));
+  }
+  if (n > kMaxRankRows) {
+    const auto worst = static_cast<std::size_t>(
+        std::max_element(p.exposed_communication_ns.begin(), p.exposed_communication_ns.end()) -
+        p.exposed_communication_ns.begin());
+    out += fmt::format("  ... {} more ranks; the most exposed communication: rank {}, {} µs\n", n - kMaxRankRows, worst,
+                       us(p.exposed_communication_ns[worst]));
+  }
+  out += "  (exposed: communication time not hidden behind the rank's own compute)\n";
+  return out;
+}
+
+// "verified: 2 collectives", or the first wrong one.
+std::string result_line(const Scenario& s, const ProgramResult& p) {
+  if (!p.executed) return "not executed (--model-only)";
+  std::size_t distinct = 0;
+  std::vector<const RunResult*> seen;
+  for (const PhaseRun& pr : p.phases) {
+    if (!pr.run || std::find(seen.begin(), seen.end(), pr.run.get()) != seen.end()) continue;
+    seen.push_back(pr.run.get());
+    ++distinct;
+    if (!pr.run->verification.ok)
+      return fmt::format("WRONG: phase {} ('{}'): {} of {} output elements differ; first: {}", pr.phase + 1,
+                         s.phases[static_cast<std::size_t>(pr.phase)].name, pr.run->verification.mismatches,
+                         pr.run->verification.checked, pr.run->verification.first_mismatch);
+  }
+  return fmt::format("verified: every output of {} distinct collective{}", distinct, distinct == 1 ? "" : "s");
+}
+
+// The first phase of each distinct collective, in the order execute_program runs them.
+std::vector<std::size_t> first_phase_of_each_run(const ProgramResult& p) {
+  std::vector<std::size_t> firsts;
+  std::vector<const RunResult*> seen;
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const RunResult* run = p.phases[k].run.get();
+    if (!run || std::find(seen.begin(), seen.end(), run) != seen.end()) continue;
+    seen.push_back(run);
+    firsts.push_back(k);
+  }
+  return firsts;
+}
+
+void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend) {
+  const std::vector<std::size_t> firsts = first_phase_of_each_run(p);
+  ProgressLine progress;
+  execute_program(p, backend, [&](int done, int total) {
+    if (done >= total) return;
+    const std::size_t next = firsts[static_cast<std::size_t>(done)];
+    progress.show(fmt::format("lesson: {}/{} collectives verified; running phase {} ({}) ...", done, total, next + 1,
+                              s.phases[next].name));
+  });
+  progress.clear();
+}
+
+void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& o, OutputFileSet& files) {
+  if (!o.trace.empty()) files.stage(o.trace, program_to_json(s, p));
+  if (!o.chrome.empty()) files.stage(o.chrome, program_to_chrome(s, p));
+  if (!o.csv.empty()) files.stage(o.csv, program_to_csv(s, p));
+}
+
+// The caption lines of a phase's header and its step table with each step's own caption.
+std::string explained_phase(const Scenario& s, std::size_t k, const Schedule& schedule) {
+  const Phase& phase = s.phases[k];
+  const int number = static_cast<int>(k) + 1, phases = static_cast<int>(s.phases.size());
+  std::string out;
+  if (const std::string caption = shown_caption(s, k, schedule, 0); !caption.empty())
+    out += fmt::format("  » {}\n", caption);
+  std::vector<std::string> notes;
+  for (int step = 1; step <= schedule.step_count(); ++step) {
+    std::string note = step_caption(phase, schedule, step, number, phases);
+    notes.push_back(note == schedule.step_labels[static_cast<std::size_t>(step - 1)] ? "" : note);  // no caption of its own
+  }
+  return out + format_step_table(schedule, notes);
+}
+
+}  // namespace
+
+ProgramResult model_program(const Scenario& s) {
+  ProgramResult p = prepare_program(s, true);
+  predict_program(p, s, s.topology);
+  return p;
+}
+
+std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p) {
+  std::vector<Answer> answers;
+  for (const Question& q : s.questions) answers.push_back(answer_question(q, p));
+  return answers;
+}
+
+std::string format_questions(const Scenario& s, const std::vector<Answer>& answers, bool show) {
+  if (s.questions.empty()) return "";
+  std::string out = "questions:\n";
+  for (std::size_t i = 0; i < s.questions.size(); ++i) {
+    out += fmt::format("  {}. {}\n", i + 1, s.questions[i].text);
+    if (show && i < answers.size()) out += fmt::format("     Answer: {}\n", answers[i].text);
+  }
+  if (!show) out += "  (run with --answers to see the answers)\n";
+  return out;
+}
+
+int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
+  const Scenario& s = *plan.scenario;
+  if (!f.dump.empty())
+    throw InputError(fmt::format("--dump writes one collective's buffers; {} has {} phases: run a single-collective "
+                                 "scenario to dump one",
+                                 path, s.phases.size()));
+  // Everything that can be refused is refused before anything runs or is written.
+  ProgramResult p = prepare_program(s, f.model_only);
+  predict_program(p, s, plan.topology);
+  const std::vector<Answer> answers = answer_questions(s, p);
+  check_trace_outputs(f.outputs);
+  std::unique_ptr<Backend> backend;
+  if (!f.model_only) {
+    const BackendChoice choice = choose_backend(plan.backend, f.placement);
+    backend = make_backend(choice);
+    if (plan.backend == "auto" && !f.quiet)
+      fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
+  }
+  if (!f.quiet) {
+    fmt::print("lesson: {}\n", lesson_name(s, path));
+    std::fflush(stdout);  // the title before the progress on stderr
+  }
+  if (backend) execute_with_progress(s, p, *backend);
+
+  OutputFileSet files;
+  stage_lesson_outputs(s, p, f.outputs, files);
+  files.commit();
+  if (f.quiet) {
+    fmt::print("{}\n", f.model_only ? "predicted " + format_duration_ns(p.total_ns)
+                       : p.verified() ? std::string("verified")
+                                      : result_line(s, p));
+    return f.model_only || p.verified() ? 0 : 1;
+  }
+  fmt::print("{} phase{} on {} ranks\n{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
+             format_phase_table(s, p));
+  fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
+  fmt::print("{}", format_rank_table(p));
+  fmt::print("{}", format_questions(s, answers, f.answers));
+  fmt::print("  {:<11} {}\n", "result", result_line(s, p));
+  for (const auto& [key, file] : {std::pair{"trace", f.outputs.trace}, {"chrome", f.outputs.chrome}, {"csv", f.outputs.csv}})
+    if (!file.empty()) fmt::print("  {:<11} {}\n", key, file);
+  return f.model_only || p.verified() ? 0 : 1;
+}
+
+int command_explain_lesson(const Scenario& s) {
+  const ProgramResult p = prepare_program(s, true);  // builds and checks every schedule; runs nothing
+  fmt::print("lesson: {}\n", lesson_name(s, s.source));
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const PhaseRun& pr = p.phases[k];
+    fmt::print("\nphase {}/{}: {} ({})\n", k + 1, s.phases.size(), s.phases[k].name, what_it_runs(s.phases[k], pr));
+    if (pr.run)
+      fmt::print("{}", explained_phase(s, k, pr.schedule));
+    else if (const std::string caption = shown_caption(s, k, Schedule{}, 0); !caption.empty())
+      fmt::print("  » {}\n", caption);
+  }
+  return 0;
+}
+
+std::string format_explained_collective(const Scenario& s, const Schedule& schedule) {
+  return s.phases.size() == 1 ? explained_phase(s, 0, schedule) : format_step_table(schedule);
+}
+
+std::string validate_lesson(const Scenario& s) {
+  const ProgramResult p = model_program(s);
+  answer_questions(s, p);
+  const auto collectives = static_cast<std::size_t>(
+      std::count_if(p.phases.begin(), p.phases.end(), [](const PhaseRun& pr) { return pr.run != nullptr; }));
+  const bool skipped = std::any_of(p.phases.begin(), p.phases.end(),
+                                   [](const PhaseRun& pr) { return pr.run && pr.run->check_skipped; });
+  return fmt::format("lesson{}: {} phases ({} collective, {} compute) on {} ranks, {} question{} answered, {}",
+                     s.title.empty() ? "" : " '" + s.title + "'", s.phases.size(), collectives,
+                     s.phases.size() - collectives, p.total_ranks, s.questions.size(),
+                     s.questions.size() == 1 ? "" : "s",
+                     skipped ? "too many ranks for the symbolic check" : "checked");
+}
+
+}  // namespace collsim::cli

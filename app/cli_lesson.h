@@ -1,0 +1,52 @@
+// Lessons on the command line (format 2: phases, captions, questions; lesson.h): `collsim
+// run`, `explain` and `validate` on a lesson, and the captions and questions of any
+// scenario file. No CLI11 here (cli_main.cpp owns the flags).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/cli_io.h"
+#include "sim/captions.h"
+#include "sim/program.h"
+
+namespace collsim::cli {
+
+struct LessonRunFlags {
+  std::string placement = "streams";  // --placement (the CUDA backend's)
+  TraceOutputs outputs;               // --trace, --chrome, --csv: the lesson's exports (program_to_json, ...)
+  std::string dump;                   // --dump: refused, a lesson has more than one collective
+  bool model_only = false, quiet = false, answers = false;
+};
+
+// `collsim run LESSON.toml` (plan.lesson()): prepares every phase and predicts the program
+// (so that bad input, questions included, is refused before anything runs), executes
+// and verifies each distinct collective with a progress line on stderr, writes the
+// exports all or nothing, and prints the title, a table of the phases (what, which ranks,
+// predicted begin and end, verified), the predicted total, each rank's compute,
+// communication and exposed communication, and the questions (answers with --answers).
+// Exit 1 when a collective gives a wrong result.
+int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags);
+
+// `collsim explain LESSON.toml`: every phase's header (name, what it runs, its caption) and
+// step table with each step's caption under its label; a compute phase on one line.
+// Checked, not run.
+int command_explain_lesson(const Scenario& s);
+// `collsim explain` of a single-collective scenario: its step table, with the file's
+// captions when it has any (exactly format_step_table's text when it has none).
+std::string format_explained_collective(const Scenario& s, const Schedule& schedule);
+
+// The program of a scenario prepared and predicted on its own topology, nothing executed:
+// what answers questions without a run.
+ProgramResult model_program(const Scenario& s);
+// Every question of `s` answered from `p` (InputError naming the question's position for
+// one the program cannot answer: a phase, rank, step or chunk it does not have).
+std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p);
+// "questions:" and each question, with "Answer: ..." under it when `show` (else one line
+// on how to see them); empty for a scenario without questions.
+std::string format_questions(const Scenario& s, const std::vector<Answer>& answers, bool show);
+
+// `collsim validate` of a lesson: every phase prepared (schedules built and checked), the
+// program predicted on its topology and every question answered; the "OK (...)" text.
+std::string validate_lesson(const Scenario& s);
+
+}  // namespace collsim::cli

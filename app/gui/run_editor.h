@@ -1,0 +1,50 @@
+// The toolbar's run editor as plain data (no ImGui): the fields a student edits — the
+// collective and its options, the topology the times are predicted on, the algorithm to
+// compare with — and how they become a RunRequest and a TopologyConfig. Text fields
+// (count, bandwidth, latency) are kept as typed; turning them into numbers is the one
+// check made here. Everything else (a root beyond the ranks, in place for a collective
+// without an in-place form, a zero bandwidth) is left to the library, whose InputError
+// the window shows.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/run.h"
+#include "sim/topology.h"
+
+namespace collsim::gui {
+
+struct RunEditor {
+  int collective = 0;  // index into kAllCollectives
+  std::string algorithm = "ring";
+  int ranks = 4, slices = 0, servers = 1, ranks_per_node = 0, root = 0;
+  bool colocated = false, in_place = false;
+  DataType dtype = DataType::f32;
+  ReduceOp op = ReduceOp::sum;
+  std::string count = "1M";
+  std::uint64_t seed = 1;
+  std::string schedule_file;  // the custom algorithm's, kept from the scenario (not editable here)
+  // What the timing model predicts on. The toolbar edits kind and link; the rest (uplinks,
+  // groups, overrides, stragglers) comes from the scenario and is kept across re-runs.
+  TopologyConfig topology;
+  std::string bandwidth, latency;  // override the link preset's figures (GB/s, µs); empty: the preset's
+  std::string compare;             // the algorithm to run side by side; empty: none
+
+  Collective collective_kind() const;
+  // Takes the fields of a run that was loaded (its request and topology).
+  void load(const RunRequest& r, const TopologyConfig& t);
+  // Another topology kind: the link preset and figures stay (every kind has rank links);
+  // what only some kinds have (uplinks, groups, the NIC choice) and the link overrides
+  // (named after another kind's links) are dropped; stragglers stay.
+  void set_topology_kind(TopologyKind k);
+  // The request; nullopt and `error` set when the count does not parse.
+  std::optional<RunRequest> request(std::string& error) const;
+  // The topology; nullopt and `error` set when bandwidth or latency is not a number.
+  std::optional<TopologyConfig> topology_config(std::string& error) const;
+};
+
+// "450" for 450.0, "0.6", "1e-05": the shortest text that reads back as the same double.
+std::string format_figure(double v);
+
+}  // namespace collsim::gui
