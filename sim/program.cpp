@@ -47,11 +47,12 @@ struct DistinctRun {
   std::shared_ptr<RunResult> run;
 };
 
-// The run a phase names: the earlier phase's when one asked for the same collective.
+// The run a phase names: the earlier phase's when one asked for the same collective, or
+// for one that resolved to what this phase asks (slices 0 there, the default given here).
 std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool model_only,
                                    std::vector<DistinctRun>& runs) {
   for (const DistinctRun& d : runs)
-    if (same_request(phase.request, d.asked)) return d.run;
+    if (same_request(phase.request, d.asked) || same_request(phase.request, d.run->request)) return d.run;
   try {
     auto run = std::make_shared<RunResult>(model_only ? prepare_model_run(phase.request) : prepare_run(phase.request));
     runs.push_back({phase.request, run});

@@ -144,6 +144,18 @@ TEST_CASE("program: phases with equal requests share one execution") {
   }
 }
 
+TEST_CASE("program: a phase that gives the default slices shares the run of one that left them out") {
+  RunRequest explicit_slices = all_reduce();
+  explicit_slices.options = resolve_options(explicit_slices.spec, "ring", {});
+  REQUIRE(explicit_slices.options.slices > 0);
+  const ProgramResult p = prepare_program(lesson({collective("a", all_reduce()), collective("b", explicit_slices)}));
+  CHECK(p.phases[0].run == p.phases[1].run);
+  RunRequest other = explicit_slices;
+  other.options.slices += 1;
+  const ProgramResult q = prepare_program(lesson({collective("a", all_reduce()), collective("b", other)}));
+  CHECK(q.phases[0].run != q.phases[1].run);
+}
+
 TEST_CASE("program: keep_buffers keeps every run's buffers") {
   const Scenario s = lesson({collective("all-reduce", all_reduce())});
   ProgramResult p = prepare_program(s);

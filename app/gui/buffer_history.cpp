@@ -123,6 +123,44 @@ BufferHistory BufferHistory::record(const Schedule& s) {
   return h;
 }
 
+BufferHistory BufferHistory::window(std::span<const std::size_t> source, bool keep_final) const {
+  BufferHistory w;
+  w.rows_ = rows_;
+  w.row_index_ = row_index_;
+  w.cells_ = cells_;
+  w.changes_.reserve(changes_.size());
+  const std::size_t first = source.empty() ? 0 : source.front();
+  for (std::size_t c = 0; c < cells_.size(); ++c) {
+    const Cell& cell = cells_[c];
+    Cell& out = w.cells_[c];
+    out.first_change = static_cast<std::uint32_t>(w.changes_.size());
+    out.target = 0;
+    CellChange initial;  // the last change before the window (the recorded initial state at least)
+    std::vector<CellChange> inside;
+    for (const CellChange& ch : changes_of(static_cast<std::uint32_t>(c))) {
+      if (ch.transfer == kInitialState || (ch.transfer != kFinalState && ch.transfer < first)) {
+        initial = ch;
+        initial.transfer = kInitialState;
+        continue;
+      }
+      if (ch.transfer == kFinalState) {
+        if (keep_final) inside.push_back(ch);
+        continue;
+      }
+      const auto it = std::lower_bound(source.begin(), source.end(), std::size_t{ch.transfer});
+      if (it == source.end() || *it != ch.transfer) continue;  // after the window
+      inside.push_back(ch);
+      inside.back().transfer = static_cast<std::uint32_t>(it - source.begin());
+    }
+    inside.insert(inside.begin(), initial);
+    for (const CellChange& ch : inside)
+      if (ch.written) out.target = std::max(out.target, ranks_of(ch.contributions).count);
+    w.changes_.insert(w.changes_.end(), inside.begin(), inside.end());
+    out.change_count = static_cast<std::uint32_t>(inside.size());
+  }
+  return w;
+}
+
 int BufferHistory::row_of(int rank, BufferKind buffer) const {
   const std::size_t slot = buffer_slot(rank, buffer);
   return rank >= 0 && slot < row_index_.size() ? row_index_[slot] : -1;

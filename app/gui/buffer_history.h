@@ -59,6 +59,13 @@ class BufferHistory {
   // Runs the schedule checker with an observer and records what it sees. Throws
   // ScheduleError (from the checker) when the schedule is broken.
   static BufferHistory record(const Schedule& s);
+  // The history of a window of the recorded schedule's transfers, for a lesson phase that
+  // runs some of a collective's steps (a sub-schedule cannot be checked on its own: it
+  // reads what earlier steps wrote). `source[i]` is the recorded index of the window's
+  // transfer i (ascending). What transfers before the window wrote becomes the initial
+  // state, changes after it are dropped, and the post-operations' only when `keep_final`
+  // (the window ends at the last step). Cells keep their bounds; targets are the window's.
+  BufferHistory window(std::span<const std::size_t> source, bool keep_final) const;
 
   std::span<const BufferRow> rows() const { return rows_; }
   std::span<const Cell> cells() const { return cells_; }

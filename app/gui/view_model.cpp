@@ -71,6 +71,15 @@ double Tally::done_by(double t) const {
 }
 
 ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)) {
+  history_ = BufferHistory::record(trace_.schedule);
+  build();
+}
+
+ViewModel::ViewModel(Trace trace, BufferHistory history) : trace_(std::move(trace)), history_(std::move(history)) {
+  build();
+}
+
+void ViewModel::build() {
   const Schedule& s = trace_.schedule;
   topology_ = layout_for_topology(trace_);
   // A switch connects every rank alike: the algorithm's pattern says more. Every other
@@ -78,7 +87,6 @@ ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)) {
   by_topology_ = topology_ && topology_->kind != LayoutKind::switch_star;
   choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
   layout_ = make_layout(s, choice_);
-  history_ = BufferHistory::record(s);
   build_paths();
   total_sent_ = bytes_sent_per_rank(s);
   total_received_ = bytes_received_per_rank(s);

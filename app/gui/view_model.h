@@ -71,6 +71,9 @@ class ViewModel {
   // Runs the schedule checker over the trace's schedule (ScheduleError if it is broken).
   // The scene is arranged by the trace's topology when it has one, else by the algorithm.
   explicit ViewModel(Trace trace);
+  // The same with the cells' history given: a lesson phase's window of its collective's
+  // (BufferHistory::window), whose schedule alone the checker cannot replay.
+  ViewModel(Trace trace, BufferHistory history);
 
   const Trace& trace() const { return trace_; }
   const Schedule& schedule() const { return trace_.schedule; }
@@ -108,6 +111,7 @@ class ViewModel {
   const std::vector<std::uint64_t>& total_received() const { return total_received_; }
 
  private:
+  void build();
   void build_paths();
   void fill_link_tallies(ClockIndex& c) const;
   ClockIndex build_clock(ClockKind c, std::vector<double> begin, std::vector<double> end) const;

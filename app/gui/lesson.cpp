@@ -1,0 +1,219 @@
+#include "app/gui/lesson.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/captions.h"
+#include "sim/errors.h"
+
+namespace collsim::gui {
+namespace {
+
+bool runs_every_step(const PhaseRun& pr) { return pr.source_transfer.size() == pr.run->schedule.transfers.size(); }
+
+// A phase's predicted figures: its own span, and the bandwidths only when it is the
+// whole collective (the whole run's algorithm bytes over a part of its time mean nothing).
+void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double duration_ns, bool whole) {
+  s.time_ns = duration_ns;
+  s.algbw_gbps.reset();
+  s.busbw_gbps.reset();
+  if (whole && duration_ns > 0 && spec.collective != Collective::barrier) {
+    s.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / duration_ns;
+    s.busbw_gbps = *s.algbw_gbps * busbw_factor(spec.collective, spec.ranks);
+  }
+  if (!whole) {  // the collective alone's: not this part's
+    s.busiest_links.clear();
+    s.closed_form.clear();
+    s.closed_form_values.clear();
+    s.closed_form_ns.reset();
+  }
+}
+
+}  // namespace
+
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
+  const PhaseRun& pr = p.phases.at(k);
+  Trace whole = make_trace(*pr.run, s.title, s.description);
+  if (s.single_collective()) return whole;
+  Trace t = whole;
+  t.schedule = pr.schedule;
+  t.records.clear();
+  std::int64_t first = 0, last = 0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    const TransferRecord& r = whole.records[pr.source_transfer[i]];
+    first = i == 0 ? r.measured_begin_ns : std::min(first, r.measured_begin_ns);
+    last = std::max(last, r.measured_end_ns);
+  }
+  const bool predicted = p.predicted && pr.begin_ns.size() == pr.source_transfer.size();
+  const double origin = predicted ? pr.begin() : 0.0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    TransferRecord r = whole.records[pr.source_transfer[i]];
+    r.measured_begin_ns -= first;
+    r.measured_end_ns -= first;
+    r.predicted_begin_ns.reset();
+    r.predicted_end_ns.reset();
+    if (predicted) r.predicted_begin_ns = pr.begin_ns[i] - origin, r.predicted_end_ns = pr.end_ns[i] - origin;
+    t.records.push_back(r);
+  }
+  const bool every_step = runs_every_step(pr);
+  if (!every_step) {  // the measured figures of the part: its span, no bandwidths
+    t.summary.time_ns = last - first;
+    t.summary.algbw_gbps.reset();
+    t.summary.busbw_gbps.reset();
+  }
+  if (t.predicted && predicted)
+    phase_prediction(*t.predicted, t.schedule.spec, pr.end() - pr.begin(), every_step);
+  else
+    t.predicted.reset();
+  return t;
+}
+
+void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
+  const std::size_t n = l.phase_count();
+  l.views.assign(n, nullptr);
+  // Phases that run some steps of one collective share its recorded history.
+  std::map<const RunResult*, BufferHistory> histories;
+  for (std::size_t k = 0; k < n; ++k) {
+    const PhaseRun& pr = l.run_of(k);
+    if (!pr.run) continue;
+    if (progress) progress(k, n);
+    Trace t = phase_trace(l.scenario, l.program, k);
+    if (runs_every_step(pr)) {
+      l.views[k] = std::make_shared<ViewModel>(std::move(t));
+      continue;
+    }
+    auto it = histories.find(pr.run.get());
+    if (it == histories.end()) it = histories.emplace(pr.run.get(), BufferHistory::record(pr.run->schedule)).first;
+    const Phase& phase = l.phase(k);
+    const bool to_the_end = phase.last_step == 0 || phase.last_step == pr.run->schedule.step_count();
+    l.views[k] = std::make_shared<ViewModel>(std::move(t), it->second.window(pr.source_transfer, to_the_end));
+  }
+  l.answers.clear();
+  l.answerable.clear();
+  for (const Question& q : l.scenario.questions) {
+    try {
+      l.answers.push_back(answer_question(q, l.program).text);
+      l.answerable.push_back(true);
+    } catch (const InputError& e) {
+      l.answers.push_back(fmt::format("this run cannot answer it: {}", e.what()));
+      l.answerable.push_back(false);
+    }
+  }
+}
+
+std::string phase_summary(const Lesson& l, std::size_t k) {
+  const Phase& phase = l.phase(k);
+  if (phase.kind == PhaseKind::compute) {
+    const auto most = std::max_element(phase.compute_us.begin(), phase.compute_us.end());
+    return fmt::format("compute, up to {} per rank",
+                       format_duration_ns(most == phase.compute_us.end() ? 0.0 : *most * 1000.0));
+  }
+  const Schedule& s = l.run_of(k).schedule;
+  std::string text = fmt::format("{} with {}", to_string(s.spec.collective), s.algorithm);
+  if (phase.first_step > 0) text += fmt::format(", steps {}-{}", phase.first_step, phase.last_step);
+  return text;
+}
+
+Narration narration(const Lesson& l, std::size_t k, int step) {
+  const Phase& phase = l.phase(k);
+  const Schedule none;
+  const Schedule& s = phase.kind == PhaseKind::collective ? l.run_of(k).schedule : none;
+  const int number = static_cast<int>(k) + 1, phases = static_cast<int>(l.phase_count());
+  step = std::clamp(step, 0, s.step_count());
+  CaptionContext c = caption_context(s, step, number, phases);
+  if (phase.kind == PhaseKind::compute) c.ranks = l.scenario.ranks;  // no schedule to ask
+  Narration out{expand_caption(l.scenario.caption, c), expand_caption(phase.caption, c), {}};
+  const auto index = static_cast<std::size_t>(std::max(step - 1, 0));
+  const bool own = !phase.step_caption.empty() || (index < phase.step_captions.size() && !phase.step_captions[index].empty());
+  if (step > 0 && own) out.step = step_caption(phase, s, step, number, phases);
+  return out;
+}
+
+int caption_step(const Frame& f, int steps) { return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), steps); }
+
+int Reveals::next() {
+  const auto hidden = std::find(shown.begin(), shown.end(), false);
+  if (hidden == shown.end()) {
+    std::fill(shown.begin(), shown.end(), false);
+    return -1;
+  }
+  *hidden = true;
+  return static_cast<int>(hidden - shown.begin());
+}
+
+void Reveals::toggle(std::size_t k) {
+  if (k < shown.size()) shown[k] = !shown[k];
+}
+
+std::size_t Reveals::count() const { return static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true)); }
+
+namespace {
+
+double tolerance(const ViewModel& vm, ClockKind c) {
+  return 1e-9 * std::max(1.0, vm.clock(c).finish - vm.clock(c).start);
+}
+
+}  // namespace
+
+void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end) {
+  p.playing = false;
+  const ViewModel* vm = l.views.at(k).get();
+  if (!vm) return;  // a compute phase has no playhead; the clock stays as chosen
+  if (!vm->has_clock(p.clock)) p.clock = ClockKind::steps;
+  at_end ? p.end(*vm) : p.home(*vm);
+}
+
+bool lesson_step_forward(const Lesson& l, std::size_t& phase, Playback& p) {
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t < vm->clock(p.clock).finish - tolerance(*vm, p.clock)) {
+    p.step_forward(*vm);
+    return true;
+  }
+  p.playing = false;
+  if (phase + 1 >= l.phase_count()) return false;
+  enter_phase(l, ++phase, p, false);
+  return true;
+}
+
+bool lesson_step_back(const Lesson& l, std::size_t& phase, Playback& p) {
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t > vm->clock(p.clock).start + tolerance(*vm, p.clock)) {
+    p.step_back(*vm);
+    return true;
+  }
+  p.playing = false;
+  if (phase == 0) return false;
+  enter_phase(l, --phase, p, true);
+  return true;
+}
+
+Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology) {
+  // The editor holds a whole run: for a single collective, every field of it (the schedule
+  // file stays the scenario's, as the algorithm "custom" keeps it); for several phases, the
+  // ranks and the seed. The topology is the edited one as a whole, assigned below.
+  static constexpr std::string_view kRunFlags[] = {"--collective", "--algorithm", "--ranks",          "--count", "--dtype",
+                                                   "--op",         "--root",      "--in-place",       "--slices", "--servers",
+                                                   "--colocated",  "--ranks-per-node", "--seed"};
+  const bool single = s.single_collective();
+  const FlagGiven given = [single](std::string_view flag) {
+    if (!single) return flag == "--ranks" || flag == "--seed";
+    return std::find(std::begin(kRunFlags), std::end(kRunFlags), flag) != std::end(kRunFlags);
+  };
+  Scenario base = s;
+  base.questions.clear();  // answered afterwards, each on its own (Lesson::answers)
+  Scenario out = apply_scenario_overrides(base, edited, s.topology, given);
+  out.topology = topology;
+  out.questions = s.questions;
+  if (single && (edited.spec.collective != s.request.spec.collective || edited.algorithm != s.request.algorithm)) {
+    Phase& phase = out.phases[0];  // written for the file's collective and algorithm
+    phase.caption.clear();
+    phase.step_caption.clear();
+    phase.step_captions.clear();
+  }
+  return out;
+}
+
+}  // namespace collsim::gui

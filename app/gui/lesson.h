@@ -1,0 +1,93 @@
+// A lesson in the app: every phase of a scenario (sim/lesson.h) run as one program —
+// executed, verified and timed (sim/program.h) — with a view model per collective phase,
+// the narration of each step, and the questions with their computed answers. Plain C++
+// on sim/ (no ImGui): built on the loader's thread, immutable afterwards except for the
+// arrangement of the views; the app keeps which phase is shown and which answers are
+// revealed.
+//
+// A collective phase's view shows only its own steps (PhaseRun::schedule, numbered from
+// 1), with the cells as the collective left them before its first step: a parameter
+// server's "pull" phase starts with the servers holding the sums the "push" phase made.
+// Its clocks start at the phase's start (predicted: the program's prediction, shifted by
+// the phase's begin). A single-collective scenario is a lesson of one phase whose view is
+// exactly the run's trace, as before lessons.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/playback.h"
+#include "app/gui/view_model.h"
+#include "sim/program.h"
+#include "sim/scenario.h"
+
+namespace collsim::gui {
+
+struct Lesson {
+  Scenario scenario;
+  ProgramResult program;  // prepared, predicted and executed
+  // Per phase: the view of its own steps; null for a compute phase.
+  std::vector<std::shared_ptr<ViewModel>> views;
+  // Per question: the answer computed from `program` (answer_question's text), or, when
+  // the run cannot answer it (a --ranks re-run left it a rank it no longer has), why.
+  std::vector<std::string> answers;
+  std::vector<bool> answerable;
+
+  std::size_t phase_count() const { return scenario.phases.size(); }
+  bool multi_phase() const { return !scenario.single_collective(); }
+  const Phase& phase(std::size_t k) const { return scenario.phases.at(k); }
+  const PhaseRun& run_of(std::size_t k) const { return program.phases.at(k); }
+};
+
+// What a collective phase's view shows: its run's trace cut to the phase's transfers,
+// measured times from the phase's first transfer and predicted ones from its begin.
+// A single-collective scenario's is make_trace's, unchanged.
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k);
+
+// Builds every view and answers every question of a program that has been prepared,
+// predicted and executed. `progress(k, n)` runs before view k of n (the loader checks for
+// a cancel there). Throws ScheduleError only for a broken schedule, like ViewModel.
+void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+// "all_reduce with ring, steps 1-1" or "compute, up to 120 µs per rank".
+std::string phase_summary(const Lesson& l, std::size_t k);
+
+// The narration of step `step` (1-based; 0: before the phase's first) of phase k, each
+// part expanded (sim/captions.h), empty when the file has none: the lesson's caption, the
+// phase's, and the step's own (step_caption; left empty when the phase has no step
+// captions, since its fallback is the step label the view already shows).
+struct Narration {
+  std::string lesson, phase, step;
+};
+Narration narration(const Lesson& l, std::size_t k, int step);
+// The step a caption talks about: the one in flight, else the last one done (0 before any).
+int caption_step(const Frame& f, int steps);
+
+// Which answers are shown. The `A` key reveals the next hidden one, and hides them all
+// once every one is shown; each question's button toggles its own.
+struct Reveals {
+  std::vector<bool> shown;
+  void reset(std::size_t questions) { shown.assign(questions, false); }
+  int next();  // the question revealed, or -1 when it hid them all
+  void toggle(std::size_t k);
+  std::size_t count() const;
+};
+
+// Presenter flow over the phases. Entering phase k puts the playhead at its start (or its
+// end), on the same clock when its view has it. Stepping forward at a phase's last step
+// enters the next phase, stepping back at its start the previous one (at its end); a
+// compute phase is one stop. Each returns false when nothing moved.
+void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end);
+bool lesson_step_forward(const Lesson& l, std::size_t& phase, Playback& p);
+bool lesson_step_back(const Lesson& l, std::size_t& phase, Playback& p);
+
+// The lesson again with the editor's changes and topology: a single collective takes the
+// whole edited run (its captions only while the collective and algorithm stay the file's:
+// they describe those); a lesson of several phases takes the ranks (every phase, and
+// [training] generates its phases again) and the seed. The questions never stop a re-run:
+// one the new run cannot answer says why (Lesson::answers).
+Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology);
+
+}  // namespace collsim::gui
