@@ -8,6 +8,7 @@
 
 #include "sim/errors.h"
 #include "sim/run.h"
+#include "sim/csv.h"
 
 namespace collsim {
 namespace {
@@ -34,14 +35,6 @@ std::optional<double> clock_time(const SweepPoint& p, SweepClock clock) {
 }
 
 std::string number_or_empty(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + '"';
-}
 
 }  // namespace
 

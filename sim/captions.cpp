@@ -125,11 +125,14 @@ std::string_view metric_name(Metric m) {
     case Metric::transfers: return "transfers";
     case Metric::steps: return "steps";
     case Metric::time_us: return "time_us";
+    case Metric::duration_us: return "duration_us";
     case Metric::busbw_gbps: return "busbw_gbps";
     case Metric::contributions: return "contributions";
   }
   return "?";
 }
+
+bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
 
 [[noreturn]] void refuse(const Question& q, const std::string& why) {
   throw InputError(fmt::format("{}: question '{}' ({}): {}", q.origin, q.text, metric_name(q.metric), why));
@@ -140,10 +143,10 @@ const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
   const int phases = static_cast<int>(p.phases.size());
   if (q.phase < 1 || q.phase > phases)
     refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{}{}", q.phase, phases,
-                          q.metric == Metric::time_us ? " (0: the whole program)" : ""));
+                          is_timing(q.metric) ? " (0: the whole program)" : ""));
   const PhaseRun& run = p.phases[static_cast<std::size_t>(q.phase - 1)];
   if (!run.run)
-    refuse(q, fmt::format("phase {} is a compute phase; only time_us asks about one", q.phase));
+    refuse(q, fmt::format("phase {} is a compute phase; only time_us and duration_us ask about one", q.phase));
   return run;
 }
 
@@ -245,14 +248,17 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
   return std::max(fewest, 0);
 }
 
+// time_us: when the phase (or the program) ends; duration_us: how long it takes.
 double predicted_time_us(const Question& q, const ProgramResult& p) {
-  if (!p.predicted) refuse(q, "the program has not been predicted (time_us needs the timing model)");
-  if (q.phase == 0) return p.total_ns / 1000;
+  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
+  const bool duration = q.metric == Metric::duration_us;
+  if (q.phase == 0) return p.total_ns / 1000;  // the program starts at 0: its end is its length
   const int phases = static_cast<int>(p.phases.size());
   if (q.phase < 0 || q.phase > phases)
     refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)", q.phase,
                           phases));
-  return p.phases[static_cast<std::size_t>(q.phase - 1)].end() / 1000;
+  const PhaseRun& phase = p.phases[static_cast<std::size_t>(q.phase - 1)];
+  return (duration ? phase.end() - phase.begin() : phase.end()) / 1000;
 }
 
 double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
@@ -264,7 +270,7 @@ double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun
 }
 
 double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {
-  if (q.metric == Metric::time_us) return predicted_time_us(q, p);
+  if (is_timing(q.metric)) return predicted_time_us(q, p);
   const PhaseRun& phase = asked_phase(q, p);
   switch (q.metric) {
     case Metric::steps:
@@ -282,6 +288,7 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
       return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
     }
     case Metric::time_us:
+    case Metric::duration_us:
       break;
   }
   return 0;

@@ -67,6 +67,8 @@ enum class Metric : std::uint8_t {
   transfers,         // transfers of the phase (up to step `step` when given)
   steps,             // steps of the phase
   time_us,           // predicted end of the phase (or the whole program when phase is 0), µs
+  duration_us,       // predicted length of the phase: its last rank's end minus its first rank's begin
+                     // (the whole program, which starts at 0, when phase is 0), µs
   busbw_gbps,        // predicted bus bandwidth of the phase
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
 };

@@ -14,6 +14,7 @@
 
 #include <collsim/version.h>
 
+#include "sim/csv.h"
 #include "sim/json_writer.h"
 #include "sim/program.h"
 
@@ -116,17 +117,6 @@ void chrome_phase(const Scenario& s, const PhaseRun& pr, std::vector<ojson>& eve
 // ---------------------------------------------------------------------------------------
 // CSV
 // ---------------------------------------------------------------------------------------
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 std::string us_or_empty(bool known, double ns) { return known ? fmt::format("{}", ns / 1000.0) : std::string(); }
 

@@ -346,16 +346,20 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"transfers", Metric::transfers},
     {"steps", Metric::steps},
     {"time_us", Metric::time_us},
+    {"duration_us", Metric::duration_us},
     {"busbw_gbps", Metric::busbw_gbps},
     {"contributions", Metric::contributions},
 };
+
+// The metrics a compute phase and the whole program (phase = 0) have.
+bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
 
 Metric read_metric(const Entry& e) {
   const std::string name = e.string();
   for (const auto& [n, m] : kMetrics)
     if (n == name) return m;
   e.fail(
-      fmt::format("unknown metric '{}' (use bytes_sent bytes_received transfers steps time_us busbw_gbps "
+      fmt::format("unknown metric '{}' (use bytes_sent bytes_received transfers steps time_us duration_us busbw_gbps "
                   "contributions)",
                   name));
 }
@@ -373,14 +377,14 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const int phases = static_cast<int>(s.phases.size());
   if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
-    if (q.phase == 0 && q.metric != Metric::time_us)
-      e->fail("phase = 0 is the whole program, which has only metric = \"time_us\"");
+    if (q.phase == 0 && !is_timing(q.metric))
+      e->fail("phase = 0 is the whole program, which has only metric = \"time_us\" or \"duration_us\"");
   } else if (phases == 0) {
     item.fail("needs a `phase`: the lesson has no phases");
   }
   if (q.phase > 0 && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
-      q.metric != Metric::time_us)
-    metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\"", q.phase,
+      !is_timing(q.metric))
+    metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
                              s.phases[static_cast<std::size_t>(q.phase - 1)].name));
   if (auto e = t.find("rank")) q.rank = e->int32(0, total_ranks - 1);
   if (auto e = t.find("step")) q.step = e->int32(0, kMaxInt);

@@ -8,20 +8,10 @@
 #include <collsim/version.h>
 
 #include "sim/cost_formulas.h"
+#include "sim/csv.h"
 
 namespace collsim {
 namespace {
-
-// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 bool has_predictions(const Trace& t) {
   for (const TransferRecord& r : t.records)

@@ -193,6 +193,14 @@ TEST_CASE("answers are computed from the run, for every metric") {
   CHECK(value(ask(Metric::steps), p) == 6);
   CHECK(value(ask(Metric::time_us), p) == doctest::Approx(2.5));
   CHECK(value(ask(Metric::time_us, 0, 0, 0, 0), p) == doctest::Approx(3.5));  // the whole program
+  CHECK(value(ask(Metric::duration_us, 0, 0, 0, 0), p) == doctest::Approx(3.5));  // it starts at 0
+  {
+    // A phase that starts late: time_us says when it ends, duration_us how long it took.
+    ProgramResult later = p;
+    for (double& b : later.phases[0].rank_begin_ns) b = 1000;
+    CHECK(value(ask(Metric::time_us), later) == doctest::Approx(2.5));
+    CHECK(value(ask(Metric::duration_us), later) == doctest::Approx(1.5));
+  }
   // 256 KiB in 2.5 µs: algbw 104.9 GB/s, busbw 2(N-1)/N times that.
   CHECK(value(ask(Metric::busbw_gbps), p) == doctest::Approx(262144.0 / 2500 * 1.5));
 

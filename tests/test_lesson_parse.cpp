@@ -308,14 +308,14 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
-        "time_us busbw_gbps contributions)");
+        "time_us duration_us busbw_gbps contributions)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
-        "s.toml:9:9: key 'question[1].phase': phase = 0 is the whole program, which has only metric = \"time_us\"");
+        "s.toml:9:9: key 'question[1].phase': phase = 0 is the whole program, which has only metric = \"time_us\" or \"duration_us\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes_sent\"\nphase = 2\n") ==
         "s.toml:8:10: key 'question[1].metric': phase 2 ('compute') is a compute phase: it has only metric = "
-        "\"time_us\"");
+        "\"time_us\" or \"duration_us\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 4\n") ==
         "s.toml:9:8: key 'question[1].rank': must be between 0 and 3, got 4");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
