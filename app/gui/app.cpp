@@ -25,12 +25,15 @@ void App::start(LoadRequest request) {
 }
 
 void App::open(const std::filesystem::path& file, const std::string& compare) {
-  start({file, std::nullopt, {}, "", "", compare});
+  start({file, std::nullopt, {}, "", "", compare, nullptr});
 }
 
 void App::run(const RunRequest& request, const TopologyConfig& topology) {
-  // A re-run keeps the scenario's title and description: it is the same lesson, edited.
-  start({{}, request, topology, doc.title, doc.description, editor.compare});
+  // A re-run keeps the scenario's title and description: it is the same lesson, edited
+  // (and a scenario's phases, captions and questions go with it: rerun_scenario).
+  LoadRequest r{{}, request, topology, doc.title, doc.description, editor.compare, nullptr};
+  if (doc.lesson) r.lesson = std::make_shared<const Scenario>(doc.lesson->scenario);
+  start(std::move(r));
 }
 
 void App::run_editor() {
@@ -66,15 +69,23 @@ Pane App::pane(int side) const {
 void App::poll() {
   std::optional<LoadResult> r = loader.take();
   if (!r) return;
-  if (!r->model) {
+  if (!r->model && !r->lesson) {
     error = r->error;
     last_load = r->cancelled ? LoadOutcome::cancelled : LoadOutcome::failed;
     return;
   }
   error.clear();
   last_load = LoadOutcome::loaded;
+  // A re-run of the same lesson keeps the phase shown and the answers revealed (their
+  // values are the new run's).
+  const bool same_lesson = doc.lesson && r->lesson && doc.lesson->scenario.source == r->lesson->scenario.source &&
+                           doc.lesson->scenario.questions.size() == r->lesson->scenario.questions.size();
+  const std::size_t phase = same_lesson ? doc.phase : 0;
   doc.model = std::move(r->model);
   doc.compare = std::move(r->compare);
+  doc.lesson = std::move(r->lesson);
+  doc.phase = 0;
+  if (!same_lesson) reveals.reset(doc.lesson ? doc.lesson->scenario.questions.size() : 0);
   doc.source = r->source;
   doc.title = r->title;
   doc.description = r->description;
@@ -82,13 +93,63 @@ void App::poll() {
   doc.request = r->request;
   doc.topology = r->topology;
   editor.load(doc.request, doc.topology);
+  if (doc.lesson && doc.lesson->multi_phase()) editor.ranks = doc.lesson->scenario.ranks;  // every phase's
   editor.compare = doc.compare ? doc.compare->trace().request.algorithm : "";
-  toggles.inputs = doc.model->schedule().total_ranks <= 8 && !doc.compare;  // side by side, rows are scarce
+  if (doc.model) toggles.inputs = doc.model->schedule().total_ranks <= 8 && !doc.compare;  // side by side, rows are scarce
   const ClockKind clock = playback.clock;
   playback = Playback{};
-  playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
-  playback.home(runs());
+  playback.clock = clock;
+  if (doc.lesson && phase > 0 && phase < doc.lesson->phase_count()) {
+    select_phase(phase);
+  } else if (doc.model) {
+    playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
+    playback.home(runs());
+  }
   if (on_first_load) std::exchange(on_first_load, nullptr)(*this);
+}
+
+void App::show_phase(std::size_t k) {
+  std::shared_ptr<ViewModel> next = doc.lesson->views.at(k);
+  // The arrangement chosen in the View menu goes on to the next phase.
+  if (next && doc.model && next != doc.model) next->arrange_by_topology(doc.model->arranged_by_topology());
+  doc.phase = k;
+  doc.model = std::move(next);
+}
+
+void App::refresh_frame() {
+  if (doc.model) now = playback.frame(*doc.model);
+  if (doc.model && doc.compare) compare_now = playback.frame(*doc.compare);
+}
+
+void App::select_phase(std::size_t k, bool at_end) {
+  if (!doc.lesson || k >= doc.lesson->phase_count() || doc.compare) return;
+  show_phase(k);
+  enter_phase(*doc.lesson, k, playback, at_end);
+  refresh_frame();  // the panels drawn after this in the frame see the new phase
+}
+
+void App::step_forward() {
+  if (doc.lesson && doc.lesson->phase_count() > 1) {
+    std::size_t k = doc.phase;
+    if (lesson_step_forward(*doc.lesson, k, playback) && k != doc.phase) show_phase(k);
+  } else if (doc.model) {
+    playback.step_forward(runs());
+  }
+  refresh_frame();
+}
+
+void App::step_back() {
+  if (doc.lesson && doc.lesson->phase_count() > 1) {
+    std::size_t k = doc.phase;
+    if (lesson_step_back(*doc.lesson, k, playback) && k != doc.phase) show_phase(k);
+  } else if (doc.model) {
+    playback.step_back(runs());
+  }
+  refresh_frame();
+}
+
+void App::reveal_next() {
+  if (doc.lesson) reveals.next();
 }
 
 void App::draw(double dt) {
@@ -100,11 +161,8 @@ void App::draw(double dt) {
     if (doc.compare) doc.compare->arrange_by_topology(*requested_arrangement);
   }
   requested_arrangement.reset();
-  if (doc.model) {
-    playback.tick(runs(), dt);
-    now = playback.frame(*doc.model);
-    if (doc.compare) compare_now = playback.frame(*doc.compare);
-  }
+  if (doc.model) playback.tick(runs(), dt);
+  refresh_frame();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->Pos);
   ImGui::SetNextWindowSize(vp->Size);
@@ -116,7 +174,7 @@ void App::draw(double dt) {
   ImGui::Begin("collsim", nullptr, flags);
   toolbar_.Draw(*this);
   DrawError();
-  if (doc.model) {
+  if (has_document()) {
     transport_.HandleKeys(*this);
     transport_.Draw(*this);
     caption_.Draw(*this);
@@ -161,11 +219,41 @@ void App::DrawMain() {
   if (doc.compare) return DrawCompared();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float gap = ImGui::GetStyle().ItemSpacing.y;
-  const float timeline_h = std::max(avail.y * 0.30f, ImGui::GetFrameHeight() * 5);
+  const bool program = doc.lesson && doc.lesson->multi_phase();
+  const bool side = program || (doc.lesson && !doc.lesson->scenario.questions.empty());
+  const float timeline_h = std::max(avail.y * (program ? 0.44f : 0.30f), ImGui::GetFrameHeight() * 5);
   const float main_h = std::max(avail.y - timeline_h - gap, ImGui::GetFrameHeight() * 6);
-  const float scene_w = std::floor(avail.x * 0.52f);
-  const Pane run = pane(0);
+  if (side) {  // the lesson's phases and questions on the left
+    const float w = std::clamp(avail.x * 0.22f, ImGui::GetFontSize() * 14, ImGui::GetFontSize() * 24);
+    ImGui::BeginChild("lesson", ImVec2(std::floor(w), main_h), true);
+    lesson_.Draw(*this);
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  DrawRun(main_h);
+  // The program above the transfers of the shown phase (a compute phase has none).
+  const float program_h = doc.model && program ? std::floor(std::min(program_.DesiredHeight(*this), (timeline_h - gap) * 0.55f)) : 0.0f;
+  if (program) {
+    ImGui::BeginChild("program", ImVec2(0, program_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    program_.Draw(*this);
+    ImGui::EndChild();
+  }
+  if (!doc.model) return;
+  ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  timeline_.Draw(*this);
+  ImGui::EndChild();
+}
 
+void App::DrawRun(float main_h) {
+  if (!doc.model) {
+    ImGui::BeginChild("compute", ImVec2(0, main_h), true);
+    compute_.Draw(*this);
+    ImGui::EndChild();
+    return;
+  }
+  const float gap = ImGui::GetStyle().ItemSpacing.y;
+  const float scene_w = std::floor(ImGui::GetContentRegionAvail().x * 0.52f);
+  const Pane run = pane(0);
   ImGui::BeginChild("scene", ImVec2(scene_w, main_h), true, ImGuiWindowFlags_NoScrollbar);
   scene_.Draw(*this, run);
   ImGui::EndChild();
@@ -181,9 +269,6 @@ void App::DrawMain() {
   numbers_.Draw(*this);
   ImGui::EndChild();
   ImGui::EndGroup();
-  ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-  timeline_.Draw(*this);
-  ImGui::EndChild();
 }
 
 void App::DrawCompared() {

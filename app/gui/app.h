@@ -11,6 +11,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/lesson.h"
 #include "app/gui/loader.h"
 #include "app/gui/playback.h"
 #include "app/gui/run_editor.h"
@@ -38,13 +39,19 @@ struct ViewToggles {
 
 // What is open.
 struct Document {
-  std::unique_ptr<ViewModel> model;
+  // The run shown: a trace's, an edited run's, or the shown phase's of a lesson (null while
+  // a lesson shows a compute phase).
+  std::shared_ptr<ViewModel> model;
   // Comparing: the same spec, options and topology run with another algorithm, shown side
   // by side on the same playhead (null otherwise).
   std::unique_ptr<ViewModel> compare;
   std::string source, title, description, note;
   RunRequest request;
   TopologyConfig topology;  // what the prediction was made on; re-runs keep it
+  // A scenario's program: its phases, their views and the questions (null for a trace or a
+  // plain run); `phase` is the one shown.
+  std::shared_ptr<Lesson> lesson;
+  std::size_t phase = 0;
 };
 
 // How the last load ended (the script's `load` state; `loading` while one runs).
@@ -126,6 +133,31 @@ struct TimelinePanel {
   void HandleInput(App& app, const Hover& hover);  // zoom, pan, fit, the tooltip
 };
 
+// The lesson's side panel: the phases (name, kind, predicted begin → end; click one to show
+// it) and the questions, each answer hidden until revealed (lesson_panel.cpp).
+struct LessonPanel {
+  std::size_t scrolled_to = static_cast<std::size_t>(-1);  // the phase last scrolled into view
+  const Lesson* scrolled_in = nullptr;                      // of this lesson
+  void Draw(App& app);
+  void DrawPhases(App& app, float height);
+  void DrawQuestions(App& app);
+};
+
+// A lane pair per rank (compute, communication) with a bar per phase at its predicted
+// times; click a bar to show its phase. Wheel: zoom; drag: pan; double click: fit.
+struct ProgramTimelinePanel {
+  TimeScale scale;
+  const Lesson* fitted_for = nullptr;  // the lesson (and its length: a re-run may reuse the address) fitted to
+  double fitted_total = -1;
+  void Draw(App& app);
+  float DesiredHeight(const App& app) const;  // the ruler and every rank's lanes at their smallest
+};
+
+// A compute phase instead of the scene and the buffers: each rank's duration as a bar.
+struct ComputeCard {
+  void Draw(App& app);
+};
+
 struct NumbersPanel {
   void Draw(App& app);
   void DrawComparison(App& app);  // both runs' times and bandwidths, and their ratio
@@ -152,6 +184,15 @@ class App {
   // Compares with `algorithm` (both runs in the background), or stops comparing ("").
   void set_compare(const std::string& algorithm);
   bool loading() const { return loader.busy(); }
+  // Something to show: a run, or a lesson (whose shown phase may be a compute phase).
+  bool has_document() const { return doc.model || doc.lesson; }
+  // Shows phase k of the lesson, the playhead at its start (or its end).
+  void select_phase(std::size_t k, bool at_end = false);
+  // → and ←: a step, or at the end (start) of a lesson's phase the next (previous) phase.
+  void step_forward();
+  void step_back();
+  // The `A` key: the next hidden answer, or hides them all once every one is shown.
+  void reveal_next();
   // Abandons the load in progress (Cancel, Escape): the window goes on with what it showed.
   void cancel_load();
   // Takes a finished load (if any): the new document, or the error to show.
@@ -179,11 +220,15 @@ class App {
   std::function<void(App&)> on_first_load;    // runs once, after the first successful load (main: --step)
   std::string requested_screenshot;           // main writes the next frame to this PNG
   std::string status;                         // a line of news ("wrote out.json"), until dismissed
+  Reveals reveals;                            // which of the lesson's answers are shown
 
  private:
   void start(LoadRequest request);
+  void show_phase(std::size_t k);  // the phase's view becomes the shown run (the playhead is the caller's)
+  void refresh_frame();            // `now` (and `compare_now`) at the playhead, after it or the run changed
   void DrawMain();
   void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline
+  void DrawRun(float height);  // the scene, the buffers and the numbers of the shown run (or a compute card)
   void DrawEmpty();
   void DrawError();
 
@@ -194,6 +239,9 @@ class App {
   BuffersPanel buffers_[2];  // one per side (each keeps its highlighted cells)
   TimelinePanel timeline_;
   NumbersPanel numbers_;
+  LessonPanel lesson_;
+  ProgramTimelinePanel program_;
+  ComputeCard compute_;
   FileDialog file_dialog_;
 
   friend struct ToolbarPanel;

@@ -131,7 +131,6 @@ BufferHistory BufferHistory::window(std::span<const std::size_t> source, bool ke
   w.changes_.reserve(changes_.size());
   const std::size_t first = source.empty() ? 0 : source.front();
   for (std::size_t c = 0; c < cells_.size(); ++c) {
-    const Cell& cell = cells_[c];
     Cell& out = w.cells_[c];
     out.first_change = static_cast<std::uint32_t>(w.changes_.size());
     out.target = 0;

@@ -1,5 +1,7 @@
 // The step caption ("In step 2/6: reduce-scatter 2/3: every rank sends one chunk to its
-// right neighbour, which reduces it"), the scenario's title, and its lesson text.
+// right neighbour, which reduces it"), a lesson's narration under it (the lesson's
+// caption, the phase's, and the step's own, from the scenario file), the scenario's
+// title, and its lesson text.
 #include <fmt/format.h>
 
 #include "app/gui/app.h"
@@ -26,21 +28,42 @@ std::string reflow(std::string_view text) {
   return out;
 }
 
+// The file's words for the shown step: the lesson's caption and the phase's (dim, with
+// the phase's name in a lesson of several), then the step's own (bright).
+void draw_narration(const App& app) {
+  const Lesson& l = *app.doc.lesson;
+  const int step = app.doc.model ? caption_step(app.now, app.doc.model->step_count()) : 0;
+  const Narration n = narration(l, app.doc.phase, step);
+  std::string about = n.lesson;
+  if (l.multi_phase()) about += fmt::format("{}Phase {}: {}{}", about.empty() ? "" : "  ", app.doc.phase + 1,
+                                            l.phase(app.doc.phase).name, n.phase.empty() ? "." : ". ");
+  else if (!n.phase.empty() && !about.empty())
+    about += ' ';
+  about += n.phase;
+  ImGui::PushTextWrapPos(0);
+  if (!about.empty()) ImGui::TextColored(ImVec4(0.72f, 0.76f, 0.86f, 1.0f), "%s", about.c_str());
+  if (!n.step.empty()) ImGui::TextColored(ImVec4(1.0f, 0.9f, 0.6f, 1.0f), "%s", n.step.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void CaptionPanel::Draw(App& app) {
   const Document& doc = app.doc;
   ImGui::PushFont(app.fonts.large);
   ImGui::PushTextWrapPos(0);
-  if (app.playback.clock != ClockKind::steps)
+  if (doc.model && app.playback.clock != ClockKind::steps)
     ImGui::TextColored(ImVec4(0.65f, 0.8f, 1.0f, 1.0f), "t = %s", format_duration_ns(app.playback.t).c_str()), ImGui::SameLine();
-  if (doc.compare)  // each side's caption heads its own scene
+  if (!doc.model)  // a compute phase of a lesson
+    ImGui::Text("Compute: %s", doc.lesson->phase(doc.phase).name.c_str());
+  else if (doc.compare)  // each side's caption heads its own scene
     ImGui::Text("%s (left) and %s (right): the same %s, one clock", doc.model->schedule().algorithm.c_str(),
                 doc.compare->schedule().algorithm.c_str(), std::string(to_string(doc.request.spec.collective)).c_str());
   else
     ImGui::TextUnformatted(app.now.caption.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopFont();
+  if (doc.lesson && !doc.compare) draw_narration(app);
   const std::string title = doc.title.empty() ? doc.source : doc.title;
   ImGui::TextDisabled("%s", title.c_str());
   if (!doc.note.empty()) {

@@ -43,13 +43,26 @@ void draw_frame(Platform& p, App& app, double dt, const std::function<void(ImGui
 bool wait_for_load(Platform& p, App& app) {
   while (app.loading()) draw_frame(p, app, 0.0);
   draw_frame(p, app, 0.0);  // takes the result
-  return app.doc.model && app.error.empty();
+  return app.has_document() && app.error.empty();
 }
 
-void place_playhead(App& app, const HeadlessOptions& o) {
+bool place_playhead(App& app, const HeadlessOptions& o, std::string& problem) {
+  if (o.phase) {
+    const std::size_t phases = app.doc.lesson ? app.doc.lesson->phase_count() : 0;
+    if (*o.phase < 1 || static_cast<std::size_t>(*o.phase) > phases) {
+      problem = phases == 0 ? fmt::format("--phase {}: {} has no phases (a trace)", *o.phase, app.doc.source)
+                            : fmt::format("--phase {}: {} has phases 1..{}", *o.phase, app.doc.source, phases);
+      return false;
+    }
+    app.select_phase(static_cast<std::size_t>(*o.phase - 1));
+  }
+  app.playback.playing = false;
+  if (!app.doc.model) {  // a compute phase: no playhead to place
+    if (o.step || o.time_us) problem = fmt::format("--step and --time: phase {} is a compute phase, without steps", app.doc.phase + 1);
+    return problem.empty();
+  }
   const Runs vm = app.runs();
   Playback& pb = app.playback;
-  pb.playing = false;
   if (o.clock) pb.set_clock(vm, *o.clock);
   if (o.time_us) {
     if (!o.clock) pb.set_clock(vm, vm.has_clock(ClockKind::predicted) ? ClockKind::predicted : ClockKind::measured);
@@ -57,13 +70,38 @@ void place_playhead(App& app, const HeadlessOptions& o) {
   } else if (o.step) {
     pb.seek_step(vm, *o.step);
   }
+  return true;
 }
 
+namespace {
+
+// place_playhead for the headless modes: a bad --phase is the exit status 2.
+bool placed(App& app, const HeadlessOptions& o) {
+  std::string problem;
+  if (place_playhead(app, o, problem)) return true;
+  fmt::print(stderr, "collsim-gui: {}\n", problem);
+  return false;
+}
+
+// What the frame shows, for the line that says what was written: the step (or the
+// lesson's phase) and the file's caption of it.
+std::string shown(const App& app) {
+  std::string text = app.doc.model ? app.now.caption : "";
+  if (!app.doc.lesson) return text;
+  const Lesson& l = *app.doc.lesson;
+  if (l.multi_phase()) text = fmt::format("phase {}: {}{}{}", app.doc.phase + 1, l.phase(app.doc.phase).name, text.empty() ? "" : "; ", text);
+  const Narration n = narration(l, app.doc.phase, app.doc.model ? caption_step(app.now, app.doc.model->step_count()) : 0);
+  const std::string& words = n.step.empty() ? n.phase : n.step;
+  return words.empty() ? text : fmt::format("{} — {}", text, words);
+}
+
+}  // namespace
+
 int take_screenshot(Platform& p, App& app, const HeadlessOptions& o) {
-  place_playhead(app, o);
+  if (!placed(app, o)) return 2;
   settle(p, app);
   if (!save(p, app, o.screenshot)) return 2;
-  fmt::print("wrote {} ({})\n", o.screenshot, app.now.caption);
+  fmt::print("wrote {} ({})\n", o.screenshot, shown(app));
   return 0;
 }
 
@@ -73,6 +111,14 @@ int write_frames(Platform& p, App& app, const HeadlessOptions& o) {
   if (ec) {
     fmt::print(stderr, "collsim-gui: --frames {}: {}\n", o.frames_dir, ec.message());
     return 2;
+  }
+  if (!placed(app, o)) return 2;
+  if (!app.doc.model) {  // a compute phase: its card, once
+    settle(p, app);
+    const std::string path = (std::filesystem::path(o.frames_dir) / "step_000.png").string();
+    if (!save(p, app, path)) return 2;
+    fmt::print("wrote 1 frame to {} ({})\n", path, shown(app));
+    return 0;
   }
   const Runs vm = app.runs();
   for (int k = 0; k <= vm.step_count(); ++k) {
@@ -155,8 +201,12 @@ void print_times(const FrameTimes& f, const App& app, bool scrub) {
 }  // namespace
 
 int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
+  if (!placed(app, o)) return 2;
+  if (!app.doc.model) {
+    fmt::print(stderr, "collsim-gui: --bench-frames: phase {} is a compute phase: nothing plays\n", app.doc.phase + 1);
+    return 2;
+  }
   const Runs vm = app.runs();
-  place_playhead(app, o);
   app.playback.loop = true;
   app.playback.playing = !o.bench_scrub;
   settle(p, app);

@@ -12,6 +12,7 @@ namespace collsim::gui {
 
 struct HeadlessOptions {
   std::string screenshot;             // --screenshot PNG
+  std::optional<int> phase;           // --phase K: a lesson's phase K (1-based), before --step/--time
   std::optional<double> step;         // --step K (fractions: mid-step, packets in flight)
   std::optional<double> time_us;      // --time T, in µs
   std::optional<ClockKind> clock;     // --clock
@@ -26,8 +27,9 @@ void draw_frame(Platform& p, App& app, double dt, const std::function<void(ImGui
                 const std::function<void()>& capture = {});
 // Draws frames until the load in progress finishes. False when it failed (the error is in app.error).
 bool wait_for_load(Platform& p, App& app);
-// Puts the playhead where the options say (--clock, --step, --time).
-void place_playhead(App& app, const HeadlessOptions& o);
+// Shows the phase and puts the playhead where the options say (--phase, --clock, --step,
+// --time). False, with the reason in `problem`, for a phase the open file does not have.
+bool place_playhead(App& app, const HeadlessOptions& o, std::string& problem);
 
 // Each returns the process exit status (0, or 2 with a message on stderr).
 int take_screenshot(Platform& p, App& app, const HeadlessOptions& o);

@@ -1,7 +1,6 @@
 #include "app/gui/lesson.h"
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include <fmt/format.h>

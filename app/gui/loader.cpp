@@ -9,6 +9,7 @@
 #include "sim/algorithm.h"
 #include "sim/custom_schedule.h"
 #include "sim/errors.h"
+#include "sim/program.h"
 #include "sim/scenario.h"
 
 namespace collsim::gui {
@@ -63,7 +64,63 @@ void run_into(const LoadRequest& load, const RunRequest& request, const Topology
   }
 }
 
+// A scenario: every phase as one program (lesson.h), predicted before the execution so
+// that a bad topology is reported at once, then the views and the answers; and the
+// comparison's run (one collective only).
+void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& p) {
+  if (!load.compare.empty() && !s.single_collective())
+    throw InputError(fmt::format("{}: compare with {}: this lesson has {} phases, and a comparison runs one collective "
+                                 "with another algorithm",
+                                 s.source, load.compare, s.phases.size()));
+  if (s.backend == "cuda") out.note = "the scenario asks for the cuda backend; the app runs on the CPU backend";
+  if (!load.compare.empty()) p.scope(0.0f, 0.5f, fmt::format("{}: ", s.request.algorithm));
+  auto lesson = std::make_shared<Lesson>();
+  const std::size_t phases = s.phases.size();
+  p.set(0.05f, phases == 1 ? std::string("building and checking the schedule")
+                           : fmt::format("building and checking the schedules of {} phases", phases));
+  lesson->program = prepare_program(s);
+  p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
+  predict_program(lesson->program, s, s.topology);
+  p.set(0.3f, "running on the CPU backend");
+  const std::unique_ptr<Backend> backend = make_cpu_backend();
+  execute_program(lesson->program, *backend, [&p](int done, int total) {
+    p.set(0.3f + 0.4f * static_cast<float>(done) / static_cast<float>(std::max(total, 1)),
+          fmt::format("ran {} of {} collective{} on the CPU backend", done, total, total == 1 ? "" : "s"));
+  });
+  lesson->scenario = std::move(s);
+  build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
+    p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
+          n == 1 ? std::string("replaying the transfers symbolically for the buffers view")
+                 : fmt::format("replaying phase {} of {} symbolically for the buffers view", k + 1, n));
+  });
+  const Scenario& sc = lesson->scenario;
+  out.topology = sc.topology;
+  out.title = sc.title;
+  out.description = sc.description;
+  out.model = lesson->views.front();
+  // What the editor starts from: the first collective phase's run (a single collective's own).
+  out.request = sc.request;
+  for (const PhaseRun& pr : lesson->program.phases)
+    if (pr.run) {
+      out.request = pr.run->request;
+      break;
+    }
+  out.lesson = std::move(lesson);
+  if (load.compare.empty()) return;
+  p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
+  try {
+    out.compare = run_on_cpu(with_algorithm(out.request, load.compare), out.topology, out.title, out.description, p);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
+  }
+}
+
 void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
+  if (request.run && request.lesson) {
+    out.source = request.lesson->source;
+    run_lesson(request, rerun_scenario(*request.lesson, *request.run, request.topology), out, p);
+    return;
+  }
   if (request.run) {
     out.source = "edited run";
     run_into(request, *request.run, request.topology, request.title, request.description, out, p);
@@ -78,9 +135,9 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
     out.model = std::make_unique<ViewModel>(std::move(trace));
   } else {
     p.set(0.02f, fmt::format("reading {}", request.file.string()));
-    const Scenario scenario = load_scenario(request.file);
-    if (scenario.backend == "cuda") out.note = "the scenario asks for the cuda backend; the app runs on the CPU backend";
-    run_into(request, scenario.request, scenario.topology, scenario.title, scenario.description, out, p);
+    out.source = request.file.string();
+    run_lesson(request, load_scenario(request.file), out, p);
+    return;
   }
   if (out.source.empty()) out.source = request.file.string();
   const Trace& trace = out.model->trace();
@@ -139,7 +196,7 @@ LoadResult load(const LoadRequest& request, Progress& progress) {
   } catch (const std::exception& e) {
     out.error = e.what();
   }
-  if (!out.error.empty()) out.model.reset(), out.compare.reset();
+  if (!out.error.empty()) out.model.reset(), out.compare.reset(), out.lesson.reset();
   progress.scope(0.0f, 1.0f, "");
   progress.report(1.0f, out.cancelled ? "cancelled" : out.error.empty() ? "done" : "failed");
   return out;

@@ -1,8 +1,9 @@
-// Loading in the background: a scenario file (run on the CPU backend, and its times
-// predicted by the timing model on the scenario's topology), a JSON trace, or an edited
-// run request, turned into a ViewModel on a worker thread while the window keeps
-// drawing — and, for a comparison, the same spec run again with another algorithm on the
-// same topology. Plain C++ (no ImGui): errors come back as text, never as exceptions.
+// Loading in the background: a scenario file (every phase run as one program on the CPU
+// backend, verified, and its times predicted by the timing model on the scenario's
+// topology: a Lesson, lesson.h), a JSON trace, or an edited run request, turned into view
+// models on a worker thread while the window keeps drawing — and, for a comparison, the
+// same spec run again with another algorithm on the same topology. Plain C++ (no ImGui):
+// errors come back as text, never as exceptions.
 //
 // Cancelling: the engine (execute_run) cannot be interrupted, so a load checks for a
 // cancel only between its phases (prepare, execute, predict, trace, view model; and the
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/gui/lesson.h"
 #include "app/gui/view_model.h"
 #include "sim/run.h"
 #include "sim/topology.h"
@@ -35,10 +37,14 @@ struct LoadRequest {
   // Set: also run this algorithm on the same spec, options and topology, for a side-by-side
   // comparison (a scenario or a run only: a trace does not record its topology's configuration).
   std::string compare;
+  // With `run`: the lesson it edits, run again with the run's changes (rerun_scenario).
+  std::shared_ptr<const Scenario> lesson;
 };
 
 struct LoadResult {
-  std::unique_ptr<ViewModel> model;    // null on error
+  // The run shown first: a lesson's first phase (null when that is a compute phase); null on error.
+  std::shared_ptr<ViewModel> model;
+  std::shared_ptr<Lesson> lesson;      // a scenario's program, its views and answers (null for a trace or a plain run)
   std::unique_ptr<ViewModel> compare;  // the `compare` algorithm's run, when one was asked for
   std::string error;                   // "FILE:LINE:COL: key 'collective.ranks': ..." and the like
   bool cancelled = false;              // stopped at a phase boundary because the load was cancelled

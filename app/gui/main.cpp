@@ -2,7 +2,7 @@
 //
 //   collsim-gui [FILE]                              a scenario (.toml) or a JSON trace; default
 //                                                   scenarios/ring_allreduce_4.toml
-//   collsim-gui FILE --screenshot out.png [--step K | --time T] [--size 1280x800]
+//   collsim-gui FILE --screenshot out.png [--phase K] [--step K | --time T] [--size 1280x800]
 //   collsim-gui FILE --frames DIR                   one PNG per step
 //   collsim-gui FILE --bench-frames N [--bench-scrub]
 //   collsim-gui FILE --script ACTIONS               scripted input (script.h)
@@ -56,10 +56,12 @@ bool parse_size(const std::string& text, int& w, int& h) {
 std::optional<Options> parse(int argc, char** argv, int& status) {
   Options o;
   std::optional<double> step, time_us;
+  std::optional<int> phase;
   CLI::App cli("collsim-gui: watch a collective happen, chunk by chunk", "collsim-gui");
   cli.set_version_flag("--version", std::string("collsim-gui ") + COLLSIM_VERSION);
   cli.add_option("file", o.file, "a scenario (.toml) or a JSON trace (default: scenarios/ring_allreduce_4.toml)");
   cli.add_option("--screenshot", o.headless.screenshot, "render once, write this PNG and exit");
+  cli.add_option("--phase", phase, "a lesson: start at phase K (1-based); --step and --time are then within it");
   auto* step_opt = cli.add_option("--step", step, "start after K steps (2.5: half-way through step 3)");
   cli.add_option("--time", time_us, "start at time T in µs (predicted when the trace has it, else measured)")->excludes(step_opt);
   cli.add_option("--clock", o.clock, "steps, measured or predicted");
@@ -93,6 +95,7 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
       return std::nullopt;
     }
   }
+  o.headless.phase = phase;
   o.headless.step = step;
   o.headless.time_us = time_us;
   if (o.file.empty()) o.file = (data_dir() / "scenarios" / "ring_allreduce_4.toml").string();
@@ -139,7 +142,10 @@ int run(const Options& o) {
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
   app.open(o.file, o.compare);
   if (!o.is_headless()) {
-    app.on_first_load = [h = o.headless](App& a) { place_playhead(a, h); };  // --step, --time, --clock
+    app.on_first_load = [h = o.headless](App& a) {  // --phase, --step, --time, --clock
+      std::string problem;
+      if (!place_playhead(a, h, problem)) a.error = problem;
+    };
     return interactive(platform, app);
   }
   const bool loaded = wait_for_load(platform, app);

@@ -36,11 +36,37 @@ std::pair<std::size_t, std::size_t> complete_cells(const ViewModel& vm, const Pl
 
 std::string optional_number(const std::optional<double>& v) { return v ? number(*v) : "none"; }
 
+// A lesson's state: the phase shown, its narration, the questions and the answers
+// revealed ("hidden" until then).
+State lesson_state(const App& app) {
+  const Lesson& l = *app.doc.lesson;
+  const Phase& phase = l.phase(app.doc.phase);
+  const int step = app.doc.model ? caption_step(app.now, app.doc.model->step_count()) : 0;
+  const Narration n = narration(l, app.doc.phase, step);
+  State s{{"phase", std::to_string(app.doc.phase + 1)},
+          {"phases", std::to_string(l.phase_count())},
+          {"phase_kind", phase.kind == PhaseKind::compute ? "compute" : "collective"},
+          {"phase_name", phase.name},
+          {"lesson_caption", n.lesson},
+          {"phase_caption", n.phase},
+          {"step_caption", n.step},
+          {"questions", std::to_string(l.scenario.questions.size())},
+          {"revealed", std::to_string(app.reveals.count())}};
+  for (std::size_t k = 0; k < l.answers.size(); ++k)
+    s.emplace_back(fmt::format("answer_{}", k + 1),
+                   k < app.reveals.shown.size() && app.reveals.shown[k] ? l.answers[k] : std::string("hidden"));
+  return s;
+}
+
 State state_of(const App& app) {
-  State s{{"loaded", app.doc.model ? "1" : "0"},
+  State s{{"loaded", app.has_document() ? "1" : "0"},
           {"loading", app.loading() ? "1" : "0"},
           {"load", app.loading() ? "loading" : std::string(to_string(app.last_load))},
           {"error", app.error}};
+  if (app.doc.lesson) {
+    const State lesson = lesson_state(app);
+    s.insert(s.end(), lesson.begin(), lesson.end());
+  }
   if (!app.doc.model) return s;
   const ViewModel& vm = *app.doc.model;
   const CollectiveSpec& spec = vm.schedule().spec;
@@ -140,10 +166,11 @@ int glfw_key(const std::string& name) {
   static const std::map<std::string, int> keys{{"space", GLFW_KEY_SPACE},     {"left", GLFW_KEY_LEFT},
                                                {"right", GLFW_KEY_RIGHT},     {"home", GLFW_KEY_HOME},
                                                {"end", GLFW_KEY_END},         {"pageup", GLFW_KEY_PAGE_UP},
-                                               {"pagedown", GLFW_KEY_PAGE_DOWN}, {"escape", GLFW_KEY_ESCAPE}};
+                                               {"pagedown", GLFW_KEY_PAGE_DOWN}, {"escape", GLFW_KEY_ESCAPE},
+                                               {"a", GLFW_KEY_A}};
   const auto it = keys.find(name);
   if (it == keys.end())
-    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape)");
+    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape a)");
   return it->second;
 }
 
@@ -246,9 +273,28 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     return false;
   }
   static const std::map<std::string, void (Playback::*)(const Runs&)> transport{
-      {"step", &Playback::step_forward}, {"back", &Playback::step_back}, {"home", &Playback::home},
-      {"end", &Playback::end},           {"play-pause", &Playback::toggle_play}};
+      {"home", &Playback::home}, {"end", &Playback::end}, {"play-pause", &Playback::toggle_play}};
+  auto need_lesson = [&]() -> const Lesson& {
+    if (!app.doc.lesson) throw std::invalid_argument(a + ": no lesson is open (a trace or an edited run has no phases)");
+    return *app.doc.lesson;
+  };
   if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_runs());
+  else if (a == "step" || a == "back") {  // as the buttons: on to the next (previous) phase at a phase's end (start)
+    if (!app.has_document()) throw std::invalid_argument(a + ": nothing is open");
+    a == "step" ? app.step_forward() : app.step_back();
+  } else if (a == "phase") {
+    const int k = std::stoi(arg(1));
+    if (k < 1 || k > static_cast<int>(need_lesson().phase_count()))
+      throw std::invalid_argument(fmt::format("phase: {} is not a phase of the lesson (1..{})", k, need_lesson().phase_count()));
+    app.select_phase(static_cast<std::size_t>(k - 1));
+  } else if (a == "reveal") {  // reveal: the A key; reveal K: question K's button; reveal all
+    const Lesson& l = need_lesson();
+    if (w.size() < 2) app.reveal_next();
+    else if (w[1] == "all") std::fill(app.reveals.shown.begin(), app.reveals.shown.end(), true);
+    else if (const int k = std::stoi(w[1]); k >= 1 && k <= static_cast<int>(l.scenario.questions.size()))
+      app.reveals.toggle(static_cast<std::size_t>(k - 1));
+    else throw std::invalid_argument(fmt::format("reveal: {} is not a question of the lesson (1..{})", w[1], l.scenario.questions.size()));
+  }
   else if (a == "key") press_key(p, app, glfw_key(arg(1)));
   else if (a == "play") {
     if (!app.playback.playing) app.playback.toggle_play(need_runs());
@@ -298,8 +344,10 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
 std::string describe_state(const App& app) {
   std::string out;
   for (const auto& [k, v] : state_of(app)) {
-    if (k == "title") continue;
-    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, k == "error" ? fmt::format("\"{}\"", v) : v);
+    // Long texts are for `expect` only (the phase's name is short enough, quoted).
+    if (k == "title" || k.ends_with("_caption") || k.starts_with("answer_")) continue;
+    const bool quoted = k == "error" || k == "phase_name";
+    out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, quoted ? fmt::format("\"{}\"", v) : v);
   }
   return out;
 }

@@ -2,8 +2,13 @@
 // per line, and prints the view-model state after each; `expect` lines check it. Used by
 // the GUI tests (tests/gui/actions.txt) and handy for reproducing a bug.
 //
-//   step | back | home | end | play-pause        the transport buttons
-//   key space|left|right|home|end|pageup|pagedown|escape   a key press (through ImGui's input)
+//   step | back | home | end | play-pause        the transport buttons (step and back go on to
+//                                                 the next or previous phase of a lesson at a
+//                                                 phase's end or start)
+//   key space|left|right|home|end|pageup|pagedown|escape|a   a key press (through ImGui's input)
+//   phase K                                       show the lesson's phase K (1-based)
+//   reveal | reveal K | reveal all                the A key (the next hidden answer); question
+//                                                 K's button; every answer
 //   play N                                        play for N frames of 1/30 s
 //   frames N                                      draw N frames, changing nothing
 //   seek-step P | seek-time T                     the scrubber (T in clock units: ns, or steps)
@@ -27,7 +32,11 @@
 // steps t clock playing in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency predicted_us sent_total title compare (the algorithm, or none); comparing:
-// compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end).
+// compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end);
+// with a scenario open (a lesson, lesson.h): phase phases phase_kind (collective, compute)
+// phase_name lesson_caption phase_caption step_caption (the narration of the step shown)
+// questions revealed answer_1 answer_2 ... ("hidden" until revealed). A compute phase has
+// no run: only the lesson's names then.
 #pragma once
 #include <string>
 

@@ -1,8 +1,21 @@
 #include "app/gui/timeline_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace collsim::gui {
+
+double nice_step(double raw, bool integers) {
+  if (raw <= 0) return 1;
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = p * 10;
+  for (double m : {1.0, 2.0, 5.0})
+    if (p * m >= raw) {
+      step = p * m;
+      break;
+    }
+  return integers ? std::max(1.0, std::round(step)) : step;
+}
 
 TimeScale zoom(TimeScale s, double anchor, double factor, double lo, double hi, double min_span) {
   const double span = std::clamp((s.t1 - s.t0) / factor, std::min(min_span, hi - lo), hi - lo);

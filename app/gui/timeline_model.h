@@ -27,6 +27,9 @@ TimeScale zoom(TimeScale s, double anchor, double factor, double lo, double hi, 
 // Moves the visible range by `dx` pixels (positive: to later times), clamped into [lo, hi].
 TimeScale pan(TimeScale s, float dx, double lo, double hi);
 
+// A tick spacing of 1, 2 or 5 times a power of ten, at least `raw` (whole numbers when asked).
+double nice_step(double raw, bool integers);
+
 struct LaneBar {
   float x0 = 0, x1 = 0;     // screen x, clipped to the visible range
   std::uint32_t first = 0;  // the (first) transfer of the bar

@@ -15,19 +15,6 @@ namespace {
 
 using Hover = TimelinePanel::Hover;
 
-// A tick spacing of 1, 2 or 5 times a power of ten, at least `raw`.
-double nice_step(double raw, bool integers) {
-  if (raw <= 0) return 1;
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = p * 10;
-  for (double m : {1.0, 2.0, 5.0})
-    if (p * m >= raw) {
-      step = p * m;
-      break;
-    }
-  return integers ? std::max(1.0, std::round(step)) : step;
-}
-
 std::string tick_label(ClockKind clock, double t) {
   return clock == ClockKind::steps ? fmt::format("{}", static_cast<long long>(std::llround(t))) : format_duration_ns(t);
 }

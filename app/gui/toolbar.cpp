@@ -118,7 +118,8 @@ void compare_combo(App& app) {
   ImGui::TextUnformatted("compare with");
   ImGui::SameLine(0, 4);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
-  if (app.loading()) ImGui::BeginDisabled();
+  const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();  // a comparison runs one collective
+  if (app.loading() || phases) ImGui::BeginDisabled();
   if (ImGui::BeginCombo("##compare", e.compare.empty() ? "none" : e.compare.c_str())) {
     if (ImGui::Selectable("none", e.compare.empty())) app.set_compare("");
     for (const AlgorithmInfo& a : all_algorithms()) {
@@ -128,10 +129,11 @@ void compare_combo(App& app) {
     }
     ImGui::EndCombo();
   }
-  if (app.loading()) ImGui::EndDisabled();
+  if (app.loading() || phases) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("run the same collective with another algorithm on the same topology and show both side by side, "
-                      "on one clock");
+    ImGui::SetTooltip("%s", phases ? "a lesson of several phases cannot be compared: a comparison runs one collective"
+                                   : "run the same collective with another algorithm on the same topology and show "
+                                     "both side by side, on one clock");
 }
 
 }  // namespace
@@ -142,13 +144,13 @@ void ToolbarPanel::Draw(App& app) {
   if (scenarios.empty()) scenarios = list_scenarios();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
   const std::string current = app.doc.source.empty() ? "scenario…" : std::filesystem::path(app.doc.source).filename().string();
-  if (ImGui::BeginCombo("##scenarios", current.c_str())) {
+  if (ImGui::BeginCombo("##scenarios", current.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto& s : scenarios)
       if (ImGui::Selectable(scenario_label(s).c_str(), s.string() == app.doc.source)) app.open(s);
     if (scenarios.empty()) ImGui::TextDisabled("no scenarios/ folder found");
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The lessons in scenarios/: pick one to open and run it");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The scenarios in scenarios/ and the lessons in scenarios/lessons/: pick one to open and run it");
   ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
   DrawRunEditor(app);
   DrawTopologyRow(app);
@@ -156,6 +158,16 @@ void ToolbarPanel::Draw(App& app) {
 
 void ToolbarPanel::DrawRunEditor(App& app) {
   RunEditor& e = app.editor;
+  if (app.doc.lesson && app.doc.lesson->multi_phase()) {  // its collectives are the file's
+    ImGui::AlignTextToFramePadding();
+    ImGui::Text("lesson of %zu phases", app.doc.lesson->phase_count());
+    ImGui::SameLine();
+    int_field("ranks", "##ranks", e.ranks, 1, kMaxRanks, 3.2f,
+              "the ranks of every phase (workers; [training] generates its phases again); Run to run the lesson again");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(each phase's collective is the file's: edit it there)");
+    return;
+  }
   const Collective c = e.collective_kind();
   collective_combo(e);
   ImGui::SameLine();
@@ -241,13 +253,23 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
     return;
   }
   if (ImGui::Button("  Run  ")) app.run_editor();
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("run this collective on the CPU backend and show it");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", app.doc.lesson && app.doc.lesson->multi_phase()
+                                ? "run the lesson again with these ranks and this topology: every phase on the CPU backend"
+                                : "run this collective on the CPU backend and show it");
   ImGui::SameLine();
   DrawExport(app);
 }
 
 void ToolbarPanel::DrawExport(App& app) {
-  if (!app.doc.model) return;
+  if (!app.doc.model) {  // a lesson's compute phase: no run to write (the button keeps the row's end)
+    ImGui::BeginDisabled();
+    ImGui::Button("Export");
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("a compute phase has no run to export: show a collective phase");
+    return;
+  }
   if (ImGui::Button("Export")) ImGui::OpenPopup("export");
   if (!ImGui::BeginPopup("export")) return;
   ImGui::TextUnformatted("Save as (a path without extension):");

@@ -1,6 +1,7 @@
 // Transport: |◀◀ |◀ ▶/❚❚ ▶| ▶▶| drawn as shapes (no font glyphs needed), the scrubber,
 // speed, loop, the clock; and the keyboard: space, ← →, Home, End, PageUp/PageDown (what
-// a presentation clicker sends), F11 full screen.
+// a presentation clicker sends; in a lesson they go on to the next or previous phase at a
+// phase's end or start), A (reveal the next answer), F11 full screen.
 #include <algorithm>
 #include <cmath>
 
@@ -112,33 +113,53 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key))
 
 void TransportPanel::HandleKeys(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput || !app.doc.model) return;
+  if (io.WantTextInput || !app.has_document()) return;
+  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) app.step_forward();
+  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) app.step_back();
+  if (pressed(ImGuiKey_A) && !io.KeyCtrl) app.reveal_next();
+  // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
+  if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
+  if (!app.doc.model) return;  // a compute phase: nothing plays
   const Runs runs = app.runs();
   Playback& p = app.playback;
   if (pressed(ImGuiKey_Space)) p.toggle_play(runs);
-  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) p.step_forward(runs);
-  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) p.step_back(runs);
   if (pressed(ImGuiKey_Home)) p.home(runs);
   if (pressed(ImGuiKey_End)) p.end(runs);
-  // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
-  if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
 }
 
 void TransportPanel::Draw(App& app) {
+  const bool phases = app.doc.lesson && app.doc.lesson->phase_count() > 1;
+  if (!app.doc.model) {  // a compute phase of a lesson: only the way on and back
+    if (icon_button("##back", Icon::back, "the previous phase (← or PageUp)")) app.step_back();
+    ImGui::SameLine(0, 4);
+    if (icon_button("##forward", Icon::forward, "the next phase (→ or PageDown)")) app.step_forward();
+    ImGui::SameLine();
+    ImGui::PushFont(app.fonts.large);
+    ImGui::AlignTextToFramePadding();
+    ImGui::Text("Phase %zu/%zu · compute", app.doc.phase + 1, app.doc.lesson->phase_count());
+    ImGui::PopFont();
+    return;
+  }
   const Runs runs = app.runs();
   Playback& p = app.playback;
+  const char* back = phases ? "step back; at the phase's start, the previous phase (← or PageUp)" : "step back (← or PageUp)";
+  const char* forward = phases ? "step forward; at the phase's end, the next phase (→ or PageDown)" : "step forward (→ or PageDown)";
   if (icon_button("##first", Icon::first, "to the start (Home)")) p.home(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##back", Icon::back, "step back (← or PageUp)")) p.step_back(runs);
+  if (icon_button("##back", Icon::back, back)) app.step_back();
   ImGui::SameLine(0, 4);
   if (icon_button("##play", p.playing ? Icon::pause : Icon::play, "play / pause (space)")) p.toggle_play(runs);
   ImGui::SameLine(0, 4);
-  if (icon_button("##forward", Icon::forward, "step forward (→ or PageDown)")) p.step_forward(runs);
+  if (icon_button("##forward", Icon::forward, forward)) app.step_forward();
   ImGui::SameLine(0, 4);
   if (icon_button("##last", Icon::last, "to the end (End)")) p.end(runs);
   ImGui::SameLine();
   ImGui::PushFont(app.fonts.large);
   ImGui::AlignTextToFramePadding();
+  if (phases) {
+    ImGui::Text("Phase %zu/%zu ·", app.doc.phase + 1, app.doc.lesson->phase_count());
+    ImGui::SameLine();
+  }
   // The step in progress while packets fly; the last one done at rest. Comparing: each run's.
   const auto shown = [](const Frame& f, const ViewModel& m) {
     return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), m.step_count());

@@ -1,5 +1,5 @@
 # The desktop app under a virtual display (cmake -P; registered by tests/gui/gui.cmake).
-#   -DCASE=screenshots | frames | script | errors
+#   -DCASE=screenshots | frames | script | errors | lessons | lesson_script
 #   -DGUI=<collsim-gui> -DCLI=<collsim> -DPNG_CHECK=<gui_png_check> -DXVFB_RUN=<xvfb-run or empty>
 #   -DSOURCE_DIR=<repo root> -DWORK_DIR=<scratch folder, recreated>
 # Each case prints every check and fails at the end if any failed.
@@ -151,6 +151,50 @@ elseif(CASE STREQUAL "errors")
   gui(ARGS "${ring}" --compare no_such_algorithm --screenshot "${WORK_DIR}/x.png")
   expect_exit(2 "--compare with an algorithm the collective does not have")
   expect_text(err "compare with no_such_algorithm" "the message names the comparison")
+elseif(CASE STREQUAL "lessons")
+  set(ddp "${SOURCE_DIR}/scenarios/lessons/12_ddp_resnet34.toml")
+  set(ring_lesson "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml")
+  # DDP: the phase list and the program timeline, at the broadcast and mid-way through the
+  # all-reduce of bucket 2 (phase 43), and a compute phase (the backward of the fc layer).
+  gui(ARGS "${ddp}" --screenshot "${WORK_DIR}/ddp_1.png")
+  expect_exit(0 "lesson 12 at its first phase")
+  expect_text(out "phase 1: broadcast parameters" "it shows phase 1, the broadcast")
+  gui(ARGS "${ddp}" --screenshot "${WORK_DIR}/ddp_43.png" --phase 43 --step 2.5)
+  expect_exit(0 "lesson 12 --phase 43 --step 2.5")
+  expect_text(out "phase 43: all-reduce bucket 2.*In step 3/6" "it shows step 3 of phase 43")
+  expect_text(out "bucket 2, step 3/6" "with the phase's step caption")
+  gui(ARGS "${ddp}" --screenshot "${WORK_DIR}/ddp_39.png" --phase 39)
+  expect_exit(0 "lesson 12 --phase 39 (compute)")
+  expect_text(out "phase 39: backward fc" "it shows the compute phase")
+  foreach(shot IN ITEMS ddp_1 ddp_43 ddp_39)
+    png("${shot} is not blank" nonblank "${WORK_DIR}/${shot}.png")
+  endforeach()
+  png("lesson 12: phases 1 and 43 differ" differ "${WORK_DIR}/ddp_1.png" "${WORK_DIR}/ddp_43.png")
+  png("lesson 12: a compute phase differs from a collective one" differ "${WORK_DIR}/ddp_39.png" "${WORK_DIR}/ddp_43.png")
+  # Lesson 1 mid-way, with its step caption.
+  gui(ARGS "${ring_lesson}" --screenshot "${WORK_DIR}/ring_lesson.png" --step 2.5)
+  expect_exit(0 "lesson 1 --step 2.5")
+  expect_text(out "In step 3/6.*Step 3, reduce-scatter: the last addition" "it shows step 3 and the file's caption of it")
+  png("lesson 1 is not blank" nonblank "${WORK_DIR}/ring_lesson.png")
+  png("lesson 1 and lesson 12 differ" differ "${WORK_DIR}/ring_lesson.png" "${WORK_DIR}/ddp_43.png")
+  # Phases that are not there.
+  gui(ARGS "${ddp}" --screenshot "${WORK_DIR}/x.png" --phase 81)
+  expect_exit(2 "--phase 81 of 80")
+  expect_text(err "--phase 81: .*phases 1..80" "the message names the phases there are")
+  gui(ARGS "${ddp}" --screenshot "${WORK_DIR}/x.png" --phase 39 --step 1)
+  expect_exit(2 "--step in a compute phase")
+  if(EXISTS "${WORK_DIR}/x.png")
+    check(FALSE "no screenshot is written for them")
+  else()
+    check(TRUE "no screenshot is written for them")
+  endif()
+elseif(CASE STREQUAL "lesson_script")
+  set(ENV{GUI_TEST_WORK} "${WORK_DIR}")
+  gui(ARGS "${SOURCE_DIR}/scenarios/lessons/17_parameter_server_training.toml" --script "${SOURCE_DIR}/tests/gui/lesson_actions.txt")
+  message(STATUS "${out}")
+  expect_exit(0 "the scripted walk through a lesson: every expectation held")
+  expect_text(out "all expectations held" "the script ran to its end")
+  png("the script's lesson screenshot is not blank" nonblank "${WORK_DIR}/lesson_script.png")
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()

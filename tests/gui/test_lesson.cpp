@@ -1,0 +1,376 @@
+// Lessons in the app, tested without OpenGL (app/gui/lesson.h): a scenario loads as a
+// program with one view per collective phase showing that phase's own steps, the
+// narration of every step, the presenter's way through the phases, the questions with
+// their answers hidden until revealed, and re-runs that keep the lesson.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "app/gui/lesson.h"
+#include "app/gui/loader.h"
+#include "sim/captions.h"
+#include "sim/errors.h"
+
+using namespace collsim;
+using namespace collsim::gui;
+
+namespace {
+
+const std::filesystem::path kSource = COLLSIM_SOURCE_DIR;
+
+// A lesson of four phases: compute, the push of a parameter-server all-reduce (its step
+// 1), the servers' update, and the pull (its step 2), with captions and questions; the
+// third question asks for a step the push does not have.
+constexpr const char* kLesson = R"(format = 2
+title = "test lesson"
+caption = "Lesson of {ranks} ranks."
+ranks = 4
+
+[[phase]]
+name = "backward"
+compute = 50.0
+writes = ["grad"]
+caption = "The workers compute their gradients."
+
+[[phase]]
+name = "push"
+collective = "all_reduce"
+algorithm = "parameter_server"
+servers = 2
+count = 8
+steps = [1, 1]
+reads = ["grad"]
+caption = "Phase {phase} of {phases}: the workers push."
+step_captions = ["rank {src} pushes {bytes} B to server {dst}"]
+
+[[phase]]
+name = "update"
+compute = [0.0, 0.0, 0.0, 0.0, 20.0, 20.0]
+caption = "The servers update."
+
+[[phase]]
+name = "pull"
+collective = "all_reduce"
+algorithm = "parameter_server"
+servers = 2
+count = 8
+steps = [2, 2]
+writes = ["grad"]
+step_caption = "step {step}/{steps}: server {src} sends {bytes} B"
+
+[[question]]
+text = "How many bytes does worker 0 push?"
+metric = "bytes_sent"
+phase = 2
+answer = "{value} bytes"
+
+[[question]]
+text = "When does the step end?"
+metric = "time_us"
+phase = 0
+
+[[question]]
+text = "How many bytes has worker 0 sent after step 3 of the push?"
+metric = "bytes_sent"
+phase = 2
+step = 3
+)";
+
+LoadResult load_file(const std::filesystem::path& file) {
+  LoadRequest r;
+  r.file = file;
+  Progress p;
+  return load(r, p);
+}
+
+LoadResult load_text(const std::string& name, const std::string& text) {
+  const auto file = std::filesystem::temp_directory_path() / name;
+  std::ofstream(file) << text;
+  return load_file(file);
+}
+
+LoadResult rerun(const Lesson& l, const RunRequest& edited) {
+  LoadRequest r;
+  r.run = edited;
+  r.topology = l.scenario.topology;
+  r.lesson = std::make_shared<const Scenario>(l.scenario);
+  Progress p;
+  return load(r, p);
+}
+
+// Every cell's (written, ranks held) at time t of the steps clock.
+std::vector<std::pair<bool, int>> cells_at(const ViewModel& vm, double t) {
+  std::vector<std::pair<bool, int>> out;
+  for (std::uint32_t c = 0; c < vm.buffers().cells().size(); ++c) {
+    const CellChange& s = vm.cell_state(ClockKind::steps, c, t);
+    out.emplace_back(s.written, s.written ? ranks_of(s.contributions).count : 0);
+  }
+  return out;
+}
+
+int cells_holding(const ViewModel& vm, double t, int ranks) {
+  int n = 0;
+  for (const auto& [written, count] : cells_at(vm, t)) n += written && count == ranks;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("gui lesson: a single-collective scenario is a lesson of exactly one phase whose view is the run's trace") {
+  for (const char* file : {"scenarios/ring_allreduce_4.toml", "scenarios/lessons/01_ring_allreduce.toml"}) {
+    CAPTURE(file);
+    const LoadResult r = load_file(kSource / file);
+    REQUIRE_MESSAGE(r.lesson, r.error);
+    const Lesson& l = *r.lesson;
+    CHECK(l.phase_count() == 1);
+    CHECK_FALSE(l.multi_phase());
+    REQUIRE(l.views.size() == 1);
+    CHECK(r.model == l.views[0]);  // the run shown is the phase's
+    const RunResult& run = *l.run_of(0).run;
+    const Trace whole = make_trace(run, l.scenario.title, l.scenario.description);
+    const ViewModel& vm = *r.model;
+    CHECK(vm.step_count() == 6);
+    CHECK(vm.transfer_count() == whole.schedule.transfers.size());
+    CHECK(vm.trace().records == whole.records);  // measured and predicted times as `collsim run` records them
+    REQUIRE(vm.trace().predicted);
+    CHECK(vm.trace().predicted->time_ns == doctest::Approx(run.model->prediction.total_ns));
+    CHECK(r.request.algorithm == "ring");
+    CHECK(l.program.verified());
+  }
+}
+
+TEST_CASE("gui lesson: a single collective's narration is its file's step captions, expanded") {
+  const LoadResult r = load_file(kSource / "scenarios/lessons/01_ring_allreduce.toml");
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  const Schedule& s = l.run_of(0).schedule;
+  CHECK(narration(l, 0, 0).step.empty());  // before the first step: the phase's caption
+  CHECK(narration(l, 0, 0).phase.find("4 ranks") != std::string::npos);  // {ranks} expanded
+  for (int k = 1; k <= 6; ++k) {
+    CAPTURE(k);
+    const Narration n = narration(l, 0, k);
+    CHECK(n.step == step_caption(l.phase(0), s, k, 1, 1));
+    CHECK(n.step.find('{') == std::string::npos);
+    CHECK(n.step.find(fmt::format("Step {}", k)) != std::string::npos);
+  }
+  // The step a caption talks about: the one in flight, else the last one done.
+  const ViewModel& vm = *r.model;
+  CHECK(caption_step(vm.frame(ClockKind::steps, 0), 6) == 0);
+  CHECK(caption_step(vm.frame(ClockKind::steps, 2.5), 6) == 3);
+  CHECK(caption_step(vm.frame(ClockKind::steps, 3), 6) == 3);
+  CHECK(caption_step(vm.frame(ClockKind::steps, 6), 6) == 6);
+  // A file without captions narrates nothing: the view's own step label says it all.
+  const LoadResult plain = load_file(kSource / "scenarios/ring_allreduce_4.toml");
+  REQUIRE(plain.lesson);
+  for (int k = 0; k <= 6; ++k) {
+    const Narration n = narration(*plain.lesson, 0, k);
+    CHECK((n.lesson + n.phase + n.step).empty());
+  }
+}
+
+TEST_CASE("gui lesson: a phase's view shows its own steps, starting from what the earlier steps left") {
+  const LoadResult r = load_text("collsim_gui_lesson.toml", kLesson);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  REQUIRE(l.phase_count() == 4);
+  CHECK(l.multi_phase());
+  CHECK_FALSE(l.views[0]);  // compute phases have no view
+  CHECK_FALSE(l.views[2]);
+  REQUIRE(l.views[1]);
+  REQUIRE(l.views[3]);
+  CHECK(r.model == nullptr);  // the first phase shown is a compute phase
+  CHECK(r.request.algorithm == "parameter_server");  // the editor starts from the first collective
+  const PhaseRun& push = l.run_of(1);
+  const PhaseRun& pull = l.run_of(3);
+  CHECK(push.run == pull.run);  // one collective, run once
+  for (std::size_t k : {std::size_t{1}, std::size_t{3}}) {
+    const ViewModel& vm = *l.views[k];
+    const Schedule& s = l.run_of(k).schedule;
+    CHECK(vm.step_count() == 1);  // its own step, shown as step 1
+    REQUIRE(vm.transfer_count() == s.transfers.size());
+    for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+      CHECK(vm.schedule().transfers[i].src == s.transfers[i].src);
+      CHECK(vm.schedule().transfers[i].dst == s.transfers[i].dst);
+      CHECK(vm.schedule().transfers[i].step == 0);
+    }
+    CHECK(vm.schedule().step_labels == s.step_labels);
+    // Its clocks start at the phase's start: predicted, the program's times less its begin.
+    REQUIRE(vm.has_clock(ClockKind::predicted));
+    const PhaseRun& pr = l.run_of(k);
+    CHECK(vm.clock(ClockKind::predicted).start == doctest::Approx(0.0));
+    CHECK(vm.clock(ClockKind::predicted).finish == doctest::Approx(pr.end() - pr.begin()));
+    CHECK(vm.trace().predicted->time_ns == doctest::Approx(pr.end() - pr.begin()));
+  }
+  // The cells: each phase's start and end are the whole collective's state before and
+  // after its steps, so the pull starts with the servers holding every worker's sum.
+  const ViewModel whole(make_trace(*push.run));
+  REQUIRE(whole.step_count() == 2);
+  CHECK(cells_at(*l.views[1], 0) == cells_at(whole, 0));
+  CHECK(cells_at(*l.views[1], 1) == cells_at(whole, 1));
+  CHECK(cells_at(*l.views[3], 0) == cells_at(whole, 1));
+  CHECK(cells_at(*l.views[3], 1) == cells_at(whole, 2));
+  CHECK(cells_holding(*l.views[1], 0, 4) == 0);
+  CHECK(cells_holding(*l.views[3], 0, 4) > 0);
+  // At the pull's end every cell holds what it will ever hold in the phase.
+  const ViewModel& p = *l.views[3];
+  for (std::uint32_t c = 0; c < p.buffers().cells().size(); ++c) {
+    const CellChange& st = p.cell_state(ClockKind::steps, c, 1);
+    if (p.buffers().cells()[c].target > 0) CHECK(ranks_of(st.contributions).count == p.buffers().cells()[c].target);
+  }
+}
+
+TEST_CASE("gui lesson: each phase narrates its caption and its steps' captions") {
+  const LoadResult r = load_text("collsim_gui_lesson_captions.toml", kLesson);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  CHECK(narration(l, 0, 0).lesson == "Lesson of 4 ranks.");
+  CHECK(narration(l, 0, 0).phase == "The workers compute their gradients.");
+  CHECK(narration(l, 1, 0).phase == "Phase 2 of 4: the workers push.");
+  CHECK(narration(l, 1, 0).step.empty());
+  const Narration push = narration(l, 1, 1);
+  CHECK(push.step == step_caption(l.phase(1), l.run_of(1).schedule, 1, 2, 4));
+  CHECK(push.step.find("pushes") != std::string::npos);
+  CHECK(push.step.find("rank 0 ") != std::string::npos);  // the focus transfer: rank 0's send
+  CHECK(narration(l, 2, 0).phase == "The servers update.");
+  const Narration pull = narration(l, 3, 1);
+  CHECK(pull.step == step_caption(l.phase(3), l.run_of(3).schedule, 1, 4, 4));
+  CHECK(pull.step.starts_with("step 1/1: server "));
+  CHECK(narration(l, 3, 0).phase.empty());
+}
+
+TEST_CASE("gui lesson: stepping on at a phase's last step enters the next phase; back at its start, the previous") {
+  const LoadResult r = load_text("collsim_gui_lesson_steps.toml", kLesson);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  std::size_t phase = 0;
+  Playback p;
+  enter_phase(l, phase, p, false);
+  CHECK(lesson_step_forward(l, phase, p));  // compute: one stop
+  CHECK(phase == 1);
+  CHECK(p.t == 0);
+  CHECK(lesson_step_forward(l, phase, p));  // within the push: its one step
+  CHECK(phase == 1);
+  CHECK(p.t == 1);
+  CHECK(lesson_step_forward(l, phase, p));  // at its end: the update
+  CHECK(phase == 2);
+  CHECK(lesson_step_forward(l, phase, p));
+  CHECK(phase == 3);
+  CHECK(p.t == 0);
+  CHECK(lesson_step_back(l, phase, p));  // at the pull's start: back to the update
+  CHECK(phase == 2);
+  CHECK(lesson_step_back(l, phase, p));  // and to the push, at its end
+  CHECK(phase == 1);
+  CHECK(p.t == 1);
+  CHECK(lesson_step_back(l, phase, p));  // within the push
+  CHECK(phase == 1);
+  CHECK(p.t == 0);
+  // On the predicted clock the same, in the phase's own time.
+  p.set_clock(*l.views[1], ClockKind::predicted);
+  CHECK(lesson_step_forward(l, phase, p));
+  CHECK(phase == 1);
+  CHECK(p.t == doctest::Approx(l.views[1]->clock(ClockKind::predicted).finish));
+  CHECK(lesson_step_forward(l, phase, p));
+  CHECK(lesson_step_forward(l, phase, p));
+  CHECK(phase == 3);
+  CHECK(p.clock == ClockKind::predicted);  // the clock goes on with the presenter
+  CHECK(lesson_step_forward(l, phase, p));
+  CHECK_FALSE(lesson_step_forward(l, phase, p));  // the end of the last phase
+  CHECK(phase == 3);
+  phase = 0;
+  enter_phase(l, phase, p, false);
+  CHECK_FALSE(lesson_step_back(l, phase, p));  // the start of the first
+}
+
+TEST_CASE("gui lesson: answers are answer_question's, hidden until revealed; one the run cannot answer says why") {
+  const LoadResult r = load_text("collsim_gui_lesson_answers.toml", kLesson);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  REQUIRE(l.answers.size() == 3);
+  CHECK(l.answers[0] == answer_question(l.scenario.questions[0], l.program).text);
+  CHECK(l.answers[0].ends_with(" bytes"));
+  CHECK(l.answers[1] == answer_question(l.scenario.questions[1], l.program).text);
+  CHECK(l.answerable[0]);
+  CHECK_FALSE(l.answerable[2]);  // the push has one step, not three
+  CHECK_THROWS_AS(answer_question(l.scenario.questions[2], l.program), InputError);
+  CHECK(l.answers[2].find("cannot answer") != std::string::npos);
+
+  Reveals reveals;
+  reveals.reset(3);
+  CHECK(reveals.count() == 0);
+  CHECK(reveals.next() == 0);
+  CHECK(reveals.shown == std::vector<bool>{true, false, false});
+  reveals.toggle(2);
+  CHECK(reveals.next() == 1);
+  CHECK(reveals.count() == 3);
+  CHECK(reveals.next() == -1);  // every one was shown: A hides them all
+  CHECK(reveals.count() == 0);
+  reveals.toggle(1);
+  reveals.toggle(1);
+  CHECK(reveals.count() == 0);
+}
+
+TEST_CASE("gui lesson: a re-run keeps the lesson, and its answers follow the new run") {
+  const LoadResult r = load_file(kSource / "scenarios/lessons/01_ring_allreduce.toml");
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  RunRequest edited = r.request;
+  edited.spec.ranks = 8;
+  const LoadResult again = rerun(*r.lesson, edited);
+  REQUIRE_MESSAGE(again.lesson, again.error);
+  const Lesson& l = *again.lesson;
+  CHECK(again.source == r.lesson->scenario.source);
+  CHECK(again.model->schedule().spec.ranks == 8);
+  CHECK(l.scenario.questions.size() == 3);
+  for (std::size_t k = 0; k < l.answers.size(); ++k) CHECK(l.answers[k] == answer_question(l.scenario.questions[k], l.program).text);
+  CHECK(l.answers[2] != r.lesson->answers[2]);  // rank 0 sends other bytes on 8 ranks
+  CHECK_FALSE(narration(l, 0, 1).step.empty());  // the same collective and algorithm: the captions stay
+  // Another algorithm: the file's captions described the ring, so they go.
+  edited.algorithm = "direct";
+  const LoadResult direct = rerun(*r.lesson, edited);
+  REQUIRE_MESSAGE(direct.lesson, direct.error);
+  CHECK(direct.model->schedule().algorithm == "direct");
+  CHECK(narration(*direct.lesson, 0, 1).step.empty());
+  CHECK(narration(*direct.lesson, 0, 0).phase.empty());
+  // A lesson of several phases takes the ranks: [training] generates its phases again.
+  const LoadResult ps = load_file(kSource / "scenarios/lessons/17_parameter_server_training.toml");
+  REQUIRE_MESSAGE(ps.lesson, ps.error);
+  RunRequest more = ps.request;
+  more.spec.ranks = 8;
+  const LoadResult ps8 = rerun(*ps.lesson, more);
+  REQUIRE_MESSAGE(ps8.lesson, ps8.error);
+  CHECK(ps8.lesson->scenario.ranks == 8);
+  CHECK(ps8.lesson->program.total_ranks == 10);  // and its 2 servers
+  for (std::size_t k = 0; k < ps8.lesson->answers.size(); ++k)
+    CHECK(ps8.lesson->answers[k] == answer_question(ps8.lesson->scenario.questions[k], ps8.lesson->program).text);
+}
+
+TEST_CASE("gui lesson: a lesson of several phases cannot be compared with another algorithm") {
+  LoadRequest r;
+  r.file = kSource / "scenarios/lessons/16_overlap.toml";
+  r.compare = "direct";
+  Progress p;
+  const LoadResult out = load(r, p);
+  CHECK_FALSE(out.lesson);
+  CHECK(out.error.find("compare with direct") != std::string::npos);
+  CHECK(out.error.find("9 phases") != std::string::npos);
+}
+
+TEST_CASE("gui lesson: every lesson in scenarios/lessons loads, with a view of each collective phase's steps") {
+  for (const auto& entry : std::filesystem::directory_iterator(kSource / "scenarios/lessons")) {
+    if (entry.path().extension() != ".toml") continue;
+    CAPTURE(entry.path().filename().string());
+    const LoadResult r = load_file(entry.path());
+    REQUIRE_MESSAGE(r.lesson, r.error);
+    const Lesson& l = *r.lesson;
+    CHECK(l.program.verified());
+    for (std::size_t k = 0; k < l.phase_count(); ++k) {
+      const PhaseRun& pr = l.run_of(k);
+      CHECK(static_cast<bool>(l.views[k]) == static_cast<bool>(pr.run));
+      if (l.views[k]) CHECK(l.views[k]->step_count() == pr.schedule.step_count());
+    }
+    CHECK(l.answers.size() == l.scenario.questions.size());
+    for (bool ok : l.answerable) CHECK(ok);
+  }
+}
