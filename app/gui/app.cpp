@@ -128,10 +128,15 @@ void App::select_phase(std::size_t k, bool at_end) {
   refresh_frame();  // the panels drawn after this in the frame see the new phase
 }
 
+void App::move_in_lesson(const std::function<void(const Lesson&, std::size_t&, Playback&)>& move) {
+  std::size_t k = doc.phase;
+  move(*doc.lesson, k, playback);
+  if (k != doc.phase) show_phase(k);
+}
+
 void App::step_forward() {
   if (doc.lesson && doc.lesson->phase_count() > 1) {
-    std::size_t k = doc.phase;
-    if (lesson_step_forward(*doc.lesson, k, playback) && k != doc.phase) show_phase(k);
+    move_in_lesson([](const Lesson& l, std::size_t& k, Playback& p) { lesson_step_forward(l, k, p); });
   } else if (doc.model) {
     playback.step_forward(runs());
   }
@@ -140,10 +145,18 @@ void App::step_forward() {
 
 void App::step_back() {
   if (doc.lesson && doc.lesson->phase_count() > 1) {
-    std::size_t k = doc.phase;
-    if (lesson_step_back(*doc.lesson, k, playback) && k != doc.phase) show_phase(k);
+    move_in_lesson([](const Lesson& l, std::size_t& k, Playback& p) { lesson_step_back(l, k, p); });
   } else if (doc.model) {
     playback.step_back(runs());
+  }
+  refresh_frame();
+}
+
+void App::toggle_play() {
+  if (plays_through()) {
+    move_in_lesson(lesson_toggle_play);
+  } else if (doc.model) {
+    playback.toggle_play(runs());
   }
   refresh_frame();
 }
@@ -161,7 +174,11 @@ void App::draw(double dt) {
     if (doc.compare) doc.compare->arrange_by_topology(*requested_arrangement);
   }
   requested_arrangement.reset();
-  if (doc.model) playback.tick(runs(), dt);
+  if (plays_through()) {
+    move_in_lesson([dt](const Lesson& l, std::size_t& k, Playback& p) { lesson_tick(l, k, p, dt); });
+  } else if (doc.model) {
+    playback.tick(runs(), dt);
+  }
   refresh_frame();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->Pos);

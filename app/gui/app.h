@@ -191,6 +191,11 @@ class App {
   // → and ←: a step, or at the end (start) of a lesson's phase the next (previous) phase.
   void step_forward();
   void step_back();
+  // Play / pause (the button, space): through every phase of a lesson (lesson_tick).
+  void toggle_play();
+  // Whether playing goes on through the lesson's phases: a lesson of several phases, unless
+  // play_through is off (--bench-frames plays one phase on a loop).
+  bool plays_through() const { return play_through && doc.lesson && doc.lesson->phase_count() > 1 && !doc.compare; }
   // The `A` key: the next hidden answer, or hides them all once every one is shown.
   void reveal_next();
   // Abandons the load in progress (Cancel, Escape): the window goes on with what it showed.
@@ -221,10 +226,13 @@ class App {
   std::string requested_screenshot;           // main writes the next frame to this PNG
   std::string status;                         // a line of news ("wrote out.json"), until dismissed
   Reveals reveals;                            // which of the lesson's answers are shown
+  bool play_through = true;                   // see plays_through()
 
  private:
   void start(LoadRequest request);
   void show_phase(std::size_t k);  // the phase's view becomes the shown run (the playhead is the caller's)
+  // Moves through the lesson (lesson.h's presenter flow) and shows the phase it ends in.
+  void move_in_lesson(const std::function<void(const Lesson&, std::size_t&, Playback&)>& move);
   void refresh_frame();            // `now` (and `compare_now`) at the playhead, after it or the run changed
   void DrawMain();
   void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline

@@ -104,6 +104,20 @@ std::filesystem::path export_path(const std::filesystem::path& base, ExportKind 
   return base.string() + kSuffix[static_cast<int>(kind)];
 }
 
+std::string lesson_export_text(LessonExportKind kind, const Scenario& s, const ProgramResult& p) {
+  switch (kind) {
+    case LessonExportKind::json: return program_to_json(s, p);
+    case LessonExportKind::chrome: return program_to_chrome(s, p);
+    case LessonExportKind::csv: return program_to_csv(s, p);
+  }
+  return {};
+}
+
+std::filesystem::path lesson_export_path(const std::filesystem::path& base, LessonExportKind kind) {
+  static constexpr const char* kSuffix[] = {".lesson.json", ".lesson.chrome.json", ".lesson.csv"};
+  return base.string() + kSuffix[static_cast<int>(kind)];
+}
+
 std::string write_export(const std::filesystem::path& path, const std::string& text) {
   try {
     OutputFileSet files;

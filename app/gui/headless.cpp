@@ -208,6 +208,7 @@ int bench_frames(Platform& p, App& app, const HeadlessOptions& o) {
   }
   const Runs vm = app.runs();
   app.playback.loop = true;
+  app.play_through = false;  // a lesson's phase plays on a loop, as a single run: the load measured stays the same
   app.playback.playing = !o.bench_scrub;
   settle(p, app);
   std::mt19937 random(1);

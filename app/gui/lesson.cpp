@@ -159,6 +159,7 @@ double tolerance(const ViewModel& vm, ClockKind c) {
 
 void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end) {
   p.playing = false;
+  p.rested = 0;
   const ViewModel* vm = l.views.at(k).get();
   if (!vm) return;  // a compute phase has no playhead; the clock stays as chosen
   if (!vm->has_clock(p.clock)) p.clock = ClockKind::steps;
@@ -187,6 +188,61 @@ bool lesson_step_back(const Lesson& l, std::size_t& phase, Playback& p) {
   if (phase == 0) return false;
   enter_phase(l, --phase, p, true);
   return true;
+}
+
+namespace {
+
+// The last phase played to its end (a collective) or dwelt on (a compute phase).
+bool at_lesson_end(const Lesson& l, std::size_t phase, const Playback& p) {
+  if (phase + 1 < l.phase_count()) return false;
+  const ViewModel* vm = l.views.at(phase).get();
+  return vm ? p.t >= vm->clock(p.clock).finish - tolerance(*vm, p.clock) : p.rested >= kComputeDwell;
+}
+
+}  // namespace
+
+void lesson_tick(const Lesson& l, std::size_t& phase, Playback& p, double seconds) {
+  if (!p.playing) return;
+  double wall = seconds * p.speed;  // seconds at speed 1
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t < vm->clock(p.clock).finish) {  // within a collective phase: as a single run
+    const double finish = vm->clock(p.clock).finish, rate = p.rate(*vm);
+    const double to_end = rate > 0 ? (finish - p.t) / rate : 0.0;
+    p.rested = 0;
+    if (wall < to_end) {
+      p.t += rate * wall;
+      return;
+    }
+    p.t = finish;
+    wall -= to_end;
+  }
+  const bool last = phase + 1 >= l.phase_count();
+  if (last && !p.loop && vm) {  // the end of the lesson, as the end of a single run: no rest
+    p.playing = false;
+    return;
+  }
+  p.rested += wall;
+  if (p.rested < (vm ? kPhaseEndRest : kComputeDwell)) return;
+  if (last && !p.loop) {  // the last phase, a compute phase, dwelt on
+    p.rested = kComputeDwell;
+    p.playing = false;
+    return;
+  }
+  phase = last ? 0 : phase + 1;
+  enter_phase(l, phase, p, false);
+  p.playing = true;
+}
+
+void lesson_toggle_play(const Lesson& l, std::size_t& phase, Playback& p) {
+  if (p.playing) {
+    p.playing = false;
+    return;
+  }
+  if (at_lesson_end(l, phase, p)) {  // play again from the start
+    phase = 0;
+    enter_phase(l, phase, p, false);
+  }
+  p.playing = true;
 }
 
 Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology) {

@@ -83,6 +83,20 @@ void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end);
 bool lesson_step_forward(const Lesson& l, std::size_t& phase, Playback& p);
 bool lesson_step_back(const Lesson& l, std::size_t& phase, Playback& p);
 
+// Playing through a lesson of several phases (Play, space). A collective phase plays as a
+// single run does; at its end the playhead rests, the phase complete, for kPhaseEndRest,
+// then the next phase is entered at its start and plays on. A compute phase has no
+// playhead: it is shown for kComputeDwell, as long as one step (a step lasts 1 s at speed
+// 1 on every clock). Both are seconds of wall time at speed 1, shorter at higher speeds.
+// Entering a phase drops the rest of the tick, so that its start is drawn. The last
+// phase's end stops playing, or with `loop` goes on to the first phase (after the rest).
+inline constexpr double kPhaseEndRest = 0.5;
+inline constexpr double kComputeDwell = 1.0;
+void lesson_tick(const Lesson& l, std::size_t& phase, Playback& p, double seconds);
+// Play / pause. Play at the lesson's end (the last phase played to its end, or dwelt on)
+// starts again from the first phase, as a single run starts again from its start.
+void lesson_toggle_play(const Lesson& l, std::size_t& phase, Playback& p);
+
 // The lesson again with the editor's changes and topology: a single collective takes the
 // whole edited run (its captions only while the collective and algorithm stay the file's:
 // they describe those); a lesson of several phases takes the ranks (every phase, and

@@ -71,7 +71,8 @@ void LessonPanel::DrawPhases(App& app, float height) {
   ImGui::SameLine();
   help_marker("Every phase of the lesson in program order, with its predicted begin and end (the earliest and latest "
               "rank). Click one to show it. → or PageDown at a phase's last step goes on to the next phase, ← or "
-              "PageUp at its first step back to the previous one. Blue: compute; green: communication.");
+              "PageUp at its first step back to the previous one; Play goes on through them. Blue: compute; green: "
+              "communication.");
   ImGui::TextDisabled("%s predicted, %s", format_duration_ns(p.total_ns).c_str(),
                       p.verified() ? "verified" : "NOT verified");
   ImGui::BeginChild("phases", ImVec2(0, height), false);

@@ -42,6 +42,9 @@ struct Playback {
   bool playing = false;
   float speed = 1.0f;    // 1: one step per second (time clocks: the whole run in `steps` seconds)
   bool loop = false;
+  // Playing through a lesson (lesson.h, lesson_tick): seconds of wall time at speed 1
+  // spent resting at a phase's end or on a compute phase. Entering a phase resets it.
+  double rested = 0;
 
   // Clock units per second of wall time at speed 1.
   double rate(const Runs& runs) const;

@@ -62,7 +62,8 @@ State state_of(const App& app) {
   State s{{"loaded", app.has_document() ? "1" : "0"},
           {"loading", app.loading() ? "1" : "0"},
           {"load", app.loading() ? "loading" : std::string(to_string(app.last_load))},
-          {"error", app.error}};
+          {"error", app.error},
+          {"playing", app.playback.playing ? "1" : "0"}};  // a lesson's compute phase plays too
   if (app.doc.lesson) {
     const State lesson = lesson_state(app);
     s.insert(s.end(), lesson.begin(), lesson.end());
@@ -77,7 +78,6 @@ State state_of(const App& app) {
              {"steps", std::to_string(vm.step_count())},
              {"t", number(app.playback.t)},
              {"clock", std::string(to_string(app.playback.clock))},
-             {"playing", app.playback.playing ? "1" : "0"},
              {"in_flight", std::to_string(app.now.in_flight.size())},
              {"highlighted", std::to_string(app.now.highlighted.size())},
              {"complete_cells", std::to_string(done)},
@@ -240,6 +240,7 @@ void toggle(App& app, const std::string& what) {
   else if (what == "link-heat") v.link_heat = !v.link_heat;
   else if (what == "legend") v.legend = !v.legend;
   else if (what == "numbers") v.numbers = !v.numbers;
+  else if (what == "loop") app.playback.loop = !app.playback.loop;
   else throw std::invalid_argument("unknown toggle '" + what + "'");
 }
 
@@ -273,14 +274,20 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     return false;
   }
   static const std::map<std::string, void (Playback::*)(const Runs&)> transport{
-      {"home", &Playback::home}, {"end", &Playback::end}, {"play-pause", &Playback::toggle_play}};
+      {"home", &Playback::home}, {"end", &Playback::end}};
   auto need_lesson = [&]() -> const Lesson& {
     if (!app.doc.lesson) throw std::invalid_argument(a + ": no lesson is open (a trace or an edited run has no phases)");
     return *app.doc.lesson;
   };
-  if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_runs());
-  else if (a == "step" || a == "back") {  // as the buttons: on to the next (previous) phase at a phase's end (start)
+  auto need_document = [&] {
     if (!app.has_document()) throw std::invalid_argument(a + ": nothing is open");
+  };
+  if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_runs());
+  else if (a == "play-pause") {  // as the button: in a lesson, on through the phases
+    need_document();
+    app.toggle_play();
+  } else if (a == "step" || a == "back") {  // as the buttons: on to the next (previous) phase at a phase's end (start)
+    need_document();
     a == "step" ? app.step_forward() : app.step_back();
   } else if (a == "phase") {
     const int k = std::stoi(arg(1));
@@ -297,7 +304,8 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   }
   else if (a == "key") press_key(p, app, glfw_key(arg(1)));
   else if (a == "play") {
-    if (!app.playback.playing) app.playback.toggle_play(need_runs());
+    need_document();
+    if (!app.playback.playing) app.toggle_play();
     for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 30.0);
   } else if (a == "frames") {
     for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 60.0);
@@ -305,7 +313,16 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   else if (a == "seek-time") app.playback.seek_time(need_runs(), std::stod(arg(1)));
   else if (a == "clock") app.playback.set_clock(need_runs(), clock_named(arg(1)));
   else if (a == "toggle") toggle(app, arg(1));
-  else if (a == "export") {
+  else if (a == "export" && arg(1).starts_with("lesson-")) {  // the whole lesson, every phase
+    static const std::map<std::string, LessonExportKind> kinds{
+        {"lesson-json", LessonExportKind::json}, {"lesson-chrome", LessonExportKind::chrome}, {"lesson-csv", LessonExportKind::csv}};
+    const auto kind = kinds.find(arg(1));
+    if (kind == kinds.end()) throw std::invalid_argument("export lesson-json|lesson-chrome|lesson-csv BASE");
+    const Lesson& l = need_lesson();
+    const std::filesystem::path path = lesson_export_path(arg(2), kind->second);
+    const std::string problem = write_export(path, lesson_export_text(kind->second, l.scenario, l.program));
+    if (!problem.empty()) throw std::invalid_argument(problem);
+  } else if (a == "export") {
     static const std::map<std::string, ExportKind> kinds{
         {"json", ExportKind::json}, {"chrome", ExportKind::chrome}, {"csv", ExportKind::csv}, {"scenario", ExportKind::scenario}};
     const auto kind = kinds.find(arg(1));

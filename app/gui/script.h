@@ -4,7 +4,8 @@
 //
 //   step | back | home | end | play-pause        the transport buttons (step and back go on to
 //                                                 the next or previous phase of a lesson at a
-//                                                 phase's end or start)
+//                                                 phase's end or start; play plays on through
+//                                                 a lesson's phases)
 //   key space|left|right|home|end|pageup|pagedown|escape|a   a key press (through ImGui's input)
 //   phase K                                       show the lesson's phase K (1-based)
 //   reveal | reveal K | reveal all                the A key (the next hidden answer); question
@@ -13,7 +14,7 @@
 //   frames N                                      draw N frames, changing nothing
 //   seek-step P | seek-time T                     the scrubber (T in clock units: ns, or steps)
 //   clock steps|measured|predicted
-//   toggle values|link-heat|legend|numbers
+//   toggle values|link-heat|legend|numbers|loop
 //   open PATH                                     open a file and wait for it
 //   run KEY=VALUE ...                             edit the run (collective, algorithm, ranks,
 //                                                 count, dtype, op, root, in_place, slices,
@@ -25,11 +26,13 @@
 //   compare ALGO|none                             the "compare with" picker; waits
 //   screenshot PATH
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
+//   export lesson-json|lesson-chrome|lesson-csv BASE   the whole lesson: BASE.lesson.json,
+//                                                 .lesson.chrome.json or .lesson.csv
 //   expect NAME OP VALUE                          OP: == != < <= > >= contains
 //   # comment
 // ${NAME} in a line is replaced by the environment variable NAME. State names: loaded
-// loading load (loading, loaded, failed, cancelled, none) error; with a run open: step
-// steps t clock playing in_flight highlighted complete_cells incomplete_cells cells ranks
+// loading load (loading, loaded, failed, cancelled, none) error playing; with a run open:
+// step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency predicted_us sent_total title compare (the algorithm, or none); comparing:
 // compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end);

@@ -262,12 +262,11 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
 }
 
 void ToolbarPanel::DrawExport(App& app) {
-  if (!app.doc.model) {  // a lesson's compute phase: no run to write (the button keeps the row's end)
+  const bool lesson = app.doc.lesson && app.doc.lesson->multi_phase();  // the whole lesson can be written too
+  if (!app.doc.model && !lesson) {  // nothing open: nothing to write
     ImGui::BeginDisabled();
     ImGui::Button("Export");
     ImGui::EndDisabled();
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-      ImGui::SetTooltip("a compute phase has no run to export: show a collective phase");
     return;
   }
   if (ImGui::Button("Export")) ImGui::OpenPopup("export");
@@ -277,16 +276,36 @@ void ToolbarPanel::DrawExport(App& app) {
   fmt::format_to_n(base, sizeof base - 1, "{}", export_base).out[0] = '\0';
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 22);
   if (ImGui::InputText("##base", base, sizeof base)) export_base = base;
+  const auto report = [&app](const std::filesystem::path& path, const std::string& problem) {
+    (problem.empty() ? app.status : app.error) = problem.empty() ? fmt::format("wrote {}", path.string()) : problem;
+  };
+  if (lesson) {
+    constexpr std::pair<LessonExportKind, const char*> whole[] = {
+        {LessonExportKind::json, "lesson trace (JSON) (.lesson.json)"},
+        {LessonExportKind::chrome, "Chrome trace (whole lesson) (.lesson.chrome.json)"},
+        {LessonExportKind::csv, "CSV (whole lesson) (.lesson.csv)"}};
+    const Lesson& l = *app.doc.lesson;
+    for (const auto& [kind, label] : whole)
+      if (ImGui::Selectable(label)) {
+        const std::filesystem::path path = lesson_export_path(export_base, kind);
+        report(path, write_export(path, lesson_export_text(kind, l.scenario, l.program)));
+      }
+    ImGui::Separator();
+  }
   constexpr std::pair<ExportKind, const char*> kinds[] = {{ExportKind::json, "JSON trace (.json)"},
                                                           {ExportKind::chrome, "Chrome/Perfetto trace (.chrome.json)"},
                                                           {ExportKind::csv, "CSV (.csv)"},
                                                           {ExportKind::scenario, "scenario (.toml)"}};
+  if (!app.doc.model) {
+    ImGui::TextDisabled("this phase: a compute phase, without a run of its own");
+    ImGui::BeginDisabled();
+  }
   for (const auto& [kind, label] : kinds)
-    if (ImGui::Selectable(label)) {
+    if (ImGui::Selectable(lesson ? fmt::format("this phase: {}", label).c_str() : label)) {
       const std::filesystem::path path = export_path(export_base, kind);
-      const std::string problem = write_export(path, export_text(kind, app.doc.model->trace(), app.doc.topology));
-      (problem.empty() ? app.status : app.error) = problem.empty() ? fmt::format("wrote {}", path.string()) : problem;
+      report(path, write_export(path, export_text(kind, app.doc.model->trace(), app.doc.topology)));
     }
+  if (!app.doc.model) ImGui::EndDisabled();
   if (ImGui::Selectable("screenshot (.png)")) app.requested_screenshot = export_base + ".png";
   ImGui::EndPopup();
 }

@@ -1,7 +1,8 @@
 // Transport: |◀◀ |◀ ▶/❚❚ ▶| ▶▶| drawn as shapes (no font glyphs needed), the scrubber,
 // speed, loop, the clock; and the keyboard: space, ← →, Home, End, PageUp/PageDown (what
 // a presentation clicker sends; in a lesson they go on to the next or previous phase at a
-// phase's end or start), A (reveal the next answer), F11 full screen.
+// phase's end or start), A (reveal the next answer), F11 full screen. In a lesson, play
+// goes on through the phases and loop loops the whole lesson (lesson_tick).
 #include <algorithm>
 #include <cmath>
 
@@ -119,18 +120,21 @@ void TransportPanel::HandleKeys(App& app) {
   if (pressed(ImGuiKey_A) && !io.KeyCtrl) app.reveal_next();
   // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
   if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
-  if (!app.doc.model) return;  // a compute phase: nothing plays
+  if (pressed(ImGuiKey_Space)) app.toggle_play();  // a lesson's compute phase too: it plays on to the next phase
+  if (!app.doc.model) return;
   const Runs runs = app.runs();
   Playback& p = app.playback;
-  if (pressed(ImGuiKey_Space)) p.toggle_play(runs);
   if (pressed(ImGuiKey_Home)) p.home(runs);
   if (pressed(ImGuiKey_End)) p.end(runs);
 }
 
 void TransportPanel::Draw(App& app) {
   const bool phases = app.doc.lesson && app.doc.lesson->phase_count() > 1;
-  if (!app.doc.model) {  // a compute phase of a lesson: only the way on and back
+  const char* play = phases ? "play / pause (space): on through the lesson's phases" : "play / pause (space)";
+  if (!app.doc.model) {  // a compute phase of a lesson: the way on and back, and playing on
     if (icon_button("##back", Icon::back, "the previous phase (← or PageUp)")) app.step_back();
+    ImGui::SameLine(0, 4);
+    if (icon_button("##play", app.playback.playing ? Icon::pause : Icon::play, play)) app.toggle_play();
     ImGui::SameLine(0, 4);
     if (icon_button("##forward", Icon::forward, "the next phase (→ or PageDown)")) app.step_forward();
     ImGui::SameLine();
@@ -148,11 +152,12 @@ void TransportPanel::Draw(App& app) {
   ImGui::SameLine(0, 4);
   if (icon_button("##back", Icon::back, back)) app.step_back();
   ImGui::SameLine(0, 4);
-  if (icon_button("##play", p.playing ? Icon::pause : Icon::play, "play / pause (space)")) p.toggle_play(runs);
+  if (icon_button("##play", p.playing ? Icon::pause : Icon::play, play)) app.toggle_play();
   ImGui::SameLine(0, 4);
   if (icon_button("##forward", Icon::forward, forward)) app.step_forward();
   ImGui::SameLine(0, 4);
   if (icon_button("##last", Icon::last, "to the end (End)")) p.end(runs);
+  if (!app.doc.model) return;  // a button went on to a compute phase: its transport is drawn next frame
   ImGui::SameLine();
   ImGui::PushFont(app.fonts.large);
   ImGui::AlignTextToFramePadding();
@@ -178,6 +183,7 @@ void TransportPanel::Draw(App& app) {
   ImGui::SliderFloat("##speed", &p.speed, 0.1f, 8.0f, "speed %.2f×", ImGuiSliderFlags_Logarithmic);
   ImGui::SameLine();
   ImGui::Checkbox("loop", &p.loop);
+  if (phases && ImGui::IsItemHovered()) ImGui::SetTooltip("at the lesson's end, play on from its first phase");
   ImGui::SameLine();
   ImGui::TextDisabled("clock:");
   clock_choice(app);

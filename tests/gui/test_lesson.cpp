@@ -1,7 +1,8 @@
 // Lessons in the app, tested without OpenGL (app/gui/lesson.h): a scenario loads as a
 // program with one view per collective phase showing that phase's own steps, the
-// narration of every step, the presenter's way through the phases, the questions with
-// their answers hidden until revealed, and re-runs that keep the lesson.
+// narration of every step, the presenter's way through the phases, playing through them,
+// the whole lesson's exports, the questions with their answers hidden until revealed, and
+// re-runs that keep the lesson.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/gui/export.h"
 #include "app/gui/lesson.h"
 #include "app/gui/loader.h"
 #include "sim/captions.h"
@@ -78,6 +80,31 @@ metric = "bytes_sent"
 phase = 2
 step = 3
 )";
+
+// A ring all-reduce in two phases: its reduce-scatter (steps 1-3), then its all-gather (4-6).
+constexpr const char* kHalves = R"(format = 2
+title = "two halves"
+ranks = 4
+
+[[phase]]
+name = "reduce-scatter"
+collective = "all_reduce"
+algorithm = "ring"
+count = 8
+steps = [1, 3]
+
+[[phase]]
+name = "all-gather"
+collective = "all_reduce"
+algorithm = "ring"
+count = 8
+steps = [4, 6]
+)";
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 LoadResult load_file(const std::filesystem::path& file) {
   LoadRequest r;
@@ -282,6 +309,167 @@ TEST_CASE("gui lesson: stepping on at a phase's last step enters the next phase;
   phase = 0;
   enter_phase(l, phase, p, false);
   CHECK_FALSE(lesson_step_back(l, phase, p));  // the start of the first
+}
+
+TEST_CASE("gui lesson: playing goes on from a phase's end into the next phase's start; the last phase's end stops") {
+  const LoadResult r = load_text("collsim_gui_lesson_halves.toml", kHalves);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  REQUIRE(l.phase_count() == 2);
+  REQUIRE(l.views[0]);
+  REQUIRE(l.views[1]);
+  REQUIRE(l.views[0]->step_count() == 3);
+  std::size_t phase = 0;
+  Playback p;
+  enter_phase(l, phase, p, false);
+  lesson_toggle_play(l, phase, p);
+  CHECK(p.playing);
+  lesson_tick(l, phase, p, 2.5);  // 1 step per second at speed 1
+  CHECK(phase == 0);
+  CHECK(p.t == doctest::Approx(2.5));
+  lesson_tick(l, phase, p, 0.6);  // past the end: it rests there, the phase complete
+  CHECK(phase == 0);
+  CHECK(p.t == doctest::Approx(3));
+  CHECK(p.playing);
+  lesson_tick(l, phase, p, 0.3);
+  CHECK(phase == 0);
+  lesson_tick(l, phase, p, 0.2);  // rested more than kPhaseEndRest: the next phase, at its start
+  CHECK(phase == 1);
+  CHECK(p.t == 0);
+  CHECK(l.views[1]->frame(p.clock, p.t).steps_done == 0);
+  CHECK(p.playing);
+  CHECK(p.rested == 0);
+  lesson_tick(l, phase, p, 1.5);
+  CHECK(p.t == doctest::Approx(1.5));
+  lesson_tick(l, phase, p, 10);  // the last phase's end: stops, no rest
+  CHECK(phase == 1);
+  CHECK(p.t == doctest::Approx(3));
+  CHECK_FALSE(p.playing);
+  lesson_tick(l, phase, p, 10);  // stopped: nothing moves
+  CHECK(phase == 1);
+  lesson_toggle_play(l, phase, p);  // at the lesson's end: again from its first phase
+  CHECK(phase == 0);
+  CHECK(p.t == 0);
+  CHECK(p.playing);
+  // A big tick makes one move at most: to the phase's end and through the rest, then the
+  // next phase's start is drawn before it plays on.
+  lesson_tick(l, phase, p, 100);
+  CHECK(phase == 1);
+  CHECK(p.t == 0);
+  // Loop: from the last phase's end, after the rest, the first phase.
+  p.loop = true;
+  lesson_tick(l, phase, p, 3.2);
+  CHECK(phase == 1);
+  CHECK(p.t == doctest::Approx(3));
+  CHECK(p.playing);
+  lesson_tick(l, phase, p, 0.4);
+  CHECK(phase == 0);
+  CHECK(p.t == 0);
+  CHECK(p.playing);
+  // Speed scales the playing and the rest alike; pausing stops both.
+  p.speed = 2;
+  lesson_tick(l, phase, p, 1.0);
+  CHECK(p.t == doctest::Approx(2));
+  lesson_tick(l, phase, p, 0.6);  // 1.2 s at speed 1: 1 step to the end, then 0.2 of rest
+  lesson_toggle_play(l, phase, p);
+  CHECK_FALSE(p.playing);
+  lesson_tick(l, phase, p, 10);
+  CHECK(phase == 0);
+  lesson_toggle_play(l, phase, p);  // not the lesson's end: plays on from where it was
+  CHECK(phase == 0);
+  lesson_tick(l, phase, p, 0.1);  // 0.2 more: 0.4 of rest, still less than kPhaseEndRest
+  CHECK(phase == 0);
+  lesson_tick(l, phase, p, 0.1);  // 0.6
+  CHECK(phase == 1);
+}
+
+TEST_CASE("gui lesson: playing dwells on a compute phase for one step's time, on the clock chosen") {
+  const LoadResult r = load_text("collsim_gui_lesson_play.toml", kLesson);
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;  // compute, push (1 step), update (compute), pull (1 step)
+  std::size_t phase = 0;
+  Playback p;
+  enter_phase(l, phase, p, false);
+  lesson_toggle_play(l, phase, p);  // a compute phase plays too
+  CHECK(p.playing);
+  lesson_tick(l, phase, p, 0.9);
+  CHECK(phase == 0);
+  lesson_tick(l, phase, p, 0.2);  // kComputeDwell: 1 s at speed 1
+  CHECK(phase == 1);
+  CHECK(p.t == 0);
+  CHECK(p.playing);
+  // On the predicted clock the phase plays in its own time, one step per second.
+  p.set_clock(*l.views[1], ClockKind::predicted);
+  const double finish = l.views[1]->clock(ClockKind::predicted).finish;
+  REQUIRE(finish > 0);
+  lesson_tick(l, phase, p, 0.5);
+  CHECK(p.t == doctest::Approx(finish / 2));
+  lesson_tick(l, phase, p, 1.2);  // to the end, and the rest
+  CHECK(phase == 2);
+  CHECK(p.playing);
+  lesson_tick(l, phase, p, 1.1);
+  CHECK(phase == 3);
+  CHECK(p.clock == ClockKind::predicted);  // the clock goes on with the play
+  CHECK(p.t == doctest::Approx(0));
+  lesson_tick(l, phase, p, 10);
+  CHECK(phase == 3);
+  CHECK_FALSE(p.playing);
+  // Stepping stops playing, as in a single run.
+  lesson_toggle_play(l, phase, p);
+  CHECK(phase == 0);
+  lesson_step_forward(l, phase, p);
+  CHECK_FALSE(p.playing);
+  // A lesson that ends with a compute phase stops once it has been shown for its dwell.
+  const LoadResult ends = load_text("collsim_gui_lesson_ends_computing.toml", std::string(kHalves) + R"(
+[[phase]]
+name = "optimizer"
+compute = 10.0
+)");
+  REQUIRE_MESSAGE(ends.lesson, ends.error);
+  const Lesson& e = *ends.lesson;
+  REQUIRE(e.phase_count() == 3);
+  phase = 2;
+  enter_phase(e, phase, p, false);
+  lesson_toggle_play(e, phase, p);
+  lesson_tick(e, phase, p, 0.9);
+  CHECK(p.playing);
+  lesson_tick(e, phase, p, 0.2);
+  CHECK(phase == 2);
+  CHECK_FALSE(p.playing);
+  lesson_toggle_play(e, phase, p);  // the lesson's end: again from its first phase
+  CHECK(phase == 0);
+  CHECK(p.playing);
+}
+
+TEST_CASE("gui lesson: the whole lesson exports as program_to_json, _chrome and _csv, beside the phase's exports") {
+  const LoadResult r = load_file(kSource / "scenarios/lessons/17_parameter_server_training.toml");
+  REQUIRE_MESSAGE(r.lesson, r.error);
+  const Lesson& l = *r.lesson;
+  REQUIRE(l.multi_phase());
+  const std::string json = lesson_export_text(LessonExportKind::json, l.scenario, l.program);
+  CHECK(json == program_to_json(l.scenario, l.program));
+  CHECK(json.find("\"collsim-lesson\"") != std::string::npos);
+  CHECK(lesson_export_text(LessonExportKind::chrome, l.scenario, l.program) == program_to_chrome(l.scenario, l.program));
+  CHECK(lesson_export_text(LessonExportKind::csv, l.scenario, l.program) == program_to_csv(l.scenario, l.program));
+  CHECK(lesson_export_path("out/x", LessonExportKind::json) == std::filesystem::path("out/x.lesson.json"));
+  CHECK(lesson_export_path("out/x", LessonExportKind::chrome) == std::filesystem::path("out/x.lesson.chrome.json"));
+  CHECK(lesson_export_path("out/x", LessonExportKind::csv) == std::filesystem::path("out/x.lesson.csv"));
+  for (ExportKind k : {ExportKind::json, ExportKind::chrome, ExportKind::csv})  // never over the shown phase's
+    for (LessonExportKind w : {LessonExportKind::json, LessonExportKind::chrome, LessonExportKind::csv})
+      CHECK(export_path("out/x", k) != lesson_export_path("out/x", w));
+  // Written whole: the file is the text.
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_gui_lesson_export";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = lesson_export_path(dir / "lesson17", LessonExportKind::json);
+  CHECK(write_export(file, json).empty());
+  CHECK(read_text(file) == json);
+  // Into a folder that is not there: the error names the path, and nothing is written.
+  const std::filesystem::path missing = dir / "no_such_folder" / "x.lesson.json";
+  const std::string problem = write_export(missing, json);
+  CHECK(problem.find("no_such_folder") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(missing));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("gui lesson: answers are answer_question's, hidden until revealed; one the run cannot answer says why") {
