@@ -39,7 +39,7 @@ BackendChoice choose_backend(const std::string& backend_flag, const std::string&
 
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads) {
   if (choice.name == "cuda") return make_cuda_backend(choice.cuda);
-  return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}});
+  return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}, .should_stop = {}});
 }
 
 }  // namespace collsim::cli

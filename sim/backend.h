@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,15 @@ struct CpuBackendOptions {
   int threads = 0;  // 0: one per hardware thread
   // Test hook: called on the worker just before transfer `index` runs (e.g. to delay it).
   std::function<void(std::size_t index)> before_transfer;
+  // Polled before every transfer (the GUI's Cancel): once it returns true, the transfers
+  // not yet started are skipped and execute() throws ExecutionStopped; the buffers are
+  // then partial and must not be verified.
+  std::function<bool()> should_stop;
+};
+
+class ExecutionStopped : public std::runtime_error {
+ public:
+  ExecutionStopped() : std::runtime_error("the execution was stopped before its end") {}
 };
 
 std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options = {});

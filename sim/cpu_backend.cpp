@@ -133,7 +133,13 @@ class CpuBackend final : public Backend {
       return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
     };
     run_local_ops(s, s.pre_ops, bufs, options_.threads);
+    std::atomic<bool> stopped{false};
     DagRunner(deps, options_.threads).run([&](std::uint32_t i, int worker) {
+      // A stopped run still drains the graph (its dependants must be released), doing nothing.
+      if (stopped.load(std::memory_order_relaxed) || (options_.should_stop && options_.should_stop())) {
+        stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
       if (options_.before_transfer) options_.before_transfer(i);
       TransferTiming& timing = ex.timings[i];
       timing.worker = worker;
@@ -141,6 +147,7 @@ class CpuBackend final : public Backend {
       run_transfer(s, s.transfers[i], bufs);
       timing.end_ns = since_start();
     });
+    if (stopped.load()) throw ExecutionStopped();
     run_local_ops(s, s.post_ops, bufs, options_.threads);
     ex.total_ns = since_start();
     return ex;

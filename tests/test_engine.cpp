@@ -1,6 +1,7 @@
 // The CPU engine runs each transfer once its dependencies are done: no barrier between steps.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -30,7 +31,8 @@ TEST_CASE("a delayed transfer holds up only its dependants") {
   const std::size_t delayed = 0;  // step 1: rank 0 sends chunk 0 to rank 1
   auto backend = make_cpu_backend({.threads = 2, .before_transfer = [&](std::size_t i) {
                                      if (i == delayed) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-                                   }});
+                                   },
+                                   .should_stop = {}});
   const RunResult r = run_collective(req, *backend);
   REQUIRE(r.verification.ok);
   const std::vector<bool> waits = dependants_of(r.dependencies, delayed);
@@ -58,7 +60,7 @@ TEST_CASE("every transfer is recorded with a worker and ordered times") {
   req.spec = {Collective::all_reduce, 5, 1001, DataType::bf16, ReduceOp::avg, 0};
   req.algorithm = "parameter_server";
   req.options.servers = 2;
-  auto backend = make_cpu_backend({.threads = 3, .before_transfer = {}});
+  auto backend = make_cpu_backend({.threads = 3, .before_transfer = {}, .should_stop = {}});
   const RunResult r = run_collective(req, *backend);
   REQUIRE(r.verification.ok);
   REQUIRE(r.execution.timings.size() == r.schedule.transfers.size());
@@ -70,6 +72,28 @@ TEST_CASE("every transfer is recorded with a worker and ordered times") {
     CHECK(x.worker < 3);
     for (std::uint32_t d : r.dependencies.dependencies_of(t)) CHECK(r.execution.timings[d].end_ns <= x.begin_ns);
   }
+}
+
+TEST_CASE("a stopped execution skips the transfers not yet started and says so") {
+  RunRequest req;
+  req.spec = {Collective::all_reduce, 8, 4096, DataType::f32, ReduceOp::sum, 0};
+  RunResult run = prepare_run(req);
+  std::atomic<std::size_t> started{0};
+  const std::size_t stop_after = 5;
+  auto backend = make_cpu_backend({.threads = 2,
+                                   .before_transfer = [&](std::size_t) { ++started; },
+                                   .should_stop = [&] { return started.load() >= stop_after; }});
+  CHECK_THROWS_AS(execute_run(run, *backend), ExecutionStopped);
+  // Two workers may each pass the check once more before they see the other's start.
+  CHECK(started.load() >= stop_after);
+  CHECK(started.load() <= stop_after + 2);
+  CHECK(started.load() < run.schedule.transfers.size());
+
+  // Without a stop, the same backend options run every transfer and verify.
+  started = 0;
+  auto unstopped = make_cpu_backend({.threads = 2, .before_transfer = [&](std::size_t) { ++started; }, .should_stop = {}});
+  CHECK(run_collective(req, *unstopped).verification.ok);
+  CHECK(started.load() == run.schedule.transfers.size());
 }
 
 TEST_CASE("verification catches a wrong result") {

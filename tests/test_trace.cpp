@@ -18,7 +18,7 @@ using namespace collsim;
 namespace {
 
 Trace run_trace(const RunRequest& req, std::string title = {}, std::string description = {}) {
-  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}}));
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
   REQUIRE(r.verification.ok);
   return make_trace(r, std::move(title), std::move(description));
 }
@@ -112,7 +112,7 @@ TEST_CASE("a JSON trace keeps n/a bandwidths, predicted times and non-finite err
 
 TEST_CASE("a trace records the run: metadata, schedule, records, verification") {
   RunRequest req = request("ring", 4, 10);
-  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}}));
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
   const Trace t = make_trace(r, "Title", "Text");
   CHECK(t.format_version == kTraceFormatVersion);
   CHECK_FALSE(t.collsim_version.empty());

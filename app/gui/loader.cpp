@@ -15,8 +15,21 @@
 namespace collsim::gui {
 namespace {
 
+// The CPU backend of a load: once the load is cancelled it skips the transfers not yet
+// started, and the execution's ExecutionStopped becomes the load's LoadCancelled.
+template <class Execute>
+void execute_cancellably(const Progress& p, Execute&& execute) {
+  const std::unique_ptr<Backend> backend =
+      make_cpu_backend({.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }});
+  try {
+    execute(*backend);
+  } catch (const ExecutionStopped&) {
+    throw LoadCancelled();
+  }
+}
+
 // One run, from its request to the view model. Every p.set is a phase boundary, where a
-// cancelled load stops (LoadCancelled); execute_run itself runs to its end.
+// cancelled load stops (LoadCancelled); the execution stops between two transfers.
 std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyConfig& topology, const std::string& title,
                                       const std::string& description, Progress& p) {
   p.set(0.05f, "building and checking the schedule");
@@ -26,8 +39,7 @@ std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyC
   p.set(0.25f, "checking the topology");
   (void)make_topology(topology, run.schedule.spec.ranks, run.schedule.total_ranks);
   p.set(0.3f, fmt::format("running {} transfers on the CPU backend", run.schedule.transfers.size()));
-  const std::unique_ptr<Backend> backend = make_cpu_backend();
-  execute_run(run, *backend);
+  execute_cancellably(p, [&run](Backend& backend) { execute_run(run, backend); });
   p.set(0.6f, fmt::format("predicting the times on a {} topology", to_string(topology.kind)));
   predict_run(run, topology);
   p.set(0.7f, "recording the trace");
@@ -82,10 +94,11 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
   predict_program(lesson->program, s, s.topology);
   p.set(0.3f, "running on the CPU backend");
-  const std::unique_ptr<Backend> backend = make_cpu_backend();
-  execute_program(lesson->program, *backend, [&p](int done, int total) {
-    p.set(0.3f + 0.4f * static_cast<float>(done) / static_cast<float>(std::max(total, 1)),
-          fmt::format("ran {} of {} collective{} on the CPU backend", done, total, total == 1 ? "" : "s"));
+  execute_cancellably(p, [&](Backend& backend) {
+    execute_program(lesson->program, backend, [&p](int done, int total) {
+      p.set(0.3f + 0.4f * static_cast<float>(done) / static_cast<float>(std::max(total, 1)),
+            fmt::format("ran {} of {} collective{} on the CPU backend", done, total, total == 1 ? "" : "s"));
+    });
   });
   lesson->scenario = std::move(s);
   build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {

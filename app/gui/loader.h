@@ -5,11 +5,11 @@
 // same spec run again with another algorithm on the same topology. Plain C++ (no ImGui):
 // errors come back as text, never as exceptions.
 //
-// Cancelling: the engine (execute_run) cannot be interrupted, so a load checks for a
-// cancel only between its phases (prepare, execute, predict, trace, view model; and the
-// same again for the comparison's run). A cancelled load is abandoned at once — the
-// window goes on with what it showed before — and its worker stops at its next phase
-// boundary, in the background; whatever it produced is discarded.
+// Cancelling: a load checks for a cancel between its phases (prepare, execute, predict,
+// trace, view model; and the same again for the comparison's run), and its CPU backend
+// between two transfers (CpuBackendOptions::should_stop). A cancelled load is abandoned
+// at once — the window goes on with what it showed before — and its worker stops soon
+// after, in the background; whatever it produced is discarded.
 #pragma once
 #include <atomic>
 #include <filesystem>
