@@ -9,9 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/run.h"
+
 namespace collsim::json_layout {
 
 using ojson = nlohmann::ordered_json;
+
+// The `request` object of collsim's traces (docs/trace-format.md), written by the
+// single-run trace (trace_json.cpp, which defines it) and the lesson trace alike.
+ojson request_json(const RunRequest& r);
 
 // One scalar (or any value) in compact JSON; invalid UTF-8 is replaced, never thrown on.
 std::string dump_scalar(const ojson& j);

@@ -23,6 +23,7 @@ namespace {
 
 using json_layout::ObjectWriter;
 using json_layout::ojson;
+using json_layout::request_json;
 
 const Phase& phase_of(const Scenario& s, const PhaseRun& pr) { return s.phases.at(static_cast<std::size_t>(pr.phase)); }
 
@@ -152,17 +153,6 @@ void csv_compute(const ProgramResult& p, const Phase& phase, const PhaseRun& pr,
 
 constexpr std::string_view kLessonFormatName = "collsim-lesson";
 constexpr int kLessonFormatVersion = 1;
-
-// The keys of the single-run trace's `request` (trace_json.cpp).
-ojson request_json(const RunRequest& r) {
-  ojson j = {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
-             {"count", r.spec.count}, {"dtype", to_string(r.spec.dtype)}, {"op", to_string(r.spec.op)},
-             {"root", r.spec.root}, {"in_place", r.spec.in_place}, {"slices", r.options.slices},
-             {"servers", r.options.servers}, {"colocated", r.options.colocated},
-             {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
-  if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
-  return j;
-}
 
 ojson verification_json(const Verification& v) {
   return {{"ok", v.ok}, {"checked", v.checked}, {"mismatches", v.mismatches}, {"first_mismatch", v.first_mismatch},

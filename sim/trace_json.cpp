@@ -30,6 +30,7 @@ namespace {
 
 using json_layout::ObjectWriter;
 using json_layout::ojson;
+using json_layout::request_json;
 using json = nlohmann::json;
 
 constexpr std::string_view kFormatName = "collsim-trace";
@@ -47,17 +48,6 @@ ojson finite_or_string(double v) {
 
 // A bandwidth or an optional time: "n/a" when absent.
 ojson bandwidth_json(const std::optional<double>& gbps) { return gbps ? finite_or_string(*gbps) : ojson("n/a"); }
-
-ojson request_json(const RunRequest& r) {
-  ojson j = {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
-          {"count", r.spec.count}, {"dtype", to_string(r.spec.dtype)}, {"op", to_string(r.spec.op)},
-          {"root", r.spec.root}, {"in_place", r.spec.in_place}, {"slices", r.options.slices},
-          {"servers", r.options.servers}, {"colocated", r.options.colocated},
-          {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
-  // Only custom runs have one; other traces keep the key out, as version 1 always did.
-  if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
-  return j;
-}
 
 ojson local_op_json(const LocalOp& op) {
   ojson j = {{"kind", to_string(op.kind)}, {"rank", op.target.rank}, {"buffer", to_string(op.target.buffer)},
@@ -459,5 +449,20 @@ Trace load_trace_json(const std::filesystem::path& path) {
   if (in.bad()) throw InputError(fmt::format("{}: error while reading the trace file", path.string()));
   return parse_trace_json(text.str(), path.string());
 }
+
+namespace json_layout {
+
+ojson request_json(const RunRequest& r) {
+  ojson j = {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
+             {"count", r.spec.count}, {"dtype", to_string(r.spec.dtype)}, {"op", to_string(r.spec.op)},
+             {"root", r.spec.root}, {"in_place", r.spec.in_place}, {"slices", r.options.slices},
+             {"servers", r.options.servers}, {"colocated", r.options.colocated},
+             {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
+  // Only custom runs have one; other traces keep the key out, as version 1 always did.
+  if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
+  return j;
+}
+
+}  // namespace json_layout
 
 }  // namespace collsim
