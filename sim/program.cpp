@@ -366,7 +366,7 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
   // Each collective alone, from time 0, on the program's topology (for a lesson of one
   // collective, exactly run_model's): the single-run summaries read run->model.
   for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
-    run->model = ModelRun{p.topology, predict(run->schedule, run->dependencies, p.topology)};
+    run->model = ModelRun{p.topology, predict(run->schedule, run->dependencies, p.topology), config};
   Timeline timeline(p.topology);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {

@@ -324,7 +324,7 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) { return Simulation(s, g, t).run(); }
 
 ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
-  ModelRun m{make_topology(config, s.spec.ranks, s.total_ranks), {}};
+  ModelRun m{make_topology(config, s.spec.ranks, s.total_ranks), {}, config};
   m.prediction = predict(s, g, m.topology);
   return m;
 }

@@ -71,10 +71,12 @@ inline constexpr std::size_t kBusiestLinks = 3;
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t);
 
-// A prediction with the topology it was made on.
+// A prediction with the topology it was made on, and that topology's configuration as
+// given (what a trace records, so that a replay can run again on the same topology).
 struct ModelRun {
   Topology topology;
   Prediction prediction;
+  TopologyConfig config;
 };
 // Resolves the configuration for the schedule's ranks and predicts (InputError for a bad
 // configuration, naming the flag, key or file position).

@@ -58,6 +58,10 @@ struct LinkOverride {
   std::string link;
   std::optional<double> bandwidth_gbps, latency_us;
   std::string origin;
+  // Equal when they say the same: where it was said (origin) does not count.
+  friend bool operator==(const LinkOverride& a, const LinkOverride& b) {
+    return a.link == b.link && a.bandwidth_gbps == b.bandwidth_gbps && a.latency_us == b.latency_us;
+  }
 };
 
 // A rank that starts late (none of its transfers, sent or received, starts before
@@ -67,6 +71,9 @@ struct Straggler {
   double late_us = 0;
   double slow = 1;
   std::string origin;
+  friend bool operator==(const Straggler& a, const Straggler& b) {  // (origin does not count)
+    return a.rank == b.rank && a.late_us == b.late_us && a.slow == b.slow;
+  }
 };
 
 // The topology and the costs as the user gave them (scenario `[topology]`, CLI flags).
@@ -82,6 +89,7 @@ struct TopologyConfig {
   std::optional<double> reduce_rate_gbps, copy_rate_gbps;
   std::vector<LinkOverride> overrides;
   std::vector<Straggler> stragglers;
+  friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
 
 std::string_view default_link_preset(TopologyKind k);

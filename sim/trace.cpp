@@ -62,6 +62,7 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   const CollectiveSpec& spec = run.schedule.spec;
   PredictedSummary p;
   p.topology = describe(m.topology);
+  p.topology_config = m.config;
   p.time_ns = m.prediction.total_ns;
   if (p.time_ns > 0 && spec.collective != Collective::barrier) {  // as bandwidth(), with fractional ns
     p.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / p.time_ns;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/run.h"
+#include "sim/topology.h"
 
 namespace collsim {
 
@@ -37,6 +38,10 @@ struct TransferRecord {
 // carry predictions.
 struct PredictedSummary {
   std::string topology;  // describe(Topology): kind, ranks, link figures, overrides, stragglers
+  // The configuration it was made on, as given (ModelRun::config), so that a replay can run
+  // again, or another algorithm, on the same topology. Absent in traces written before
+  // collsim recorded it (the JSON key "predicted.topology_config" is optional).
+  std::optional<TopologyConfig> topology_config;
   double time_ns = 0;    // the last predicted end
   std::optional<double> algbw_gbps, busbw_gbps;  // from time_ns; nullopt when it is 0 (and for a barrier)
   struct LinkUse {

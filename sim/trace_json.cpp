@@ -73,14 +73,57 @@ ojson record_json(std::size_t index, const TransferRecord& r) {
   return j;
 }
 
+// The configuration in the words of a scenario's [topology] (its keys, docs/scenario-format.md):
+// the kind, and only what the configuration sets, so that an unset figure stays "the
+// preset's" when read back. A figure is finite (make_topology checked it before the prediction).
+ojson topology_config_json(const TopologyConfig& c) {
+  ojson j = {{"kind", to_string(c.kind)}};
+  auto add_figure = [&j](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  if (!c.link.empty()) j["link"] = c.link;
+  add_figure("bandwidth", c.bandwidth_gbps);
+  add_figure("latency", c.latency_us);
+  if (!c.uplink.empty()) j["uplink"] = c.uplink;
+  add_figure("uplink_bandwidth", c.uplink_bandwidth_gbps);
+  add_figure("uplink_latency", c.uplink_latency_us);
+  if (c.group_size > 0) j["group_size"] = c.group_size;
+  if (c.nic_per_gpu) j["nic"] = "gpu";
+  add_figure("reduce_rate", c.reduce_rate_gbps);
+  add_figure("copy_rate", c.copy_rate_gbps);
+  if (!c.overrides.empty()) {
+    ojson& overrides = j["overrides"] = ojson::array();
+    for (const LinkOverride& o : c.overrides) {
+      ojson& x = overrides.emplace_back(ojson{{"link", o.link}});
+      if (o.bandwidth_gbps) x["bandwidth"] = *o.bandwidth_gbps;
+      if (o.latency_us) x["latency"] = *o.latency_us;
+    }
+  }
+  if (!c.stragglers.empty()) {
+    ojson& stragglers = j["stragglers"] = ojson::array();
+    for (const Straggler& st : c.stragglers) {
+      ojson& x = stragglers.emplace_back(ojson{{"rank", st.rank}});
+      if (st.late_us != 0) x["late"] = st.late_us;
+      if (st.slow != 1) x["slow"] = st.slow;
+    }
+  }
+  return j;
+}
+
 ojson predicted_json(const PredictedSummary& p) {
   ojson links = ojson::array();
   for (const PredictedSummary::LinkUse& l : p.busiest_links)
     links.push_back({{"link", l.link}, {"utilisation", finite_or_string(l.utilisation)}});
-  return {{"topology", p.topology}, {"time_ns", finite_or_string(p.time_ns)},
-          {"algbw_gbps", bandwidth_json(p.algbw_gbps)}, {"busbw_gbps", bandwidth_json(p.busbw_gbps)},
-          {"busiest_links", links}, {"closed_form", p.closed_form}, {"closed_form_values", p.closed_form_values},
-          {"closed_form_ns", bandwidth_json(p.closed_form_ns)}};
+  ojson j = {{"topology", p.topology}};
+  if (p.topology_config) j["topology_config"] = topology_config_json(*p.topology_config);
+  j["time_ns"] = finite_or_string(p.time_ns);
+  j["algbw_gbps"] = bandwidth_json(p.algbw_gbps);
+  j["busbw_gbps"] = bandwidth_json(p.busbw_gbps);
+  j["busiest_links"] = links;
+  j["closed_form"] = p.closed_form;
+  j["closed_form_values"] = p.closed_form_values;
+  j["closed_form_ns"] = bandwidth_json(p.closed_form_ns);
+  return j;
 }
 
 void write_schedule(ObjectWriter& parent, const Schedule& s) {
@@ -151,6 +194,8 @@ class Field {
   Field at(std::size_t i) const { return Field(j_[i], fmt::format("{}[{}]", path_, i), file_); }
   bool is_null() const { return j_.is_null(); }
   bool is_string() const { return j_.is_string(); }
+  // "trace.json: key 'predicted.topology_config.overrides[0]'": an origin for make_topology's messages.
+  std::string where() const { return fmt::format("{}: key '{}'", file_, path_); }
 
   // Rejects keys this version does not define: a typo or a newer writer, either way the
   // round trip would silently lose them.
@@ -362,12 +407,80 @@ TraceSummary read_summary(const Field& f) {
   return {f["time_ns"].integer(), f["algbw_gbps"].number_or_na(), f["busbw_gbps"].number_or_na()};
 }
 
+// A figure of the configuration, as a scenario's [topology] takes it: finite, and > 0 (a
+// bandwidth, a rate, a slow-down) or >= 0 (a latency, a late start).
+double figure(const Field& f, bool positive) {
+  const double v = f.number();
+  if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+    f.fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
+  return v;
+}
+
+std::optional<double> optional_figure(const Field& f, std::string_view key, bool positive) {
+  if (!f.has(key)) return std::nullopt;
+  return figure(f[key], positive);
+}
+
+std::string preset_name(const Field& f) {
+  std::string name = f.str();
+  if (!find_link_preset(name)) f.fail(fmt::format("unknown link preset '{}' (use {})", name, link_preset_names()));
+  return name;
+}
+
+// Overrides and stragglers are checked against the ranks when a re-run resolves the
+// topology (make_topology), which names them by their key here.
+LinkOverride read_link_override(const Field& f) {
+  f.only_keys({"link", "bandwidth", "latency"});
+  LinkOverride o{f["link"].str(), optional_figure(f, "bandwidth", true), optional_figure(f, "latency", false),
+                 f.where()};
+  if (o.link.empty()) f["link"].fail("must not be empty");
+  if (!o.bandwidth_gbps && !o.latency_us) f.fail("gives no `bandwidth` or `latency`");
+  return o;
+}
+
+Straggler read_straggler(const Field& f) {
+  f.only_keys({"rank", "late", "slow"});
+  Straggler s{f["rank"].int32(0, kMaxModelRanks - 1), 0, 1, f.where()};
+  if (f.has("late")) s.late_us = figure(f["late"], false);
+  if (f.has("slow")) s.slow = figure(f["slow"], true);
+  return s;
+}
+
+// The keys of a scenario's [topology] (scenario.cpp's read_topology), with the same checks
+// on each value. Keys a kind does not use are kept, not refused: they were in the
+// configuration the prediction was made on, and make_topology ignored them there too.
+TopologyConfig read_topology_config(const Field& f) {
+  f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+  TopologyConfig c;
+  c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
+  if (f.has("link")) c.link = preset_name(f["link"]);
+  c.bandwidth_gbps = optional_figure(f, "bandwidth", true);
+  c.latency_us = optional_figure(f, "latency", false);
+  if (f.has("uplink")) c.uplink = preset_name(f["uplink"]);
+  c.uplink_bandwidth_gbps = optional_figure(f, "uplink_bandwidth", true);
+  c.uplink_latency_us = optional_figure(f, "uplink_latency", false);
+  if (f.has("group_size")) c.group_size = f["group_size"].int32(1, kMaxModelRanks);
+  if (f.has("nic")) {
+    const std::string nic = f["nic"].str();
+    if (nic != "node" && nic != "gpu") f["nic"].fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));
+    c.nic_per_gpu = nic == "gpu";
+  }
+  c.reduce_rate_gbps = optional_figure(f, "reduce_rate", true);
+  c.copy_rate_gbps = optional_figure(f, "copy_rate", true);
+  if (f.has("overrides")) c.overrides = read_array<LinkOverride>(f["overrides"], read_link_override);
+  if (f.has("stragglers")) c.stragglers = read_array<Straggler>(f["stragglers"], read_straggler);
+  return c;
+}
+
 PredictedSummary read_predicted(const Field& f) {
-  f.only_keys({"topology", "time_ns", "algbw_gbps", "busbw_gbps", "busiest_links", "closed_form",
+  f.only_keys({"topology", "topology_config", "time_ns", "algbw_gbps", "busbw_gbps", "busiest_links", "closed_form",
                "closed_form_values", "closed_form_ns"});
-  PredictedSummary p{f["topology"].str(), f["time_ns"].number(), f["algbw_gbps"].number_or_na(),
+  PredictedSummary p{f["topology"].str(), std::nullopt, f["time_ns"].number(), f["algbw_gbps"].number_or_na(),
                      f["busbw_gbps"].number_or_na(), {}, f["closed_form"].str(), f["closed_form_values"].str(),
                      f["closed_form_ns"].number_or_na()};
+  // Optional: traces written before collsim recorded the configuration have only its description.
+  if (f.has("topology_config")) p.topology_config = read_topology_config(f["topology_config"]);
   const Field links = f["busiest_links"];
   for (std::size_t i = 0; i < links.size(); ++i) {
     const Field l = links.at(i);

@@ -242,3 +242,121 @@ TEST_CASE("line_column counts lines and columns from 1") {
   CHECK(line_column("ab\ncd", 4) == "2:2");
   CHECK(line_column("ab\n", 3) == "2:1");
 }
+
+namespace {
+
+// A prediction on a configuration that sets every key of a scenario's [topology].
+Trace predicted_trace(const TopologyConfig& config, std::string algorithm = "direct", int ranks = 4) {
+  RunResult r = run_collective(request(std::move(algorithm), ranks, 100),
+                               *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
+  predict_run(r, config);
+  return make_trace(r);
+}
+
+TopologyConfig full_two_level() {
+  TopologyConfig c;
+  c.kind = TopologyKind::two_level;
+  c.link = "pcie5";
+  c.bandwidth_gbps = 20;
+  c.latency_us = 3.5;
+  c.uplink = "ib_hdr";
+  c.uplink_bandwidth_gbps = 12.5;
+  c.uplink_latency_us = 0.25;
+  c.group_size = 2;
+  c.nic_per_gpu = true;
+  c.reduce_rate_gbps = 500;
+  c.copy_rate_gbps = 800.125;
+  c.overrides.push_back({"rank1", 5.0, std::nullopt, "test"});
+  c.overrides.push_back({"uplink0", std::nullopt, 7.0, "test"});
+  c.stragglers.push_back({2, 1.5, 1, "test"});
+  c.stragglers.push_back({3, 0, 2.0, "test"});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a JSON trace records the topology configuration, overrides and stragglers included, and round-trips it") {
+  const TopologyConfig config = full_two_level();
+  const Trace t = predicted_trace(config);
+  REQUIRE(t.predicted);
+  REQUIRE(t.predicted->topology_config);
+  CHECK(*t.predicted->topology_config == config);
+  const std::string text = trace_to_json(t);
+  // The scenario's [topology] keys; only what the configuration sets (no late 0, no slow 1).
+  CHECK(text.find(R"("kind": "two_level")") != std::string::npos);
+  CHECK(text.find(R"("nic": "gpu")") != std::string::npos);
+  CHECK(text.find(R"({"link": "uplink0", "latency": 7.0})") != std::string::npos);
+  CHECK(text.find(R"({"rank": 2, "late": 1.5})") != std::string::npos);
+  CHECK(text.find(R"({"rank": 3, "slow": 2.0})") != std::string::npos);
+  const Trace back = parse_trace_json(text, "t.json");
+  CHECK(trace_to_json(back) == text);
+  REQUIRE(back.predicted->topology_config);
+  CHECK(*back.predicted->topology_config == config);
+  CHECK(back.predicted == t.predicted);
+  // A re-run on the recorded configuration predicts the same.
+  const Trace again = predicted_trace(*back.predicted->topology_config);
+  CHECK(again.predicted->time_ns == t.predicted->time_ns);
+
+  // A bare configuration writes its kind alone.
+  TopologyConfig ring;
+  ring.kind = TopologyKind::ring;
+  CHECK(trace_to_json(predicted_trace(ring)).find(R"("topology_config": {"kind": "ring"},)") != std::string::npos);
+}
+
+TEST_CASE("a JSON trace without the topology configuration (written before it was recorded) still imports") {
+  const Trace t = predicted_trace(full_two_level());
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(trace_to_json(t));
+  REQUIRE(doc["predicted"].contains("topology_config"));
+  doc["predicted"].erase("topology_config");
+  const Trace old = parse_trace_json(doc.dump(2), "old.json");
+  REQUIRE(old.predicted);
+  CHECK_FALSE(old.predicted->topology_config);
+  CHECK(old.predicted->topology == t.predicted->topology);
+  CHECK(trace_to_json(old).find("topology_config") == std::string::npos);
+  // And a trace without predictions has neither.
+  CHECK(trace_to_json(run_trace(request("ring", 3, 9))).find("topology_config") == std::string::npos);
+}
+
+TEST_CASE("importing a bad topology configuration names its key") {
+  const std::string good = trace_to_json(predicted_trace(full_two_level()));
+  auto error_for = [&](const std::string& from, const std::string& to) { return import_error(replace_once(good, from, to)); };
+  CHECK(error_for(R"("nic": "gpu")", R"("nic": "gpu", "speed": 3)")
+            .find("bad.json: key 'predicted.topology_config.speed': unknown key") != std::string::npos);
+  CHECK(error_for(R"("kind": "two_level")", R"("kind": "torus")")
+            .find("key 'predicted.topology_config.kind': unknown topology 'torus'") != std::string::npos);
+  CHECK(error_for(R"("link": "pcie5")", R"("link": "pcie9")")
+            .find("key 'predicted.topology_config.link': unknown link preset 'pcie9'") != std::string::npos);
+  CHECK(error_for(R"("bandwidth": 20.0)", R"("bandwidth": 0)")
+            .find("key 'predicted.topology_config.bandwidth': must be > 0, got 0") != std::string::npos);
+  CHECK(error_for(R"("uplink_latency": 0.25)", R"("uplink_latency": "fast")")
+            .find("key 'predicted.topology_config.uplink_latency': expected a number") != std::string::npos);
+  CHECK(error_for(R"("group_size": 2)", R"("group_size": 0)")
+            .find("key 'predicted.topology_config.group_size': 0 is out of range") != std::string::npos);
+  CHECK(error_for(R"("nic": "gpu")", R"("nic": "card")")
+            .find("key 'predicted.topology_config.nic': unknown nic 'card'") != std::string::npos);
+  CHECK(error_for(R"({"link": "rank1", "bandwidth": 5.0})", R"({"link": "rank1", "bandwith": 5.0})")
+            .find("key 'predicted.topology_config.overrides[0].bandwith': unknown key") != std::string::npos);
+  CHECK(error_for(R"({"link": "rank1", "bandwidth": 5.0})", R"({"link": "rank1"})")
+            .find("key 'predicted.topology_config.overrides[0]': gives no `bandwidth` or `latency`") != std::string::npos);
+  CHECK(error_for(R"({"rank": 2, "late": 1.5})", R"({"late": 1.5})")
+            .find("key 'predicted.topology_config.stragglers[0].rank' is missing") != std::string::npos);
+  CHECK(error_for(R"({"rank": 3, "slow": 2.0})", R"({"rank": 3, "slow": -2.0})")
+            .find("key 'predicted.topology_config.stragglers[1].slow': must be > 0") != std::string::npos);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(good);
+  doc["predicted"]["topology_config"]["overrides"] = {{"link", "rank1"}};
+  CHECK(import_error(doc.dump()).find("key 'predicted.topology_config.overrides': expected an array") !=
+        std::string::npos);
+}
+
+TEST_CASE("an imported override or straggler that does not fit the ranks is named by its key when the topology is resolved") {
+  const std::string good = trace_to_json(predicted_trace(full_two_level()));
+  // The importer checks each value; whether a link or a rank exists is for make_topology,
+  // on the ranks of the run that uses it.
+  const Trace t = parse_trace_json(replace_once(good, R"({"rank": 3, "slow")", R"({"rank": 9, "slow")"), "t.json");
+  try {
+    make_topology(*t.predicted->topology_config, 4, 4);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).starts_with("t.json: key 'predicted.topology_config.stragglers[1]': rank 9"));
+  }
+}

@@ -291,7 +291,7 @@ void App::DrawRun(float main_h) {
 void App::DrawCompared() {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& style = ImGui::GetStyle();
-  const float bottom_h = std::max(avail.y * 0.24f, ImGui::GetFrameHeight() * 5);
+  const float bottom_h = std::max(avail.y * 0.3f, ImGui::GetFrameHeight() * 5);  // the timeline holds both runs
   const float main_h = std::max(avail.y - bottom_h - style.ItemSpacing.y, ImGui::GetFrameHeight() * 8);
   const float half_w = std::floor((avail.x - style.ItemSpacing.x) / 2);
   for (int side = 0; side < 2; ++side) {

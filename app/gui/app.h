@@ -120,6 +120,7 @@ struct TimelinePanel {
   struct Hover {  // the bar under the mouse, for the tooltip
     bool any = false;
     LaneBar bar;
+    const ViewModel* run = nullptr;  // whose transfer it is (comparing: either run)
   };
   TimeScale scale;
   const ViewModel* fitted_for = nullptr;  // the model (comparison and clock) the scale was fitted to

@@ -128,6 +128,32 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   }
 }
 
+// A JSON trace, replayed as it was recorded; the comparison's run goes on the topology
+// configuration the trace recorded (traces written before collsim recorded one have only
+// its description: nothing to run the other algorithm on).
+void load_trace(const LoadRequest& load, LoadResult& out, Progress& p) {
+  if (!load.compare.empty()) p.scope(0.0f, 0.5f, "trace: ");
+  p.set(0.05f, fmt::format("reading {}", load.file.string()));
+  Trace trace = load_trace_json(load.file);
+  const std::optional<TopologyConfig> recorded = trace.predicted ? trace.predicted->topology_config : std::nullopt;
+  if (!load.compare.empty() && !recorded)
+    throw InputError(fmt::format("{}: a trace cannot be compared with another algorithm: it records its topology's "
+                                 "description, not its configuration (open the scenario, or run it, instead)",
+                                 load.file.string()));
+  out.topology = recorded.value_or(TopologyConfig{});
+  p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
+  out.model = std::make_unique<ViewModel>(std::move(trace));
+  if (load.compare.empty()) return;
+  const Trace& t = out.model->trace();
+  p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
+  try {
+    out.compare = run_on_cpu(with_algorithm(t.request, load.compare), *recorded, t.scenario_title,
+                             t.scenario_description, p);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
+  }
+}
+
 void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
   if (request.run && request.lesson) {
     out.source = request.lesson->source;
@@ -138,14 +164,7 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
     out.source = "edited run";
     run_into(request, *request.run, request.topology, request.title, request.description, out, p);
   } else if (is_trace_file(request.file)) {
-    if (!request.compare.empty())
-      throw InputError(fmt::format("{}: a trace cannot be compared with another algorithm: it records its topology's "
-                                   "description, not its configuration (open the scenario, or run it, instead)",
-                                   request.file.string()));
-    p.set(0.05f, fmt::format("reading {}", request.file.string()));
-    Trace trace = load_trace_json(request.file);
-    p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
-    out.model = std::make_unique<ViewModel>(std::move(trace));
+    load_trace(request, out, p);
   } else {
     p.set(0.02f, fmt::format("reading {}", request.file.string()));
     out.source = request.file.string();

@@ -35,7 +35,8 @@ struct LoadRequest {
   TopologyConfig topology;         // for `run`: what the timing model predicts on
   std::string title, description;  // for `run`: what the scenario said, kept across re-runs
   // Set: also run this algorithm on the same spec, options and topology, for a side-by-side
-  // comparison (a scenario or a run only: a trace does not record its topology's configuration).
+  // comparison (a scenario, a run, or a trace that records its topology's configuration:
+  // older traces have only its description).
   std::string compare;
   // With `run`: the lesson it edits, run again with the run's changes (rerun_scenario).
   std::shared_ptr<const Scenario> lesson;
@@ -50,7 +51,8 @@ struct LoadResult {
   bool cancelled = false;              // stopped at a phase boundary because the load was cancelled
   std::string source;                  // the file, or "edited run"
   RunRequest request;                  // what ran (or what the trace recorded)
-  TopologyConfig topology;             // what the prediction was made on (a scenario's, or the request's)
+  TopologyConfig topology;             // what the prediction was made on (a scenario's, the request's, the
+                                       // trace's recorded one; the default for a trace without one)
   std::string title, description;
   std::string note;                    // e.g. "the scenario asks for cuda; the GUI runs on the CPU backend"
 };

@@ -74,6 +74,22 @@ void RunEditor::set_topology_kind(TopologyKind k) {
   topology = std::move(next);
 }
 
+void RunEditor::add_straggler(int rank, double late_us, double slow) {
+  topology.stragglers.push_back({rank, late_us, slow, ""});
+}
+
+void RunEditor::add_straggler() {
+  int rank = 0;
+  while (rank < ranks - 1 && std::any_of(topology.stragglers.begin(), topology.stragglers.end(),
+                                         [rank](const Straggler& s) { return s.rank == rank; }))
+    ++rank;
+  add_straggler(rank, 10, 1);
+}
+
+void RunEditor::remove_straggler(std::size_t k) {
+  if (k < topology.stragglers.size()) topology.stragglers.erase(topology.stragglers.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
 std::optional<RunRequest> RunEditor::request(std::string& error) const {
   const std::optional<std::uint64_t> n = parse_count(count);
   if (!n) {
@@ -103,6 +119,8 @@ std::optional<TopologyConfig> RunEditor::topology_config(std::string& error) con
   if (!parse_figure(bandwidth, "bandwidth (GB/s)", t.bandwidth_gbps, error) ||
       !parse_figure(latency, "latency (µs)", t.latency_us, error))
     return std::nullopt;
+  // Shown (and edited) in the toolbar, the stragglers are the toolbar's, whatever file they came from.
+  for (std::size_t k = 0; k < t.stragglers.size(); ++k) t.stragglers[k].origin = fmt::format("straggler {} (toolbar)", k + 1);
   return t;
 }
 

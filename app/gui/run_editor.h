@@ -25,8 +25,9 @@ struct RunEditor {
   std::string count = "1M";
   std::uint64_t seed = 1;
   std::string schedule_file;  // the custom algorithm's, kept from the scenario (not editable here)
-  // What the timing model predicts on. The toolbar edits kind and link; the rest (uplinks,
-  // groups, overrides, stragglers) comes from the scenario and is kept across re-runs.
+  // What the timing model predicts on. The toolbar edits kind, link and the stragglers; the
+  // rest (uplinks, groups, overrides, compute rates) comes from the scenario and is kept
+  // across re-runs.
   TopologyConfig topology;
   std::string bandwidth, latency;  // override the link preset's figures (GB/s, µs); empty: the preset's
   std::string compare;             // the algorithm to run side by side; empty: none
@@ -38,9 +39,16 @@ struct RunEditor {
   // what only some kinds have (uplinks, groups, the NIC choice) and the link overrides
   // (named after another kind's links) are dropped; stragglers stay.
   void set_topology_kind(TopologyKind k);
+  // The stragglers' list (topology.stragglers), as the toolbar's popup edits it. Their
+  // figures are the library's to check when the run starts (a rank beyond the ranks, a
+  // negative late start, a slow-down <= 0), as every other field's.
+  void add_straggler(int rank, double late_us, double slow);
+  void add_straggler();  // the first rank not listed yet, 10 µs late
+  void remove_straggler(std::size_t k);
   // The request; nullopt and `error` set when the count does not parse.
   std::optional<RunRequest> request(std::string& error) const;
-  // The topology; nullopt and `error` set when bandwidth or latency is not a number.
+  // The topology; nullopt and `error` set when bandwidth or latency is not a number. The
+  // stragglers are named "straggler K (toolbar)" in the library's messages.
   std::optional<TopologyConfig> topology_config(std::string& error) const;
 };
 

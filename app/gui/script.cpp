@@ -96,6 +96,8 @@ State state_of(const App& app) {
              {"link", app.doc.topology.link.empty() ? "default" : app.doc.topology.link},
              {"bandwidth", optional_number(app.doc.topology.bandwidth_gbps)},
              {"latency", optional_number(app.doc.topology.latency_us)},
+             {"stragglers", std::to_string(app.doc.topology.stragglers.size())},
+             {"predicted_on", vm.trace().predicted ? vm.trace().predicted->topology : "none"},
              {"predicted_us", vm.trace().predicted ? number(vm.trace().predicted->time_ns / 1000) : "none"},
              {"sent_total", number(sent)},
              {"title", app.doc.title}};
@@ -338,6 +340,11 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     edit_run(app.editor, w);
     app.run_editor();
     if (a == "run") wait_for_load(p, app);
+  } else if (a == "straggler") {  // the stragglers popup: a row added (applied on the next Run)
+    app.editor.add_straggler(std::stoi(arg(1)), std::stod(arg(2)), std::stod(arg(3)));
+  } else if (a == "stragglers") {
+    if (arg(1) != "none") throw std::invalid_argument("stragglers none (add one with: straggler RANK LATE SLOW)");
+    app.editor.topology.stragglers.clear();
   } else if (a == "compare") {
     app.set_compare(arg(1) == "none" ? "" : arg(1));
     wait_for_load(p, app);
@@ -362,7 +369,7 @@ std::string describe_state(const App& app) {
   std::string out;
   for (const auto& [k, v] : state_of(app)) {
     // Long texts are for `expect` only (the phase's name is short enough, quoted).
-    if (k == "title" || k.ends_with("_caption") || k.starts_with("answer_")) continue;
+    if (k == "title" || k == "predicted_on" || k.ends_with("_caption") || k.starts_with("answer_")) continue;
     const bool quoted = k == "error" || k == "phase_name";
     out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, quoted ? fmt::format("\"{}\"", v) : v);
   }

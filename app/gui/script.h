@@ -23,6 +23,9 @@
 //                                                 Run; waits
 //   start KEY=VALUE ...                           the same, without waiting
 //   cancel | wait                                 the Cancel button; wait for the load
+//   straggler RANK LATE SLOW | stragglers none     the stragglers popup: add one (late in µs,
+//                                                 slow a factor) or remove them all; applied
+//                                                 by the next run (`run` alone re-runs)
 //   compare ALGO|none                             the "compare with" picker; waits
 //   screenshot PATH
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
@@ -34,7 +37,9 @@
 // loading load (loading, loaded, failed, cancelled, none) error playing; with a run open:
 // step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
-// latency predicted_us sent_total title compare (the algorithm, or none); comparing:
+// latency stragglers (how many the run had) predicted_on (the predicted topology's
+// description, stragglers included) predicted_us sent_total title compare (the
+// algorithm, or none); comparing:
 // compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end);
 // with a scenario open (a lesson, lesson.h): phase phases phase_kind (collective, compute)
 // phase_name lesson_caption phase_caption step_caption (the narration of the step shown)

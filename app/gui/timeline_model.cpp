@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace collsim::gui {
 
 double nice_step(double raw, bool integers) {
@@ -58,6 +60,37 @@ void fold_lane(std::span<const std::uint32_t> lane, std::span<const double> begi
       folding = true;
     }
   }
+}
+
+TimelineRange timeline_range(const Runs& runs, ClockKind c) {
+  const double lo = runs.start(c), hi = std::max(runs.finish(c), lo + 1e-9);
+  return {lo, hi, c == ClockKind::steps ? 0.05 : std::max(1.0, (hi - lo) * 1e-7)};
+}
+
+std::vector<TimelineRow> timeline_rows(const Runs& runs) {
+  std::vector<TimelineRow> rows;
+  const ViewModel* sides[] = {&runs.a(), runs.b()};
+  for (int side = 0; side < 2; ++side) {
+    const ViewModel* vm = sides[side];
+    if (!vm) continue;
+    if (runs.b()) rows.push_back({vm, side, -1});  // alone, the panel's header names the run
+    for (int r = 0; r < vm->schedule().total_ranks; ++r) rows.push_back({vm, side, r});
+  }
+  return rows;
+}
+
+std::string run_header(const ViewModel& vm) {
+  const Trace& t = vm.trace();
+  std::string text = fmt::format("{}: {} step{}", t.schedule.algorithm, vm.step_count(), vm.step_count() == 1 ? "" : "s");
+  if (t.predicted) text += fmt::format(", predicted {}", format_duration_ns(t.predicted->time_ns));
+  return text;
+}
+
+void lane_bars(const ViewModel& vm, ClockKind c, int rank, bool sends, const TimeScale& scale, float min_px,
+               std::vector<LaneBar>& out) {
+  const ClockIndex& k = vm.clock(c);
+  const auto& lanes = sends ? k.send_lane : k.recv_lane;
+  fold_lane(lanes.at(static_cast<std::size_t>(rank)), k.begin, k.end, k.max_duration, scale, min_px, out);
 }
 
 }  // namespace collsim::gui

@@ -1,8 +1,9 @@
 // The timeline: a lane per rank (sends above, receives below), a bar per transfer on the
-// current clock, the playhead shared with the other panels. Mouse wheel zooms around the
-// cursor, dragging pans, a double click fits the whole run, clicking the ruler seeks.
-// Rows off screen are never visited (a list clipper) and bars too small to see are folded
-// (timeline_model.h), so a million transfers stay smooth.
+// current clock, the playhead shared with the other panels. Comparing, the second run's
+// lanes follow the first's, each run under a header row, on the same axis and scale.
+// Mouse wheel zooms around the cursor, dragging pans, a double click fits the whole run,
+// clicking the ruler seeks. Rows off screen are never visited (a list clipper) and bars
+// too small to see are folded (timeline_model.h), so a million transfers stay smooth.
 #include <algorithm>
 #include <cmath>
 
@@ -31,11 +32,11 @@ void draw_ruler(App& app, const TimeScale& s, ImVec2 p, float height) {
   }
 }
 
-std::string transfer_tooltip(const App& app, std::uint32_t i) {
-  const ViewModel& vm = *app.doc.model;
+std::string transfer_tooltip(const ViewModel& vm, bool comparing, std::uint32_t i) {
   const Schedule& s = vm.schedule();
   const Transfer& t = s.transfers[i];
-  std::string text = fmt::format("#{}  rank {} → rank {}  chunk {}  {}  {}\nstep {}: {}", i, t.src, t.dst, t.chunk,
+  std::string text = comparing ? s.algorithm + ": " : "";
+  text += fmt::format("#{}  rank {} → rank {}  chunk {}  {}  {}\nstep {}: {}", i, t.src, t.dst, t.chunk,
                                  to_string(t.action), format_bytes(static_cast<double>(s.bytes(t))), t.step + 1,
                                  s.step_labels[static_cast<std::size_t>(t.step)]);
   if (vm.has_clock(ClockKind::measured))
@@ -49,8 +50,7 @@ std::string transfer_tooltip(const App& app, std::uint32_t i) {
   return text;
 }
 
-void draw_bars(ImDrawList* d, const App& app, const std::vector<LaneBar>& bars, float y0, float y1, Hover& hover) {
-  const ViewModel& vm = *app.doc.model;
+void draw_bars(ImDrawList* d, const ViewModel& vm, const std::vector<LaneBar>& bars, float y0, float y1, Hover& hover) {
   const ImVec2 m = ImGui::GetIO().MousePos;
   for (const LaneBar& b : bars) {
     ImU32 col = colors::folded;
@@ -61,38 +61,37 @@ void draw_bars(ImDrawList* d, const App& app, const std::vector<LaneBar>& bars, 
     // Plain rectangles (4 vertices each: thousands of bars stay cheap on a software
     // rasteriser); a one-pixel gap separates neighbours wide enough to have one.
     d->AddRectFilled(ImVec2(b.x0, y0), ImVec2(b.x1 - (b.x1 - b.x0 > 4 ? 1.0f : 0.0f), y1), col);
-    if (m.x >= b.x0 && m.x < std::max(b.x1, b.x0 + 2) && m.y >= y0 && m.y < y1) hover = {true, b};
+    if (m.x >= b.x0 && m.x < std::max(b.x1, b.x0 + 2) && m.y >= y0 && m.y < y1) hover = {true, b, &vm};
   }
 }
 
-// The visible range and its limits on the current clock.
-struct Range {
-  double lo, hi, min_span;
-};
+// The visible range and its limits on the current clock; comparing, both runs'.
+TimelineRange range_of(const App& app) { return timeline_range(app.runs(), app.playback.clock); }
 
-// Comparing, the range covers both runs (the playhead may be past the end of this one).
-Range range_of(const App& app) {
-  const Runs runs = app.runs();
-  const ClockKind c = app.playback.clock;
-  const double lo = runs.start(c), hi = std::max(runs.finish(c), lo + 1e-9);
-  return {lo, hi, c == ClockKind::steps ? 0.05 : std::max(1.0, (hi - lo) * 1e-7)};
-}
-
-void lane_labels(ImDrawList* d, const App& app, int r, ImVec2 lp, float lane_h, float bar_h, float x0) {
+void lane_labels(ImDrawList* d, const App& app, const ViewModel& vm, int r, ImVec2 lp, float lane_h, float bar_h, float x0) {
   ImFont* f = app.fonts.small;
-  if (app.doc.model->schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(lp.x, lp.y + 2), ImVec2(lp.x + 4, lp.y + lane_h - 3), rank_color(r));
+  if (vm.schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(lp.x, lp.y + 2), ImVec2(lp.x + 4, lp.y + lane_h - 3), rank_color(r));
   d->AddText(f, f->FontSize, ImVec2(lp.x + 8, lp.y + (lane_h - f->FontSize) / 2), colors::text, fmt::format("rank {}", r).c_str());
   const float tiny = std::min(f->FontSize * 0.85f, bar_h + 2);
+  if (tiny < 8) return;  // too small to read
   const float tag_x = x0 - f->CalcTextSizeA(tiny, FLT_MAX, 0, "send").x - 4;
   d->AddText(f, tiny, ImVec2(tag_x, lp.y + 2 + (bar_h - tiny) / 2), colors::text_dim, "send");
   d->AddText(f, tiny, ImVec2(tag_x, lp.y + bar_h + 4 + (bar_h - tiny) / 2), colors::text_dim, "recv");
+}
+
+// A run's header row, comparing: its algorithm, steps and predicted time across the row.
+void header_row(ImDrawList* d, const App& app, const TimelineRow& row, ImVec2 lp, float lane_h, float right) {
+  ImFont* f = app.fonts.small;
+  d->AddRectFilled(ImVec2(lp.x, lp.y + 1), ImVec2(right, lp.y + lane_h - 1), IM_COL32(46, 52, 66, 255));
+  const std::string text = fmt::format("{} ({})", run_header(*row.run), row.side == 0 ? "left" : "right");
+  d->AddText(f, f->FontSize, ImVec2(lp.x + 6, lp.y + (lane_h - f->FontSize) / 2), colors::text, text.c_str());
 }
 
 void bar_tooltip(const App& app, const Hover& hover) {
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(8, 6));
   ImGui::BeginTooltip();
   if (hover.bar.count == 1)
-    ImGui::TextUnformatted(transfer_tooltip(app, hover.bar.first).c_str());
+    ImGui::TextUnformatted(transfer_tooltip(*hover.run, app.doc.compare != nullptr, hover.bar.first).c_str());
   else
     ImGui::Text("%u transfers here, too small to see at this zoom: zoom in (mouse wheel)", hover.bar.count);
   ImGui::EndTooltip();
@@ -102,13 +101,15 @@ void bar_tooltip(const App& app, const Hover& hover) {
 }  // namespace
 
 void TimelinePanel::DrawHeader(App& app) {
-  const Range r = range_of(app);
+  const TimelineRange r = range_of(app);
   ImGui::TextUnformatted("Timeline");
-  if (app.doc.compare) ImGui::SameLine(), ImGui::TextDisabled("of %s", app.doc.model->schedule().algorithm.c_str());
+  if (app.doc.compare) ImGui::SameLine(), ImGui::TextDisabled("of both runs");
   ImGui::SameLine();
   help_marker("A lane per rank: its sends on top, its receives below; one bar per transfer, coloured by chunk "
               "(solid: reduce, light: copy). Grey bars fold transfers too small to see: zoom in. Mouse wheel: zoom; "
-              "drag: pan; double click: the whole run; click the ruler: move the playhead.");
+              "drag: pan; double click: the whole run; click the ruler: move the playhead. Comparing, the second "
+              "run's lanes follow the first's, each under a header, on one axis; on the steps clock each run is on "
+              "its own steps.");
   ImGui::SameLine();
   ImGui::TextDisabled("clock: %s", std::string(to_string(app.playback.clock)).c_str());
   ImGui::SameLine();
@@ -127,29 +128,36 @@ void TimelinePanel::DrawRuler(App& app, ImVec2 p, float height) {
 }
 
 void TimelinePanel::DrawLanes(App& app, float ruler_top, float ruler_h) {
-  const ViewModel& vm = *app.doc.model;
-  const ClockIndex& c = vm.clock(app.playback.clock);
+  const std::vector<TimelineRow> rows = timeline_rows(app.runs());
+  const ClockKind clock = app.playback.clock;
   ImGui::BeginChild("lanes", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
   ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(0, 0));  // lanes touch: the clipper's height is exact
   ImDrawList* d = ImGui::GetWindowDrawList();
-  // Lanes share the height when they fit, down to 7-pixel bars; beyond, the list scrolls.
-  const float fit = (ImGui::GetContentRegionAvail().y - 2) / static_cast<float>(std::max(1, vm.schedule().total_ranks));
-  const float bar_h = std::clamp((fit - 7) / 2, 7.0f, app.fonts.small->FontSize * 1.3f);
+  // Lanes share the height when they fit, down to 7-pixel bars (4 when comparing: twice the
+  // lanes in a shorter panel); beyond, the list scrolls.
+  const float fit = (ImGui::GetContentRegionAvail().y - 2) / static_cast<float>(std::max<std::size_t>(1, rows.size()));
+  const float bar_h = std::clamp((fit - 7) / 2, app.doc.compare ? 4.0f : 7.0f, app.fonts.small->FontSize * 1.3f);
   const float lane_h = bar_h * 2 + 7;
   Hover hover;
   ImGuiListClipper clipper;
-  clipper.Begin(vm.schedule().total_ranks, lane_h);
+  clipper.Begin(static_cast<int>(rows.size()), lane_h);
   while (clipper.Step())
-    for (int r = clipper.DisplayStart; r < clipper.DisplayEnd; ++r) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      const TimelineRow& row = rows[static_cast<std::size_t>(i)];
       const ImVec2 lp = ImGui::GetCursorScreenPos();
       ImGui::Dummy(ImVec2(1, lane_h));
+      if (row.header()) {
+        header_row(d, app, row, lp, lane_h, scale.x0 + scale.width);
+        continue;
+      }
+      const ViewModel& vm = *row.run;
       d->AddLine(ImVec2(lp.x, lp.y + lane_h - 1), ImVec2(scale.x0 + scale.width, lp.y + lane_h - 1), IM_COL32(50, 54, 64, 255));
-      lane_labels(d, app, r, lp, lane_h, bar_h, scale.x0);
+      lane_labels(d, app, vm, row.rank, lp, lane_h, bar_h, scale.x0);
       d->PushClipRect(ImVec2(scale.x0, lp.y), ImVec2(scale.x0 + scale.width, lp.y + lane_h), true);
-      fold_lane(c.send_lane[static_cast<std::size_t>(r)], c.begin, c.end, c.max_duration, scale, 3.0f, bars);
-      draw_bars(d, app, bars, lp.y + 2, lp.y + 2 + bar_h, hover);
-      fold_lane(c.recv_lane[static_cast<std::size_t>(r)], c.begin, c.end, c.max_duration, scale, 3.0f, bars);
-      draw_bars(d, app, bars, lp.y + bar_h + 4, lp.y + 4 + 2 * bar_h, hover);
+      lane_bars(vm, clock, row.rank, true, scale, 3.0f, bars);
+      draw_bars(d, vm, bars, lp.y + 2, lp.y + 2 + bar_h, hover);
+      lane_bars(vm, clock, row.rank, false, scale, 3.0f, bars);
+      draw_bars(d, vm, bars, lp.y + bar_h + 4, lp.y + 4 + 2 * bar_h, hover);
       d->PopClipRect();
     }
   const float px = scale.x_of(app.playback.t);  // the playhead, across the lanes and the ruler
@@ -164,7 +172,7 @@ void TimelinePanel::DrawLanes(App& app, float ruler_top, float ruler_h) {
 
 void TimelinePanel::HandleInput(App& app, const Hover& hover) {
   if (!ImGui::IsWindowHovered()) return;
-  const Range r = range_of(app);
+  const TimelineRange r = range_of(app);
   const ImGuiIO& io = ImGui::GetIO();
   if (io.MouseWheel != 0) scale = zoom(scale, scale.t_of(io.MousePos.x), std::pow(1.25, io.MouseWheel), r.lo, r.hi, r.min_span);
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
@@ -177,7 +185,7 @@ void TimelinePanel::HandleInput(App& app, const Hover& hover) {
 
 void TimelinePanel::Draw(App& app) {
   const ViewModel& vm = *app.doc.model;
-  const Range r = range_of(app);
+  const TimelineRange r = range_of(app);
   if (fitted_for != &vm || fitted_compare != app.doc.compare.get() || fitted_clock != app.playback.clock) {
     scale.t0 = r.lo, scale.t1 = r.hi;  // a new trace, comparison or clock: the whole run
     fitted_for = &vm, fitted_compare = app.doc.compare.get(), fitted_clock = app.playback.clock;

@@ -110,6 +110,53 @@ void link_combo(RunEditor& e) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the preset of the rank links (docs/timing-model.md)");
 }
 
+// "stragglers (N)": a popup listing the ranks that start late or compute slowly, each with
+// its rank, late start (µs) and slow-down factor; applied on Run. The figures are not
+// clamped: a bad one is the library's to refuse, and its message names the straggler.
+void stragglers_popup(RunEditor& e) {
+  const std::string label = fmt::format("stragglers ({})###stragglers", e.topology.stragglers.size());
+  if (ImGui::Button(label.c_str())) ImGui::OpenPopup("stragglers");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("ranks that start late (none of their transfers starts before) or compute slowly (their "
+                      "reductions and local copies take that many times longer); applied on Run");
+  if (!ImGui::BeginPopup("stragglers")) return;
+  ImGui::TextUnformatted("Stragglers (applied on Run)");
+  std::vector<Straggler>& list = e.topology.stragglers;
+  std::size_t remove = list.size();
+  if (!list.empty() && ImGui::BeginTable("##stragglers", 4, ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* head : {"rank", "late (µs)", "slow (×)", ""}) ImGui::TableSetupColumn(head);
+    ImGui::TableHeadersRow();
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      Straggler& s = list[k];
+      ImGui::PushID(static_cast<int>(k));
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3);
+      ImGui::InputInt("##rank", &s.rank, 0, 0);
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("the rank, 0..ranks-1 (a parameter server's servers come after the workers)");
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
+      ImGui::InputDouble("##late", &s.late_us, 0, 0, "%g");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("none of its transfers, sent or received, starts before this (µs, >= 0)");
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 3.5f);
+      ImGui::InputDouble("##slow", &s.slow, 0, 0, "%g");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("its reductions and local copies take this many times longer (> 0; 1: as fast as the rest)");
+      ImGui::TableNextColumn();
+      if (ImGui::SmallButton("remove")) remove = k;
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  e.remove_straggler(remove);
+  if (list.empty()) ImGui::TextDisabled("none: every rank starts at once and computes at the same rate");
+  if (ImGui::Button("add a straggler")) e.add_straggler();
+  if (!list.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("remove all")) list.clear();
+  }
+  ImGui::EndPopup();
+}
+
 // "Compare with…": another algorithm for the same collective, run side by side; keeps the choice valid.
 void compare_combo(App& app) {
   RunEditor& e = app.editor;
@@ -237,6 +284,8 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
   text_field("##latency", e.latency, lat.c_str(), 3, fmt::format("latency of every rank link, µs; empty: the preset's ({})", lat));
   ImGui::SameLine(0, 3);
   ImGui::TextUnformatted("µs");
+  ImGui::SameLine();
+  stragglers_popup(e);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   compare_combo(app);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);

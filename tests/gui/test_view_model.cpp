@@ -535,6 +535,79 @@ TEST_CASE("gui loader: a run and a JSON trace of it load into view models with m
   CHECK(load(run_request(rq), p).error.find("--ranks") != std::string::npos);
 }
 
+namespace {
+
+// A run on `topology`, saved as a JSON trace; `keep_config` false writes it as collsim did
+// before traces recorded the configuration.
+std::filesystem::path saved_trace(const RunRequest& rq, const TopologyConfig& topology, const std::string& name,
+                                  bool keep_config = true) {
+  LoadRequest made;
+  made.run = rq;
+  made.topology = topology;
+  Progress p;
+  const LoadResult r = load(made, p);
+  REQUIRE_MESSAGE(r.model, r.error);
+  Trace t = r.model->trace();
+  REQUIRE(t.predicted);
+  if (!keep_config) t.predicted->topology_config.reset();
+  const auto file = std::filesystem::temp_directory_path() / name;
+  REQUIRE(write_export(file, trace_to_json(t)).empty());
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("gui loader: a trace that records its topology compares on it, and exports it as the scenario's [topology]") {
+  TopologyConfig star;
+  star.kind = TopologyKind::star;
+  star.link = "pcie5";
+  star.uplink_bandwidth_gbps = 12.5;
+  star.reduce_rate_gbps = 500;
+  star.overrides.push_back({"rank1", 5.0, std::nullopt, "test"});
+  star.stragglers.push_back({2, 1.5, 2.0, "test"});
+  const auto file = saved_trace(request(Collective::all_reduce, "ring", 4, 64), star, "collsim_gui_star_trace.json");
+  LoadRequest open = file_request(file);
+  open.compare = "parameter_server";
+  Progress p;
+  const LoadResult r = load(open, p);
+  REQUIRE_MESSAGE(r.model, r.error);
+  CHECK(r.topology == star);  // what the editor re-runs on and Export writes
+  CHECK(r.model->trace().request.algorithm == "ring");
+  REQUIRE(r.compare);
+  const Trace& other = r.compare->trace();
+  CHECK(other.request.algorithm == "parameter_server");
+  CHECK(other.request.spec.count == 64);
+  REQUIRE(other.predicted);
+  REQUIRE(other.predicted->topology_config);
+  CHECK(other.predicted->topology_config->kind == TopologyKind::star);
+  CHECK(*other.predicted->topology_config == star);
+  CHECK(other.predicted->topology.starts_with("star, 5 ranks"));  // the server has a port of its own
+
+  const auto toml = std::filesystem::temp_directory_path() / "collsim_gui_star_trace.toml";
+  REQUIRE(write_export(toml, export_text(ExportKind::scenario, r.model->trace(), r.topology)).empty());
+  const Scenario back = load_scenario(toml);
+  CHECK(back.topology == star);
+  CHECK(back.topology == *r.model->trace().predicted->topology_config);
+  CHECK(back.request.algorithm == "ring");
+}
+
+TEST_CASE("gui loader: a trace without a recorded topology opens, and still cannot be compared") {
+  TopologyConfig ring;
+  ring.kind = TopologyKind::ring;
+  const auto file =
+      saved_trace(request(Collective::all_reduce, "ring", 4, 64), ring, "collsim_gui_old_trace.json", false);
+  Progress p;
+  const LoadResult r = load(file_request(file), p);
+  REQUIRE_MESSAGE(r.model, r.error);
+  CHECK(r.model->has_clock(ClockKind::predicted));
+  CHECK(r.topology == TopologyConfig{});  // nothing recorded: the default, as before
+  LoadRequest open = file_request(file);
+  open.compare = "direct";
+  const LoadResult compared = load(open, p);
+  CHECK_FALSE(compared.model);
+  CHECK(compared.error.find("a trace cannot be compared with another algorithm") != std::string::npos);
+}
+
 TEST_CASE("gui loader: the background loader hands over its result once") {
   BackgroundLoader loader;
   CHECK(loader.start(run_request(request(Collective::all_reduce, "ring", 4, 64))));
@@ -821,12 +894,15 @@ TEST_CASE("gui compare: the loader runs both algorithms on the same spec, option
   const LoadResult bad = load(lr, p);
   CHECK_FALSE(bad.model);
   CHECK(bad.error.find("compare with chain: ") == 0);
-  // A trace cannot be compared: it does not say what its topology was configured as.
+  // A trace compares on the topology it recorded (one written before traces recorded it
+  // cannot be compared: "gui loader: a trace without a recorded topology ...").
   const auto trace = std::filesystem::temp_directory_path() / "collsim_gui_compare_trace.json";
-  std::ofstream(trace) << trace_to_json(r.model->trace());
+  REQUIRE(write_export(trace, trace_to_json(r.model->trace())).empty());
   LoadRequest from_trace = file_request(trace);
   from_trace.compare = "parameter_server";
-  CHECK(load(from_trace, p).error.find("a trace cannot be compared") != std::string::npos);
+  const LoadResult compared = load(from_trace, p);
+  REQUIRE_MESSAGE(compared.compare, compared.error);
+  CHECK(compared.compare->trace().predicted->topology == r.compare->trace().predicted->topology);
 }
 
 TEST_CASE("gui compare: one clock; at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
@@ -902,4 +978,142 @@ TEST_CASE("gui compare: the second algorithm takes its own default slices, not t
   REQUIRE_MESSAGE(r.compare, r.error);
   CHECK(r.compare->trace().request.options.slices == resolve_options(rq.spec, "chain", {}).slices);
   CHECK(r.compare->trace().request.options.slices > 1);
+}
+
+TEST_CASE("gui timeline: comparing, both runs' lanes on one axis, each under a header; culling for both") {
+  LoadRequest lr = run_request(request(Collective::all_reduce, "ring", 4, 64 * 1024));
+  lr.compare = "parameter_server";
+  Progress progress;
+  const LoadResult r = load(lr, progress);
+  REQUIRE_MESSAGE(r.compare, r.error);
+  const ViewModel& a = *r.model;
+  const ViewModel& b = *r.compare;
+  REQUIRE(b.schedule().total_ranks == 5);  // 4 workers and the server
+
+  // Alone: a lane per rank, no header. Compared: header, a's lanes, header, b's lanes.
+  const std::vector<TimelineRow> alone = timeline_rows(Runs(a));
+  REQUIRE(alone.size() == 4);
+  for (std::size_t k = 0; k < alone.size(); ++k) CHECK((alone[k].run == &a && alone[k].rank == static_cast<int>(k)));
+  const Runs runs(a, &b);
+  const std::vector<TimelineRow> rows = timeline_rows(runs);
+  REQUIRE(rows.size() == 1 + 4 + 1 + 5);
+  CHECK((rows[0].header() && rows[0].run == &a && rows[0].side == 0));
+  CHECK((rows[4].run == &a && rows[4].rank == 3));
+  CHECK((rows[5].header() && rows[5].run == &b && rows[5].side == 1));
+  CHECK((rows[10].run == &b && rows[10].rank == 4 && rows[10].side == 1));
+  CHECK(run_header(b).find("parameter_server: 2 steps, predicted ") == 0);
+  CHECK(run_header(a).find("ring: 6 steps") == 0);
+
+  // The axis spans the longer run, on every clock.
+  constexpr ClockKind kP = ClockKind::predicted;
+  const double fa = a.clock(kP).finish, fb = b.clock(kP).finish;
+  REQUIRE(fa != fb);
+  CHECK(timeline_range(runs, kP).hi == std::max(fa, fb));
+  CHECK(timeline_range(runs, kP).lo == std::min(a.clock(kP).start, b.clock(kP).start));
+  CHECK(timeline_range(runs, ClockKind::steps).hi == 6);  // each run on its own steps: the larger count
+  CHECK(timeline_range(Runs(b), ClockKind::steps).hi == 2);
+
+  // Culling: every lane of either run returns exactly the transfers that overlap the visible
+  // range (1 px per unit over a wide scale: no bar is narrow enough to fold).
+  const auto check_lanes = [&](ClockKind c, double t0, double t1) {
+    const TimeScale scale{t0, t1, 0, static_cast<float>(1e6)};
+    std::vector<LaneBar> bars;
+    std::map<const ViewModel*, std::size_t> shown;
+    for (const TimelineRow& row : rows) {
+      if (row.header()) continue;
+      const ClockIndex& k = row.run->clock(c);
+      for (bool sends : {true, false}) {
+        lane_bars(*row.run, c, row.rank, sends, scale, 3.0f, bars);
+        std::set<std::uint32_t> got;
+        for (const LaneBar& bar : bars) {
+          CHECK(bar.count == 1);
+          got.insert(bar.first);
+        }
+        std::set<std::uint32_t> want;
+        for (std::uint32_t i : (sends ? k.send_lane : k.recv_lane)[static_cast<std::size_t>(row.rank)])
+          if (k.begin[i] < t1 && k.end[i] > t0) want.insert(i);
+        CHECK(got == want);
+        shown[row.run] += got.size();
+      }
+    }
+    return shown;
+  };
+  const double shorter = std::min(fa, fb), longer = std::max(fa, fb);
+  auto shown = check_lanes(kP, shorter * 0.25, shorter * 0.75);  // both under way
+  CHECK(shown[&a] > 0);
+  CHECK(shown[&b] > 0);
+  shown = check_lanes(kP, shorter + (longer - shorter) * 0.1, longer);  // past the shorter run's end
+  CHECK(shown[fa < fb ? &a : &b] == 0);
+  CHECK(shown[fa < fb ? &b : &a] > 0);
+  shown = check_lanes(ClockKind::steps, 2.5, 6);  // steps 3..6: the ring's only
+  CHECK(shown[&a] > 0);
+  CHECK(shown[&b] == 0);
+}
+
+TEST_CASE("gui editor: stragglers go into the run's topology, slow it down, are exported and kept on re-runs") {
+  RunEditor e;
+  e.count = "64K";
+  e.set_topology_kind(TopologyKind::ring);
+  const LoadResult plain = load_editor(e);
+  REQUIRE_MESSAGE(plain.model, plain.error);
+  const double base = plain.model->trace().predicted->time_ns;
+
+  e.add_straggler(1, 50, 1);
+  std::string error;
+  std::optional<TopologyConfig> t = e.topology_config(error);
+  REQUIRE(t);
+  REQUIRE(t->stragglers.size() == 1);
+  CHECK(t->stragglers[0].rank == 1);
+  CHECK(t->stragglers[0].late_us == 50.0);
+  CHECK(t->stragglers[0].slow == 1.0);
+  CHECK(t->stragglers[0].origin == "straggler 1 (toolbar)");
+  const LoadResult late = load_editor(e);
+  REQUIRE_MESSAGE(late.model, late.error);
+  const PredictedSummary& p = *late.model->trace().predicted;
+  CHECK(p.time_ns > base);
+  CHECK(p.time_ns > 50000);  // rank 1's sends, which every rank needs, start after 50 µs
+  CHECK(p.topology.find("stragglers: rank 1 starts 50 us late") != std::string::npos);
+  CHECK(late.topology.stragglers.size() == 1);
+
+  e.add_straggler(2, 0, 4);  // reduces 4x slower
+  const LoadResult slow = load_editor(e);
+  REQUIRE_MESSAGE(slow.model, slow.error);
+  CHECK(slow.model->trace().predicted->time_ns > p.time_ns);
+  CHECK(slow.model->trace().predicted->topology.find("rank 2 computes 4x slower") != std::string::npos);
+
+  // Exported as a scenario, they load back; a re-run (the editor loaded from the run) keeps them.
+  const Scenario back = parse_scenario(scenario_toml(slow.model->trace(), slow.topology), "stragglers.toml");
+  REQUIRE(back.topology.stragglers.size() == 2);
+  CHECK(back.topology.stragglers[1].rank == 2);
+  CHECK(back.topology.stragglers[1].slow == 4.0);
+  RunEditor again;
+  again.load(slow.model->trace().request, slow.topology);
+  REQUIRE(again.topology.stragglers.size() == 2);
+  CHECK(again.topology.stragglers[0].late_us == 50.0);
+
+  // Add picks the first rank not listed yet; remove takes one out (out of range: nothing).
+  again.add_straggler();
+  REQUIRE(again.topology.stragglers.size() == 3);
+  CHECK(again.topology.stragglers[2].rank == 0);
+  again.remove_straggler(0);
+  again.remove_straggler(7);
+  REQUIRE(again.topology.stragglers.size() == 2);
+  CHECK(again.topology.stragglers[0].rank == 2);
+}
+
+TEST_CASE("gui editor: a bad straggler comes back as the library's error text, naming it") {
+  RunEditor e;
+  e.count = "64";
+  e.add_straggler(0, 5, 1);
+  e.add_straggler(9, 0, 1);
+  CHECK(load_editor(e).error.find("straggler 2 (toolbar): rank 9 is not one of the 4 ranks (0..3)") != std::string::npos);
+  e.remove_straggler(1);
+  e.add_straggler(3, -1, 1);
+  CHECK(load_editor(e).error.find("straggler 2 (toolbar): the late start must be >= 0 µs, got -1") != std::string::npos);
+  e.topology.stragglers[1].late_us = 0;
+  e.topology.stragglers[1].slow = 0;
+  CHECK(load_editor(e).error.find("the slow-down factor must be > 0, got 0") != std::string::npos);
+  e.topology.stragglers[1].slow = 0.5;  // faster than the rest: the library allows it
+  const LoadResult ok = load_editor(e);
+  CHECK_MESSAGE(ok.model, ok.error);
 }
