@@ -170,7 +170,7 @@ void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int ran
   } else {
     // Few segments and no outline for small discs: with many ranks, triangles are what a
     // software rasteriser pays for.
-    d->AddCircleFilled(c, rank_px, fill, std::clamp(static_cast<int>(rank_px * 0.8f), 8, 40));
+    d->AddCircleFilled(c, rank_px, fill, std::clamp(static_cast<int>(rank_px * 0.8f), 12, 40));
     if (rank_px >= 10) d->AddCircle(c, rank_px, IM_COL32(15, 15, 18, 255), 0, 1.5f);
   }
   label_text = label.c_str();
