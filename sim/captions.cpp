@@ -92,7 +92,7 @@ std::string fill(std::string_view text, const std::function<std::optional<std::s
 std::string rank_or_dash(int v) { return v < 0 ? "-" : std::to_string(v); }
 
 // Integers as plain digits ("393216"); anything else to 3 significant digits, never in
-// exponent form ("1235", "12.3", "0.0123").
+// exponent form ("1230", "12.3", "0.0123").
 std::string format_value(double v) {
   if (std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<std::int64_t>(v));
   if (!std::isfinite(v) || v == 0) return fmt::format("{}", v);
@@ -263,6 +263,10 @@ double predicted_time_us(const Question& q, const ProgramResult& p) {
 
 double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
   if (!p.predicted) refuse(q, "the program has not been predicted (busbw_gbps needs the timing model)");
+  if (phase.schedule.transfers.size() != phase.run->schedule.transfers.size())
+    refuse(q, fmt::format("phase {} runs only some steps of its collective, and bus bandwidth is a figure of a whole "
+                          "collective (ask about bytes_sent or duration_us instead)",
+                          q.phase));
   const double ns = phase.end() - phase.begin();
   const Bandwidth bw = bandwidth(phase.run->schedule.spec, static_cast<std::int64_t>(std::llround(ns)));
   if (!bw.busbw_gbps) refuse(q, fmt::format("phase {} has no bus bandwidth (a barrier, or no time)", q.phase));
@@ -385,7 +389,8 @@ Answer answer_question(const Question& q, const ProgramResult& p) {
   int step_shown = q.step;
   Answer a;
   a.value = metric_value(q, p, &step_shown);
-  const std::string value = format_value(a.value);
+  // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
+  const std::string value = is_timing(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
   a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
                 [&](std::string_view name) -> std::optional<std::string> {
                   if (name == "value") return value;

@@ -48,7 +48,8 @@ struct Phase {
   std::vector<double> compute_us;
 
   // Named regions of each rank's memory ("grad.layer3", "params"): what the phase reads
-  // and writes, on every rank that takes part. A collective reads and writes its own.
+  // and writes, on every rank that takes part. Nothing is implied: a phase without them
+  // waits only for its stream.
   std::vector<std::string> reads, writes;
 
   // Captions. Placeholders (captions.h): {src} {dst} {chunk} {bytes} {step} {steps}

@@ -111,8 +111,47 @@ void check_compute(const Phase& phase, std::size_t index, int total_ranks) {
                                  phase_where(phase, index), phase.compute_us.size(), total_ranks));
   for (std::size_t r = 0; r < phase.compute_us.size(); ++r)
     if (!(phase.compute_us[r] >= 0) || phase.compute_us[r] > 1e15)
-      throw InputError(fmt::format("{}: rank {}'s compute time must be a number of µs >= 0, got {}",
+      throw InputError(fmt::format("{}: rank {}'s compute time must be a number of µs from 0 to 1e15, got {}",
                                    phase_where(phase, index), r, phase.compute_us[r]));
+  // A phase nobody takes part in would have no place in time.
+  if (std::none_of(phase.compute_us.begin(), phase.compute_us.end(), [](double us) { return us > 0; }))
+    throw InputError(fmt::format("{}: no rank computes in it (every duration is 0)", phase_where(phase, index)));
+}
+
+// Phases that run parts of one collective must run its steps in order, each once: a
+// range starts at step 1 or right after the previous range of the same collective, and
+// the last range reaches its last step. (Whole phases of one request may repeat: equal
+// collectives on different data, executed once.)
+void check_step_ranges(const Scenario& s, const ProgramResult& p) {
+  std::map<const RunResult*, std::pair<int, std::size_t>> next;  // run -> (next step, phase that ran the last range)
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const Phase& phase = s.phases[k];
+    if (!p.phases[k].run || phase.first_step == 0) continue;
+    auto [it, fresh] = next.try_emplace(p.phases[k].run.get(), 1, k);
+    const int expected = it->second.first;
+    if (phase.first_step != 1 && expected == 1)
+      throw InputError(fmt::format("{}: steps [{}, {}] must start at step 1: no phase before it runs steps 1..{} of "
+                                   "this collective (the phases of one collective run its steps in order, each once)",
+                                   phase_where(phase, k), phase.first_step, phase.last_step, phase.first_step - 1));
+    if (phase.first_step != 1 && phase.first_step != expected)
+      throw InputError(fmt::format(
+          "{}: steps [{}, {}] must start at step {}, right after the steps phase {} ran: the phases of one "
+          "collective run its steps in order, each once",
+          phase_where(phase, k), phase.first_step, phase.last_step, expected, it->second.second + 1));
+    if (phase.first_step == 1 && expected != 1)
+      throw InputError(fmt::format("{}: starts the collective again at step 1, but phase {} left it at step {}: "
+                                   "run steps {}..{} first",
+                                   phase_where(phase, k), it->second.second + 1, expected - 1, expected,
+                                   p.phases[k].run->schedule.step_count()));
+    const bool done = phase.last_step == p.phases[k].run->schedule.step_count();
+    it->second = {done ? 1 : phase.last_step + 1, k};
+  }
+  for (const auto& [run, state] : next)
+    if (state.first != 1)
+      throw InputError(fmt::format("{}: no later phase runs steps {}..{} of its collective: every step must be run "
+                                   "by some phase",
+                                   phase_where(s.phases[state.second], state.second), state.first,
+                                   run->schedule.step_count()));
 }
 
 // Every distinct collective once, in the order the phases first name them.
@@ -337,6 +376,7 @@ ProgramResult prepare_program(const Scenario& s, bool model_only) {
     p.total_ranks = std::max(p.total_ranks, pr.run->schedule.total_ranks);
   }
   if (runs.empty()) p.total_ranks = s.ranks;  // compute only: the lesson's ranks
+  check_step_ranges(s, p);
   for (std::size_t k = 0; k < s.phases.size(); ++k)
     if (s.phases[k].kind == PhaseKind::compute) check_compute(s.phases[k], k, p.total_ranks);
   if (!model_only) refuse_if_too_large(runs);

@@ -73,6 +73,17 @@ void check_spec(const TrainingSpec& spec, int ranks) {
     fail(spec, "model", fmt::format("{} layer names for {} layers", m.layer_names.size(), m.parameters.size()));
   for (std::size_t i = 0; i < m.parameters.size(); ++i)
     if (m.parameters[i] == 0) fail(spec, "model", fmt::format("layer {} has 0 parameters; every layer needs at least 1", i + 1));
+  // Bounded before anything sums or multiplies them, as build_schedule bounds --count.
+  constexpr std::uint64_t kMostBytes = std::uint64_t{1} << 50;
+  const std::uint64_t most_parameters = kMostBytes / dtype_size(spec.dtype);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+    if (m.parameters[i] > most_parameters - total)
+      fail(spec, "model", fmt::format("layers 1..{} have more than {} parameters of {} (2^50 bytes): too many to "
+                                      "simulate",
+                                      i + 1, most_parameters, to_string(spec.dtype)));
+    total += m.parameters[i];
+  }
   check_bucket(spec, "bucket_mb", spec.bucket_mb);
   check_bucket(spec, "first_bucket_mb", spec.first_bucket_mb);
   check_time(spec, "forward_us", spec.forward_us);

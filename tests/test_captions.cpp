@@ -220,7 +220,7 @@ TEST_CASE("an answer's text fills its template and formats the value") {
   Question q = ask(Metric::bytes_sent, 0, 1);
   q.answer = "{value} bytes leave rank {rank} by step {step} of phase {phase} ({{exact}})";
   CHECK(answer_question(q, p).text == "393216 bytes leave rank 1 by step 6 of phase 1 ({exact})");
-  CHECK(answer_question(ask(Metric::time_us), p).text == "2.50");
+  CHECK(answer_question(ask(Metric::time_us), p).text == "2.5");
   CHECK(answer_question(ask(Metric::busbw_gbps), p).text == "157");
   CHECK(answer_question(ask(Metric::time_us), one_ring_phase(4, 8, 12345.6)).text == "12.3");
 }
@@ -239,6 +239,10 @@ TEST_CASE("contributions count from the whole collective when a phase runs only 
   CHECK(value(ask(Metric::steps, 0, 0, 0, 2), p) == 3);
   CHECK(value(ask(Metric::contributions, 1, 0, 0, 2), p) == 4);  // its step 1 is the ring's step 4
   CHECK(value(ask(Metric::bytes_sent, 0, 0, 0, 2), p) == 3 * 8);
+  // Bus bandwidth is a figure of a whole collective: a part of one has none.
+  CHECK(error_of(ask(Metric::busbw_gbps, 0, 0, 0, 2), p).find("phase 2 runs only some steps of its collective") !=
+        std::string::npos);
+  CHECK(value(ask(Metric::busbw_gbps, 0, 0, 0, 1), p) > 0);
 }
 
 TEST_CASE("a question about a phase, rank, step or chunk the run does not have is refused naming it") {

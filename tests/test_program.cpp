@@ -331,6 +331,49 @@ TEST_CASE("program: bad step ranges, compute arrays and requests name the phase"
   CHECK(bad.find("no_such") != std::string::npos);
 }
 
+TEST_CASE("program: the phases of one collective run its steps in order, each once") {
+  auto message = [](const Scenario& s) {
+    try {
+      prepare_program(s);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const RunRequest ring = all_reduce(64);  // 6 steps on 4 ranks
+  auto part = [&](const char* name, int first, int last) { return collective(name, ring, {}, {}, first, last); };
+  CHECK(message(lesson({part("rs", 1, 3), part("ag", 4, 6)})) == "no error");
+  CHECK(message(lesson({part("a", 1, 2), part("b", 3, 4), part("c", 5, 6), part("again", 1, 6)})) == "no error");
+  // Whole phases of one request may repeat: equal collectives on different data.
+  CHECK(message(lesson({collective("bucket 1", ring), collective("bucket 2", ring)})) == "no error");
+
+  const std::string reversed = message(lesson({part("ag", 4, 6), part("rs", 1, 3)}));
+  CHECK(reversed == "lesson.toml:7:1: phase 1 ('ag'): steps [4, 6] must start at step 1: no phase before it runs steps "
+                    "1..3 of this collective (the phases of one collective run its steps in order, each once)");
+  const std::string overlap = message(lesson({part("a", 1, 4), part("b", 3, 6)}));
+  CHECK(overlap.find("phase 2 ('b'): steps [3, 6] must start at step 5, right after the steps phase 1 ran") !=
+        std::string::npos);
+  const std::string restart = message(lesson({part("a", 1, 4), part("b", 1, 6)}));
+  CHECK(restart.find("phase 2 ('b'): starts the collective again at step 1, but phase 1 left it at step 4") !=
+        std::string::npos);
+  const std::string partial = message(lesson({part("rs", 1, 3)}));
+  CHECK(partial.find("phase 1 ('rs'): no later phase runs steps 4..6 of its collective") != std::string::npos);
+}
+
+TEST_CASE("program: a compute phase in which no rank computes is refused") {
+  auto message = [](const Scenario& s) {
+    try {
+      prepare_program(s);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message(lesson({compute("idle", {0, 0, 0, 0})})) ==
+        "lesson.toml:12:1: phase 1 ('idle'): no rank computes in it (every duration is 0)");
+  CHECK(message(lesson({compute("one rank", {0, 0, 5, 0})})) == "no error");
+}
+
 TEST_CASE("program: a model-only program predicts but refuses to execute") {
   const Scenario s = lesson({collective("all-reduce", all_reduce())});
   ProgramResult p = prepare_program(s, true);

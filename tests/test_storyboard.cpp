@@ -291,6 +291,11 @@ ranks = 4
 name = "backward"
 compute = [10.0, 20.0, 0.0, 40.0]
 [[phase]]
+name = "reduce-scatter half"
+collective = "all_reduce"
+count = 8
+steps = [1, 3]
+[[phase]]
 name = "all-gather half"
 collective = "all_reduce"
 count = 8
@@ -301,13 +306,14 @@ step_caption = "Rank {src} forwards chunk {chunk}."
   ProgramResult p = prepare_program(s, true);
   predict_program(p, s, s.topology);
   const gui::ViewModel vm(make_trace(*p.phases[1].run));
-  const std::vector<const gui::ViewModel*> views{nullptr, &vm};
+  const std::vector<const gui::ViewModel*> views{nullptr, &vm, &vm};
   const storyboard::Storyboard b = storyboard::make_lesson_storyboard(s, p, views);
 
-  REQUIRE(b.frames.size() == 4);  // the card and the phase's 3 steps
+  REQUIRE(b.frames.size() == 7);  // the card and the two phases' 3 steps each
   CHECK(b.frames[0].file == "phase-01-compute.svg");
   CHECK(b.frames[1].file == "phase-02-step-01.svg");
-  CHECK(b.frames[3].file == "phase-02-step-03.svg");
+  CHECK(b.frames[4].file == "phase-03-step-01.svg");
+  CHECK(b.frames[6].file == "phase-03-step-03.svg");
   for (const storyboard::Frame& f : b.frames) {
     CAPTURE(f.file);
     const Xml x = parse_xml(f.svg);
@@ -320,13 +326,14 @@ step_caption = "Rank {src} forwards chunk {chunk}."
   REQUIRE(ranks.size() == 4);
   CHECK(ranks[1]->attrs.at("data-us") == "20");
   CHECK(card.text.find("idle") != std::string::npos);
-  // The phase's step 1 is the ring's step 4: its packets are the ring's transfers of step 4.
-  const Xml step1 = parse_xml(b.frames[1].svg);
+  // The all-gather phase's step 1 is the ring's step 4: its packets are the ring's transfers of step 4.
+  const Xml step1 = parse_xml(b.frames[4].svg);
   std::set<std::string> packets;
   for (const Element* e : with_class(step1, "packet")) packets.insert(e->attrs.at("data-transfer"));
   CHECK(packets == std::set<std::string>{"12", "13", "14", "15"});
-  CHECK(b.frames[1].caption == "all-gather half, step 1/3: Rank 0 forwards chunk 1.");
+  CHECK(b.frames[4].caption == "all-gather half, step 1/3: Rank 0 forwards chunk 1.");
   // index.html lists the phases, each linked to its first frame.
   CHECK(b.index_html.find("<a href=\"#0\">backward</a> (compute)") != std::string::npos);
-  CHECK(b.index_html.find("<a href=\"#1\">all-gather half</a> (all_reduce with ring, 3 steps)") != std::string::npos);
+  CHECK(b.index_html.find("<a href=\"#1\">reduce-scatter half</a> (all_reduce with ring, 3 steps)") != std::string::npos);
+  CHECK(b.index_html.find("<a href=\"#4\">all-gather half</a> (all_reduce with ring, 3 steps)") != std::string::npos);
 }

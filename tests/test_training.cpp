@@ -298,6 +298,12 @@ TEST_CASE("training: impossible input names the [training] table and the key") {
   s = good;
   s.model.parameters[1] = 0;
   CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.model': layer 2 has 0 parameters"));
+  // Sizes that would overflow the sums and byte counts are refused before anything adds them.
+  s = good;
+  s.model.parameters = {std::uint64_t{1} << 62, std::uint64_t{1} << 62};
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.model': layers 1..1 have more than 281474976710656 parameters of f32"));
+  s.model.parameters = {std::uint64_t{1} << 47, (std::uint64_t{1} << 47) + 1};  // each fits in 2^50 bytes of f32; both do not
+  CHECK(error_of(s, 2).find("layers 1..2 have more than") != std::string::npos);
   s = good;
   s.bucket_mb = 0;
   CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.bucket_mb': must be > 0"));

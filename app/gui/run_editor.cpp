@@ -27,11 +27,22 @@ bool parse_figure(const std::string& text, const char* what, std::optional<doubl
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    error = fmt::format("{}: '{}' is not a number (leave it empty for the link preset's figure)", what, text);
+    error = fmt::format("{}: '{}' is not a number (or leave it empty)", what, text);
     return false;
   }
   out = v;
   return true;
+}
+
+std::string optional_text(const std::optional<double>& v) { return v ? format_figure(*v) : ""; }
+
+// The K-th link a new override row names: the uplinks first (the links worth slowing down
+// on the kinds that have them), else the rank links ("ring3" on a ring, "pair0-4" fully connected).
+std::string nth_link(TopologyKind kind, int k) {
+  if (has_uplinks(kind)) return fmt::format("uplink{}", k);
+  if (kind == TopologyKind::ring) return fmt::format("ring{}", k);
+  if (kind == TopologyKind::fully_connected) return fmt::format("pair0-{}", k + 1);
+  return fmt::format("rank{}", k);
 }
 
 }  // namespace
@@ -59,8 +70,15 @@ void RunEditor::load(const RunRequest& r, const TopologyConfig& t) {
   schedule_file = r.options.schedule_file;
   seed = r.seed;
   topology = t;
-  bandwidth = t.bandwidth_gbps ? format_figure(*t.bandwidth_gbps) : "";
-  latency = t.latency_us ? format_figure(*t.latency_us) : "";
+  bandwidth = optional_text(t.bandwidth_gbps);
+  latency = optional_text(t.latency_us);
+  uplink_bandwidth = optional_text(t.uplink_bandwidth_gbps);
+  uplink_latency = optional_text(t.uplink_latency_us);
+  reduce_rate = optional_text(t.reduce_rate_gbps);
+  copy_rate = optional_text(t.copy_rate_gbps);
+  overrides.clear();
+  for (const LinkOverride& o : t.overrides)
+    overrides.push_back({o.link, optional_text(o.bandwidth_gbps), optional_text(o.latency_us)});
 }
 
 void RunEditor::set_topology_kind(TopologyKind k) {
@@ -68,10 +86,11 @@ void RunEditor::set_topology_kind(TopologyKind k) {
   TopologyConfig next;
   next.kind = k;
   next.link = topology.link;
-  next.reduce_rate_gbps = topology.reduce_rate_gbps;
-  next.copy_rate_gbps = topology.copy_rate_gbps;
   next.stragglers = std::move(topology.stragglers);
   topology = std::move(next);
+  uplink_bandwidth.clear();  // (the rank links' figures and the compute rates stay: every kind has them)
+  uplink_latency.clear();
+  overrides.clear();
 }
 
 void RunEditor::add_straggler(int rank, double late_us, double slow) {
@@ -88,6 +107,22 @@ void RunEditor::add_straggler() {
 
 void RunEditor::remove_straggler(std::size_t k) {
   if (k < topology.stragglers.size()) topology.stragglers.erase(topology.stragglers.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
+void RunEditor::add_override(std::string link, std::string bw, std::string lat) {
+  overrides.push_back({std::move(link), std::move(bw), std::move(lat)});
+}
+
+void RunEditor::add_override() {
+  int k = 0;
+  while (k < ranks && std::any_of(overrides.begin(), overrides.end(),
+                                  [&](const OverrideRow& o) { return o.link == nth_link(topology.kind, k); }))
+    ++k;
+  add_override(nth_link(topology.kind, k), "", "");
+}
+
+void RunEditor::remove_override(std::size_t k) {
+  if (k < overrides.size()) overrides.erase(overrides.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
 std::optional<RunRequest> RunEditor::request(std::string& error) const {
@@ -117,8 +152,25 @@ std::optional<RunRequest> RunEditor::request(std::string& error) const {
 std::optional<TopologyConfig> RunEditor::topology_config(std::string& error) const {
   TopologyConfig t = topology;
   if (!parse_figure(bandwidth, "bandwidth (GB/s)", t.bandwidth_gbps, error) ||
-      !parse_figure(latency, "latency (µs)", t.latency_us, error))
+      !parse_figure(latency, "latency (µs)", t.latency_us, error) ||
+      !parse_figure(uplink_bandwidth, "uplink bandwidth (GB/s)", t.uplink_bandwidth_gbps, error) ||
+      !parse_figure(uplink_latency, "uplink latency (µs)", t.uplink_latency_us, error) ||
+      !parse_figure(reduce_rate, "reduce rate (GB/s)", t.reduce_rate_gbps, error) ||
+      !parse_figure(copy_rate, "copy rate (GB/s)", t.copy_rate_gbps, error))
     return std::nullopt;
+  t.overrides.clear();
+  for (std::size_t k = 0; k < overrides.size(); ++k) {
+    const OverrideRow& row = overrides[k];
+    LinkOverride o{row.link, {}, {}, fmt::format("link override {} (toolbar)", k + 1)};
+    if (!parse_figure(row.bandwidth, (o.origin + ": bandwidth (GB/s)").c_str(), o.bandwidth_gbps, error) ||
+        !parse_figure(row.latency, (o.origin + ": latency (µs)").c_str(), o.latency_us, error))
+      return std::nullopt;
+    if (!o.bandwidth_gbps && !o.latency_us) {  // changes nothing, and a scenario's override must give one
+      error = fmt::format("{}: give '{}' a bandwidth or a latency (or remove the row)", o.origin, row.link);
+      return std::nullopt;
+    }
+    t.overrides.push_back(std::move(o));
+  }
   // Shown (and edited) in the toolbar, the stragglers are the toolbar's, whatever file they came from.
   for (std::size_t k = 0; k < t.stragglers.size(); ++k) t.stragglers[k].origin = fmt::format("straggler {} (toolbar)", k + 1);
   return t;

@@ -96,6 +96,10 @@ State state_of(const App& app) {
              {"link", app.doc.topology.link.empty() ? "default" : app.doc.topology.link},
              {"bandwidth", optional_number(app.doc.topology.bandwidth_gbps)},
              {"latency", optional_number(app.doc.topology.latency_us)},
+             {"uplink", app.doc.topology.uplink.empty() ? "default" : app.doc.topology.uplink},
+             {"uplink_bandwidth", optional_number(app.doc.topology.uplink_bandwidth_gbps)},
+             {"group_size", std::to_string(app.doc.topology.group_size)},
+             {"overrides", std::to_string(app.doc.topology.overrides.size())},
              {"stragglers", std::to_string(app.doc.topology.stragglers.size())},
              {"predicted_on", vm.trace().predicted ? vm.trace().predicted->topology : "none"},
              {"predicted_us", vm.trace().predicted ? number(vm.trace().predicted->time_ns / 1000) : "none"},
@@ -228,6 +232,21 @@ void edit_run(RunEditor& e, const std::vector<std::string>& w) {
       e.bandwidth = value;
     } else if (key == "latency") {
       e.latency = value;
+    } else if (key == "uplink") {  // the "links…" popup's fields
+      e.topology.uplink = value == "default" ? "" : value;
+    } else if (key == "uplink_bandwidth") {
+      e.uplink_bandwidth = value;
+    } else if (key == "uplink_latency") {
+      e.uplink_latency = value;
+    } else if (key == "group_size") {
+      e.topology.group_size = integer();
+    } else if (key == "nic") {
+      if (value != "node" && value != "gpu") throw std::invalid_argument("nic=node|gpu, got '" + value + "'");
+      e.topology.nic_per_gpu = value == "gpu";
+    } else if (key == "reduce_rate") {
+      e.reduce_rate = value;
+    } else if (key == "copy_rate") {
+      e.copy_rate = value;
     } else if (key == "compare") {
       e.compare = value == "none" ? "" : value;
     } else {
@@ -345,6 +364,12 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   } else if (a == "stragglers") {
     if (arg(1) != "none") throw std::invalid_argument("stragglers none (add one with: straggler RANK LATE SLOW)");
     app.editor.topology.stragglers.clear();
+  } else if (a == "link-override") {  // the "links…" popup: a row added ("-": an empty figure, the link's own)
+    const auto figure = [](const std::string& v) { return v == "-" ? std::string() : v; };
+    app.editor.add_override(arg(1), figure(arg(2)), figure(arg(3)));
+  } else if (a == "link-overrides") {
+    if (arg(1) != "none") throw std::invalid_argument("link-overrides none (add one with: link-override NAME BW LAT)");
+    app.editor.overrides.clear();
   } else if (a == "compare") {
     app.set_compare(arg(1) == "none" ? "" : arg(1));
     wait_for_load(p, app);

@@ -19,13 +19,19 @@
 //   run KEY=VALUE ...                             edit the run (collective, algorithm, ranks,
 //                                                 count, dtype, op, root, in_place, slices,
 //                                                 servers, colocated, ranks_per_node, topology,
-//                                                 link, bandwidth, latency, compare) and press
-//                                                 Run; waits
+//                                                 link, bandwidth, latency, compare; the
+//                                                 "links…" popup's uplink, uplink_bandwidth,
+//                                                 uplink_latency, group_size, nic=node|gpu,
+//                                                 reduce_rate, copy_rate) and press Run; waits
 //   start KEY=VALUE ...                           the same, without waiting
 //   cancel | wait                                 the Cancel button; wait for the load
 //   straggler RANK LATE SLOW | stragglers none     the stragglers popup: add one (late in µs,
 //                                                 slow a factor) or remove them all; applied
 //                                                 by the next run (`run` alone re-runs)
+//   link-override NAME BW LAT | link-overrides none   the "links…" popup's overrides: add a
+//                                                 row (GB/s, µs; "-" keeps the link's own
+//                                                 figure) or remove them all; applied by the
+//                                                 next run
 //   compare ALGO|none                             the "compare with" picker; waits
 //   screenshot PATH
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
@@ -37,7 +43,8 @@
 // loading load (loading, loaded, failed, cancelled, none) error playing; with a run open:
 // step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
-// latency stragglers (how many the run had) predicted_on (the predicted topology's
+// latency uplink uplink_bandwidth group_size overrides (how many the run had) stragglers
+// (the same) predicted_on (the predicted topology's
 // description, stragglers included) predicted_us sent_total title compare (the
 // algorithm, or none); comparing:
 // compare_step compare_steps compare_in_flight compare_predicted_us end (the clock's end);

@@ -92,22 +92,139 @@ void text_field(const char* id, std::string& text, const char* hint, float width
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip.c_str());
 }
 
-// The link preset of the rank links: the kind's default, or one of sim's presets.
-void link_combo(RunEditor& e) {
-  const std::string fallback(default_link_preset(e.topology.kind));
-  const std::string shown = e.topology.link.empty() ? fmt::format("{} (default)", fallback) : e.topology.link;
+// A link preset: the kind's default (`fallback`, kept as an empty `value`), or one of sim's presets.
+void preset_combo(const char* id, std::string& value, std::string_view fallback, const char* tip) {
+  const std::string shown = value.empty() ? fmt::format("{} (default)", fallback) : value;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-  if (ImGui::BeginCombo("##link", shown.c_str())) {
-    if (ImGui::Selectable(fmt::format("{} (the kind's default)", fallback).c_str(), e.topology.link.empty())) e.topology.link.clear();
+  if (ImGui::BeginCombo(id, shown.c_str())) {
+    if (ImGui::Selectable(fmt::format("{} (the kind's default)", fallback).c_str(), value.empty())) value.clear();
     for (const LinkPreset& p : link_presets()) {
-      if (ImGui::Selectable(std::string(p.name).c_str(), p.name == e.topology.link)) e.topology.link = std::string(p.name);
+      if (ImGui::Selectable(std::string(p.name).c_str(), p.name == value)) value = std::string(p.name);
       if (ImGui::IsItemHovered())
         ImGui::SetTooltip("%s: %s GB/s per direction, %s µs", std::string(p.what).c_str(), format_figure(p.bandwidth_gbps).c_str(),
                           format_figure(p.latency_us).c_str());
     }
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the preset of the rank links (docs/timing-model.md)");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
+}
+
+// A preset's bandwidth and latency as typed overrides ("GB/s", "µs" after them); the
+// preset's figures are the hints an empty field shows.
+void figure_fields(const char* id, std::string& bw, std::string& lat, std::string_view preset_name, std::string_view what) {
+  const LinkPreset* preset = find_link_preset(preset_name);
+  const std::string pbw = preset ? format_figure(preset->bandwidth_gbps) : "", plat = preset ? format_figure(preset->latency_us) : "";
+  ImGui::PushID(id);
+  text_field("##bandwidth", bw, pbw.c_str(), 3.5f, fmt::format("bandwidth of every {}, GB/s per direction; empty: the preset's ({})", what, pbw));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("GB/s");
+  ImGui::SameLine();
+  text_field("##latency", lat, plat.c_str(), 3, fmt::format("latency of every {}, µs; empty: the preset's ({})", what, plat));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("µs");
+  ImGui::PopID();
+}
+
+// What a kind's uplinks connect, for labels: "switch uplinks", "network links", "server links".
+const char* uplinks_label(TopologyKind k) {
+  return k == TopologyKind::pcie_tree ? "switch uplinks" : k == TopologyKind::star ? "server links" : "network links";
+}
+
+// The uplinks' preset and figures, the group size and the NIC choice, for the kinds that have them.
+void uplink_fields(RunEditor& e) {
+  TopologyConfig& t = e.topology;
+  if (!has_uplinks(t.kind)) {
+    ImGui::TextDisabled("%s has no uplinks or groups (pcie_tree, two_level and star have)", std::string(to_string(t.kind)).c_str());
+    return;
+  }
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(uplinks_label(t.kind));
+  ImGui::SameLine();
+  const std::string_view fallback = default_uplink_preset(t.kind);
+  preset_combo("##uplink", t.uplink, fallback, "the preset of the uplinks (docs/timing-model.md)");
+  ImGui::SameLine();
+  figure_fields("uplink", e.uplink_bandwidth, e.uplink_latency, t.uplink.empty() ? fallback : t.uplink, uplinks_label(t.kind));
+  if (has_groups(t.kind)) {
+    const std::string tip = fmt::format("GPUs per {} (0: the default, {})", t.kind == TopologyKind::pcie_tree ? "PCIe switch" : "node",
+                                        default_group_size(t.kind));
+    ImGui::AlignTextToFramePadding();
+    int_field(t.kind == TopologyKind::pcie_tree ? "GPUs per switch" : "GPUs per node", "##group", t.group_size, 0, kMaxRanks, 3.2f,
+              tip.c_str());
+  }
+  if (t.kind == TopologyKind::two_level) {
+    ImGui::SameLine();
+    ImGui::TextUnformatted("network link per");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("node", !t.nic_per_gpu)) t.nic_per_gpu = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("GPU", t.nic_per_gpu)) t.nic_per_gpu = true;
+  }
+}
+
+// The rows of link overrides: a link's name and its own figures (empty: the link's).
+void override_rows(RunEditor& e) {
+  std::size_t remove = e.overrides.size();
+  const std::string names = fmt::format("a link's name: {}{}; the message on Run lists the topology's links if it has no such link",
+                                        e.topology.kind == TopologyKind::ring ? "ring0, ring1…" :
+                                        e.topology.kind == TopologyKind::fully_connected ? "pair0-1, pair0-2…" : "rank0, rank1…",
+                                        has_uplinks(e.topology.kind) ? ", uplink0, uplink1…" : "");
+  if (!e.overrides.empty() && ImGui::BeginTable("##overrides", 4, ImGuiTableFlags_SizingFixedFit)) {
+    for (const char* head : {"link", "bandwidth (GB/s)", "latency (µs)", ""}) ImGui::TableSetupColumn(head);
+    ImGui::TableHeadersRow();
+    for (std::size_t k = 0; k < e.overrides.size(); ++k) {
+      RunEditor::OverrideRow& row = e.overrides[k];
+      ImGui::PushID(static_cast<int>(k));
+      ImGui::TableNextColumn();
+      text_field("##link", row.link, "rank0", 5, names);
+      ImGui::TableNextColumn();
+      text_field("##bandwidth", row.bandwidth, "its own", 4.5f, "this link's bandwidth, GB/s per direction (> 0); empty: the link's own");
+      ImGui::TableNextColumn();
+      text_field("##latency", row.latency, "its own", 4.5f, "this link's latency, µs (>= 0); empty: the link's own");
+      ImGui::TableNextColumn();
+      if (ImGui::SmallButton("remove")) remove = k;
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  e.remove_override(remove);
+  if (e.overrides.empty()) ImGui::TextDisabled("none: every link has its preset's figures");
+  if (ImGui::Button("add a link override")) e.add_override();
+  if (!e.overrides.empty()) {
+    ImGui::SameLine();
+    if (ImGui::Button("remove all")) e.overrides.clear();
+  }
+}
+
+// "links…": what the row has no room for — the uplinks (preset, figures, group size, NIC)
+// for the kinds that have them, the compute rates and the link overrides; applied on Run.
+void links_popup(RunEditor& e) {
+  const std::string label =
+      e.overrides.empty() ? std::string("links…###links") : fmt::format("links… ({} overridden)###links", e.overrides.size());
+  if (ImGui::Button(label.c_str())) ImGui::OpenPopup("links");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the uplinks (pcie_tree, two_level, star), the group size, the compute rates and links with figures of "
+                      "their own; applied on Run");
+  if (!ImGui::BeginPopup("links")) return;
+  ImGui::TextUnformatted("Uplinks, compute rates and link overrides (applied on Run)");
+  ImGui::Separator();
+  uplink_fields(e);
+  ImGui::Separator();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("reduce");
+  ImGui::SameLine(0, 4);
+  const std::string reduce = format_figure(kDefaultReduceRateGbps), copy = format_figure(kDefaultCopyRateGbps);
+  text_field("##reduce", e.reduce_rate, reduce.c_str(), 3.5f,
+             fmt::format("how fast a rank reduces, GB/s of its buffer (bytes·γ); empty: the default ({})", reduce));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("GB/s   copy");
+  ImGui::SameLine(0, 4);
+  text_field("##copy", e.copy_rate, copy.c_str(), 3.5f, fmt::format("how fast a rank copies locally, GB/s (bytes·δ); empty: the default ({})", copy));
+  ImGui::SameLine(0, 3);
+  ImGui::TextUnformatted("GB/s");
+  ImGui::Separator();
+  ImGui::TextUnformatted("Links with figures of their own");
+  override_rows(e);
+  ImGui::EndPopup();
 }
 
 // "stragglers (N)": a popup listing the ranks that start late or compute slowly, each with
@@ -272,18 +389,12 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the topology the timing model predicts the times on (docs/timing-model.md)");
   ImGui::SameLine();
-  link_combo(e);
-  const LinkPreset* preset = find_link_preset(e.topology.link.empty() ? default_link_preset(e.topology.kind) : e.topology.link);
-  const std::string bw = preset ? format_figure(preset->bandwidth_gbps) : "", lat = preset ? format_figure(preset->latency_us) : "";
+  const std::string_view fallback = default_link_preset(e.topology.kind);
+  preset_combo("##link", e.topology.link, fallback, "the preset of the rank links (docs/timing-model.md)");
   ImGui::SameLine();
-  text_field("##bandwidth", e.bandwidth, bw.c_str(), 3.5f,
-             fmt::format("bandwidth of every rank link, GB/s per direction; empty: the preset's ({})", bw));
-  ImGui::SameLine(0, 3);
-  ImGui::TextUnformatted("GB/s");
+  figure_fields("link", e.bandwidth, e.latency, e.topology.link.empty() ? fallback : e.topology.link, "rank link");
   ImGui::SameLine();
-  text_field("##latency", e.latency, lat.c_str(), 3, fmt::format("latency of every rank link, µs; empty: the preset's ({})", lat));
-  ImGui::SameLine(0, 3);
-  ImGui::TextUnformatted("µs");
+  links_popup(e);
   ImGui::SameLine();
   stragglers_popup(e);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);

@@ -736,14 +736,14 @@ TEST_CASE("gui editor: every edited field goes into the run and the exported sce
   e.topology.link = "pcie5";
   e.bandwidth = "20";
   e.latency = "3.5";
-  // What the toolbar does not edit but a scenario may set, kept across re-runs and exported too.
+  // The "links…" popup's fields and the stragglers.
   e.topology.uplink = "ib_hdr";
-  e.topology.uplink_bandwidth_gbps = 12.5;
+  e.uplink_bandwidth = "12.5";
   e.topology.group_size = 2;
   e.topology.nic_per_gpu = true;
-  e.topology.reduce_rate_gbps = 500;
-  e.topology.copy_rate_gbps = 800;
-  e.topology.overrides.push_back({"rank1", 5.0, std::nullopt, "test"});
+  e.reduce_rate = "500";
+  e.copy_rate = "800";
+  e.add_override("rank1", "5", "");
   e.topology.stragglers.push_back({2, 1.5, 2.0, "test"});
   const LoadResult r = load_editor(e);
   REQUIRE_MESSAGE(r.model, r.error);
@@ -794,6 +794,14 @@ TEST_CASE("gui editor: every edited field goes into the run and the exported sce
   CHECK(again.bandwidth == "20");
   CHECK(again.latency == "3.5");
   CHECK(again.root == 2);
+  CHECK(again.uplink_bandwidth == "12.5");
+  CHECK(again.uplink_latency.empty());
+  CHECK(again.reduce_rate == "500");
+  CHECK(again.copy_rate == "800");
+  REQUIRE(again.overrides.size() == 1);
+  CHECK(again.overrides[0].link == "rank1");
+  CHECK(again.overrides[0].bandwidth == "5");
+  CHECK(again.overrides[0].latency.empty());
 }
 
 TEST_CASE("gui editor: bad fields come back as the library's error text, never an exception") {
@@ -830,16 +838,20 @@ TEST_CASE("gui editor: another topology kind keeps the link figures and drops wh
   e.topology.link = "ib_ndr";
   e.topology.uplink = "eth100";
   e.topology.group_size = 4;
-  e.topology.overrides.push_back({"uplink0", 1.0, std::nullopt, "test"});
+  e.uplink_bandwidth = "3";
+  e.reduce_rate = "600";
+  e.add_override("uplink0", "1", "");
   e.topology.stragglers.push_back({1, 5.0, 1.0, "test"});
   e.bandwidth = "7";
   e.set_topology_kind(TopologyKind::ring);
   CHECK(e.topology.kind == TopologyKind::ring);
   CHECK(e.topology.link == "ib_ndr");
   CHECK(e.bandwidth == "7");
+  CHECK(e.reduce_rate == "600");
   CHECK(e.topology.uplink.empty());
+  CHECK(e.uplink_bandwidth.empty());
   CHECK(e.topology.group_size == 0);
-  CHECK(e.topology.overrides.empty());  // named after two_level's links
+  CHECK(e.overrides.empty());  // named after two_level's links
   CHECK(e.topology.stragglers.size() == 1);
   e.count = "8";
   const LoadResult r = load_editor(e);
@@ -1114,6 +1126,106 @@ TEST_CASE("gui editor: a bad straggler comes back as the library's error text, n
   e.topology.stragglers[1].slow = 0;
   CHECK(load_editor(e).error.find("the slow-down factor must be > 0, got 0") != std::string::npos);
   e.topology.stragglers[1].slow = 0.5;  // faster than the rest: the library allows it
+  const LoadResult ok = load_editor(e);
+  CHECK_MESSAGE(ok.model, ok.error);
+}
+
+TEST_CASE("gui editor: the links popup's uplinks, group size and overrides reach the run, slow it, and are kept on re-runs") {
+  RunEditor e;
+  e.count = "64K";
+  e.set_topology_kind(TopologyKind::two_level);
+  e.topology.group_size = 2;  // 4 ranks: two nodes, so a ring crosses the network twice
+  const LoadResult plain = load_editor(e);
+  REQUIRE_MESSAGE(plain.model, plain.error);
+  const PredictedSummary& p0 = *plain.model->trace().predicted;
+  CHECK(p0.topology.find("(2 per node)") != std::string::npos);
+
+  // A slower uplink preset figure: every cross-node transfer takes longer.
+  e.uplink_bandwidth = "1";
+  std::string error;
+  std::optional<TopologyConfig> t = e.topology_config(error);
+  REQUIRE_MESSAGE(t, error);
+  CHECK(t->uplink_bandwidth_gbps == 1.0);
+  CHECK_FALSE(t->uplink_latency_us);
+  const LoadResult slow_uplinks = load_editor(e);
+  REQUIRE_MESSAGE(slow_uplinks.model, slow_uplinks.error);
+  CHECK(slow_uplinks.model->trace().predicted->time_ns > p0.time_ns);
+  e.uplink_bandwidth.clear();
+
+  // One slow network link, by name: the row becomes a LinkOverride named after its row.
+  e.add_override("uplink1", "0.5", "-");  // "-" is not a number: the editor says so, naming the row
+  CHECK_FALSE(e.topology_config(error));
+  CHECK(error.find("link override 1 (toolbar): latency (µs): '-' is not a number") != std::string::npos);
+  e.overrides[0].latency = "";
+  t = e.topology_config(error);
+  REQUIRE_MESSAGE(t, error);
+  REQUIRE(t->overrides.size() == 1);
+  CHECK(t->overrides[0].link == "uplink1");
+  CHECK(t->overrides[0].bandwidth_gbps == 0.5);
+  CHECK_FALSE(t->overrides[0].latency_us);
+  CHECK(t->overrides[0].origin == "link override 1 (toolbar)");
+  const LoadResult slow_link = load_editor(e);
+  REQUIRE_MESSAGE(slow_link.model, slow_link.error);
+  CHECK(slow_link.model->trace().predicted->time_ns > p0.time_ns);
+  CHECK(slow_link.model->trace().predicted->topology.find("1 link overridden") != std::string::npos);
+
+  // A re-run (the editor loaded from the run) keeps them; so does the exported scenario.
+  RunEditor again;
+  again.load(slow_link.model->trace().request, slow_link.topology);
+  CHECK(again.topology.group_size == 2);
+  REQUIRE(again.overrides.size() == 1);
+  CHECK(again.overrides[0].link == "uplink1");
+  CHECK(again.overrides[0].bandwidth == "0.5");
+  const Scenario back = parse_scenario(scenario_toml(slow_link.model->trace(), slow_link.topology), "links.toml");
+  CHECK(back.topology.group_size == 2);
+  REQUIRE(back.topology.overrides.size() == 1);
+  CHECK(back.topology.overrides[0].link == "uplink1");
+  CHECK(back.topology.overrides[0].bandwidth_gbps == 0.5);
+  CHECK(back.topology.overrides[0].origin.find("links.toml") != std::string::npos);
+
+  // Add picks the first uplink not listed yet; remove takes one out (out of range: nothing);
+  // without overrides the run is as fast as before.
+  again.add_override();
+  again.add_override();
+  REQUIRE(again.overrides.size() == 3);
+  CHECK(again.overrides[1].link == "uplink0");
+  CHECK(again.overrides[2].link == "uplink2");
+  again.remove_override(9);
+  again.remove_override(0);
+  REQUIRE(again.overrides.size() == 2);
+  CHECK(again.overrides[0].link == "uplink0");
+  again.overrides.clear();
+  const LoadResult back_to_plain = load_editor(again);
+  REQUIRE_MESSAGE(back_to_plain.model, back_to_plain.error);
+  CHECK(back_to_plain.model->trace().predicted->time_ns == p0.time_ns);
+}
+
+TEST_CASE("gui editor: a bad link override or rate comes back as an error naming its row or field, never an exception") {
+  RunEditor e;
+  e.count = "64";
+  e.set_topology_kind(TopologyKind::two_level);
+  e.add_override("rank0", "100", "");
+  e.add_override("uplink9", "1", "");  // 4 ranks make one node of the default size: uplink0 only
+  CHECK(load_editor(e).error.find("link override 2 (toolbar): no link 'uplink9' on two_level with 4 ranks") != std::string::npos);
+  e.overrides[1] = {"rank2", "0", ""};
+  CHECK(load_editor(e).error.find("link override 2 (toolbar): bandwidth must be > 0, got 0") != std::string::npos);
+  e.overrides[1] = {"rank2", "", ""};  // a row that changes nothing: the editor refuses it (a scenario could not say it)
+  std::string error;
+  CHECK_FALSE(e.topology_config(error));
+  CHECK(error.find("link override 2 (toolbar): give 'rank2' a bandwidth or a latency") != std::string::npos);
+  e.overrides[1].latency = "2";
+  e.reduce_rate = "quick";
+  CHECK_FALSE(e.topology_config(error));
+  CHECK(error.find("reduce rate (GB/s): 'quick' is not a number") != std::string::npos);
+  e.reduce_rate = "0";
+  CHECK(load_editor(e).error.find("the reduction rate must be > 0, got 0") != std::string::npos);
+  e.reduce_rate.clear();
+  e.set_topology_kind(TopologyKind::ring);  // rank links are "ring0".. there; the rows were two_level's
+  CHECK(e.overrides.empty());
+  e.add_override("rank0", "1", "");
+  CHECK(load_editor(e).error.find("link override 1 (toolbar): no link 'rank0' on ring with 4 ranks (links: ring0..ring3)") !=
+        std::string::npos);
+  e.overrides[0].link = "ring0";
   const LoadResult ok = load_editor(e);
   CHECK_MESSAGE(ok.model, ok.error);
 }
