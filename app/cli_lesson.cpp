@@ -116,35 +116,16 @@ std::string format_rank_table(const ProgramResult& p) {
 // "verified: 2 collectives", or the first wrong one.
 std::string result_line(const Scenario& s, const ProgramResult& p) {
   if (!p.executed) return "not executed (--model-only)";
-  std::size_t distinct = 0;
-  std::vector<const RunResult*> seen;
-  for (const PhaseRun& pr : p.phases) {
-    if (!pr.run || std::find(seen.begin(), seen.end(), pr.run.get()) != seen.end()) continue;
-    seen.push_back(pr.run.get());
-    ++distinct;
-    if (!pr.run->verification.ok)
-      return fmt::format("WRONG: phase {} ('{}'): {} of {} output elements differ; first: {}", pr.phase + 1,
-                         s.phases[static_cast<std::size_t>(pr.phase)].name, pr.run->verification.mismatches,
-                         pr.run->verification.checked, pr.run->verification.first_mismatch);
-  }
-  return fmt::format("verified: every output of {} distinct collective{}", distinct, distinct == 1 ? "" : "s");
-}
-
-// The first phase of each distinct collective, in the order execute_program runs them.
-std::vector<std::size_t> first_phase_of_each_run(const ProgramResult& p) {
-  std::vector<std::size_t> firsts;
-  std::vector<const RunResult*> seen;
-  for (std::size_t k = 0; k < p.phases.size(); ++k) {
-    const RunResult* run = p.phases[k].run.get();
-    if (!run || std::find(seen.begin(), seen.end(), run) != seen.end()) continue;
-    seen.push_back(run);
-    firsts.push_back(k);
-  }
-  return firsts;
+  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
+  for (const std::size_t k : firsts)
+    if (const Verification& v = p.phases[k].run->verification; !v.ok)
+      return fmt::format("WRONG: phase {} ('{}'): {} of {} output elements differ; first: {}", k + 1, s.phases[k].name,
+                         v.mismatches, v.checked, v.first_mismatch);
+  return fmt::format("verified: every output of {} distinct collective{}", firsts.size(), firsts.size() == 1 ? "" : "s");
 }
 
 void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend) {
-  const std::vector<std::size_t> firsts = first_phase_of_each_run(p);
+  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
   ProgressLine progress;
   execute_program(p, backend, [&](int done, int total) {
     if (done >= total) return;

@@ -132,8 +132,6 @@ std::string_view metric_name(Metric m) {
   return "?";
 }
 
-bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
-
 [[noreturn]] void refuse(const Question& q, const std::string& why) {
   throw InputError(fmt::format("{}: question '{}' ({}): {}", q.origin, q.text, metric_name(q.metric), why));
 }

@@ -74,6 +74,9 @@ enum class Metric : std::uint8_t {
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
 };
 
+// The metrics a compute phase and the whole program (phase = 0) have.
+inline bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
+
 struct Question {
   std::string text;    // "How many bytes has rank 0 sent after step 3?"
   std::string answer;  // template for the revealed answer: "{value} bytes" ({value} is the metric)

@@ -154,11 +154,9 @@ void check_step_ranges(const Scenario& s, const ProgramResult& p) {
                                    run->schedule.step_count()));
 }
 
-// Every distinct collective once, in the order the phases first name them.
 std::vector<std::shared_ptr<RunResult>> distinct_runs(const ProgramResult& p) {
   std::vector<std::shared_ptr<RunResult>> runs;
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run && std::find(runs.begin(), runs.end(), pr.run) == runs.end()) runs.push_back(pr.run);
+  for (const std::size_t k : first_phases_of_runs(p)) runs.push_back(p.phases[k].run);
   return runs;
 }
 
@@ -334,12 +332,6 @@ void sum_up(ProgramResult& p) {
 
 // The program's ranks that are workers (the rest are parameter servers): the largest
 // collective's workers, as run_model resolves one collective's topology.
-int workers_of(const ProgramResult& p) {
-  int workers = 0;
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run) workers = std::max(workers, pr.run->schedule.spec.ranks);
-  return workers > 0 ? workers : p.total_ranks;
-}
 
 }  // namespace
 
@@ -361,6 +353,25 @@ bool ProgramResult::verified() const {
   for (const PhaseRun& pr : phases)
     if (pr.run && !pr.run->verification.ok) return false;
   return true;
+}
+
+std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p) {
+  std::vector<std::size_t> firsts;
+  std::vector<const RunResult*> seen;
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const RunResult* run = p.phases[k].run.get();
+    if (!run || std::find(seen.begin(), seen.end(), run) != seen.end()) continue;
+    seen.push_back(run);
+    firsts.push_back(k);
+  }
+  return firsts;
+}
+
+int program_workers(const ProgramResult& p) {
+  int workers = 0;
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run) workers = std::max(workers, pr.run->schedule.spec.ranks);
+  return workers > 0 ? workers : p.total_ranks;
 }
 
 ProgramResult prepare_program(const Scenario& s, bool model_only) {
@@ -402,7 +413,7 @@ void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& 
 void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config) {
   if (p.phases.size() != s.phases.size())
     throw std::logic_error("predict_program: the program was prepared from another scenario");
-  p.topology = make_topology(config, workers_of(p), p.total_ranks);
+  p.topology = make_topology(config, program_workers(p), p.total_ranks);
   // Each collective alone, from time 0, on the program's topology (for a lesson of one
   // collective, exactly run_model's): the single-run summaries read run->model.
   for (const std::shared_ptr<RunResult>& run : distinct_runs(p))

@@ -49,6 +49,13 @@ struct ProgramResult {
   bool verified() const;
 };
 
+// The first phase of every distinct collective, in phase order: the order execute_program
+// runs them in, and how the exports and the CLI number them.
+std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p);
+// The worker ranks: the largest collective's spec.ranks (parameter servers excluded), or
+// total_ranks when the program has no collective.
+int program_workers(const ProgramResult& p);
+
 // Builds and checks every collective phase (InputError naming the phase's origin for a bad
 // request or step range, or a compute array longer than the program's ranks), refuses a
 // program whose buffers (all distinct collectives together) do not fit in memory;

@@ -27,13 +27,7 @@ using json_layout::request_json;
 
 const Phase& phase_of(const Scenario& s, const PhaseRun& pr) { return s.phases.at(static_cast<std::size_t>(pr.phase)); }
 
-int workers_of(const ProgramResult& p) {
-  if (p.predicted) return p.topology.workers;
-  int workers = 0;
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run) workers = std::max(workers, pr.run->schedule.spec.ranks);
-  return workers > 0 ? workers : p.total_ranks;
-}
+int workers_of(const ProgramResult& p) { return p.predicted ? p.topology.workers : program_workers(p); }
 
 bool takes_part(const PhaseRun& pr, std::size_t rank) {
   return rank < pr.rank_begin_ns.size() && pr.rank_begin_ns[rank] >= 0;
@@ -162,8 +156,7 @@ ojson verification_json(const Verification& v) {
 // The distinct collectives in the order the phases first name them.
 std::vector<const RunResult*> collectives(const ProgramResult& p) {
   std::vector<const RunResult*> runs;
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run && std::find(runs.begin(), runs.end(), pr.run.get()) == runs.end()) runs.push_back(pr.run.get());
+  for (const std::size_t k : first_phases_of_runs(p)) runs.push_back(p.phases[k].run.get());
   return runs;
 }
 

@@ -351,9 +351,6 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"contributions", Metric::contributions},
 };
 
-// The metrics a compute phase and the whole program (phase = 0) have.
-bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
-
 Metric read_metric(const Entry& e) {
   const std::string name = e.string();
   for (const auto& [n, m] : kMetrics)
