@@ -383,8 +383,20 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
       !is_timing(q.metric))
     metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
                              s.phases[static_cast<std::size_t>(q.phase - 1)].name));
-  if (auto e = t.find("rank")) q.rank = e->int32(0, total_ranks - 1);
-  if (auto e = t.find("step")) q.step = e->int32(0, kMaxInt);
+  // A key the metric does not use would be silently ignored: the answer would not be what
+  // the question's author thinks it asks.
+  const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
+                        q.metric == Metric::contributions;
+  const bool per_step = per_rank || q.metric == Metric::transfers;
+  if (auto e = t.find("rank")) {
+    if (!per_rank) e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\" or \"contributions\"");
+    q.rank = e->int32(0, total_ranks - 1);
+  }
+  if (auto e = t.find("step")) {
+    if (!per_step)
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\" or \"contributions\"");
+    q.step = e->int32(0, kMaxInt);
+  }
   if (auto e = t.find("chunk")) {
     if (q.metric != Metric::contributions) e->fail("is used only with metric = \"contributions\"");
     q.chunk = e->int32(0, kMaxInt);

@@ -493,6 +493,11 @@ PredictedSummary read_predicted(const Field& f) {
 // "format" and "version" first: a file that is not ours, or from another version, gets
 // that message rather than a complaint about some key deep inside.
 void check_identity(const Field& root, const std::string& source_name) {
+  if (root.has("format") && root["format"].is_string() && root["format"].str() == "collsim-lesson")
+    throw InputError(fmt::format("{}: a lesson trace (\"collsim-lesson\", written by `collsim run LESSON --trace`): it "
+                                 "records a whole lesson to read, not to replay; open or run the lesson's scenario "
+                                 "file instead (single-run traces, \"{}\", are the ones collsim reads back)",
+                                 source_name, kFormatName));
   if (!root.has("format") || !root["format"].is_string() || root["format"].str() != kFormatName)
     throw InputError(fmt::format("{}: not a collsim trace (the top-level key 'format' is not \"{}\")", source_name,
                                  kFormatName));

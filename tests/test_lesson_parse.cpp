@@ -316,8 +316,15 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes_sent\"\nphase = 2\n") ==
         "s.toml:8:10: key 'question[1].metric': phase 2 ('compute') is a compute phase: it has only metric = "
         "\"time_us\" or \"duration_us\"");
-  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 4\n") ==
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes_sent\"\nrank = 4\n") ==
         "s.toml:9:8: key 'question[1].rank': must be between 0 and 3, got 4");
+  // Keys the metric does not use are refused, not ignored.
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 1\n") ==
+        "s.toml:9:8: key 'question[1].rank': is used only with metric = \"bytes_sent\", \"bytes_received\" or "
+        "\"contributions\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"time_us\"\nstep = 2\n") ==
+        "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
+        "\"transfers\" or \"contributions\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
         "s.toml:9:9: key 'question[1].chunk': is used only with metric = \"contributions\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {ranks}\"\n")
@@ -327,7 +334,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
   CHECK(lesson_error(head + "metric = \"steps\"\n") ==
         "s.toml:6:1: key 'question[1]': needs a `text`: the question the student reads");
   CHECK(lesson_error(head +
-                     "text = \"?\"\nmetric = \"steps\"\n[[question]]\ntext = \"?\"\nmetric = \"steps\"\nstep = -1\n") ==
+                     "text = \"?\"\nmetric = \"steps\"\n[[question]]\ntext = \"?\"\nmetric = \"transfers\"\nstep = -1\n") ==
         "s.toml:12:8: key 'question[2].step': must be between 0 and 2147483647, got -1");
 }
 
@@ -445,11 +452,11 @@ TEST_CASE("lesson_parse: --ranks on a lesson re-checks what the file fixed per r
         std::vector<double>{1, 2});
 
   const Scenario asks = parse_scenario(
-      "format = 2\n[[phase]]\ncompute = 1\n[[phase]]\ncompute = 2\n[[question]]\ntext = \"?\"\nmetric = "
-      "\"time_us\"\nrank = 3\n",
+      "format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount = 8\n[[phase]]\ncompute = 2\n[[question]]\ntext = "
+      "\"?\"\nmetric = \"bytes_sent\"\nrank = 3\n",
       "q.toml");
   CHECK(override_error(asks, flags, only("--ranks")) ==
-        "--ranks 2: question[1] (q.toml:6:1) asks about rank 3, but the program now has ranks 0..1");
+        "--ranks 2: question[1] (q.toml:7:1) asks about rank 3, but the program now has ranks 0..1");
 
   const Scenario servers = parse_scenario(
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\nalgorithm = \"parameter_server\"\nservers = 3\n[[phase]]\n"

@@ -189,6 +189,9 @@ TEST_CASE("the CSV has a header and one row per transfer, labels quoted") {
 TEST_CASE("importing something that is not a collsim trace names the file") {
   CHECK(import_error(R"({"traceEvents": []})", "chrome.json").starts_with("chrome.json: not a collsim trace"));
   CHECK(import_error("[1, 2]", "list.json").starts_with("list.json: not a collsim trace"));
+  // A lesson trace is collsim's too, but not one to replay: say what to open instead.
+  CHECK(import_error(R"({"format": "collsim-lesson", "version": 1})", "lesson.json")
+            .starts_with("lesson.json: a lesson trace (\"collsim-lesson\", written by `collsim run LESSON --trace`)"));
   CHECK(import_error(R"({"format": "collsim-trace"})").find("key 'version' is missing") != std::string::npos);
 }
 
