@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -112,11 +114,46 @@ ProgramResult predict_only(const Scenario& s) {
   return p;
 }
 
-// The lesson as `collsim run LESSON --ranks n` runs it.
+// The lesson as `collsim run LESSON FLAGS` runs it: `flags` and `topology` hold the values
+// of the flags named in `given`, as the command line would set them.
+Scenario with_flags(const Scenario& s, const RunRequest& flags, const TopologyConfig& topology,
+                    const std::set<std::string_view>& given) {
+  return apply_scenario_overrides(s, flags, topology, [&](std::string_view f) { return given.count(f) == 1; });
+}
 Scenario with_ranks(const Scenario& s, int n) {
   RunRequest flags;
   flags.spec.ranks = n;
-  return apply_scenario_overrides(s, flags, TopologyConfig{}, [](std::string_view f) { return f == "--ranks"; });
+  return with_flags(s, flags, {}, {"--ranks"});
+}
+Scenario with_link(const Scenario& s, const std::string& preset) {
+  TopologyConfig t;
+  t.link = preset;
+  return with_flags(s, {}, t, {"--link"});
+}
+// The lesson with one line of its file changed, as a description's "set X in [training]" asks.
+Scenario with_line(const char* file, const std::string& line, const std::string& replacement) {
+  std::ifstream in(lessons_dir() / file);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string toml = text.str();
+  const std::size_t at = toml.find(line);
+  REQUIRE(at != std::string::npos);
+  toml.replace(at, line.size(), replacement);
+  return parse_scenario(toml, file);
+}
+double total_us(const ProgramResult& p) { return p.total_ns / 1000; }
+double total_ms(const ProgramResult& p) { return p.total_ns / 1e6; }
+// The end of the last compute phase (the backward, where the optimizer is not a phase).
+double compute_end_us(const Scenario& s, const ProgramResult& p) {
+  double end = 0;
+  for (std::size_t k = 0; k < s.phases.size(); ++k)
+    if (s.phases[k].kind == PhaseKind::compute) end = std::max(end, p.phases[k].end() / 1000);
+  return end;
+}
+// A figure the text quotes, to its rounding: "about 0.57 ms" is within(0.57, 0.005) in ms.
+// (Approx's epsilon is relative to the larger side, near enough to the figure's.)
+doctest::Approx within(double figure, double tolerance) {
+  return doctest::Approx(figure).epsilon(tolerance / std::abs(figure));
 }
 
 const PhaseRun& phase_run(const ProgramResult& p, int phase) { return p.phases.at(static_cast<std::size_t>(phase - 1)); }
@@ -162,6 +199,10 @@ LESSON_TEST("01_ring_allreduce.toml") {
   // The step captions follow the schedule: in step 1 rank 0 sends its own chunk 0.
   CHECK(contains(step_text(l, 1, 1), "rank 0 sends its own chunk 0 (8 B) to rank 1"));
   CHECK(contains(step_text(l, 1, 6), "32 B moved"));
+  // "Try: --count 1M to see the time of a real 4 MiB gradient (about 20 µs on NVLink)"
+  RunRequest count;
+  count.spec.count = 1 << 20;
+  CHECK(total_us(predict_only(with_flags(l.scenario, count, {}, {"--count"}))) == within(20, 0.5));
 }
 
 LESSON_TEST("02_ring_vs_parameter_server.toml") {
@@ -175,6 +216,18 @@ LESSON_TEST("02_ring_vs_parameter_server.toml") {
   const double ratio16 = duration_us(sixteen, 2) / duration_us(sixteen, 1);
   CHECK(ratio16 > 2 * ratio4);
   CHECK(answer(l, 2) == 1.5 * 4 * 1024 * 1024);  // the ring: 2(N-1)/N of 4 MiB
+  // "the ring takes about 0.57 ms, the parameter server about 2.8 ms, almost five times as
+  // long (phase 2 starts when phase 1 ends, at 0.57 ms, and ends near 3.3 ms)"
+  CHECK(duration_us(l.program, 1) / 1000 == within(0.57, 0.005));
+  CHECK(duration_us(l.program, 2) / 1000 == within(2.8, 0.05));
+  CHECK(ratio4 > 4.5);
+  CHECK(ratio4 < 5);
+  CHECK(phase_run(l.program, 2).begin() / 1e6 == within(0.57, 0.005));
+  CHECK(end_us(l.program, 2) / 1000 == within(3.3, 0.05));
+  // "Try: --ranks 16. The ring still takes under 1 ms; the server needs 11 ms, 12 times as long."
+  CHECK(duration_us(sixteen, 1) < 1000);
+  CHECK(duration_us(sixteen, 2) / 1000 == within(11, 0.5));
+  CHECK(ratio16 == within(12, 0.5));
 }
 
 LESSON_TEST("03_sharded_parameter_server.toml") {
@@ -183,6 +236,12 @@ LESSON_TEST("03_sharded_parameter_server.toml") {
   // Four servers take well under half the time of one.
   CHECK(duration_us(l.program, 1) * 2 < duration_us(l.program, 2));
   CHECK(answer(l, 2) == 4 * 1024 * 1024);  // a worker pushes its whole gradient either way
+  // "the sharded all-reduce ends at about 1.04 ms. The single server starts at 0.75 ms ...
+  // and ends at 3.53 ms, 2.78 ms later"
+  CHECK(end_us(l.program, 1) / 1000 == within(1.04, 0.005));
+  CHECK(phase_run(l.program, 2).begin() / 1e6 == within(0.75, 0.005));
+  CHECK(end_us(l.program, 2) / 1000 == within(3.53, 0.005));
+  CHECK(duration_us(l.program, 2) / 1000 == within(2.78, 0.005));
 }
 
 LESSON_TEST("04_tree_vs_ring_crossover.toml") {
@@ -191,6 +250,12 @@ LESSON_TEST("04_tree_vs_ring_crossover.toml") {
   CHECK(duration_us(l.program, 1) < duration_us(l.program, 2));  // 4 KiB: the tree's fewer steps win
   CHECK(duration_us(l.program, 4) < duration_us(l.program, 3));  // 4 MiB: the ring's fewer bytes win
   CHECK(answer(l, 2) == 3.0 * 4 * 1024 * 1024);                 // the tree's root sends lg 8 whole buffers
+  // "the tree (phase 1, 3.7 µs) beats the ring (phase 2, 8.4 µs) ... the ring (phase 4,
+  // 28 µs) beats the tree (phase 3, 71 µs)"
+  CHECK(duration_us(l.program, 1) == within(3.7, 0.05));
+  CHECK(duration_us(l.program, 2) == within(8.4, 0.05));
+  CHECK(duration_us(l.program, 3) == within(71, 0.5));
+  CHECK(duration_us(l.program, 4) == within(28, 0.5));
 }
 
 LESSON_TEST("05_broadcast.toml") {
@@ -199,6 +264,19 @@ LESSON_TEST("05_broadcast.toml") {
   CHECK(answer(l, 0) == 3 * 32);  // the root sends its 32 B once per step
   CHECK(answer(l, 1) == 32);      // every other rank receives it once
   CHECK(answer(l, 2) == 3);       // 1 + 2 transfers after step 2: the holders double
+  // "ceil(lg N) steps: 1.8 µs here"
+  CHECK(total_us(l.program) == within(1.8, 0.05));
+  // "Try: --count 1M (29.8 µs ...), then --count 1M --algorithm chain (24.7 µs ...) and
+  // --count 1M --algorithm scatter_allgather (22.3 µs ...). At 8 numbers, chain is the
+  // slowest (8.4 µs)"
+  RunRequest flags;
+  flags.spec.count = 1 << 20;
+  CHECK(total_us(predict_only(with_flags(l.scenario, flags, {}, {"--count"}))) == within(29.8, 0.05));
+  flags.algorithm = "chain";
+  CHECK(total_us(predict_only(with_flags(l.scenario, flags, {}, {"--count", "--algorithm"}))) == within(24.7, 0.05));
+  CHECK(total_us(predict_only(with_flags(l.scenario, flags, {}, {"--algorithm"}))) == within(8.4, 0.05));
+  flags.algorithm = "scatter_allgather";
+  CHECK(total_us(predict_only(with_flags(l.scenario, flags, {}, {"--count", "--algorithm"}))) == within(22.3, 0.05));
 }
 
 LESSON_TEST("06_all_gather.toml") {
@@ -210,6 +288,15 @@ LESSON_TEST("06_all_gather.toml") {
   CHECK(answer_question(ring_bytes, l.program).value == answer(l, 2));  // the same bytes
   CHECK(answer(l, 2) == 7 * 32);
   CHECK(duration_us(l.program, 2) < duration_us(l.program, 1));  // fewer steps, fewer latencies
+  // "(1.8 µs against the ring's 4.2 µs on this switch)"
+  CHECK(duration_us(l.program, 1) == within(4.2, 0.05));
+  CHECK(duration_us(l.program, 2) == within(1.8, 0.05));
+  // "Try: --topology ring ... it takes 12.6 µs, three times the ring's 4.2 µs."
+  TopologyConfig ring;
+  ring.kind = TopologyKind::ring;
+  const ProgramResult on_ring = predict_only(with_flags(l.scenario, {}, ring, {"--topology"}));
+  CHECK(duration_us(on_ring, 1) == within(4.2, 0.05));
+  CHECK(duration_us(on_ring, 2) == within(12.6, 0.05));
 }
 
 LESSON_TEST("07_reduce_scatter.toml") {
@@ -218,6 +305,9 @@ LESSON_TEST("07_reduce_scatter.toml") {
   CHECK(answer(l, 1) == answer(l, 0));
   CHECK(answer(l, 2) == 4);
   CHECK(duration_us(l.program, 2) < duration_us(l.program, 1));
+  // "1.2 µs against the ring's 1.8 µs"
+  CHECK(duration_us(l.program, 1) == within(1.8, 0.05));
+  CHECK(duration_us(l.program, 2) == within(1.2, 0.05));
 }
 
 LESSON_TEST("08_scatter_gather.toml") {
@@ -232,6 +322,9 @@ LESSON_TEST("08_scatter_gather.toml") {
     CHECK(work.rank_begin_ns[i] >= scatter.rank_end_ns[i]);
     CHECK(gather.rank_begin_ns[i] >= work.rank_end_ns[i]);
   }
+  // "the root sends 7 blocks (224 B)" and compute starts "here all at 1.8 µs"
+  CHECK(answer(l, 0) == 224);
+  for (const double begin : work.rank_begin_ns) CHECK(begin / 1000 == within(1.8, 0.05));
 }
 
 LESSON_TEST("09_all_to_all_moe.toml") {
@@ -242,6 +335,15 @@ LESSON_TEST("09_all_to_all_moe.toml") {
   // The experts wait for the dispatch, the combine for the experts: all on the critical path.
   CHECK(phase_run(l.program, 3).begin() >= phase_run(l.program, 2).end());
   CHECK(l.program.total_ns == doctest::Approx(45'000 + 2 * duration_us(l.program, 2) * 1000));
+  // "Here, on NVLink, the layer takes 50.3 µs, of which 45 µs are compute."
+  CHECK(total_us(l.program) == within(50.3, 0.05));
+  // "Try: --ranks 8 (... 57.5 µs), or --link pcie4 (76 µs: the two all-to-alls now take
+  // 31 µs), or --link eth100 (168 µs ...)"
+  CHECK(total_us(predict_only(with_ranks(l.scenario, 8))) == within(57.5, 0.05));
+  const ProgramResult pcie = predict_only(with_link(l.scenario, "pcie4"));
+  CHECK(total_us(pcie) == within(76, 0.5));
+  CHECK(duration_us(pcie, 2) + duration_us(pcie, 4) == within(31, 0.5));
+  CHECK(total_us(predict_only(with_link(l.scenario, "eth100"))) == within(168, 0.5));
 }
 
 LESSON_TEST("10_barrier.toml") {
@@ -254,6 +356,10 @@ LESSON_TEST("10_barrier.toml") {
   CHECK(answer(l, 2) == 0);
   // The tree barrier has twice the dissemination's steps: twice its latency.
   CHECK(duration_us(l.program, 4) == doctest::Approx(2 * (end_us(l.program, 2) - 30)));
+  // "the first barrier ends at 31.8 µs on every rank ... it ends 10 µs + 6 x 0.6 µs after
+  // the first one"
+  for (const double end : barrier.rank_end_ns) CHECK(end / 1000 == within(31.8, 0.05));
+  CHECK(end_us(l.program, 4) - end_us(l.program, 2) == within(13.6, 0.05));
 }
 
 LESSON_TEST("11_send_recv_pipeline.toml") {
@@ -270,6 +376,16 @@ LESSON_TEST("11_send_recv_pipeline.toml") {
   for (const PhaseRun& pr : p.phases)
     if (pr.run)
       for (const Transfer& t : pr.schedule.transfers) CHECK(t.dst == t.src + 1);
+  // "(it ends at 216 µs) ... 5.3 µs each on NVLink. The whole forward pass ends at 316 µs"
+  CHECK(phase_run(p, 15).rank_end_ns[3] / 1000 == within(216, 0.5));
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run) CHECK((pr.end() - pr.begin()) / 1000 == within(5.3, 0.05));
+  CHECK(total_us(p) == within(316, 0.5));
+  // "Try: --link pcie4 (each send takes 68 µs, ...: the staircase stretches to 708 µs)"
+  const ProgramResult pcie = predict_only(with_link(l.scenario, "pcie4"));
+  for (const PhaseRun& pr : pcie.phases)
+    if (pr.run) CHECK((pr.end() - pr.begin()) / 1000 == within(68, 0.5));
+  CHECK(total_us(pcie) == within(708, 0.5));
 }
 
 LESSON_TEST("12_ddp_resnet34.toml") {
@@ -288,6 +404,16 @@ LESSON_TEST("12_ddp_resnet34.toml") {
   CHECK(reduced == 21'797'672);  // every parameter's gradient, in buckets
   // Buckets overlap the backward: less communication is exposed than there is.
   CHECK(l.program.exposed_communication_ns[0] < l.program.communication_ns[0]);
+  // "(... 5.5 ms here)", "the backward ends at 35.5 ms. The step ends at 36.6 ms"
+  CHECK(duration_us(l.program, 1) / 1000 == within(5.5, 0.05));
+  CHECK(compute_end_us(s, l.program) / 1000 == within(35.5, 0.05));
+  CHECK(total_ms(l.program) == within(36.6, 0.05));
+  // "Try: --link nvlink4 (...: the step ends at 30.5 ms), --ranks 8 (... 47.8 ms), or set
+  // bucket_mb = 100.0 in [training]: ... (39.7 ms)"
+  CHECK(total_ms(predict_only(with_link(s, "nvlink4"))) == within(30.5, 0.05));
+  CHECK(total_ms(predict_only(with_ranks(s, 8))) == within(47.8, 0.05));
+  const Scenario big = with_line("12_ddp_resnet34.toml", "bucket_mb = 25.0", "bucket_mb = 100.0");
+  CHECK(total_ms(predict_only(big)) == within(39.7, 0.05));
 }
 
 LESSON_TEST("13_fsdp_resnet34.toml") {
@@ -308,6 +434,12 @@ LESSON_TEST("13_fsdp_resnet34.toml") {
   // The forward's all-gathers hide behind the forward's 10 ms of compute.
   CHECK(answer(l, 0) < 10'000 * 1.01);
   CHECK(answer(l, 2) == 3 * 590'080 * 4);
+  // "the forward ends at 10.0 ms", "the step ends at 34.4 ms, 4.4 ms after its 30 ms of compute"
+  CHECK(answer(l, 0) / 1000 == within(10.0, 0.05));
+  CHECK(total_ms(l.program) == within(34.4, 0.05));
+  // "Try: --link nvlink4 (the step ends at 30.5 ms ...), or --ranks 8: ... 35.4 ms."
+  CHECK(total_ms(predict_only(with_link(l.scenario, "nvlink4"))) == within(30.5, 0.05));
+  CHECK(total_ms(predict_only(with_ranks(l.scenario, 8))) == within(35.4, 0.05));
 }
 
 LESSON_TEST("14_straggler.toml") {
@@ -319,6 +451,14 @@ LESSON_TEST("14_straggler.toml") {
   // Rank 2 finishes its backward 100 µs after the others: everyone waits for it.
   CHECK(answer(l, 0) == doctest::Approx(300));
   CHECK(l.program.total_ns > without.total_ns + 90'000);
+  // "The step ends at about 321 µs instead of 220 µs: ... costs everyone 46%."
+  CHECK(total_us(l.program) == within(321, 0.5));
+  CHECK(total_us(without) == within(220, 0.5));
+  CHECK(l.program.total_ns / without.total_ns == within(1.46, 0.005));
+  // "a ring (1M floats, 4 MiB, on NVLink: 20.4 µs on its own)"
+  CHECK(total_us(without) - 200 == within(20.4, 0.05));
+  // "--ranks 16: 339 µs"
+  CHECK(total_us(predict_only(with_ranks(l.scenario, 16))) == within(339, 0.5));
 }
 
 LESSON_TEST("15_two_nodes_slow_link.toml") {
@@ -327,6 +467,25 @@ LESSON_TEST("15_two_nodes_slow_link.toml") {
   CHECK(l.scenario.phases[0].request.algorithm == "hierarchical");
   CHECK(l.scenario.phases[1].request.algorithm == "ring");
   CHECK(duration_us(l.program, 1) * 1.5 < duration_us(l.program, 2));
+  // "the hierarchical all-reduce ends at 524 µs. The flat ring starts on the first GPUs at
+  // 515 µs and ends at 1444 µs: it takes 929 µs, 1.8 times as long."
+  CHECK(end_us(l.program, 1) == within(524, 0.5));
+  CHECK(phase_run(l.program, 2).begin() / 1000 == within(515, 0.5));
+  CHECK(end_us(l.program, 2) == within(1444, 0.5));
+  CHECK(duration_us(l.program, 2) == within(929, 0.5));
+  CHECK(duration_us(l.program, 2) / duration_us(l.program, 1) == within(1.8, 0.05));
+  // "Try: --uplink ib_ndr (...: 155 µs against the ring's 241 µs ...), --nic gpu (...
+  // 90 µs, while the flat ring still ... 929 µs)"
+  TopologyConfig ib;
+  ib.uplink = "ib_ndr";
+  const ProgramResult fast = predict_only(with_flags(l.scenario, {}, ib, {"--uplink"}));
+  CHECK(duration_us(fast, 1) == within(155, 0.5));
+  CHECK(duration_us(fast, 2) == within(241, 0.5));
+  TopologyConfig nic;
+  nic.nic_per_gpu = true;
+  const ProgramResult per_gpu = predict_only(with_flags(l.scenario, {}, nic, {"--nic"}));
+  CHECK(duration_us(per_gpu, 1) == within(90, 0.5));
+  CHECK(duration_us(per_gpu, 2) == within(929, 0.5));
 }
 
 LESSON_TEST("16_overlap.toml") {
@@ -341,6 +500,17 @@ LESSON_TEST("16_overlap.toml") {
   }
   CHECK(p.total_ns / 1000 < sum_of_phases - 50);
   CHECK(answer(l, 2) == doctest::Approx(answer(l, 1) + 10));  // the optimizer waits for the last bucket
+  // "the backward ends at 120 µs ... the optimizer starts at 140.4 µs, and the step ends at
+  // 150.4 µs", "(ring, 1M floats, 4 MiB: 20.4 µs on NVLink)"
+  CHECK(answer(l, 1) == within(140.4, 0.05));
+  CHECK(total_us(p) == within(150.4, 0.05));
+  for (int k = 1; k <= static_cast<int>(p.phases.size()); ++k)
+    if (phase_run(p, k).run) CHECK(duration_us(p, k) == within(20.4, 0.05));
+  // "Try: --link pcie4. Each all-reduce now takes 209 µs ... (the step ends at 874 µs)"
+  const ProgramResult pcie = predict_only(with_link(l.scenario, "pcie4"));
+  for (int k = 1; k <= static_cast<int>(pcie.phases.size()); ++k)
+    if (phase_run(pcie, k).run) CHECK(duration_us(pcie, k) == within(209, 0.5));
+  CHECK(total_us(pcie) == within(874, 0.5));
 }
 
 LESSON_TEST("17_parameter_server_training.toml") {
@@ -356,6 +526,18 @@ LESSON_TEST("17_parameter_server_training.toml") {
     CHECK(pull.rank_begin_ns[server] >= update.rank_end_ns[server]);
   }
   CHECK(answer(l, 1) == 269'322 * 4);
+  // "the push ends at 567 µs and the step at 800 µs"
+  CHECK(end_us(p, 3) == within(567, 0.5));
+  CHECK(total_us(p) == within(800, 0.5));
+  // "Try: set servers = 1 in [training] (1093 µs ...) or servers = 4 (668 µs); --ranks 8
+  // (... 1226 µs); --topology switch (NVLink: 338 µs ...)"
+  const char* file = "17_parameter_server_training.toml";
+  CHECK(total_us(predict_only(with_line(file, "servers = 2", "servers = 1"))) == within(1093, 0.5));
+  CHECK(total_us(predict_only(with_line(file, "servers = 2", "servers = 4"))) == within(668, 0.5));
+  CHECK(total_us(predict_only(with_ranks(l.scenario, 8))) == within(1226, 0.5));
+  TopologyConfig nvswitch;
+  nvswitch.kind = TopologyKind::switch_fabric;
+  CHECK(total_us(predict_only(with_flags(l.scenario, {}, nvswitch, {"--topology"}))) == within(338, 0.5));
 }
 
 }  // namespace collsim
