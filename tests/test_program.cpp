@@ -101,6 +101,16 @@ void check_shifted(const PhaseRun& pr, const Prediction& want) {
   }
 }
 
+// What prepare_program says about a lesson, or "no error".
+std::string prepare_error(const Scenario& s) {
+  try {
+    prepare_program(s);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // The CPU backend, except that it corrupts rank 0's first output element of the run
 // whose number is `corrupt` (0-based): a wrong result the program must report, not throw.
 class CorruptingBackend : public Backend {
@@ -306,72 +316,48 @@ TEST_CASE("program: a compute-only lesson has the scenario's ranks") {
 }
 
 TEST_CASE("program: bad step ranges, compute arrays and requests name the phase") {
-  auto message = [](const Scenario& s) {
-    try {
-      prepare_program(s);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  const std::string steps = message(lesson({collective("pull", parameter_server(), {}, {}, 2, 3)}));
+  const std::string steps = prepare_error(lesson({collective("pull", parameter_server(), {}, {}, 2, 3)}));
   CHECK(steps.find("lesson.toml:7:1") == 0);
   CHECK(steps.find("'pull'") != std::string::npos);
   CHECK(steps.find("steps [2, 3]") != std::string::npos);
-  CHECK(message(lesson({collective("x", parameter_server(), {}, {}, 0, 1)})).find("steps [0, 1]") != std::string::npos);
-  CHECK(message(lesson({collective("x", parameter_server(), {}, {}, 2, 1)})).find("steps [2, 1]") != std::string::npos);
+  CHECK(prepare_error(lesson({collective("x", parameter_server(), {}, {}, 0, 1)})).find("steps [0, 1]") != std::string::npos);
+  CHECK(prepare_error(lesson({collective("x", parameter_server(), {}, {}, 2, 1)})).find("steps [2, 1]") != std::string::npos);
 
-  const std::string wide = message(lesson({collective("ar", all_reduce()), compute("fwd", {1, 1, 1, 1, 1})}));
+  const std::string wide = prepare_error(lesson({collective("ar", all_reduce()), compute("fwd", {1, 1, 1, 1, 1})}));
   CHECK(wide.find("lesson.toml:12:1: phase 2 ('fwd')") == 0);
   CHECK(wide.find("5 durations") != std::string::npos);
-  CHECK(message(lesson({compute("fwd", {1, -1})})).find("rank 1's compute time") != std::string::npos);
+  CHECK(prepare_error(lesson({compute("fwd", {1, -1})})).find("rank 1's compute time") != std::string::npos);
 
-  const std::string bad = message(lesson({collective("ar", request(Collective::all_reduce, "no_such", 4, 8))}));
+  const std::string bad = prepare_error(lesson({collective("ar", request(Collective::all_reduce, "no_such", 4, 8))}));
   CHECK(bad.find("lesson.toml:7:1: phase 1 ('ar'): ") == 0);
   CHECK(bad.find("no_such") != std::string::npos);
 }
 
 TEST_CASE("program: the phases of one collective run its steps in order, each once") {
-  auto message = [](const Scenario& s) {
-    try {
-      prepare_program(s);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const RunRequest ring = all_reduce(64);  // 6 steps on 4 ranks
   auto part = [&](const char* name, int first, int last) { return collective(name, ring, {}, {}, first, last); };
-  CHECK(message(lesson({part("rs", 1, 3), part("ag", 4, 6)})) == "no error");
-  CHECK(message(lesson({part("a", 1, 2), part("b", 3, 4), part("c", 5, 6), part("again", 1, 6)})) == "no error");
+  CHECK(prepare_error(lesson({part("rs", 1, 3), part("ag", 4, 6)})) == "no error");
+  CHECK(prepare_error(lesson({part("a", 1, 2), part("b", 3, 4), part("c", 5, 6), part("again", 1, 6)})) == "no error");
   // Whole phases of one request may repeat: equal collectives on different data.
-  CHECK(message(lesson({collective("bucket 1", ring), collective("bucket 2", ring)})) == "no error");
+  CHECK(prepare_error(lesson({collective("bucket 1", ring), collective("bucket 2", ring)})) == "no error");
 
-  const std::string reversed = message(lesson({part("ag", 4, 6), part("rs", 1, 3)}));
+  const std::string reversed = prepare_error(lesson({part("ag", 4, 6), part("rs", 1, 3)}));
   CHECK(reversed == "lesson.toml:7:1: phase 1 ('ag'): steps [4, 6] must start at step 1: no phase before it runs steps "
                     "1..3 of this collective (the phases of one collective run its steps in order, each once)");
-  const std::string overlap = message(lesson({part("a", 1, 4), part("b", 3, 6)}));
+  const std::string overlap = prepare_error(lesson({part("a", 1, 4), part("b", 3, 6)}));
   CHECK(overlap.find("phase 2 ('b'): steps [3, 6] must start at step 5, right after the steps phase 1 ran") !=
         std::string::npos);
-  const std::string restart = message(lesson({part("a", 1, 4), part("b", 1, 6)}));
+  const std::string restart = prepare_error(lesson({part("a", 1, 4), part("b", 1, 6)}));
   CHECK(restart.find("phase 2 ('b'): starts the collective again at step 1, but phase 1 left it at step 4") !=
         std::string::npos);
-  const std::string partial = message(lesson({part("rs", 1, 3)}));
+  const std::string partial = prepare_error(lesson({part("rs", 1, 3)}));
   CHECK(partial.find("phase 1 ('rs'): no later phase runs steps 4..6 of its collective") != std::string::npos);
 }
 
 TEST_CASE("program: a compute phase in which no rank computes is refused") {
-  auto message = [](const Scenario& s) {
-    try {
-      prepare_program(s);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK(message(lesson({compute("idle", {0, 0, 0, 0})})) ==
+  CHECK(prepare_error(lesson({compute("idle", {0, 0, 0, 0})})) ==
         "lesson.toml:12:1: phase 1 ('idle'): no rank computes in it (every duration is 0)");
-  CHECK(message(lesson({compute("one rank", {0, 0, 5, 0})})) == "no error");
+  CHECK(prepare_error(lesson({compute("one rank", {0, 0, 5, 0})})) == "no error");
 }
 
 TEST_CASE("program: a model-only program predicts but refuses to execute") {
