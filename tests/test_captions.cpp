@@ -12,6 +12,7 @@
 #include "sim/errors.h"
 #include "sim/program.h"
 #include "sim/scenario.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -83,21 +84,11 @@ Question ask(Metric metric, int step = 0, int rank = 0, int chunk = 0, int phase
 double value(const Question& q, const ProgramResult& p) { return answer_question(q, p).value; }
 
 std::string error_of(const Question& q, const ProgramResult& p) {
-  try {
-    answer_question(q, p);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { answer_question(q, p); });
 }
 
 std::string caption_error(const std::string& text) {
-  try {
-    check_caption(text, "l.toml:3:16: key 'phase[2].step_caption'");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { check_caption(text, "l.toml:3:16: key 'phase[2].step_caption'"); });
 }
 
 }  // namespace

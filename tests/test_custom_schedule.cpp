@@ -15,6 +15,7 @@
 #include "sim/run.h"
 #include "sim/scenario.h"
 #include "sim/trace.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -106,12 +107,7 @@ std::string wrong(const std::string& text, std::uint64_t count = 8) {
 
 // The InputError for schedule text parsed as "s.toml" ("" if none).
 std::string load_error(const std::string& text) {
-  try {
-    parse_schedule_file(text, "s.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { parse_schedule_file(text, "s.toml"); });
 }
 
 }  // namespace

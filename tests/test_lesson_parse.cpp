@@ -11,6 +11,7 @@
 
 #include "sim/errors.h"
 #include "sim/scenario.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -18,22 +19,12 @@ namespace {
 
 // The message of the InputError that parsing `text` as "s.toml" throws ("" if none).
 std::string lesson_error(const std::string& text) {
-  try {
-    parse_scenario(text, "s.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { parse_scenario(text, "s.toml"); });
 }
 
 // The message of the InputError that the flags throw on a parsed scenario ("" if none).
 std::string override_error(const Scenario& s, const RunRequest& flags, const FlagGiven& given) {
-  try {
-    apply_scenario_overrides(s, flags, TopologyConfig{}, given);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { apply_scenario_overrides(s, flags, TopologyConfig{}, given); });
 }
 
 FlagGiven only(std::string_view flag) {

@@ -103,12 +103,8 @@ void check_shifted(const PhaseRun& pr, const Prediction& want) {
 
 // What prepare_program says about a lesson, or "no error".
 std::string prepare_error(const Scenario& s) {
-  try {
-    prepare_program(s);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  const std::string error = testing::input_error([&] { prepare_program(s); });
+  return error.empty() ? "no error" : error;
 }
 
 // The CPU backend, except that it corrupts rank 0's first output element of the run

@@ -8,6 +8,7 @@
 
 #include "sim/errors.h"
 #include "sim/scenario.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -15,12 +16,7 @@ namespace {
 
 // The message of the InputError that parsing `text` as "s.toml" throws ("" if none).
 std::string scenario_error(const std::string& text) {
-  try {
-    parse_scenario(text, "s.toml");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { parse_scenario(text, "s.toml"); });
 }
 
 const char* const kGood = R"(format = 1

@@ -2,8 +2,10 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "sim/backend.h"
+#include "sim/errors.h"
 #include "sim/schedule.h"
 
 namespace collsim::testing {
@@ -21,6 +23,18 @@ inline std::uint64_t outputs_of(const Schedule& s) {
   std::uint64_t n = 0;
   for (int r = 0; r < s.spec.ranks; ++r) n += s.buffer_elements(r, BufferKind::output);
   return n;
+}
+
+// The message of the InputError that `call()` throws ("" if it throws none): how the tests
+// compare error messages with the exact words a user sees.
+template <class Call>
+std::string input_error(Call&& call) {
+  try {
+    call();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace collsim::testing

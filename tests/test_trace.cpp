@@ -12,6 +12,7 @@
 
 #include "sim/errors.h"
 #include "sim/trace.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -58,12 +59,7 @@ std::string exported(const Trace& t) { return trace_to_json(t); }
 
 // The message of the InputError that parsing `text` throws ("" if none).
 std::string import_error(const std::string& text, const std::string& name = "bad.json") {
-  try {
-    parse_trace_json(text, name);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::input_error([&] { parse_trace_json(text, name); });
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {

@@ -8,6 +8,7 @@
 #include "sim/algorithm.h"
 #include "sim/errors.h"
 #include "sim/lesson.h"
+#include "test_support.h"
 
 namespace collsim {
 namespace {
@@ -282,12 +283,8 @@ TEST_CASE("training on resnet34: the schedules of every pattern build on 2, 4 an
 
 TEST_CASE("training: impossible input names the [training] table and the key") {
   auto error_of = [](const TrainingSpec& s, int ranks) {
-    try {
-      training_phases(s, ranks);
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
+    const std::string error = testing::input_error([&] { training_phases(s, ranks); });
+    return error.empty() ? std::string("no error") : error;
   };
   const TrainingSpec good = spec_of(TrainingPattern::ddp, custom({10, 20}));
   REQUIRE(error_of(good, 2) == "no error");

@@ -917,11 +917,20 @@ TEST_CASE("gui compare: the loader runs both algorithms on the same spec, option
   CHECK(compared.compare->trace().predicted->topology == r.compare->trace().predicted->topology);
 }
 
-TEST_CASE("gui compare: one clock; at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
+namespace {
+
+// A 4-rank ring all-reduce of 64 Ki floats loaded beside the parameter server.
+LoadResult ring_beside_parameter_server() {
   LoadRequest lr = run_request(request(Collective::all_reduce, "ring", 4, 64 * 1024));
   lr.compare = "parameter_server";
   Progress progress;
-  const LoadResult r = load(lr, progress);
+  return load(lr, progress);
+}
+
+}  // namespace
+
+TEST_CASE("gui compare: one clock; at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
+  const LoadResult r = ring_beside_parameter_server();
   REQUIRE_MESSAGE(r.compare, r.error);
   const ViewModel& a = *r.model;
   const ViewModel& b = *r.compare;
@@ -993,10 +1002,7 @@ TEST_CASE("gui compare: the second algorithm takes its own default slices, not t
 }
 
 TEST_CASE("gui timeline: comparing, both runs' lanes on one axis, each under a header; culling for both") {
-  LoadRequest lr = run_request(request(Collective::all_reduce, "ring", 4, 64 * 1024));
-  lr.compare = "parameter_server";
-  Progress progress;
-  const LoadResult r = load(lr, progress);
+  const LoadResult r = ring_beside_parameter_server();
   REQUIRE_MESSAGE(r.compare, r.error);
   const ViewModel& a = *r.model;
   const ViewModel& b = *r.compare;
