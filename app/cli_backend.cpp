@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "kernels/cuda_api.h"
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 namespace collsim::cli {
 namespace {

@@ -4,8 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "sim/backend.h"
-#include "sim/cuda_backend.h"
+#include "sim/exec/backend.h"
+#include "sim/exec/cuda_backend.h"
 
 namespace collsim::cli {
 

@@ -8,10 +8,10 @@
 #include "app/cli_progress.h"
 #include "kernels/cuda_api.h"
 #include "kernels/nccl_api.h"
-#include "sim/bench.h"
-#include "sim/bench_model.h"
-#include "sim/errors.h"
-#include "sim/output_files.h"
+#include "sim/run/bench.h"
+#include "sim/run/bench_model.h"
+#include "sim/core/errors.h"
+#include "sim/core/output_files.h"
 
 namespace collsim::cli {
 namespace {

@@ -1,4 +1,4 @@
-// `collsim bench`: the CPU benchmark as an nccl-tests-style table (sim/bench.h measures).
+// `collsim bench`: the CPU benchmark as an nccl-tests-style table (sim/run/bench.h measures).
 // No CLI11 here: cli_main.cpp registers the flags into BenchFlags.
 #pragma once
 #include <cstdint>
@@ -18,7 +18,7 @@ struct BenchFlags {
   int slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false;
   ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
-  std::string csv, json;  // every row, written at the end (sim/bench_model.h)
+  std::string csv, json;  // every row, written at the end (sim/run/bench_model.h)
 };
 
 // `given` says which flags were typed (for the topology flags, cli_model.h).

@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/scenario.h"
-#include "sim/trace.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::cli {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
-#include "sim/output_files.h"
-#include "sim/run.h"
-#include "sim/scenario.h"
+#include "sim/core/output_files.h"
+#include "sim/run/run.h"
+#include "sim/lesson/scenario.h"
 
 namespace collsim::cli {
 

@@ -10,9 +10,9 @@
 
 #include "app/cli_backend.h"
 #include "app/cli_progress.h"
-#include "sim/errors.h"
-#include "sim/output_files.h"
-#include "sim/report.h"
+#include "sim/core/errors.h"
+#include "sim/core/output_files.h"
+#include "sim/trace/report.h"
 
 namespace collsim::cli {
 namespace {

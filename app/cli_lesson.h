@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "app/cli_io.h"
-#include "sim/captions.h"
-#include "sim/program.h"
+#include "sim/lesson/captions.h"
+#include "sim/lesson/program.h"
 
 namespace collsim::cli {
 

@@ -17,11 +17,11 @@
 #include "app/cli_lesson.h"
 #include "app/cli_model.h"
 #include "app/cli_storyboard.h"
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/output_files.h"
-#include "sim/report.h"
-#include "sim/run.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/core/output_files.h"
+#include "sim/trace/report.h"
+#include "sim/run/run.h"
 
 namespace {
 

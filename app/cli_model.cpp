@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "sim/errors.h"
-#include "sim/report.h"
-#include "sim/run.h"
+#include "sim/core/errors.h"
+#include "sim/trace/report.h"
+#include "sim/run/run.h"
 
 namespace collsim::cli {
 namespace {

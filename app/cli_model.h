@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/cli_io.h"
-#include "sim/topology.h"
+#include "sim/model/topology.h"
 
 namespace collsim::cli {
 

@@ -14,11 +14,11 @@
 #include "app/gui/loader.h"
 #include "app/gui/view_model.h"
 #include "app/storyboard.h"
-#include "sim/backend.h"
-#include "sim/captions.h"
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/trace.h"
+#include "sim/exec/backend.h"
+#include "sim/lesson/captions.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::cli {
 namespace {

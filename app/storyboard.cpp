@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "app/gui/palette.h"
-#include "sim/captions.h"
-#include "sim/errors.h"
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
 
 namespace collsim::storyboard {
 namespace {

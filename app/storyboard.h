@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "app/gui/view_model.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 
 namespace collsim::storyboard {
 

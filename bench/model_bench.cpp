@@ -18,7 +18,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/run.h"
+#include "sim/run/run.h"
 
 namespace {
 

@@ -18,8 +18,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/algorithm.h"
-#include "sim/checker.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/check/checker.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ void bench(const std::string& algorithm, int ranks, std::uint64_t count) {
   const CollectiveSpec spec{Collective::all_reduce, ranks, count, DataType::f32, ReduceOp::sum, 0};
   const double cpu0 = cpu_seconds();
   const auto t0 = Clock::now();
-  const Schedule s = build_schedule(spec, algorithm, {});
+  const Schedule s = build_algorithm_schedule(spec, algorithm, {});
   const double build_s = seconds_since(t0);
   const auto t1 = Clock::now();
   const CheckReport report = check_schedule(s);

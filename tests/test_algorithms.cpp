@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
-#include "sim/errors.h"
-#include "sim/run.h"
+#include "sim/core/errors.h"
+#include "sim/run/run.h"
 #include "test_support.h"
 
 using namespace collsim;

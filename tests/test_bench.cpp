@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "sim/bench.h"
-#include "sim/errors.h"
+#include "sim/run/bench.h"
+#include "sim/core/errors.h"
 
 using namespace collsim;
 

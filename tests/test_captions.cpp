@@ -7,11 +7,11 @@
 #include <numeric>
 #include <string>
 
-#include "sim/algorithm.h"
-#include "sim/captions.h"
-#include "sim/errors.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 #include "test_support.h"
 
 using namespace collsim;

@@ -3,10 +3,10 @@
 
 #include <string>
 
-#include "sim/algorithm.h"
-#include "sim/checker.h"
-#include "sim/errors.h"
-#include "sim/schedule_builder.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/check/checker.h"
+#include "sim/core/errors.h"
+#include "sim/schedule/schedule_builder.h"
 
 using namespace collsim;
 
@@ -104,7 +104,7 @@ TEST_CASE("checker: two copies into one region in one step are rejected; two red
         std::string::npos);
 
   // The direct algorithm reduces N-1 times into one region per step: allowed.
-  CHECK_NOTHROW(check_schedule(build_schedule(all_reduce(5, 3), "direct", {})));
+  CHECK_NOTHROW(check_schedule(build_algorithm_schedule(all_reduce(5, 3), "direct", {})));
 }
 
 TEST_CASE("checker: a reduce into data never written is rejected") {
@@ -180,7 +180,7 @@ TEST_CASE("dependencies are derived from regions: read after write, write after 
 }
 
 TEST_CASE("ring dependencies: each transfer waits only for the chunk it forwards and for its destination's last use") {
-  const Schedule s = build_schedule(all_reduce(4, 8), "ring", {});
+  const Schedule s = build_algorithm_schedule(all_reduce(4, 8), "ring", {});
   const DependencyGraph g = check_schedule(s).dependencies;
   for (std::size_t t = 0; t < s.transfers.size(); ++t) {
     const Transfer& x = s.transfers[t];

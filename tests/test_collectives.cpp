@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/algorithms/trees.h"
-#include "sim/errors.h"
-#include "sim/report.h"
-#include "sim/run.h"
+#include "sim/schedule/algorithms/trees.h"
+#include "sim/core/errors.h"
+#include "sim/trace/report.h"
+#include "sim/run/run.h"
 #include "test_support.h"
 
 using namespace collsim;

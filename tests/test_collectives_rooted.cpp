@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/errors.h"
-#include "sim/run.h"
-#include "sim/schedule_builder.h"
+#include "sim/core/errors.h"
+#include "sim/run/run.h"
+#include "sim/schedule/schedule_builder.h"
 #include "test_support.h"
 
 using namespace collsim;

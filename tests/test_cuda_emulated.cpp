@@ -1,4 +1,4 @@
-// The CUDA backend (sim/cuda_backend.cpp) on the emulated CUDA runtime of
+// The CUDA backend (sim/exec/cuda_backend.cpp) on the emulated CUDA runtime of
 // tests/cuda_emulator.h: buffers, pre- and post-operations, the event replay of the
 // launch plan, staging through pinned host memory, peer access, copy-back and the
 // conversion of event times, all without a GPU. Streams interleave at random (several
@@ -10,9 +10,9 @@
 
 #include <cstring>
 
-#include "sim/cuda_backend.h"
-#include "sim/errors.h"
-#include "sim/run.h"
+#include "sim/exec/cuda_backend.h"
+#include "sim/core/errors.h"
+#include "sim/run/run.h"
 #include "tests/cuda_emulator.h"
 
 using namespace collsim;

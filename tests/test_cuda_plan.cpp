@@ -1,4 +1,4 @@
-// The CUDA backend's launch plan (sim/cuda_plan.h), tested without a GPU: every launch
+// The CUDA backend's launch plan (sim/exec/cuda_plan.h), tested without a GPU: every launch
 // waits on exactly the transfers it depends on (none missing, none extra), the event
 // slots it waits on still hold those transfers' events when the wait is issued, and
 // pre- and post-operations are ordered against the other ranks' transfers.
@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <set>
 
-#include "sim/algorithm.h"
-#include "sim/checker.h"
-#include "sim/cuda_plan.h"
-#include "sim/schedule_builder.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/check/checker.h"
+#include "sim/exec/cuda_plan.h"
+#include "sim/schedule/schedule_builder.h"
 
 using namespace collsim;
 
@@ -170,7 +170,7 @@ void check_plans(const Schedule& s) {
 
 Schedule built(Collective c, const char* algorithm, int ranks, std::uint64_t count, ReduceOp op = ReduceOp::sum,
                AlgorithmOptions options = {}) {
-  const Schedule s = build_schedule({c, ranks, count, DataType::f32, op, 0}, algorithm, options);
+  const Schedule s = build_algorithm_schedule({c, ranks, count, DataType::f32, op, 0}, algorithm, options);
   check_schedule(s);
   return s;
 }

@@ -9,12 +9,12 @@
 #include <string>
 #include <unistd.h>
 
-#include "sim/backend.h"
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/run.h"
-#include "sim/scenario.h"
-#include "sim/trace.h"
+#include "sim/exec/backend.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/run/run.h"
+#include "sim/lesson/scenario.h"
+#include "sim/trace/trace.h"
 #include "test_support.h"
 
 using namespace collsim;

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "sim/run.h"
+#include "sim/run/run.h"
 
 using namespace collsim;
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "kernels/cuda_api.h"
-#include "sim/cuda_backend.h"
-#include "sim/run.h"
+#include "sim/exec/cuda_backend.h"
+#include "sim/run/run.h"
 
 using namespace collsim;
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/errors.h"
-#include "sim/scenario.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
 #include "test_support.h"
 
 using namespace collsim;

@@ -17,9 +17,9 @@
 
 #include <doctest/doctest.h>
 
-#include "sim/captions.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/lesson/captions.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 #include "test_support.h"
 
 namespace collsim {

@@ -1,4 +1,4 @@
-// Lessons run as one program (sim/program.h): phases that name the same collective share
+// Lessons run as one program (sim/lesson/program.h): phases that name the same collective share
 // one execution, step ranges split a schedule without losing or repeating a transfer,
 // phases are placed on compute and communication streams with the region rules of
 // lesson.h (checked against predict() of the collective alone, shifted by hand), and the
@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/errors.h"
-#include "sim/program.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/program.h"
 #include "test_support.h"
 
 using namespace collsim;

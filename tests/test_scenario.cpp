@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/errors.h"
-#include "sim/scenario.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
 #include "test_support.h"
 
 using namespace collsim;

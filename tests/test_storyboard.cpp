@@ -13,11 +13,11 @@
 
 #include "app/gui/view_model.h"
 #include "app/storyboard.h"
-#include "sim/algorithm.h"
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 
 using namespace collsim;
 

@@ -4,9 +4,9 @@
 #include <memory>
 #include <string>
 
-#include "sim/backend.h"
-#include "sim/errors.h"
-#include "sim/schedule.h"
+#include "sim/exec/backend.h"
+#include "sim/core/errors.h"
+#include "sim/schedule/schedule.h"
 
 namespace collsim::testing {
 

@@ -1,5 +1,5 @@
 // The timing model: every registered algorithm's simulated time on a switch equals the
-// closed form of sim/cost_formulas.cpp (the textbook form where there is one); a
+// closed form of sim/model/cost_formulas.cpp (the textbook form where there is one); a
 // parameter server on a star is bound by its server's link; a straggler delays exactly
 // what depends on it; predictions are deterministic; topologies route as documented;
 // scenario [topology] tables and traces with predictions are read back exactly.
@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "sim/cost_formulas.h"
-#include "sim/errors.h"
-#include "sim/scenario.h"
-#include "sim/timing_model.h"
-#include "sim/trace.h"
+#include "sim/model/cost_formulas.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
+#include "sim/model/timing_model.h"
+#include "sim/trace/trace.h"
 
 using namespace collsim;
 
@@ -88,7 +88,7 @@ TEST_CASE("every registered algorithm has a closed form, and the simulation on a
   for (const AlgorithmInfo& a : all_algorithms()) {
     const CostFormula* f = find_cost_formula(a.collective, a.name);
     INFO(fmt::format("{} {}", to_string(a.collective), a.name));
-    REQUIRE_MESSAGE(f != nullptr, "add the algorithm's closed form to sim/cost_formulas.cpp");
+    REQUIRE_MESSAGE(f != nullptr, "add the algorithm's closed form to sim/model/cost_formulas.cpp");
     for (int ranks : {2, 4, 8, 16, 64})
       for (std::uint64_t per_slice : {1u, 4096u}) {  // latency-bound and bandwidth-bound
         const bool applies = check_formula(a, ranks, {}, per_slice);

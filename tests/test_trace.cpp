@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/errors.h"
-#include "sim/trace.h"
+#include "sim/core/errors.h"
+#include "sim/trace/trace.h"
 #include "test_support.h"
 
 using namespace collsim;

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/algorithm.h"
-#include "sim/errors.h"
-#include "sim/lesson.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/lesson.h"
 #include "test_support.h"
 
 namespace collsim {

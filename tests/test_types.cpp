@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "sim/types.h"
+#include "sim/core/types.h"
 
 using namespace collsim;
 

@@ -19,7 +19,7 @@
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
 #include "app/gui/view_model.h"
-#include "sim/topology.h"
+#include "sim/model/topology.h"
 
 namespace collsim::gui {
 

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/checker.h"
-#include "sim/schedule.h"
+#include "sim/check/checker.h"
+#include "sim/schedule/schedule.h"
 
 namespace collsim::gui {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/errors.h"
-#include "sim/output_files.h"
+#include "sim/core/errors.h"
+#include "sim/core/output_files.h"
 
 namespace collsim::gui {
 namespace {

@@ -1,14 +1,14 @@
 // Exports from the app, as plain C++: the trace (JSON, Chrome, CSV, through sim's
 // exporters) and the run as a scenario file that `collsim` and the app load again; for a
-// lesson of several phases, the whole program too (sim/program.h's exporters).
+// lesson of several phases, the whole program too (sim/lesson/program.h's exporters).
 #pragma once
 #include <filesystem>
 #include <string>
 
-#include "sim/program.h"
-#include "sim/scenario.h"
-#include "sim/topology.h"
-#include "sim/trace.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
+#include "sim/model/topology.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/topology.h"
+#include "sim/model/topology.h"
 
 namespace collsim::gui {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 

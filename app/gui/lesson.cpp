@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "sim/captions.h"
-#include "sim/errors.h"
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
 
 namespace collsim::gui {
 namespace {

@@ -1,5 +1,5 @@
-// A lesson in the app: every phase of a scenario (sim/lesson.h) run as one program —
-// executed, verified and timed (sim/program.h) — with a view model per collective phase,
+// A lesson in the app: every phase of a scenario (sim/lesson/lesson.h) run as one program —
+// executed, verified and timed (sim/lesson/program.h) — with a view model per collective phase,
 // the narration of each step, and the questions with their computed answers. Plain C++
 // on sim/ (no ImGui): built on the loader's thread, immutable afterwards except for the
 // arrangement of the views; the app keeps which phase is shown and which answers are
@@ -20,8 +20,8 @@
 
 #include "app/gui/playback.h"
 #include "app/gui/view_model.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 
 namespace collsim::gui {
 
@@ -55,7 +55,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
 std::string phase_summary(const Lesson& l, std::size_t k);
 
 // The narration of step `step` (1-based; 0: before the phase's first) of phase k, each
-// part expanded (sim/captions.h), empty when the file has none: the lesson's caption, the
+// part expanded (sim/lesson/captions.h), empty when the file has none: the lesson's caption, the
 // phase's, and the step's own (step_caption; left empty when the phase has no step
 // captions, since its fallback is the step label the view already shows).
 struct Narration {

@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "sim/algorithm.h"
-#include "sim/custom_schedule.h"
-#include "sim/errors.h"
-#include "sim/program.h"
-#include "sim/scenario.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
 
 namespace collsim::gui {
 namespace {

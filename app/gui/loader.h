@@ -23,8 +23,8 @@
 
 #include "app/gui/lesson.h"
 #include "app/gui/view_model.h"
-#include "sim/run.h"
-#include "sim/topology.h"
+#include "sim/run/run.h"
+#include "sim/model/topology.h"
 
 namespace collsim::gui {
 

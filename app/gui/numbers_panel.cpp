@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/gui/app.h"
-#include "sim/algorithm.h"
+#include "sim/schedule/algorithm.h"
 
 namespace collsim::gui {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/custom_schedule.h"
+#include "sim/run/custom_schedule.h"
 
 namespace collsim::gui {
 namespace {

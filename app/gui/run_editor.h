@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/run.h"
-#include "sim/topology.h"
+#include "sim/run/run.h"
+#include "sim/model/topology.h"
 
 namespace collsim::gui {
 

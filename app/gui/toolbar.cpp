@@ -7,7 +7,7 @@
 
 #include "app/gui/app.h"
 #include "app/gui/export.h"
-#include "sim/algorithm.h"
+#include "sim/schedule/algorithm.h"
 
 namespace collsim::gui {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/reference.h"
+#include "sim/exec/reference.h"
 
 namespace collsim::gui {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "app/gui/buffer_history.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 

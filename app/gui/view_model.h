@@ -16,7 +16,7 @@
 
 #include "app/gui/buffer_history.h"
 #include "app/gui/layout.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 

@@ -13,8 +13,8 @@
 #include "app/gui/export.h"
 #include "app/gui/lesson.h"
 #include "app/gui/loader.h"
-#include "sim/captions.h"
-#include "sim/errors.h"
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
 
 using namespace collsim;
 using namespace collsim::gui;

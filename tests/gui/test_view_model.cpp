@@ -20,9 +20,9 @@
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
 #include "app/gui/view_model.h"
-#include "sim/algorithm.h"
-#include "sim/checker.h"
-#include "sim/scenario.h"
+#include "sim/schedule/algorithm.h"
+#include "sim/check/checker.h"
+#include "sim/lesson/scenario.h"
 
 using namespace collsim;
 using namespace collsim::gui;

@@ -1,0 +1,161 @@
+#include "sim/check/dependencies.h"
+
+#include <algorithm>
+
+#include "sim/core/interval_map.h"
+
+namespace collsim {
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+// The region as real storage; out of place (the common case) that is the region itself.
+Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
+
+// Calls f(region) for every region of real storage that the checker or the dependency
+// analysis writes to. Sources are left out: they are only read, a chunked schedule reads
+// where it wrote before anyway, and half the cuts halve the sorting below.
+template <class F>
+void for_each_region(const Schedule& s, F&& f) {
+  for (const Transfer& t : s.transfers) f(storage(s, t.destination()));
+  for (const auto* ops : {&s.pre_ops, &s.post_ops})
+    for (const LocalOp& op : *ops) {
+      f(storage(s, op.target));
+      if (op.kind == LocalOpKind::copy) f(storage(s, op.source));
+    }
+  if (s.spec.in_place)
+    for (int r = 0; r < s.spec.ranks; ++r) f(storage_of(s, {r, BufferKind::input, 0, s.buffer_elements(r, BufferKind::input)}));
+}
+
+// What has touched a piece of a buffer since its last write. Readers are a linked list in
+// a pool shared by all pieces (head..tail, in the order they read), so pieces stay small
+// and copyable and a read allocates nothing per piece.
+struct Access {
+  std::uint32_t last_writer = kNone;
+  std::uint32_t first_reader = kNone, last_reader = kNone;
+};
+
+struct ReaderPool {
+  struct Node {
+    std::uint32_t transfer, next;
+  };
+  std::vector<Node> nodes;
+
+  void add(Access& a, std::uint32_t transfer) {
+    const auto index = static_cast<std::uint32_t>(nodes.size());
+    nodes.push_back({transfer, kNone});
+    if (a.last_reader == kNone)
+      a.first_reader = index;
+    else
+      nodes[a.last_reader].next = index;
+    a.last_reader = index;
+  }
+  template <class F>
+  void for_each(const Access& a, F&& f) const {
+    for (std::uint32_t i = a.first_reader; i != kNone; i = nodes[i].next) f(nodes[i].transfer);
+  }
+};
+
+class AccessTracker {
+ public:
+  AccessTracker(const Schedule& s, const BufferCuts& cuts) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
+    for (int r = 0; r < s.total_ranks; ++r)
+      for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+        map(r, b) = IntervalMap<Access>(storage_elements(s, r, b), {}, cuts.of(r, b));  // real storage: in place, aliases collide
+  }
+
+  IntervalMap<Access>& map(int rank, BufferKind b) {
+    return maps_[static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b)];
+  }
+
+ private:
+  std::vector<IntervalMap<Access>> maps_;
+};
+
+}  // namespace
+
+BufferCuts region_cuts(const Schedule& s) {
+  // Two passes over the regions, counting then filling, so the cuts of all buffers share
+  // one array; then each buffer's cuts are sorted, deduplicated and clipped to (0, size).
+  const std::size_t buffers = static_cast<std::size_t>(s.total_ranks) * 3;
+  auto index = [](const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); };
+  std::vector<std::size_t> fill(buffers + 1, 0);
+  for_each_region(s, [&](const Region& r) { fill[index(r) + 1] += 2; });
+  for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += fill[i];
+  BufferCuts c;
+  c.first = fill;
+  c.cuts.resize(fill[buffers]);
+  for_each_region(s, [&](const Region& r) {
+    std::size_t& at = fill[index(r)];
+    c.cuts[at++] = r.offset;
+    c.cuts[at++] = r.end();
+  });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < buffers; ++i) {
+    const auto begin = c.cuts.begin() + static_cast<std::ptrdiff_t>(c.first[i]);
+    const auto end = c.cuts.begin() + static_cast<std::ptrdiff_t>(c.first[i + 1]);
+    std::sort(begin, end);
+    const int rank = static_cast<int>(i / 3);
+    const std::uint64_t size = storage_elements(s, rank, static_cast<BufferKind>(i % 3));
+    c.first[i] = out;
+    for (auto it = begin, last = std::unique(begin, end); it != last; ++it)
+      if (*it > 0 && *it < size) c.cuts[out++] = *it;  // out never passes `it`: compaction in place
+  }
+  c.first[buffers] = out;
+  c.cuts.resize(out);
+  c.cuts.shrink_to_fit();
+  return c;
+}
+
+DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
+  return derive_dependencies(s, region_cuts(s), observe);
+}
+
+DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe) {
+  AccessTracker tracker(s, cuts);
+  ReaderPool readers;
+  DependencyGraph g;
+  g.offsets.reserve(s.transfers.size() + 1);
+  g.deps.reserve(s.transfers.size() * 2);
+  std::vector<std::uint32_t> found;
+  auto note = [&](std::uint32_t earlier, std::uint32_t later, Hazard h) {
+    if (earlier == kNone) return;
+    found.push_back(earlier);
+    if (observe) observe(earlier, later, h);
+  };
+
+  for (std::uint32_t t = 0; t < s.transfers.size(); ++t) {
+    const Transfer& x = s.transfers[t];
+    found.clear();
+    const Region src = storage(s, x.source()), dst = storage(s, x.destination());
+    tracker.map(src.rank, src.buffer).visit(src.offset, src.end(), [&](auto, auto, Access& a) {
+      note(a.last_writer, t, Hazard::read_after_write);
+      readers.add(a, t);
+    });
+    tracker.map(dst.rank, dst.buffer).visit(dst.offset, dst.end(), [&](auto, auto, Access& a) {
+      note(a.last_writer, t, Hazard::write_after_write);
+      readers.for_each(a, [&](std::uint32_t r) { note(r, t, Hazard::write_after_read); });
+      a = {t, kNone, kNone};
+    });
+    std::sort(found.begin(), found.end());
+    found.erase(std::unique(found.begin(), found.end()), found.end());
+    g.deps.insert(g.deps.end(), found.begin(), found.end());
+    g.offsets.push_back(static_cast<std::uint32_t>(g.deps.size()));
+  }
+  return g;
+}
+
+DependencyGraph reverse(const DependencyGraph& g) {
+  DependencyGraph r;
+  const std::size_t n = g.size();
+  std::vector<std::uint32_t> counts(n + 1, 0);
+  for (std::uint32_t d : g.deps) ++counts[d + 1];
+  for (std::size_t i = 0; i < n; ++i) counts[i + 1] += counts[i];
+  r.offsets = counts;
+  r.deps.resize(g.deps.size());
+  for (std::size_t t = 0; t < n; ++t)
+    for (std::uint32_t d : g.dependencies_of(t)) r.deps[counts[d]++] = static_cast<std::uint32_t>(t);
+  return r;
+}
+
+}  // namespace collsim

@@ -1,0 +1,89 @@
+// Where a schedule's transfers really run. The CPU backend works on the host buffers
+// directly; a CUDA backend copies them to devices, runs kernels, and copies back.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/check/dependencies.h"
+#include "sim/schedule/schedule.h"
+
+namespace collsim {
+
+// One rank's buffers in host memory, as raw bytes of the spec's data type.
+struct RankBuffers {
+  std::vector<std::byte> input, output, scratch;
+  std::vector<std::byte>& get(BufferKind b) {
+    return b == BufferKind::input ? input : b == BufferKind::output ? output : scratch;
+  }
+};
+
+// Allocates every rank's buffers, sized by the schedule (outputs and scratch zeroed).
+// In place, the inner buffer of an alias (storage_of) stays empty.
+std::vector<RankBuffers> allocate_buffers(const Schedule& s);
+// The bytes of rank `rank`'s buffer b as the schedule names it, wherever in-place
+// aliasing stores them.
+std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& buffers, int rank, BufferKind b);
+std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<RankBuffers>& buffers, int rank,
+                                       BufferKind b);
+// Bytes allocate_buffers would take, to refuse absurd sizes before allocating.
+double buffer_bytes(const Schedule& s);
+
+// Measured on the backend, in ns since the run started.
+struct TransferTiming {
+  std::int64_t begin_ns = 0;
+  std::int64_t end_ns = 0;
+  int worker = 0;  // CPU worker thread, or CUDA stream
+};
+
+struct Execution {
+  std::vector<TransferTiming> timings;  // one per transfer, in schedule order
+  std::int64_t total_ns = 0;            // pre-operations through post-operations
+  int workers = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::string device_name() const = 0;
+  // Runs the pre-operations, every transfer once the transfers it depends on are done,
+  // then the post-operations, on `buffers`.
+  virtual Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& buffers) = 0;
+  // execute() `times` times in a row on the same buffers (a benchmark's iterations), one
+  // Execution each. A device backend overrides it to move the buffers to the device once
+  // before the first run and back once after the last, instead of around every run.
+  virtual std::vector<Execution> execute_repeatedly(const Schedule& s, const DependencyGraph& deps,
+                                                    std::vector<RankBuffers>& buffers, int times) {
+    std::vector<Execution> runs;
+    for (int i = 0; i < times; ++i) runs.push_back(execute(s, deps, buffers));
+    return runs;
+  }
+};
+
+struct CpuBackendOptions {
+  int threads = 0;  // 0: one per hardware thread
+  // Test hook: called on the worker just before transfer `index` runs (e.g. to delay it).
+  std::function<void(std::size_t index)> before_transfer;
+  // Polled before every transfer (the GUI's Cancel): once it returns true, the transfers
+  // not yet started are skipped and execute() throws ExecutionStopped; the buffers are
+  // then partial and must not be verified.
+  std::function<bool()> should_stop;
+};
+
+class ExecutionStopped : public std::runtime_error {
+ public:
+  ExecutionStopped() : std::runtime_error("the execution was stopped before its end") {}
+};
+
+std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options = {});
+
+// Applies one local operation on host buffers (shared by backends and the reference).
+void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<RankBuffers>& buffers);
+
+}  // namespace collsim

@@ -1,0 +1,212 @@
+// The CPU backend: a pool of worker threads (as many as hardware threads, not one per
+// rank) runs each transfer as soon as every transfer it depends on has finished. There
+// is no barrier between steps, so independent chunks overlap exactly as the derived
+// dependency graph allows.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "kernels/host_loops.h"
+#include "sim/exec/backend.h"
+
+namespace collsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The first byte of a named region, wherever in-place aliasing stores it (const or not).
+template <class Buffers>
+auto element_ptr(Buffers& bufs, const Schedule& s, const Region& named) {
+  const Region r = storage_of(s, named);
+  auto& rank = bufs[static_cast<std::size_t>(r.rank)];
+  auto& bytes = r.buffer == BufferKind::input    ? rank.input
+                : r.buffer == BufferKind::output ? rank.output
+                                                 : rank.scratch;
+  return bytes.data() + r.offset * dtype_size(s.spec.dtype);
+}
+
+// A barrier token's "I have arrived": rank + 1, so that after a max-barrier every token
+// is N exactly when rank N-1's signal reached it (the reference checks this).
+void write_signal(const Schedule& s, const Region& token, std::byte* target) {
+  if (s.spec.dtype != DataType::i32) throw std::logic_error("barrier tokens are i32 (see ScheduleBuilder)");
+  const std::int32_t arrived = token.rank + 1;
+  std::memcpy(target, &arrived, sizeof arrived);
+}
+
+void run_transfer(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& bufs) {
+  std::byte* dst = element_ptr(bufs, s, t.destination());
+  const std::byte* src = element_ptr(bufs, s, t.source());
+  if (t.action == Action::copy)
+    host_copy(dst, src, t.count, s.spec.dtype);
+  else
+    host_reduce(dst, src, t.count, s.spec.dtype, s.spec.op);
+}
+
+// Runs tasks 0..n-1 on `threads` workers; a task may start once its dependency count
+// reaches zero. Finishing a task releases its dependants.
+class DagRunner {
+ public:
+  DagRunner(const DependencyGraph& deps, int threads) : deps_(deps), dependants_(reverse(deps)), threads_(threads) {}
+
+  template <class Task>
+  void run(Task&& task) {
+    const std::size_t n = deps_.size();
+    pending_ = std::vector<std::atomic<std::uint32_t>>(n);
+    for (std::size_t t = 0; t < n; ++t) {
+      pending_[t].store(static_cast<std::uint32_t>(deps_.dependencies_of(t).size()), std::memory_order_relaxed);
+      if (pending_[t].load(std::memory_order_relaxed) == 0) ready_.push_back(static_cast<std::uint32_t>(t));
+    }
+    remaining_ = n;
+    std::vector<std::jthread> pool;
+    for (int w = 0; w < threads_; ++w) pool.emplace_back([this, w, &task] { work(w, task); });
+  }
+
+ private:
+  template <class Task>
+  void work(int worker, Task& task) {
+    for (;;) {
+      std::uint32_t t;
+      {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return !ready_.empty() || remaining_ == 0; });
+        if (remaining_ == 0) return;
+        t = ready_.front();
+        ready_.pop_front();
+      }
+      task(t, worker);
+      finish(t);
+    }
+  }
+
+  void finish(std::uint32_t t) {
+    std::vector<std::uint32_t> released;
+    for (std::uint32_t d : dependants_.dependencies_of(t))
+      if (pending_[d].fetch_sub(1, std::memory_order_acq_rel) == 1) released.push_back(d);
+    std::lock_guard lock(mutex_);
+    ready_.insert(ready_.end(), released.begin(), released.end());
+    --remaining_;
+    if (remaining_ == 0 || released.size() > 1)
+      cv_.notify_all();
+    else if (released.size() == 1)
+      cv_.notify_one();
+  }
+
+  const DependencyGraph& deps_;
+  DependencyGraph dependants_;
+  int threads_;
+  std::vector<std::atomic<std::uint32_t>> pending_;
+  std::deque<std::uint32_t> ready_;
+  std::size_t remaining_ = 0;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+};
+
+// Local operations of one phase are independent (one per rank and region): run them
+// in parallel as a graph without edges.
+void run_local_ops(const Schedule& s, const std::vector<LocalOp>& ops, std::vector<RankBuffers>& bufs, int threads) {
+  if (ops.empty()) return;
+  DependencyGraph none;
+  none.offsets.assign(ops.size() + 1, 0);
+  DagRunner(none, threads).run([&](std::uint32_t i, int) { run_local_op_on_host(s, ops[i], bufs); });
+}
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(CpuBackendOptions o) : options_(std::move(o)) {
+    if (options_.threads <= 0) options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+  std::string name() const override { return "cpu"; }
+  std::string device_name() const override { return fmt::format("host CPU ({} worker threads)", options_.threads); }
+
+  Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs) override {
+    Execution ex;
+    ex.workers = options_.threads;
+    ex.timings.resize(s.transfers.size());
+    const auto start = Clock::now();
+    const auto since_start = [&] {
+      return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    };
+    run_local_ops(s, s.pre_ops, bufs, options_.threads);
+    std::atomic<bool> stopped{false};
+    DagRunner(deps, options_.threads).run([&](std::uint32_t i, int worker) {
+      // A stopped run still drains the graph (its dependants must be released), doing nothing.
+      if (stopped.load(std::memory_order_relaxed) || (options_.should_stop && options_.should_stop())) {
+        stopped.store(true, std::memory_order_relaxed);
+        return;
+      }
+      if (options_.before_transfer) options_.before_transfer(i);
+      TransferTiming& timing = ex.timings[i];
+      timing.worker = worker;
+      timing.begin_ns = since_start();
+      run_transfer(s, s.transfers[i], bufs);
+      timing.end_ns = since_start();
+    });
+    if (stopped.load()) throw ExecutionStopped();
+    run_local_ops(s, s.post_ops, bufs, options_.threads);
+    ex.total_ns = since_start();
+    return ex;
+  }
+
+ private:
+  CpuBackendOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options) {
+  return std::make_unique<CpuBackend>(std::move(options));
+}
+
+void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<RankBuffers>& bufs) {
+  std::byte* target = element_ptr(bufs, s, op.target);
+  switch (op.kind) {
+    case LocalOpKind::copy:
+      host_copy(target, element_ptr(bufs, s, op.source), op.target.count, s.spec.dtype);
+      break;
+    case LocalOpKind::fill_identity:
+      host_fill_identity(target, op.target.count, s.spec.dtype, s.spec.op);
+      break;
+    case LocalOpKind::divide:
+      host_divide(target, op.target.count, s.spec.dtype, s.average_divisor);
+      break;
+    case LocalOpKind::signal:
+      write_signal(s, op.target, target);
+      break;
+  }
+}
+
+std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& bufs, int rank, BufferKind b) {
+  const std::uint64_t n = s.buffer_elements(rank, b);
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
+}
+
+std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<RankBuffers>& bufs, int rank,
+                                       BufferKind b) {
+  const std::uint64_t n = s.buffer_elements(rank, b);
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
+}
+
+std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
+  std::vector<RankBuffers> bufs(static_cast<std::size_t>(s.total_ranks));
+  const std::size_t elem = dtype_size(s.spec.dtype);
+  for (int r = 0; r < s.total_ranks; ++r)
+    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+      bufs[static_cast<std::size_t>(r)].get(b).resize(storage_elements(s, r, b) * elem);
+  return bufs;
+}
+
+double buffer_bytes(const Schedule& s) {
+  double elements = 0;
+  for (int r = 0; r < s.total_ranks; ++r)
+    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+      elements += static_cast<double>(storage_elements(s, r, b));
+  return elements * static_cast<double>(dtype_size(s.spec.dtype));
+}
+
+}  // namespace collsim

@@ -1,0 +1,404 @@
+// Captions and questions of lessons (captions.h).
+//
+// Both are templates with {name} placeholders, filled from the schedule and the run
+// rather than written by hand, so that a lesson stays right when a student changes the
+// ranks or the count: "rank {src} sends {bytes} B" and "{value} bytes" are recomputed.
+#include "sim/lesson/captions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "sim/check/checker.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/program.h"
+#include "sim/lesson/scenario.h"
+
+namespace collsim {
+namespace {
+
+constexpr std::string_view kCaptionNames[] = {"src",   "dst",    "chunk",  "bytes", "step",  "steps",
+                                              "step_bytes", "phase", "phases", "ranks", "label"};
+constexpr std::string_view kAnswerNames[] = {"value", "rank", "step", "chunk", "phase"};
+
+// Walks a template: literal text and "{{" / "}}" go to `literal`, each {name} to
+// `placeholder`. Throws InputError (prefixed by `where`) for an unclosed '{' or a lone '}'.
+void scan_template(std::string_view text, const std::string& where, const std::function<void(std::string_view)>& literal,
+                   const std::function<void(std::string_view)>& placeholder) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t brace = text.find_first_of("{}", i);
+    if (brace == std::string_view::npos) {
+      literal(text.substr(i));
+      return;
+    }
+    literal(text.substr(i, brace - i));
+    const char c = text[brace];
+    if (brace + 1 < text.size() && text[brace + 1] == c) {  // "{{" or "}}": a literal brace
+      literal(text.substr(brace, 1));
+      i = brace + 2;
+      continue;
+    }
+    if (c == '}')
+      throw InputError(fmt::format("{}: unmatched '}}' at character {} of the caption (write '}}}}' for a brace)",
+                                   where, brace + 1));
+    const std::size_t close = text.find_first_of("{}", brace + 1);
+    if (close == std::string_view::npos || text[close] != '}')
+      throw InputError(fmt::format("{}: unclosed '{{' at character {} of the caption (write '{{{{' for a brace)",
+                                   where, brace + 1));
+    placeholder(text.substr(brace + 1, close - brace - 1));
+    i = close + 1;
+  }
+}
+
+std::string known_list(std::span<const std::string_view> names) {
+  std::string s;
+  for (std::string_view n : names) s += fmt::format("{}{{{}}}", s.empty() ? "" : " ", n);
+  return s;
+}
+
+void check_template(std::string_view text, const std::string& where, std::span<const std::string_view> names,
+                    std::string_view what) {
+  scan_template(
+      text, where, [](std::string_view) {},
+      [&](std::string_view name) {
+        if (std::find(names.begin(), names.end(), name) == names.end())
+          throw InputError(fmt::format("{}: unknown placeholder '{{{}}}' in the {} ({} know: {})", where, name, what,
+                                       what == "caption" ? "captions" : "answers", known_list(names)));
+      });
+}
+
+// Fills a template that check_template accepted; a name `value_of` does not know stays as
+// written, braces included (a caption a program built rather than a file).
+std::string fill(std::string_view text, const std::function<std::optional<std::string>(std::string_view)>& value_of) {
+  std::string out;
+  try {
+    scan_template(
+        text, "", [&](std::string_view s) { out += s; },
+        [&](std::string_view name) {
+          const std::optional<std::string> v = value_of(name);
+          out += v ? *v : fmt::format("{{{}}}", name);
+        });
+  } catch (const InputError&) {
+    return std::string(text);  // never checked and malformed: show it as it is
+  }
+  return out;
+}
+
+std::string rank_or_dash(int v) { return v < 0 ? "-" : std::to_string(v); }
+
+// Integers as plain digits ("393216"); anything else to 3 significant digits, never in
+// exponent form ("1230", "12.3", "0.0123").
+std::string format_value(double v) {
+  if (std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<std::int64_t>(v));
+  if (!std::isfinite(v) || v == 0) return fmt::format("{}", v);
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  return fmt::format("{:.{}f}", v, std::max(0, 2 - magnitude));
+}
+
+// How many distinct ranks a contribution set holds: its terms' rank ranges, merged.
+int ranks_held(const Contributions& c) {
+  std::vector<std::pair<int, int>> ranges;
+  for (const Term& t : c.terms()) ranges.emplace_back(t.lo, t.hi);
+  std::sort(ranges.begin(), ranges.end());
+  int count = 0, covered = -1;
+  for (const auto& [lo, hi] : ranges) {
+    const int from = std::max(lo, covered);
+    if (hi > from) count += hi - from;
+    covered = std::max(covered, hi);
+  }
+  return count;
+}
+
+// --- questions ---------------------------------------------------------------------------
+// Steps are counted from 1 here, as the student sees them; Transfer::step counts from 0,
+// so "after step k" means every transfer with t.step < k.
+
+std::string_view metric_name(Metric m) {
+  switch (m) {
+    case Metric::bytes_sent: return "bytes_sent";
+    case Metric::bytes_received: return "bytes_received";
+    case Metric::transfers: return "transfers";
+    case Metric::steps: return "steps";
+    case Metric::time_us: return "time_us";
+    case Metric::duration_us: return "duration_us";
+    case Metric::busbw_gbps: return "busbw_gbps";
+    case Metric::contributions: return "contributions";
+  }
+  return "?";
+}
+
+[[noreturn]] void refuse(const Question& q, const std::string& why) {
+  throw InputError(fmt::format("{}: question '{}' ({}): {}", q.origin, q.text, metric_name(q.metric), why));
+}
+
+// The phase a question asks about, with its range checked.
+const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
+  const int phases = static_cast<int>(p.phases.size());
+  if (q.phase < 1 || q.phase > phases)
+    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{}{}", q.phase, phases,
+                          is_timing(q.metric) ? " (0: the whole program)" : ""));
+  const PhaseRun& run = p.phases[static_cast<std::size_t>(q.phase - 1)];
+  if (!run.run)
+    refuse(q, fmt::format("phase {} is a compute phase; only time_us and duration_us ask about one", q.phase));
+  return run;
+}
+
+// The step the question means: its own, or the phase's last for 0.
+int asked_step(const Question& q, const PhaseRun& phase) {
+  const int steps = phase.schedule.step_count();
+  if (q.step < 0 || q.step > steps)
+    refuse(q, fmt::format("step {} does not exist: phase {} has steps 1..{} (0: after the last)", q.step, q.phase,
+                          steps));
+  return q.step == 0 ? steps : q.step;
+}
+
+void check_rank(const Question& q, const PhaseRun& phase) {
+  const int ranks = phase.schedule.total_ranks;
+  if (q.rank < 0 || q.rank >= ranks)
+    refuse(q, fmt::format("rank {} does not exist: phase {} has ranks 0..{}", q.rank, q.phase, ranks - 1));
+}
+
+double bytes_moved(const Question& q, const PhaseRun& phase, int step, bool sent) {
+  check_rank(q, phase);
+  std::uint64_t bytes = 0;
+  for (const Transfer& t : phase.schedule.transfers)
+    if (t.step < step && !t.is_local() && (sent ? t.src : t.dst) == q.rank) bytes += phase.schedule.bytes(t);
+  return static_cast<double>(bytes);
+}
+
+double transfers_until(const PhaseRun& phase, int step) {
+  return static_cast<double>(std::count_if(phase.schedule.transfers.begin(), phase.schedule.transfers.end(),
+                                           [&](const Transfer& t) { return t.step < step; }));
+}
+
+// Where rank `rank`'s chunk `chunk` lies, in real storage: the regions its transfers of
+// that chunk write on the rank (those in the output when there are any), else the ones
+// it sends the chunk from (a broadcast's root).
+std::vector<Region> chunk_regions(const Question& q, const Schedule& s) {
+  std::vector<Region> into, into_output, from;
+  for (const Transfer& t : s.transfers) {
+    if (t.chunk != q.chunk) continue;
+    if (t.dst == q.rank) {
+      into.push_back(storage_of(s, t.destination()));
+      if (t.dst_buffer == BufferKind::output) into_output.push_back(into.back());
+    }
+    if (t.src == q.rank) from.push_back(storage_of(s, t.source()));
+  }
+  if (!into_output.empty()) return into_output;
+  if (!into.empty()) return into;
+  if (!from.empty()) return from;
+  int chunks = 0;
+  for (const Transfer& t : s.transfers) chunks = std::max(chunks, t.chunk + 1);
+  refuse(q, std::any_of(s.transfers.begin(), s.transfers.end(), [&](const Transfer& t) { return t.chunk == q.chunk; })
+                ? fmt::format("rank {} never holds chunk {}", q.rank, q.chunk)
+                : fmt::format("chunk {} does not exist: the collective has chunks 0..{}", q.chunk, chunks - 1));
+}
+
+// The checker's symbolic execution of the whole collective, stopped after the phase's
+// step `step`: every piece of the chunk's regions holds some set of ranks' contributions;
+// the answer is the fewest (what the whole chunk holds), 0 when a piece is still empty.
+double contributions_after(const Question& q, const PhaseRun& phase, int step) {
+  check_rank(q, phase);
+  const Schedule& whole = phase.run->schedule;
+  const std::vector<Region> chunk = chunk_regions(q, whole);
+  // The phase's step k is step k + offset of the whole schedule (it may run only part of it).
+  int offset = 0;
+  if (!phase.schedule.transfers.empty())
+    offset = whole.transfers[phase.source_transfer.front()].step - phase.schedule.transfers.front().step;
+  const int last_step = step + offset;
+  const bool with_post_ops = last_step >= whole.step_count();
+
+  struct Write {
+    Region piece;
+    std::optional<Contributions> holds;
+  };
+  std::vector<Write> writes;  // in execution order
+  check_schedule(whole, [&](std::size_t transfer, const Region& piece, const Contributions* c) {
+    if (piece.rank != q.rank) return;
+    const bool counts = transfer == kBeforeTransfers || (transfer == kAfterTransfers && with_post_ops) ||
+                        (transfer < whole.transfers.size() && whole.transfers[transfer].step < last_step);
+    if (counts) writes.push_back({piece, c ? std::optional<Contributions>(*c) : std::nullopt});
+  });
+
+  // Cut the chunk at every boundary of every write, then find each cell's last write.
+  int fewest = -1;
+  for (const Region& region : chunk) {
+    std::vector<std::uint64_t> cuts{region.offset, region.end()};
+    for (const Write& w : writes)
+      if (w.piece.buffer == region.buffer)
+        for (std::uint64_t x : {w.piece.offset, w.piece.end()})
+          if (x > region.offset && x < region.end()) cuts.push_back(x);
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+      int held = 0;
+      for (const Write& w : writes)
+        if (w.piece.buffer == region.buffer && w.piece.offset <= cuts[i] && w.piece.end() >= cuts[i + 1])
+          held = w.holds ? ranks_held(*w.holds) : 0;
+      fewest = fewest < 0 ? held : std::min(fewest, held);
+    }
+  }
+  return std::max(fewest, 0);
+}
+
+// time_us: when the phase (or the program) ends; duration_us: how long it takes.
+double predicted_time_us(const Question& q, const ProgramResult& p) {
+  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
+  const bool duration = q.metric == Metric::duration_us;
+  if (q.phase == 0) return p.total_ns / 1000;  // the program starts at 0: its end is its length
+  const int phases = static_cast<int>(p.phases.size());
+  if (q.phase < 0 || q.phase > phases)
+    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)", q.phase,
+                          phases));
+  const PhaseRun& phase = p.phases[static_cast<std::size_t>(q.phase - 1)];
+  return (duration ? phase.end() - phase.begin() : phase.end()) / 1000;
+}
+
+double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
+  if (!p.predicted) refuse(q, "the program has not been predicted (busbw_gbps needs the timing model)");
+  if (phase.schedule.transfers.size() != phase.run->schedule.transfers.size())
+    refuse(q, fmt::format("phase {} runs only some steps of its collective, and bus bandwidth is a figure of a whole "
+                          "collective (ask about bytes_sent or duration_us instead)",
+                          q.phase));
+  const double ns = phase.end() - phase.begin();
+  const Bandwidth bw = bandwidth(phase.run->schedule.spec, static_cast<std::int64_t>(std::llround(ns)));
+  if (!bw.busbw_gbps) refuse(q, fmt::format("phase {} has no bus bandwidth (a barrier, or no time)", q.phase));
+  return *bw.busbw_gbps;
+}
+
+double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {
+  if (is_timing(q.metric)) return predicted_time_us(q, p);
+  const PhaseRun& phase = asked_phase(q, p);
+  switch (q.metric) {
+    case Metric::steps:
+      return phase.schedule.step_count();
+    case Metric::busbw_gbps:
+      return predicted_busbw(q, p, phase);
+    case Metric::bytes_sent:
+    case Metric::bytes_received:
+    case Metric::transfers:
+    case Metric::contributions: {
+      const int step = asked_step(q, phase);
+      *step_shown = step;
+      if (q.metric == Metric::transfers) return transfers_until(phase, step);
+      if (q.metric == Metric::contributions) return contributions_after(q, phase, step);
+      return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
+    }
+    case Metric::time_us:
+    case Metric::duration_us:
+      break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string_view caption_placeholders() {
+  return "{src} {dst} {chunk} {bytes} {step} {steps} {step_bytes} {phase} {phases} {ranks} {label}";
+}
+
+void check_caption(std::string_view text, const std::string& where) {
+  check_template(text, where, kCaptionNames, "caption");
+}
+
+void check_answer_template(std::string_view text, const std::string& where) {
+  check_template(text, where, kAnswerNames, "answer");
+}
+
+CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases) {
+  const int steps = phase_schedule.step_count();
+  if (step < 0 || step > steps)
+    throw InputError(fmt::format("caption of step {}: the phase has steps 1..{}", step, steps));
+  CaptionContext c;
+  c.step = step;
+  c.steps = steps;
+  c.phase = phase_number;
+  c.phases = phases;
+  c.ranks = phase_schedule.spec.ranks;
+  if (step == 0) return c;
+  c.label = phase_schedule.step_labels[static_cast<std::size_t>(step - 1)];
+
+  // The focus: rank 0's first send to another rank, else any first send, else the first.
+  const Transfer* first = nullptr;
+  const Transfer* first_remote = nullptr;
+  const Transfer* rank0_remote = nullptr;
+  for (const Transfer& t : phase_schedule.transfers) {
+    if (t.step != step - 1) continue;
+    if (!first) first = &t;
+    if (t.is_local()) continue;
+    c.step_bytes += phase_schedule.bytes(t);
+    if (!first_remote) first_remote = &t;
+    if (!rank0_remote && t.src == 0) rank0_remote = &t;
+  }
+  const Transfer* focus = rank0_remote ? rank0_remote : first_remote ? first_remote : first;
+  if (focus) {
+    c.src = focus->src;
+    c.dst = focus->dst;
+    c.chunk = focus->chunk;
+    c.bytes = phase_schedule.bytes(*focus);
+  }
+  return c;
+}
+
+std::string expand_caption(std::string_view text, const CaptionContext& c) {
+  return fill(text, [&](std::string_view name) -> std::optional<std::string> {
+    if (name == "src") return rank_or_dash(c.src);
+    if (name == "dst") return rank_or_dash(c.dst);
+    if (name == "chunk") return rank_or_dash(c.chunk);
+    if (name == "bytes") return std::to_string(c.bytes);
+    if (name == "step") return std::to_string(c.step);
+    if (name == "steps") return std::to_string(c.steps);
+    if (name == "step_bytes") return std::to_string(c.step_bytes);
+    if (name == "phase") return std::to_string(c.phase);
+    if (name == "phases") return std::to_string(c.phases);
+    if (name == "ranks") return std::to_string(c.ranks);
+    if (name == "label") return c.label;
+    return std::nullopt;
+  });
+}
+
+std::string step_caption(const Phase& phase, const Schedule& phase_schedule, int step, int phase_number, int phases) {
+  if (step == 0) return {};
+  const CaptionContext c = caption_context(phase_schedule, step, phase_number, phases);
+  const auto index = static_cast<std::size_t>(step - 1);
+  if (index < phase.step_captions.size() && !phase.step_captions[index].empty())
+    return expand_caption(phase.step_captions[index], c);
+  if (!phase.step_caption.empty()) return expand_caption(phase.step_caption, c);
+  return c.label;
+}
+
+std::string shown_caption(const Scenario& s, std::size_t index, const Schedule& phase_schedule, int step) {
+  const Phase& phase = s.phases.at(index);
+  const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
+  CaptionContext c = caption_context(phase_schedule, step, number, phases);
+  if (phase.kind == PhaseKind::compute) c.ranks = s.ranks;  // a compute phase has no schedule to ask
+  std::string text = expand_caption(s.caption, c);
+  const std::string own = step == 0 ? expand_caption(phase.caption, c) : step_caption(phase, phase_schedule, step, number, phases);
+  if (!text.empty() && !own.empty()) text += ' ';
+  return text + own;
+}
+
+Answer answer_question(const Question& q, const ProgramResult& p) {
+  int step_shown = q.step;
+  Answer a;
+  a.value = metric_value(q, p, &step_shown);
+  // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
+  const std::string value = is_timing(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
+  a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
+                [&](std::string_view name) -> std::optional<std::string> {
+                  if (name == "value") return value;
+                  if (name == "rank") return std::to_string(q.rank);
+                  if (name == "step") return std::to_string(step_shown);
+                  if (name == "chunk") return std::to_string(q.chunk);
+                  if (name == "phase") return std::to_string(q.phase);
+                  return std::nullopt;
+                });
+  return a;
+}
+
+}  // namespace collsim

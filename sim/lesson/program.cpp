@@ -1,0 +1,438 @@
+// Running a lesson (program.h). The rules of the timing are lesson.h's header comment;
+// docs/timing-model.md ("Lessons: phases on compute and communication streams") explains
+// them with an example.
+//
+// Each distinct collective (equal RunRequest) is built, checked, executed and verified
+// once; a phase is a range of its steps. The timing model then places the phases one after
+// the other, per rank: each rank has a compute stream and a communication stream, and a
+// phase starts on a rank when its stream is free and the named regions it reads or writes
+// are (read after write, write after write, write after read). A collective phase is one
+// predict() of its steps with every rank's ready time as its late start, so the existing
+// simulation does the work: a rank that is ready late delays exactly the transfers that
+// touch it.
+#include "sim/lesson/program.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "sim/check/dependencies.h"
+#include "sim/core/errors.h"
+
+namespace collsim {
+namespace {
+
+// RunRequest has no operator==; every field that changes what runs counts.
+bool same_request(const RunRequest& a, const RunRequest& b) {
+  const CollectiveSpec &x = a.spec, &y = b.spec;
+  const AlgorithmOptions &o = a.options, &q = b.options;
+  return x.collective == y.collective && x.ranks == y.ranks && x.count == y.count && x.dtype == y.dtype &&
+         x.op == y.op && x.root == y.root && x.in_place == y.in_place && a.algorithm == b.algorithm &&
+         o.slices == q.slices && o.servers == q.servers && o.colocated == q.colocated &&
+         o.ranks_per_node == q.ranks_per_node && o.schedule_file == q.schedule_file && a.seed == b.seed;
+}
+
+// "lesson.toml:12:1: phase 3 ('all-reduce bucket 1')", for errors about one phase.
+std::string phase_where(const Phase& phase, std::size_t index) {
+  return fmt::format("{}: phase {} ('{}')", phase.origin.empty() ? "lesson" : phase.origin, index + 1, phase.name);
+}
+
+// The distinct collectives so far, with the request as the phases asked for it (the run's
+// own request has its options resolved: slices 0 became the algorithm's default).
+struct DistinctRun {
+  RunRequest asked;
+  std::shared_ptr<RunResult> run;
+};
+
+// The run a phase names: the earlier phase's when one asked for the same collective, or
+// for one that resolved to what this phase asks (slices 0 there, the default given here).
+std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool model_only,
+                                   std::vector<DistinctRun>& runs) {
+  for (const DistinctRun& d : runs)
+    if (same_request(phase.request, d.asked) || same_request(phase.request, d.run->request)) return d.run;
+  try {
+    auto run = std::make_shared<RunResult>(model_only ? prepare_model_run(phase.request) : prepare_run(phase.request));
+    runs.push_back({phase.request, run});
+    return run;
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", phase_where(phase, index), e.what()));
+  }
+}
+
+// Steps first..last (1-based, inclusive) of `whole`, renumbered so that `first` becomes
+// the phase's step 0 (shown as step 1). Pre-operations belong to the range that starts at
+// the first step and post-operations to the one that ends at the last: the backends run
+// them around the whole collective, and the timing model does not time them, so what the
+// sub-schedule keeps of them only matters to views that show buffers phase by phase.
+// Dependencies are derived from the transfers' regions alone, so the sub-schedule's
+// derived graph is the whole graph's restricted to the range.
+Schedule sub_schedule(const Schedule& whole, int first, int last, std::vector<std::size_t>& source) {
+  Schedule s;
+  s.spec = whole.spec;
+  s.algorithm = whole.algorithm;
+  s.total_ranks = whole.total_ranks;
+  s.scratch_count = whole.scratch_count;
+  s.average_divisor = whole.average_divisor;
+  if (first == 1) s.pre_ops = whole.pre_ops;
+  if (last == whole.step_count()) s.post_ops = whole.post_ops;
+  s.step_labels.assign(whole.step_labels.begin() + (first - 1), whole.step_labels.begin() + last);
+  for (std::size_t i = 0; i < whole.transfers.size(); ++i) {
+    const Transfer& t = whole.transfers[i];
+    if (t.step < first - 1 || t.step > last - 1) continue;
+    s.transfers.push_back(t);
+    s.transfers.back().step -= first - 1;
+    source.push_back(i);
+  }
+  return s;
+}
+
+void set_phase_schedule(PhaseRun& pr, const Phase& phase, std::size_t index) {
+  const Schedule& whole = pr.run->schedule;
+  const int steps = whole.step_count();
+  if (phase.first_step == 0 && phase.last_step == 0) {
+    pr.schedule = whole;
+    pr.source_transfer.resize(whole.transfers.size());
+    std::iota(pr.source_transfer.begin(), pr.source_transfer.end(), std::size_t{0});
+    return;
+  }
+  if (phase.first_step < 1 || phase.last_step < phase.first_step || phase.last_step > steps)
+    throw InputError(fmt::format("{}: steps [{}, {}] is not a range of the collective's {} step{} (1..{})",
+                                 phase_where(phase, index), phase.first_step, phase.last_step, steps,
+                                 steps == 1 ? "" : "s", steps));
+  pr.schedule = sub_schedule(whole, phase.first_step, phase.last_step, pr.source_transfer);
+}
+
+void check_compute(const Phase& phase, std::size_t index, int total_ranks) {
+  if (static_cast<int>(phase.compute_us.size()) > total_ranks)
+    throw InputError(fmt::format("{}: compute gives {} durations, but the program has {} ranks",
+                                 phase_where(phase, index), phase.compute_us.size(), total_ranks));
+  for (std::size_t r = 0; r < phase.compute_us.size(); ++r)
+    if (!(phase.compute_us[r] >= 0) || phase.compute_us[r] > 1e15)
+      throw InputError(fmt::format("{}: rank {}'s compute time must be a number of µs from 0 to 1e15, got {}",
+                                   phase_where(phase, index), r, phase.compute_us[r]));
+  // A phase nobody takes part in would have no place in time.
+  if (std::none_of(phase.compute_us.begin(), phase.compute_us.end(), [](double us) { return us > 0; }))
+    throw InputError(fmt::format("{}: no rank computes in it (every duration is 0)", phase_where(phase, index)));
+}
+
+// Phases that run parts of one collective must run its steps in order, each once: a
+// range starts at step 1 or right after the previous range of the same collective, and
+// the last range reaches its last step. (Whole phases of one request may repeat: equal
+// collectives on different data, executed once.)
+void check_step_ranges(const Scenario& s, const ProgramResult& p) {
+  std::map<const RunResult*, std::pair<int, std::size_t>> next;  // run -> (next step, phase that ran the last range)
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const Phase& phase = s.phases[k];
+    if (!p.phases[k].run || phase.first_step == 0) continue;
+    auto [it, fresh] = next.try_emplace(p.phases[k].run.get(), 1, k);
+    const int expected = it->second.first;
+    if (phase.first_step != 1 && expected == 1)
+      throw InputError(fmt::format("{}: steps [{}, {}] must start at step 1: no phase before it runs steps 1..{} of "
+                                   "this collective (the phases of one collective run its steps in order, each once)",
+                                   phase_where(phase, k), phase.first_step, phase.last_step, phase.first_step - 1));
+    if (phase.first_step != 1 && phase.first_step != expected)
+      throw InputError(fmt::format(
+          "{}: steps [{}, {}] must start at step {}, right after the steps phase {} ran: the phases of one "
+          "collective run its steps in order, each once",
+          phase_where(phase, k), phase.first_step, phase.last_step, expected, it->second.second + 1));
+    if (phase.first_step == 1 && expected != 1)
+      throw InputError(fmt::format("{}: starts the collective again at step 1, but phase {} left it at step {}: "
+                                   "run steps {}..{} first",
+                                   phase_where(phase, k), it->second.second + 1, expected - 1, expected,
+                                   p.phases[k].run->schedule.step_count()));
+    const bool done = phase.last_step == p.phases[k].run->schedule.step_count();
+    it->second = {done ? 1 : phase.last_step + 1, k};
+  }
+  for (const auto& [run, state] : next)
+    if (state.first != 1)
+      throw InputError(fmt::format("{}: no later phase runs steps {}..{} of its collective: every step must be run "
+                                   "by some phase",
+                                   phase_where(s.phases[state.second], state.second), state.first,
+                                   run->schedule.step_count()));
+}
+
+std::vector<std::shared_ptr<RunResult>> distinct_runs(const ProgramResult& p) {
+  std::vector<std::shared_ptr<RunResult>> runs;
+  for (const std::size_t k : first_phases_of_runs(p)) runs.push_back(p.phases[k].run);
+  return runs;
+}
+
+// As run.cpp refuses one run's buffers, for all of the program's runs at once: they are
+// allocated one after the other, but the GUI keeps them all (keep_buffers).
+void refuse_if_too_large(const std::vector<DistinctRun>& runs) {
+  double need = 0;
+  for (const DistinctRun& d : runs) need += buffer_bytes(d.run->schedule);
+  const std::uint64_t have = available_memory_bytes();
+  if (have > 0 && need > 0.8 * static_cast<double>(have))
+    throw InputError(fmt::format("the lesson's {} collective{} need {} of buffers together, but only {} of memory "
+                                 "is available",
+                                 runs.size(), runs.size() == 1 ? "" : "s", format_bytes(need),
+                                 format_bytes(static_cast<double>(have))));
+}
+
+// ---------------------------------------------------------------------------------------
+// The timeline: streams and named regions per rank
+// ---------------------------------------------------------------------------------------
+
+struct RegionTimes {
+  double last_write_end = 0, last_read_end = 0;
+};
+
+struct RankState {
+  double compute_free = 0, comm_free = 0;
+  std::map<std::string, RegionTimes, std::less<>> regions;
+};
+
+class Timeline {
+ public:
+  // A late rank's streams start late: the straggler's delay applies once, at program start.
+  explicit Timeline(const Topology& t) : ranks_(t.late_ns.size()) {
+    for (std::size_t r = 0; r < ranks_.size(); ++r) ranks_[r].compute_free = ranks_[r].comm_free = t.late_ns[r];
+  }
+
+  // When rank r may start `phase` on its stream: the stream is free, what it reads has been
+  // written (read after write), and what it writes is no longer written (write after
+  // write) or read (write after read) by an earlier phase.
+  double ready(std::size_t r, const Phase& phase) const {
+    const RankState& s = ranks_[r];
+    double t = phase.kind == PhaseKind::compute ? s.compute_free : s.comm_free;
+    for (const std::string& name : phase.reads)
+      if (const RegionTimes* g = find(s, name)) t = std::max(t, g->last_write_end);
+    for (const std::string& name : phase.writes)
+      if (const RegionTimes* g = find(s, name)) t = std::max({t, g->last_write_end, g->last_read_end});
+    return t;
+  }
+
+  // Rank r ran `phase` until `end`.
+  void finish(std::size_t r, const Phase& phase, double end) {
+    RankState& s = ranks_[r];
+    (phase.kind == PhaseKind::compute ? s.compute_free : s.comm_free) = end;
+    for (const std::string& name : phase.reads) {
+      double& t = s.regions[name].last_read_end;
+      t = std::max(t, end);
+    }
+    for (const std::string& name : phase.writes) {
+      double& t = s.regions[name].last_write_end;
+      t = std::max(t, end);
+    }
+  }
+
+ private:
+  static const RegionTimes* find(const RankState& s, std::string_view name) {
+    const auto it = s.regions.find(name);
+    return it == s.regions.end() ? nullptr : &it->second;
+  }
+  std::vector<RankState> ranks_;
+};
+
+double compute_us_of(const Phase& phase, std::size_t r) {
+  return r < phase.compute_us.size() ? phase.compute_us[r] : 0.0;
+}
+
+// A compute phase: every rank with a duration computes from its ready time; a slow rank
+// (straggler `slow`) takes that many times longer, as it does for its reductions.
+void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline& timeline) {
+  for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r) {
+    const double us = compute_us_of(phase, r);
+    if (us <= 0) continue;
+    const double begin = timeline.ready(r, phase);
+    pr.rank_begin_ns[r] = begin;
+    pr.rank_end_ns[r] = begin + us * 1000.0 * t.slow[r];
+    timeline.finish(r, phase, pr.rank_end_ns[r]);
+  }
+}
+
+// A collective phase: the timing model on its steps, every rank starting when it is
+// ready. A rank takes part from its first transfer's begin to its last transfer's end
+// (sent or received); a rank without transfers takes no part.
+void place_collective(PhaseRun& pr, const Phase& phase, const Topology& program_topology, Timeline& timeline) {
+  Topology t = program_topology;
+  for (std::size_t r = 0; r < t.late_ns.size(); ++r) t.late_ns[r] = timeline.ready(r, phase);
+  const RunResult& run = *pr.run;
+  const bool whole = pr.source_transfer.size() == run.schedule.transfers.size();
+  if (whole && run.model && t.late_ns == program_topology.late_ns) {  // the whole collective's own prediction
+    pr.begin_ns = run.model->prediction.begin_ns;
+    pr.end_ns = run.model->prediction.end_ns;
+  } else {
+    const Prediction pred =
+        predict(pr.schedule, whole ? run.dependencies : derive_dependencies(pr.schedule), t);
+    pr.begin_ns = pred.begin_ns;
+    pr.end_ns = pred.end_ns;
+  }
+  for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) {
+    const Transfer& x = pr.schedule.transfers[i];
+    for (const int rank : {x.src, x.dst}) {
+      const auto r = static_cast<std::size_t>(rank);
+      const bool first = pr.rank_begin_ns[r] < 0;
+      pr.rank_begin_ns[r] = first ? pr.begin_ns[i] : std::min(pr.rank_begin_ns[r], pr.begin_ns[i]);
+      pr.rank_end_ns[r] = first ? pr.end_ns[i] : std::max(pr.rank_end_ns[r], pr.end_ns[i]);
+    }
+  }
+  for (std::size_t r = 0; r < pr.rank_end_ns.size(); ++r)
+    if (pr.rank_begin_ns[r] >= 0) timeline.finish(r, phase, pr.rank_end_ns[r]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-rank totals
+// ---------------------------------------------------------------------------------------
+
+using Intervals = std::vector<std::pair<double, double>>;
+
+// Sorted, disjoint, covering the same time.
+Intervals merged(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& [b, e] : v)
+    if (!out.empty() && b <= out.back().second)
+      out.back().second = std::max(out.back().second, e);
+    else
+      out.emplace_back(b, e);
+  return out;
+}
+
+double length(const Intervals& v) {
+  double n = 0;
+  for (const auto& [b, e] : v) n += e - b;
+  return n;
+}
+
+// Time covered by both (each sorted and disjoint).
+double overlap(const Intervals& a, const Intervals& b) {
+  double n = 0;
+  for (std::size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    n += std::max(0.0, std::min(a[i].second, b[j].second) - std::max(a[i].first, b[j].first));
+    (a[i].second < b[j].second ? i : j) += 1;
+  }
+  return n;
+}
+
+void sum_up(ProgramResult& p) {
+  const auto n = static_cast<std::size_t>(p.total_ranks);
+  p.total_ns = 0;
+  p.compute_ns.assign(n, 0);
+  p.communication_ns.assign(n, 0);
+  p.exposed_communication_ns.assign(n, 0);
+  std::vector<Intervals> compute(n), communication(n);
+  for (const PhaseRun& pr : p.phases)
+    for (std::size_t r = 0; r < n; ++r) {
+      if (pr.rank_begin_ns[r] < 0) continue;
+      (pr.run ? communication : compute)[r].emplace_back(pr.rank_begin_ns[r], pr.rank_end_ns[r]);
+      p.total_ns = std::max(p.total_ns, pr.rank_end_ns[r]);
+    }
+  for (std::size_t r = 0; r < n; ++r) {
+    const Intervals busy = merged(compute[r]), talking = merged(communication[r]);
+    p.compute_ns[r] = length(busy);
+    p.communication_ns[r] = length(talking);
+    p.exposed_communication_ns[r] = p.communication_ns[r] - overlap(talking, busy);
+  }
+}
+
+// The program's ranks that are workers (the rest are parameter servers): the largest
+// collective's workers, as run_model resolves one collective's topology.
+
+}  // namespace
+
+double PhaseRun::begin() const {
+  double b = -1;
+  for (const double t : rank_begin_ns)
+    if (t >= 0) b = b < 0 ? t : std::min(b, t);
+  return std::max(b, 0.0);
+}
+
+double PhaseRun::end() const {
+  double e = 0;
+  for (const double t : rank_end_ns) e = std::max(e, t);
+  return e;
+}
+
+bool ProgramResult::verified() const {
+  if (!executed) return false;
+  for (const PhaseRun& pr : phases)
+    if (pr.run && !pr.run->verification.ok) return false;
+  return true;
+}
+
+std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p) {
+  std::vector<std::size_t> firsts;
+  std::vector<const RunResult*> seen;
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const RunResult* run = p.phases[k].run.get();
+    if (!run || std::find(seen.begin(), seen.end(), run) != seen.end()) continue;
+    seen.push_back(run);
+    firsts.push_back(k);
+  }
+  return firsts;
+}
+
+int program_workers(const ProgramResult& p) {
+  int workers = 0;
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run) workers = std::max(workers, pr.run->schedule.spec.ranks);
+  return workers > 0 ? workers : p.total_ranks;
+}
+
+ProgramResult prepare_program(const Scenario& s, bool model_only) {
+  ProgramResult p;
+  std::vector<DistinctRun> runs;
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const Phase& phase = s.phases[k];
+    PhaseRun& pr = p.phases.emplace_back();
+    pr.phase = static_cast<int>(k);
+    if (phase.kind != PhaseKind::collective) continue;
+    pr.run = run_for(phase, k, model_only, runs);
+    set_phase_schedule(pr, phase, k);
+    p.total_ranks = std::max(p.total_ranks, pr.run->schedule.total_ranks);
+  }
+  if (runs.empty()) p.total_ranks = s.ranks;  // compute only: the lesson's ranks
+  check_step_ranges(s, p);
+  for (std::size_t k = 0; k < s.phases.size(); ++k)
+    if (s.phases[k].kind == PhaseKind::compute) check_compute(s.phases[k], k, p.total_ranks);
+  if (!model_only) refuse_if_too_large(runs);
+  return p;
+}
+
+void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress, bool keep_buffers) {
+  const std::vector<std::shared_ptr<RunResult>> runs = distinct_runs(p);
+  for (const std::shared_ptr<RunResult>& run : runs)
+    if (run->model_only) throw std::logic_error("execute_program: the program was prepared for the model only");
+  int done = 0;
+  for (const std::shared_ptr<RunResult>& run : runs) {
+    execute_run(*run, backend);  // verifies; a wrong result is reported by verified(), not thrown
+    if (!keep_buffers) {
+      run->buffers = {};
+      run->inputs_before = {};
+    }
+    if (progress) progress(++done, static_cast<int>(runs.size()));
+  }
+  p.executed = true;
+}
+
+void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config) {
+  if (p.phases.size() != s.phases.size())
+    throw std::logic_error("predict_program: the program was prepared from another scenario");
+  p.topology = make_topology(config, program_workers(p), p.total_ranks);
+  // Each collective alone, from time 0, on the program's topology (for a lesson of one
+  // collective, exactly run_model's): the single-run summaries read run->model.
+  for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
+    run->model = ModelRun{p.topology, predict(run->schedule, run->dependencies, p.topology), config};
+  Timeline timeline(p.topology);
+  const auto n = static_cast<std::size_t>(p.total_ranks);
+  for (PhaseRun& pr : p.phases) {
+    const Phase& phase = s.phases[static_cast<std::size_t>(pr.phase)];
+    pr.begin_ns.clear();
+    pr.end_ns.clear();
+    pr.rank_begin_ns.assign(n, -1);
+    pr.rank_end_ns.assign(n, -1);
+    if (pr.run)
+      place_collective(pr, phase, p.topology, timeline);
+    else
+      place_compute(pr, phase, p.topology, timeline);
+  }
+  sum_up(p);
+  p.predicted = true;
+}
+
+}  // namespace collsim

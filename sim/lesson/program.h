@@ -1,0 +1,87 @@
+// Running a lesson: every phase of a Scenario (lesson.h), executed, verified and timed as
+// one program. The CLI (`collsim run LESSON.toml`), the storyboard and the GUI call this;
+// lesson.h's header comment states the rules of the timing.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/exec/backend.h"
+#include "sim/lesson/lesson.h"
+#include "sim/run/run.h"
+#include "sim/lesson/scenario.h"
+#include "sim/model/timing_model.h"
+
+namespace collsim {
+
+struct PhaseRun {
+  int phase = 0;  // index into Scenario::phases
+  // collective: the run of its whole collective (built, checked, and once executed:
+  // verified against the host reference). Phases with equal requests share it.
+  std::shared_ptr<RunResult> run;
+  // collective: the phase's own part of run->schedule: the transfers of its steps, steps
+  // renumbered so that its first step is step 0 (shown as step 1), labels kept; the
+  // pre-operations when it starts at the collective's first step, the post-operations when
+  // it ends at its last (the whole schedule when it runs every step).
+  Schedule schedule;
+  std::vector<std::size_t> source_transfer;  // for each transfer here, its index in run->schedule
+  // Predicted, in program time (ns since the program began): per transfer of `schedule`,
+  // and per rank (size total_ranks; begin == end == -1 when the rank takes no part).
+  std::vector<double> begin_ns, end_ns;
+  std::vector<double> rank_begin_ns, rank_end_ns;
+  double begin() const;  // earliest rank begin; 0 when nobody takes part
+  double end() const;    // latest rank end
+};
+
+struct ProgramResult {
+  int total_ranks = 0;           // the ranks of the largest schedule (parameter servers included)
+  std::vector<PhaseRun> phases;  // one per Scenario::phases, same order
+  bool executed = false;         // execute_program ran (false: model only)
+  bool predicted = false;        // predict_program ran
+  Topology topology;             // what predict_program predicted on
+  double total_ns = 0;           // the last phase end on any rank
+  // Per rank, ns: time busy computing, time with its communication stream busy, and the
+  // communication time not hidden behind compute (the overlap lesson's figure).
+  std::vector<double> compute_ns, communication_ns, exposed_communication_ns;
+  // Every executed collective verified (false until executed).
+  bool verified() const;
+};
+
+// The first phase of every distinct collective, in phase order: the order execute_program
+// runs them in, and how the exports and the CLI number them.
+std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p);
+// The worker ranks: the largest collective's spec.ranks (parameter servers excluded), or
+// total_ranks when the program has no collective.
+int program_workers(const ProgramResult& p);
+
+// Builds and checks every collective phase (InputError naming the phase's origin for a bad
+// request or step range, or a compute array longer than the program's ranks), refuses a
+// program whose buffers (all distinct collectives together) do not fit in memory;
+// allocates nothing. model_only (--model-only): prepare_model_run instead of prepare_run,
+// no memory check, and execute_program is refused.
+ProgramResult prepare_program(const Scenario& s, bool model_only = false);
+// Allocates, executes and verifies each distinct collective once, in phase order,
+// calling `progress(done, total)` after each; frees each run's buffers once verified
+// unless keep_buffers (the GUI's values view wants them).
+using ProgramProgress = std::function<void(int done, int total)>;
+void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress = {}, bool keep_buffers = false);
+// Predicts every phase on the topology (InputError for a bad configuration), and each
+// distinct collective alone from time 0 on the same topology (run->model, for the
+// single-run summaries).
+void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config);
+
+// --- exports (program_trace.cpp): each returns a whole file's text ---------------------
+// Chrome trace-event JSON: one process per rank with a "compute" and a "communication"
+// track (a slice per phase) and a "transfers" track (a slice per transfer received), all
+// at predicted times; instant events mark phase boundaries.
+std::string program_to_chrome(const Scenario& s, const ProgramResult& p);
+// One row per transfer with its phase, and one row per compute slice (RFC 4180).
+std::string program_to_csv(const Scenario& s, const ProgramResult& p);
+// The lesson trace, "collsim-lesson" version 1 (docs/trace-format.md): title, phases with
+// per-rank predicted begin/end, and each collective phase's transfers with predicted and
+// measured times.
+std::string program_to_json(const Scenario& s, const ProgramResult& p);
+
+}  // namespace collsim

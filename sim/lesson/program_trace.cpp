@@ -1,0 +1,288 @@
+// Lesson exports (program.h): the Chrome trace, the CSV and the lesson trace
+// ("collsim-lesson" version 1), all documented in docs/trace-format.md.
+//
+// Numbering: ranks, chunks and transfers count from 0 as in the single-run trace; phases
+// and steps count from 1, as lesson files, captions and questions do. Predicted times are
+// program time (since the program began); measured times are those of the phase's
+// collective, which ran on its own (since that collective's run began). Every export is a
+// pure function of the program: the same program gives the same bytes.
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include <collsim/version.h>
+
+#include "sim/core/csv.h"
+#include "sim/trace/json_writer.h"
+#include "sim/lesson/program.h"
+
+namespace collsim {
+namespace {
+
+using json_layout::ObjectWriter;
+using json_layout::ojson;
+using json_layout::request_json;
+
+const Phase& phase_of(const Scenario& s, const PhaseRun& pr) { return s.phases.at(static_cast<std::size_t>(pr.phase)); }
+
+int workers_of(const ProgramResult& p) { return p.predicted ? p.topology.workers : program_workers(p); }
+
+bool takes_part(const PhaseRun& pr, std::size_t rank) {
+  return rank < pr.rank_begin_ns.size() && pr.rank_begin_ns[rank] >= 0;
+}
+
+// The measured timing of transfer i of a phase, when its collective was executed.
+const TransferTiming* measured(const ProgramResult& p, const PhaseRun& pr, std::size_t i) {
+  if (!p.executed || !pr.run) return nullptr;
+  const std::size_t j = pr.source_transfer[i];
+  return j < pr.run->execution.timings.size() ? &pr.run->execution.timings[j] : nullptr;
+}
+
+std::string_view kind_name(PhaseKind k) { return k == PhaseKind::compute ? "compute" : "collective"; }
+
+// The collective's steps that the phase runs, 1-based and inclusive ([0, 0]: it has none).
+std::pair<int, int> step_range(const Phase& phase, const PhaseRun& pr) {
+  if (phase.first_step > 0) return {phase.first_step, phase.last_step};
+  const int steps = pr.run->schedule.step_count();
+  return {steps > 0 ? 1 : 0, steps};
+}
+
+// ---------------------------------------------------------------------------------------
+// Chrome trace
+// ---------------------------------------------------------------------------------------
+
+constexpr int kComputeTrack = 1, kCommunicationTrack = 2, kTransfersTrack = 3;
+
+int pid_of(std::size_t rank) { return static_cast<int>(rank) + 1; }  // Perfetto treats pid 0 specially
+
+std::vector<ojson> chrome_metadata(const ProgramResult& p) {
+  std::vector<ojson> events;
+  const int workers = workers_of(p);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(p.total_ranks); ++r) {
+    const int pid = pid_of(r);
+    const std::string name =
+        static_cast<int>(r) < workers ? fmt::format("rank {}", r) : fmt::format("rank {} (server)", r);
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
+    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", r}}}});
+    for (const auto& [tid, track] : {std::pair{kComputeTrack, "compute"}, std::pair{kCommunicationTrack, "communication"},
+                                     std::pair{kTransfersTrack, "transfers"}})
+      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", track}}}});
+  }
+  return events;
+}
+
+ojson complete_event(std::string name, std::string_view cat, std::size_t rank, int track, double begin_ns,
+                     double end_ns, ojson args) {
+  return {{"name", std::move(name)}, {"cat", cat}, {"ph", "X"}, {"pid", pid_of(rank)}, {"tid", track},
+          {"ts", begin_ns / 1000.0}, {"dur", (end_ns - begin_ns) / 1000.0}, {"args", std::move(args)}};
+}
+
+// Transfer i of a collective phase, on the receiver's transfers track (the receiver executes it).
+ojson chrome_transfer(const PhaseRun& pr, int number, std::size_t i) {
+  const Schedule& s = pr.schedule;
+  const Transfer& x = s.transfers[i];
+  std::string name = x.is_local() ? fmt::format("local {} chunk {}", to_string(x.action), x.chunk)
+                                  : fmt::format("{} chunk {} from rank {}", to_string(x.action), x.chunk, x.src);
+  ojson args = {{"phase", number}, {"step", x.step + 1}, {"step_label", s.step_labels[static_cast<std::size_t>(x.step)]},
+                {"src", x.src}, {"dst", x.dst}, {"chunk", x.chunk}, {"bytes", s.bytes(x)},
+                {"action", to_string(x.action)}, {"transfer", pr.source_transfer[i]}};
+  return complete_event(std::move(name), to_string(x.action), static_cast<std::size_t>(x.dst), kTransfersTrack,
+                        pr.begin_ns[i], pr.end_ns[i], std::move(args));
+}
+
+// A phase: the instant that marks its beginning, a slice per rank that takes part on the
+// rank's stream, and its transfers.
+void chrome_phase(const Scenario& s, const PhaseRun& pr, std::vector<ojson>& events) {
+  const Phase& phase = phase_of(s, pr);
+  const int number = pr.phase + 1;
+  events.push_back({{"name", fmt::format("phase {} begins", number)}, {"ph", "i"}, {"s", "g"}, {"pid", 1},
+                    {"tid", kComputeTrack}, {"ts", pr.begin() / 1000.0}, {"args", {{"phase", number}, {"name", phase.name}}}});
+  const bool compute = phase.kind == PhaseKind::compute;
+  for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r)
+    if (takes_part(pr, r))
+      events.push_back(complete_event(phase.name, kind_name(phase.kind), r, compute ? kComputeTrack : kCommunicationTrack,
+                                      pr.rank_begin_ns[r], pr.rank_end_ns[r],
+                                      {{"phase", number}, {"kind", kind_name(phase.kind)}}));
+  if (!compute)
+    for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) events.push_back(chrome_transfer(pr, number, i));
+}
+
+// ---------------------------------------------------------------------------------------
+// CSV
+// ---------------------------------------------------------------------------------------
+
+std::string us_or_empty(bool known, double ns) { return known ? fmt::format("{}", ns / 1000.0) : std::string(); }
+
+void csv_transfers(const ProgramResult& p, const PhaseRun& pr, const std::string& name, std::string& out) {
+  const Schedule& s = pr.schedule;
+  const bool predicted = p.predicted && pr.begin_ns.size() == s.transfers.size();
+  for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+    const Transfer& x = s.transfers[i];
+    const TransferTiming* m = measured(p, pr, i);
+    fmt::format_to(std::back_inserter(out), "transfer,{},{},{},{},{},{},{},{},{},{},{},{},{}\n", pr.phase + 1, name,
+                   x.step + 1, csv_field(s.step_labels[static_cast<std::size_t>(x.step)]), x.src, x.dst, x.chunk,
+                   to_string(x.action), s.bytes(x), us_or_empty(predicted, predicted ? pr.begin_ns[i] : 0),
+                   us_or_empty(predicted, predicted ? pr.end_ns[i] : 0), m ? fmt::format("{}", m->begin_ns) : "",
+                   m ? fmt::format("{}", m->end_ns) : "");
+  }
+}
+
+// One row per rank that computes in the phase (src = dst = the rank).
+void csv_compute(const ProgramResult& p, const Phase& phase, const PhaseRun& pr, const std::string& name,
+                 std::string& out) {
+  for (std::size_t r = 0; r < phase.compute_us.size(); ++r) {
+    if (phase.compute_us[r] <= 0) continue;
+    const bool predicted = p.predicted && takes_part(pr, r);
+    fmt::format_to(std::back_inserter(out), "compute,{},{},,,{},{},,compute,,{},{},,\n", pr.phase + 1, name, r, r,
+                   us_or_empty(predicted, predicted ? pr.rank_begin_ns[r] : 0),
+                   us_or_empty(predicted, predicted ? pr.rank_end_ns[r] : 0));
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The lesson trace (JSON)
+// ---------------------------------------------------------------------------------------
+
+constexpr std::string_view kLessonFormatName = "collsim-lesson";
+constexpr int kLessonFormatVersion = 1;
+
+ojson verification_json(const Verification& v) {
+  return {{"ok", v.ok}, {"checked", v.checked}, {"mismatches", v.mismatches}, {"first_mismatch", v.first_mismatch},
+          {"rule", v.rule}};
+}
+
+// The distinct collectives in the order the phases first name them.
+std::vector<const RunResult*> collectives(const ProgramResult& p) {
+  std::vector<const RunResult*> runs;
+  for (const std::size_t k : first_phases_of_runs(p)) runs.push_back(p.phases[k].run.get());
+  return runs;
+}
+
+ojson collective_json(const ProgramResult& p, const RunResult& r, std::size_t index) {
+  ojson j = {{"collective", index}, {"request", request_json(r.request)}, {"steps", r.schedule.step_count()},
+             {"transfers", r.schedule.transfers.size()}, {"total_ranks", r.schedule.total_ranks}};
+  if (p.executed) {
+    j["backend"] = r.backend;
+    j["device"] = r.device;
+    j["measured_time_ns"] = r.execution.total_ns;
+    j["verification"] = verification_json(r.verification);
+  }
+  return j;
+}
+
+ojson transfer_json(const ProgramResult& p, const PhaseRun& pr, std::size_t i) {
+  const Schedule& s = pr.schedule;
+  const Transfer& x = s.transfers[i];
+  ojson j = {{"transfer", i}, {"source_transfer", pr.source_transfer[i]}, {"step", x.step + 1}, {"src", x.src},
+             {"dst", x.dst}, {"chunk", x.chunk}, {"action", to_string(x.action)}, {"bytes", s.bytes(x)}};
+  if (p.predicted) {
+    j["predicted_begin_ns"] = pr.begin_ns[i];
+    j["predicted_end_ns"] = pr.end_ns[i];
+  }
+  if (const TransferTiming* m = measured(p, pr, i)) {
+    j["measured_begin_ns"] = m->begin_ns;
+    j["measured_end_ns"] = m->end_ns;
+    j["worker"] = m->worker;
+  }
+  return j;
+}
+
+ojson phase_json(const Scenario& s, const ProgramResult& p, const PhaseRun& pr,
+                 const std::vector<const RunResult*>& runs) {
+  const Phase& phase = phase_of(s, pr);
+  ojson j = {{"phase", pr.phase + 1}, {"name", phase.name}, {"kind", kind_name(phase.kind)},
+             {"reads", phase.reads}, {"writes", phase.writes}};
+  if (pr.run) {
+    const auto [first, last] = step_range(phase, pr);
+    j["collective"] = std::find(runs.begin(), runs.end(), pr.run.get()) - runs.begin();
+    j["request"] = request_json(pr.run->request);
+    j["steps"] = {first, last};
+    j["step_labels"] = pr.schedule.step_labels;
+  } else {
+    std::vector<double> us(static_cast<std::size_t>(p.total_ranks), 0.0);
+    std::copy(phase.compute_us.begin(), phase.compute_us.end(), us.begin());
+    j["compute_us"] = us;
+  }
+  if (p.predicted) {
+    j["begin_ns"] = pr.begin();
+    j["end_ns"] = pr.end();
+    ojson ranks = ojson::array();
+    for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r)
+      if (takes_part(pr, r)) ranks.push_back({{"rank", r}, {"begin_ns", pr.rank_begin_ns[r]}, {"end_ns", pr.rank_end_ns[r]}});
+    j["ranks"] = std::move(ranks);
+  }
+  if (pr.run) {
+    ojson transfers = ojson::array();
+    for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) transfers.push_back(transfer_json(p, pr, i));
+    j["transfers"] = std::move(transfers);
+  }
+  return j;
+}
+
+ojson rank_totals_json(const ProgramResult& p, std::size_t r) {
+  return {{"rank", r}, {"compute_ns", p.compute_ns[r]}, {"communication_ns", p.communication_ns[r]},
+          {"exposed_communication_ns", p.exposed_communication_ns[r]}};
+}
+
+}  // namespace
+
+std::string program_to_chrome(const Scenario& s, const ProgramResult& p) {
+  if (!p.predicted) throw std::logic_error("program_to_chrome: predict_program has not run");
+  std::vector<ojson> events = chrome_metadata(p);
+  for (const PhaseRun& pr : p.phases) chrome_phase(s, pr, events);
+  std::string out;
+  ObjectWriter w(out, 0);
+  w.add("displayTimeUnit", "ns");
+  w.add("otherData", {{"generator", std::string("collsim ") + COLLSIM_VERSION},
+                      {"title", s.title},
+                      {"phases", p.phases.size()},
+                      {"total_ranks", p.total_ranks},
+                      {"topology", describe(p.topology)},
+                      {"predicted_time_ns", p.total_ns}});
+  w.add_array("traceEvents", events.size(), [&](std::size_t i) { return events[i]; });
+  w.close();
+  out += '\n';
+  return out;
+}
+
+std::string program_to_csv(const Scenario& s, const ProgramResult& p) {
+  std::string out =
+      "kind,phase,phase_name,step,step_label,src,dst,chunk,action,bytes,predicted_begin_us,predicted_end_us,"
+      "measured_begin_ns,measured_end_ns\n";
+  for (const PhaseRun& pr : p.phases) {
+    const Phase& phase = phase_of(s, pr);
+    const std::string name = csv_field(phase.name);
+    if (pr.run)
+      csv_transfers(p, pr, name, out);
+    else
+      csv_compute(p, phase, pr, name, out);
+  }
+  return out;
+}
+
+std::string program_to_json(const Scenario& s, const ProgramResult& p) {
+  const std::vector<const RunResult*> runs = collectives(p);
+  std::string out;
+  ObjectWriter w(out, 0);
+  w.add("format", kLessonFormatName);
+  w.add("version", kLessonFormatVersion);
+  w.add("collsim_version", COLLSIM_VERSION);
+  w.add("title", s.title);
+  w.add("description", s.description);
+  w.add("total_ranks", p.total_ranks);
+  w.add("executed", p.executed);
+  w.add("verified", p.verified());
+  w.add("predicted", p.predicted ? ojson{{"topology", describe(p.topology)}, {"total_ns", p.total_ns}} : ojson());
+  w.add_array("ranks", p.predicted ? p.compute_ns.size() : 0, [&](std::size_t r) { return rank_totals_json(p, r); });
+  w.add_array("collectives", runs.size(), [&](std::size_t i) { return collective_json(p, *runs[i], i); });
+  ojson phases = ojson::array();
+  for (const PhaseRun& pr : p.phases) phases.push_back(phase_json(s, p, pr, runs));
+  w.add("phases", phases);
+  w.close();
+  out += '\n';
+  return out;
+}
+
+}  // namespace collsim

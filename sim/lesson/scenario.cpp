@@ -1,0 +1,243 @@
+// The scenario loader (toml++). Strict on purpose: a teacher's typo ("rank = 8") must be an
+// error with a position, not a silently ignored key that runs the default instead. This
+// file reads a scenario's frame (format, title, [run], [topology]) and applies flags;
+// scenario_lesson.cpp reads what it runs ([collective], [[phase]], [training], [[question]]).
+#include "sim/lesson/scenario.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "sim/schedule/algorithm.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/core/toml_fields.h"
+
+namespace collsim {
+namespace {
+
+using toml_fields::Entry;
+using toml_fields::enum_value;
+using toml_fields::Table;
+
+// [run]: how to run it.
+void read_run(const Table& t, Scenario& s) {
+  t.only_keys({"backend", "seed"});
+  if (auto e = t.find("backend")) {
+    s.backend = e->string();
+    if (s.backend != "auto" && s.backend != "cpu" && s.backend != "cuda")
+      e->fail(fmt::format("unknown backend '{}' (use auto, cpu or cuda)", s.backend));
+  }
+  if (auto e = t.find("seed")) s.request.seed = static_cast<std::uint64_t>(e->integer(0, std::numeric_limits<std::int64_t>::max()));
+}
+
+std::string preset(const Entry& e) {
+  std::string name = e.string();
+  if (!find_link_preset(name)) e.fail(fmt::format("unknown link preset '{}' (use {})", name, link_preset_names()));
+  return name;
+}
+
+// overrides = [{ link = "rank3", bandwidth = 25.0, latency = 5.0 }, { link = "rank4", preset = "eth10" }]
+LinkOverride read_override(const Entry& item, const Table& t) {
+  t.only_keys({"link", "preset", "bandwidth", "latency"});
+  LinkOverride o;
+  const std::optional<Entry> link = t.find("link");
+  if (!link) item.fail("needs a `link` (a link's name, e.g. \"rank3\")");
+  o.link = link->string();
+  o.origin = link->where();
+  if (auto e = t.find("preset")) {
+    const LinkPreset* p = find_link_preset(preset(*e));
+    o.bandwidth_gbps = p->bandwidth_gbps;
+    o.latency_us = p->latency_us;
+  }
+  if (auto e = t.find("bandwidth")) o.bandwidth_gbps = e->number(true);
+  if (auto e = t.find("latency")) o.latency_us = e->number(false);
+  if (!o.bandwidth_gbps && !o.latency_us) item.fail("gives no `preset`, `bandwidth` or `latency`");
+  return o;
+}
+
+// stragglers = [{ rank = 3, late = 50.0 }, { rank = 5, slow = 2.0 }]
+Straggler read_straggler(const Entry& item, const Table& t) {
+  t.only_keys({"rank", "late", "slow"});
+  const std::optional<Entry> rank = t.find("rank");
+  if (!rank) item.fail("needs a `rank`");
+  Straggler s{rank->int32(0, kMaxModelRanks - 1), 0, 1, rank->where()};
+  if (auto e = t.find("late")) s.late_us = e->number(false);
+  if (auto e = t.find("slow")) s.slow = e->number(true);
+  return s;
+}
+
+// [topology]: what the timing model predicts on. Keys that only some kinds have are
+// checked against the file's own kind (the command line may still change it).
+void read_topology(const Table& t, TopologyConfig& c) {
+  t.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+  if (auto e = t.find("kind")) c.kind = enum_value(*e, kAllTopologyKinds, "topology");
+  if (auto e = t.find("link")) c.link = preset(*e);
+  if (auto e = t.find("bandwidth")) c.bandwidth_gbps = e->number(true);
+  if (auto e = t.find("latency")) c.latency_us = e->number(false);
+  for (std::string_view key : {"uplink", "uplink_bandwidth", "uplink_latency"})
+    if (auto e = t.find(key); e && !has_uplinks(c.kind))
+      e->fail(fmt::format("{} has no uplinks (pcie_tree, two_level and star have)", to_string(c.kind)));
+  if (auto e = t.find("uplink")) c.uplink = preset(*e);
+  if (auto e = t.find("uplink_bandwidth")) c.uplink_bandwidth_gbps = e->number(true);
+  if (auto e = t.find("uplink_latency")) c.uplink_latency_us = e->number(false);
+  if (auto e = t.find("group_size")) {
+    if (!has_groups(c.kind)) e->fail(fmt::format("{} has no groups (pcie_tree and two_level have)", to_string(c.kind)));
+    c.group_size = e->int32(1, kMaxModelRanks);
+  }
+  if (auto e = t.find("nic")) {
+    const std::string nic = e->string();
+    if (c.kind != TopologyKind::two_level) e->fail("only two_level has network links");
+    if (nic != "node" && nic != "gpu") e->fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));
+    c.nic_per_gpu = nic == "gpu";
+  }
+  if (auto e = t.find("reduce_rate")) c.reduce_rate_gbps = e->number(true);
+  if (auto e = t.find("copy_rate")) c.copy_rate_gbps = e->number(true);
+  t.each_table("overrides", [&](const Entry& item, const Table& o) { c.overrides.push_back(read_override(item, o)); });
+  t.each_table("stragglers", [&](const Entry& item, const Table& o) { c.stragglers.push_back(read_straggler(item, o)); });
+}
+
+int read_format(const Table& top, const std::string& file) {
+  const std::optional<Entry> format = top.find("format");
+  if (!format)
+    throw InputError(fmt::format("{}:1:1: key 'format' is missing: a scenario file starts with `format = {}`", file,
+                                 kScenarioFormatVersion));
+  const std::int64_t version = format->integer(0, std::numeric_limits<std::int64_t>::max());
+  if (version < kOldestScenarioFormat || version > kScenarioFormatVersion)
+    format->fail(fmt::format("scenario format {} is not supported (this build reads formats {} to {})", version,
+                             kOldestScenarioFormat, kScenarioFormatVersion));
+  return static_cast<int>(version);
+}
+
+// A format 1 file that uses what format 2 added gets told which format it needs, rather
+// than "unknown key".
+void refuse_format2_keys(const Table& t, std::initializer_list<std::string_view> keys) {
+  for (std::string_view key : keys)
+    if (auto e = t.find(key)) e->fail("is new in scenario format 2: start the file with `format = 2` to use it");
+}
+
+// Each flag the scenario file also sets, with how the flag's value replaces the file's.
+struct Override {
+  std::string_view flag;
+  void (*apply)(RunRequest& to, const RunRequest& from);
+};
+
+constexpr Override kOverrides[] = {
+    {"--collective", [](RunRequest& t, const RunRequest& f) { t.spec.collective = f.spec.collective; }},
+    {"--algorithm",
+     [](RunRequest& t, const RunRequest& f) {
+       t.algorithm = f.algorithm;
+       if (f.algorithm != kCustomAlgorithm) t.options.schedule_file.clear();  // the file's schedule goes with its algorithm
+     }},
+    {"--schedule",  // a schedule file means the custom algorithm (--algorithm may say so too)
+     [](RunRequest& t, const RunRequest& f) {
+       t.options.schedule_file = f.options.schedule_file;
+       t.algorithm = kCustomAlgorithm;
+     }},
+    {"--ranks", [](RunRequest& t, const RunRequest& f) { t.spec.ranks = f.spec.ranks; }},
+    {"--count", [](RunRequest& t, const RunRequest& f) { t.spec.count = f.spec.count; }},
+    {"--dtype", [](RunRequest& t, const RunRequest& f) { t.spec.dtype = f.spec.dtype; }},
+    {"--op", [](RunRequest& t, const RunRequest& f) { t.spec.op = f.spec.op; }},
+    {"--root", [](RunRequest& t, const RunRequest& f) { t.spec.root = f.spec.root; }},
+    {"--in-place", [](RunRequest& t, const RunRequest& f) { t.spec.in_place = f.spec.in_place; }},
+    {"--slices", [](RunRequest& t, const RunRequest& f) { t.options.slices = f.options.slices; }},
+    {"--servers", [](RunRequest& t, const RunRequest& f) { t.options.servers = f.options.servers; }},
+    {"--colocated", [](RunRequest& t, const RunRequest& f) { t.options.colocated = f.options.colocated; }},
+    {"--ranks-per-node", [](RunRequest& t, const RunRequest& f) { t.options.ranks_per_node = f.options.ranks_per_node; }},
+    {"--seed", [](RunRequest& t, const RunRequest& f) { t.seed = f.seed; }},
+};
+
+struct TopologyOverride {
+  std::string_view flag;
+  void (*apply)(TopologyConfig& to, const TopologyConfig& from);
+};
+
+constexpr TopologyOverride kTopologyOverrides[] = {
+    {"--topology", [](TopologyConfig& t, const TopologyConfig& f) { t.kind = f.kind; }},
+    {"--link", [](TopologyConfig& t, const TopologyConfig& f) { t.link = f.link; }},
+    {"--bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.bandwidth_gbps = f.bandwidth_gbps; }},
+    {"--latency", [](TopologyConfig& t, const TopologyConfig& f) { t.latency_us = f.latency_us; }},
+    {"--uplink", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink = f.uplink; }},
+    {"--uplink-bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps; }},
+    {"--uplink-latency", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_latency_us = f.uplink_latency_us; }},
+    {"--group-size", [](TopologyConfig& t, const TopologyConfig& f) { t.group_size = f.group_size; }},
+    {"--nic", [](TopologyConfig& t, const TopologyConfig& f) { t.nic_per_gpu = f.nic_per_gpu; }},
+    {"--reduce-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.reduce_rate_gbps = f.reduce_rate_gbps; }},
+    {"--copy-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
+    {"--link-override", [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
+};
+
+}  // namespace
+
+TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_flags,
+                                        const FlagGiven& given) {
+  TopologyConfig c = from_file;
+  for (const TopologyOverride& o : kTopologyOverrides)
+    if (given(o.flag)) o.apply(c, from_flags);
+  if (given("--late") || given("--slow")) c.stragglers = from_flags.stragglers;  // the list as a whole
+  return c;
+}
+
+RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given) {
+  RunRequest r = from_file;
+  for (const Override& o : kOverrides)
+    if (given(o.flag)) o.apply(r, from_flags);
+  return adopt_schedule_spec(std::move(r), given);
+}
+
+RunRequest default_run_request() {
+  RunRequest r;
+  r.spec.count = 1 << 20;
+  return r;
+}
+
+Scenario parse_scenario(std::string_view text, const std::string& source_name) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, source_name);
+  } catch (const toml::parse_error& e) {
+    const toml::source_position at = e.source().begin;
+    throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_name, at.line, at.column, e.description()));
+  }
+  Scenario s;
+  s.source = source_name;
+  s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
+  const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
+  if (s.format == 1) {
+    refuse_format2_keys(top, {"caption", "ranks", "phase", "training", "question"});
+    if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
+    top.only_keys({"format", "title", "description", "collective", "run", "topology"});
+  } else {
+    top.only_keys({"format", "title", "description", "caption", "ranks", "collective", "phase", "training", "question",
+                   "run", "topology"});
+  }
+  s.request = default_run_request();
+  if (auto e = top.find("title")) s.title = e->string();
+  if (auto e = top.find("description")) s.description = e->string();
+  if (auto t = top.table("run")) read_run(*t, s);  // first: its seed goes to every phase
+  if (auto t = top.table("topology")) read_topology(*t, s.topology);
+  read_scenario_program(top, s);
+  return s;
+}
+
+Scenario load_scenario(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot read the scenario file: it is a folder", path.string()));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the scenario file: {}", path.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: error while reading the scenario file", path.string()));
+  return parse_scenario(text.str(), path.string());
+}
+
+}  // namespace collsim

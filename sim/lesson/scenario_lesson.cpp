@@ -1,0 +1,658 @@
+// What a scenario runs (docs/scenario-format.md). Format 1: one [collective]. Format 2, a
+// lesson: one [collective] with captions, or [[phase]]s (collectives and compute) and a
+// [training] pattern that generates more; and [[question]]s. Either way the result is
+// Scenario::phases in program order, which the command line's flags may then change
+// (apply_scenario_overrides). scenario.cpp reads the rest: format, title, [run], [topology].
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithm.h"
+#include "sim/lesson/captions.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
+#include "sim/core/toml_fields.h"
+
+namespace collsim {
+namespace {
+
+using toml_fields::Entry;
+using toml_fields::enum_value;
+using toml_fields::Table;
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+constexpr int kDefaultRanks = 4;
+
+// --- collectives ------------------------------------------------------------------------
+
+// The keys of a collective: [collective] and a collective [[phase]] (which takes the
+// lesson's ranks and has no `ranks` of its own). The caller checks the table's keys and
+// sets r.spec.ranks first when the table has none.
+void read_collective(const Table& t, RunRequest& r) {
+  if (auto e = t.find("collective")) r.spec.collective = enum_value(*e, kAllCollectives, "collective");
+  if (auto e = t.find("ranks")) r.spec.ranks = e->int32(1, kMaxRanks);
+  if (auto e = t.find("count")) r.spec.count = e->count();
+  if (auto e = t.find("dtype")) r.spec.dtype = enum_value(*e, kAllDataTypes, "data type");
+  if (auto e = t.find("op")) r.spec.op = enum_value(*e, kAllReduceOps, "reduce op");
+  if (auto e = t.find("slices")) r.options.slices = e->int32(0, 1024);  // 0: the algorithm's default
+  if (auto e = t.find("colocated")) r.options.colocated = e->boolean();
+  if (auto e = t.find("ranks_per_node")) r.options.ranks_per_node = e->int32(0, kMaxRanks);
+  // Checks that involve two keys, made against the file's own values (the command line
+  // may still override either; build_schedule checks the final request).
+  if (auto e = t.find("algorithm")) {
+    r.algorithm = e->string();
+    if (r.algorithm != kCustomAlgorithm && !find_algorithm(r.spec.collective, r.algorithm))
+      e->fail(fmt::format("no algorithm '{}' for {} (see `collsim list`)", r.algorithm, to_string(r.spec.collective)));
+  }
+  if (auto e = t.find("root")) r.spec.root = e->int32(0, r.spec.ranks - 1);
+  if (auto e = t.find("servers")) r.options.servers = e->int32(1, r.spec.ranks);
+  if (auto e = t.find("in_place")) {
+    r.spec.in_place = e->boolean();
+    if (r.spec.in_place && !collective_supports_in_place(r.spec.collective))
+      e->fail(fmt::format("{} has no in-place form", to_string(r.spec.collective)));
+  }
+}
+
+// algorithm = "custom": `schedule` names the schedule written by hand, relative to the
+// scenario file. That file fixes the collective, ranks, root (and count, when it gives
+// one): the keys of the table that are absent take its values, those present must agree.
+void read_custom(const Table& t, const std::string& file, RunRequest& r) {
+  const std::optional<Entry> schedule = t.find("schedule");
+  if (r.algorithm != kCustomAlgorithm) {
+    if (schedule) schedule->fail("is used only with algorithm = \"custom\" (a schedule written by hand)");
+    return;
+  }
+  if (!schedule)
+    t.find("algorithm")
+        ->fail(
+            "algorithm = \"custom\" needs `schedule = \"FILE\"`: the schedule written by hand, relative "
+            "to this scenario file");
+  r.options.schedule_file = (std::filesystem::path(file).parent_path() / schedule->string()).string();
+  const ScheduleFile f = load_schedule_file(r.options.schedule_file);
+  const auto agree = [&](std::string_view key, const std::string& here, const std::string& there) {
+    if (const std::optional<Entry> e = t.find(key); e && here != there)
+      e->fail(fmt::format("the schedule {} is written for {} = {}", r.options.schedule_file, key, there));
+  };
+  agree("collective", std::string(to_string(r.spec.collective)), std::string(to_string(f.collective)));
+  agree("ranks", std::to_string(r.spec.ranks), std::to_string(f.ranks));
+  if (collective_has_root(f.collective)) agree("root", std::to_string(r.spec.root), std::to_string(f.root));
+  if (f.count) agree("count", std::to_string(r.spec.count), std::to_string(*f.count));
+  r = adopt_schedule_spec(r, [&](std::string_view flag) { return t.find(flag.substr(2)).has_value(); });
+}
+
+// A lesson fixes its ranks for every phase, so a schedule written by hand for other ranks
+// (read_custom adopted them) is an error at its `schedule` key.
+void require_ranks(const Table& t, const RunRequest& r, int ranks) {
+  if (r.spec.ranks == ranks) return;
+  t.find("schedule")
+      ->fail(fmt::format("the schedule {} is written for ranks = {}, but the lesson has ranks = {} (the "
+                         "top-level `ranks`)",
+                         r.options.schedule_file, r.spec.ranks, ranks));
+}
+
+std::string default_name(const RunRequest& r) {
+  return fmt::format("{} ({})", to_string(r.spec.collective), r.algorithm);
+}
+
+// The ranks a collective's schedule has: a parameter server's servers are extra ranks
+// unless colocated (allreduce_parameter_server.cpp).
+int schedule_ranks(const RunRequest& r) {
+  const bool extra_servers =
+      r.spec.collective == Collective::all_reduce && r.algorithm == "parameter_server" && !r.options.colocated;
+  return extra_servers ? r.spec.ranks + r.options.servers : r.spec.ranks;
+}
+
+Phase collective_phase(const RunRequest& r, std::string origin) {
+  Phase p;
+  p.kind = PhaseKind::collective;
+  p.request = r;
+  p.name = default_name(r);
+  p.origin = std::move(origin);
+  return p;
+}
+
+std::string position(const std::string& file, const Table& t) {
+  return fmt::format("{}:{}:{}", file, t.line(), t.column());
+}
+std::string position(const Entry& e) { return fmt::format("{}:{}:{}", e.file(), e.line(), e.column()); }
+
+// --- the keys phases share ----------------------------------------------------------------
+
+std::string caption_text(const Entry& e) {
+  std::string text = e.string();
+  check_caption(text, e.where());
+  return text;
+}
+
+void read_captions(const Table& t, Phase& p) {
+  if (auto e = t.find("caption")) p.caption = caption_text(*e);
+  if (auto e = t.find("step_caption")) p.step_caption = caption_text(*e);
+  if (auto e = t.find("step_captions"))
+    for (std::size_t i = 0; i < e->array().size(); ++i) p.step_captions.push_back(caption_text(e->item(i)));
+}
+
+// reads = ["grad.layer4", "params"]: names of per-rank regions.
+std::vector<std::string> region_names(const Entry& e) {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < e.array().size(); ++i) {
+    const Entry item = e.item(i);
+    names.push_back(item.string());
+    if (names.back().empty()) item.fail("a region needs a name, such as \"grad.layer4\"");
+  }
+  return names;
+}
+
+// name, reads, writes and the captions: what every kind of [[phase]] may have.
+void read_phase_common(const Entry& item, const Table& t, Phase& p) {
+  if (auto e = t.find("name")) {
+    p.name = e->string();
+    if (p.name.empty()) e->fail("must not be empty (leave `name` out for the default name)");
+  }
+  if (auto e = t.find("reads")) p.reads = region_names(*e);
+  if (auto e = t.find("writes")) p.writes = region_names(*e);
+  read_captions(t, p);
+  p.origin = position(item);
+}
+
+// steps = [1, 3]: steps 1..3 of the schedule (checked against its step count when the
+// program is prepared: the schedule is not built here).
+void read_steps(const Entry& e, Phase& p) {
+  if (e.array().size() != 2)
+    e.fail(
+        fmt::format("expected [first, last]: two step numbers (1-based, inclusive), got {} values", e.array().size()));
+  p.first_step = e.item(0).int32(1, kMaxInt);
+  p.last_step = e.item(1).int32(1, kMaxInt);
+  if (p.last_step < p.first_step)
+    e.fail(
+        fmt::format("[{}, {}] is no range of steps: the first step comes after the last", p.first_step, p.last_step));
+}
+
+// --- [[phase]] ------------------------------------------------------------------------------
+
+// What the phases of one lesson share while they are read.
+struct LessonContext {
+  const std::string& file;
+  RunRequest base;             // defaults, the lesson's ranks and [run]'s seed
+  std::optional<Entry> ranks;  // the top-level `ranks`, when the file gives it
+};
+
+Phase read_collective_phase(const Entry& item, const LessonContext& l) {
+  const Table t = Table::of(item, "a collective [[phase]]");
+  t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+               "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "caption", "step_caption",
+               "step_captions"});
+  Phase p = collective_phase(l.base, "");
+  read_collective(t, p.request);
+  read_custom(t, l.file, p.request);
+  require_ranks(t, p.request, l.base.spec.ranks);
+  p.name = default_name(p.request);
+  if (auto e = t.find("steps")) read_steps(*e, p);
+  read_phase_common(item, t, p);
+  return p;
+}
+
+// compute = 120.0 (µs on every worker rank) or [120.0, 80.0] (µs per rank; missing ranks
+// are idle). The array's length is checked once the program's ranks are known.
+Phase read_compute_phase(const Entry& item, const LessonContext& l, bool& every_worker) {
+  const Table t = Table::of(item, "a compute [[phase]]");
+  t.only_keys({"name", "compute", "reads", "writes", "caption"});
+  Phase p;
+  p.kind = PhaseKind::compute;
+  p.name = "compute";
+  const Entry e = *t.find("compute");
+  every_worker = !e.node().is_array();
+  if (every_worker) {
+    if (!e.node().is_number()) e.wrong_type("a number (µs on every rank) or an array of numbers (µs per rank)");
+    p.compute_us.assign(static_cast<std::size_t>(l.base.spec.ranks), e.number(false));
+  } else {
+    if (e.array().empty()) e.fail("an empty array computes on no rank: give µs per rank, such as [120.0, 80.0]");
+    for (std::size_t i = 0; i < e.array().size(); ++i) p.compute_us.push_back(e.item(i).number(false));
+  }
+  read_phase_common(item, t, p);
+  return p;
+}
+
+// [[phase]] number i+1: a collective (`collective = ...`) or compute (`compute = ...`).
+Phase read_phase(const Entry& item, const LessonContext& l, bool& every_worker) {
+  if (!item.node().is_table()) item.wrong_type("a table ([[phase]])");
+  const Table t = Table::of(item, "a [[phase]]");
+  if (auto e = t.find("ranks"))
+    e->fail("a phase runs on the lesson's ranks: give `ranks` once, at the top of the file");
+  const std::optional<Entry> collective = t.find("collective"), compute = t.find("compute");
+  if (collective && compute)
+    compute->fail("a phase is either a collective (`collective = ...`) or compute (`compute = ...`), not both");
+  if (collective) return read_collective_phase(item, l);
+  if (compute) return read_compute_phase(item, l, every_worker);
+  item.fail("needs `collective = \"...\"` (a collective phase) or `compute = ...` (µs of compute per rank)");
+}
+
+// [[phase]] and [[question]] are counted from 1, as a teacher counts them and as a
+// question's `phase = N` does: keys read "phase[2].count". f(entry) for each.
+template <class F>
+void each_numbered(const Table& top, std::string_view key, F&& f) {
+  const std::optional<Entry> e = top.find(key);
+  if (!e) return;
+  if (!e->node().is_array() || e->array().empty())
+    e->fail(fmt::format("expected [[{}]] tables, got {}", key,
+                        e->node().is_array() ? "an empty array" : toml_fields::type_name(e->node())));
+  for (std::size_t i = 0; i < e->array().size(); ++i) {
+    const Entry item(e->file(), fmt::format("{}[{}]", key, i + 1), *e->array().get(i));
+    if (!item.node().is_table()) item.wrong_type(fmt::format("a table ([[{}]])", key));
+    f(item);
+  }
+}
+
+// --- [training] ---------------------------------------------------------------------------
+
+constexpr std::pair<std::string_view, TrainingPattern> kPatterns[] = {
+    {"ddp", TrainingPattern::ddp},
+    {"fsdp", TrainingPattern::fsdp},
+    {"parameter_server", TrainingPattern::parameter_server},
+};
+
+TrainingPattern read_pattern(const Entry& e) {
+  const std::string name = e.string();
+  for (const auto& [n, p] : kPatterns)
+    if (n == name) return p;
+  e.fail(fmt::format("unknown training pattern '{}' (use ddp, fsdp or parameter_server)", name));
+}
+
+// model = "resnet34", or parameters per layer [1000, 2000] (input side first).
+ModelLayers read_model(const Entry& e) {
+  if (e.node().is_string()) {
+    const std::string name = e.string();
+    if (name != "resnet34")
+      e.fail(fmt::format("unknown model '{}' (use \"resnet34\", or an array of parameter counts per layer)", name));
+    return resnet34();
+  }
+  if (!e.node().is_array()) e.wrong_type("a model's name (\"resnet34\") or an array of parameter counts per layer");
+  if (e.array().empty()) e.fail("a model needs at least one layer: give parameters per layer, such as [1000, 2000]");
+  ModelLayers m;
+  m.name = "custom";
+  for (std::size_t i = 0; i < e.array().size(); ++i) {
+    m.parameters.push_back(static_cast<std::uint64_t>(e.item(i).integer(1, std::numeric_limits<std::int64_t>::max())));
+    m.layer_names.push_back(fmt::format("layer{}", i + 1));
+  }
+  return m;
+}
+
+// A key that only some patterns use is refused for the others (checked against the
+// file's own `pattern`), as [topology] does for kinds.
+void only_for(const std::optional<Entry>& e, TrainingPattern pattern, std::initializer_list<TrainingPattern> users,
+              std::string_view which) {
+  if (e && std::find(users.begin(), users.end(), pattern) == users.end())
+    e->fail(fmt::format("is used only by {}", which));
+}
+
+TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
+  t.only_keys({"pattern", "model", "dtype", "algorithm", "bucket_mb", "first_bucket_mb", "broadcast_parameters",
+               "forward_us", "backward_us", "servers", "update_us"});
+  TrainingSpec spec;
+  spec.origin = position(file, t);
+  if (auto e = t.find("pattern")) spec.pattern = read_pattern(*e);
+  const TrainingPattern p = spec.pattern;
+  only_for(t.find("algorithm"), p, {TrainingPattern::ddp, TrainingPattern::fsdp}, "the ddp and fsdp patterns");
+  for (std::string_view key : {"bucket_mb", "first_bucket_mb", "broadcast_parameters"})
+    only_for(t.find(key), p, {TrainingPattern::ddp}, "the ddp pattern");
+  only_for(t.find("update_us"), p, {TrainingPattern::parameter_server}, "the parameter_server pattern");
+
+  const std::optional<Entry> model = t.find("model");
+  if (!model)
+    throw InputError(
+        fmt::format("{}: key 'training.model' is missing: give \"resnet34\" or parameters per layer, such "
+                    "as [1000, 2000]",
+                    spec.origin));
+  if (auto e = t.find("dtype")) spec.dtype = enum_value(*e, kAllDataTypes, "data type");
+  if (auto e = t.find("algorithm")) {
+    // ddp: the all-reduce's. fsdp: the all-gather's or the reduce-scatter's, whichever has
+    // it (the other uses ring; training.cpp).
+    spec.algorithm = e->string();
+    const bool ok = p == TrainingPattern::ddp ? find_algorithm(Collective::all_reduce, spec.algorithm) != nullptr
+                                              : find_algorithm(Collective::all_gather, spec.algorithm) ||
+                                                    find_algorithm(Collective::reduce_scatter, spec.algorithm);
+    if (!ok)
+      e->fail(fmt::format("no algorithm '{}' for {} (see `collsim list`)", spec.algorithm,
+                          p == TrainingPattern::ddp ? "all_reduce" : "all_gather or reduce_scatter"));
+  }
+  // Servers: the parameter_server pattern's, or those of ddp's parameter_server all-reduce.
+  if (auto e = t.find("servers"); e && p != TrainingPattern::parameter_server &&
+                                  !(p == TrainingPattern::ddp && spec.algorithm == "parameter_server"))
+    e->fail("is used only by the parameter_server pattern, or by ddp with algorithm = \"parameter_server\"");
+  if (auto e = t.find("bucket_mb")) spec.bucket_mb = e->number(true);
+  if (auto e = t.find("first_bucket_mb")) spec.first_bucket_mb = e->number(true);
+  if (auto e = t.find("broadcast_parameters")) spec.broadcast_parameters = e->boolean();
+  if (auto e = t.find("forward_us")) spec.forward_us = e->number(false);
+  if (auto e = t.find("backward_us")) spec.backward_us = e->number(false);
+  if (auto e = t.find("servers")) spec.servers = e->int32(1, ranks);
+  if (auto e = t.find("update_us")) spec.update_us = e->number(false);
+  spec.model = read_model(*model);  // last: resnet34() is the costly one
+  return spec;
+}
+
+// --- [[question]] ---------------------------------------------------------------------------
+
+constexpr std::pair<std::string_view, Metric> kMetrics[] = {
+    {"bytes_sent", Metric::bytes_sent},
+    {"bytes_received", Metric::bytes_received},
+    {"transfers", Metric::transfers},
+    {"steps", Metric::steps},
+    {"time_us", Metric::time_us},
+    {"duration_us", Metric::duration_us},
+    {"busbw_gbps", Metric::busbw_gbps},
+    {"contributions", Metric::contributions},
+};
+
+Metric read_metric(const Entry& e) {
+  const std::string name = e.string();
+  for (const auto& [n, m] : kMetrics)
+    if (n == name) return m;
+  e.fail(
+      fmt::format("unknown metric '{}' (use bytes_sent bytes_received transfers steps time_us duration_us busbw_gbps "
+                  "contributions)",
+                  name));
+}
+
+Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
+  const Table t = Table::of(item, "a [[question]]");
+  t.only_keys({"text", "metric", "phase", "rank", "step", "chunk", "answer"});
+  Question q;
+  q.origin = position(item);
+  const std::optional<Entry> text = t.find("text"), metric = t.find("metric");
+  if (!text) item.fail("needs a `text`: the question the student reads");
+  if (!metric) item.fail("needs a `metric`: what the answer is computed from (bytes_sent, time_us, ...)");
+  q.text = text->string();
+  q.metric = read_metric(*metric);
+  const int phases = static_cast<int>(s.phases.size());
+  if (auto e = t.find("phase")) {
+    q.phase = e->int32(0, phases);
+    if (q.phase == 0 && !is_timing(q.metric))
+      e->fail("phase = 0 is the whole program, which has only metric = \"time_us\" or \"duration_us\"");
+  } else if (phases == 0) {
+    item.fail("needs a `phase`: the lesson has no phases");
+  }
+  if (q.phase > 0 && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
+      !is_timing(q.metric))
+    metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
+                             s.phases[static_cast<std::size_t>(q.phase - 1)].name));
+  // A key the metric does not use would be silently ignored: the answer would not be what
+  // the question's author thinks it asks.
+  const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
+                        q.metric == Metric::contributions;
+  const bool per_step = per_rank || q.metric == Metric::transfers;
+  if (auto e = t.find("rank")) {
+    if (!per_rank) e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\" or \"contributions\"");
+    q.rank = e->int32(0, total_ranks - 1);
+  }
+  if (auto e = t.find("step")) {
+    if (!per_step)
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\" or \"contributions\"");
+    q.step = e->int32(0, kMaxInt);
+  }
+  if (auto e = t.find("chunk")) {
+    if (q.metric != Metric::contributions) e->fail("is used only with metric = \"contributions\"");
+    q.chunk = e->int32(0, kMaxInt);
+  }
+  if (auto e = t.find("answer")) {
+    q.answer = e->string();
+    check_answer_template(q.answer, e->where());
+  } else {
+    q.answer = "{value}";
+  }
+  return q;
+}
+
+// --- the phases as the program runs them ----------------------------------------------------
+
+// The phases the file wrote itself. Without [training] that is all of them, also for a
+// Scenario built in code that leaves file_phases at 0.
+std::size_t own_phases(const Scenario& s) { return s.training ? s.file_phases : s.phases.size(); }
+
+// The program's ranks: the lesson's, or more where a schedule or a generated compute phase
+// has extra ranks (parameter servers). The file's own compute arrays do not count: they
+// are checked against it.
+int program_ranks(const Scenario& s) {
+  int total = s.ranks;
+  for (std::size_t i = 0; i < s.phases.size(); ++i) {
+    const Phase& p = s.phases[i];
+    if (p.kind == PhaseKind::collective)
+      total = std::max(total, schedule_ranks(p.request));
+    else if (i >= own_phases(s))
+      total = std::max(total, static_cast<int>(p.compute_us.size()));
+  }
+  return total;
+}
+
+void generate_training_phases(Scenario& s) {
+  if (!s.training) return;
+  s.phases.resize(s.file_phases);
+  std::vector<Phase> generated = training_phases(*s.training, s.ranks);
+  s.phases.insert(s.phases.end(), std::make_move_iterator(generated.begin()), std::make_move_iterator(generated.end()));
+}
+
+// Once the phases are complete: every collective gets the seed (s.request's: [run] or
+// --seed), every compute phase a figure per rank of the program, and s.request becomes
+// the first collective's (the single-run front ends' request).
+void settle_phases(Scenario& s, int total_ranks) {
+  const std::uint64_t seed = s.request.seed;
+  std::optional<RunRequest> first;
+  for (Phase& p : s.phases) {
+    if (p.kind == PhaseKind::compute) {
+      p.compute_us.resize(static_cast<std::size_t>(total_ranks), 0.0);
+      continue;
+    }
+    p.request.seed = seed;
+    if (!first) first = p.request;
+  }
+  if (first) {
+    s.request = *first;
+  } else {
+    s.request.spec.ranks = s.ranks;
+  }
+}
+
+// --- reading -----------------------------------------------------------------------------------
+
+void read_format1(const Table& top, Scenario& s) {
+  std::string origin = s.source + ":1:1";  // no [collective]: all defaults, from the top of the file
+  if (auto t = top.table("collective")) {
+    t->only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+                  "colocated", "ranks_per_node", "schedule"});
+    read_collective(*t, s.request);
+    read_custom(*t, s.source, s.request);
+    origin = position(s.source, *t);
+  }
+  s.ranks = s.request.spec.ranks;
+  s.phases = {collective_phase(s.request, origin)};
+  s.file_phases = 1;
+  s.compute_every_worker = {false};
+}
+
+// Format 2's [collective]: format 1's keys and captions; `ranks` here or at the top level.
+Phase read_lesson_collective(const Table& t, const LessonContext& l) {
+  t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+               "colocated", "ranks_per_node", "schedule", "caption", "step_caption", "step_captions"});
+  if (auto e = t.find("ranks"); e && l.ranks)
+    e->fail(fmt::format("ranks is given at the top level too ({}:{}:{}): give it once", e->file(), l.ranks->line(),
+                        l.ranks->column()));
+  Phase p = collective_phase(l.base, position(l.file, t));
+  read_collective(t, p.request);
+  read_custom(t, l.file, p.request);
+  if (l.ranks) require_ranks(t, p.request, l.base.spec.ranks);
+  p.name = default_name(p.request);
+  read_captions(t, p);
+  return p;
+}
+
+void read_format2(const Table& top, Scenario& s) {
+  const std::optional<Entry> ranks = top.find("ranks");
+  s.ranks = ranks ? ranks->int32(1, kMaxRanks) : kDefaultRanks;
+  s.request.spec.ranks = s.ranks;
+  const LessonContext l{s.source, s.request, ranks};
+  if (auto e = top.find("caption")) s.caption = caption_text(*e);
+
+  const std::optional<Table> collective = top.table("collective");
+  const std::optional<Entry> phases = top.find("phase"), training = top.find("training");
+  if (collective && (phases || training))
+    (phases ? *phases : *training)
+        .fail(
+            "does not go with [collective]: a lesson is one [collective], or [[phase]]s and [training] (make the "
+            "collective a [[phase]])");
+  if (!collective && !phases && !training)
+    top.find("format")->fail("a format 2 scenario needs a [collective], [[phase]]s or [training]: what it runs");
+
+  // The file's own phases; compute arrays are checked once the program's ranks are known.
+  std::vector<std::optional<Entry>> compute_arrays;
+  if (collective) {
+    s.phases.push_back(read_lesson_collective(*collective, l));
+    s.ranks = s.phases.back().request.spec.ranks;  // [collective] may give them, or its schedule
+    s.compute_every_worker.push_back(false);
+    compute_arrays.emplace_back();
+  }
+  each_numbered(top, "phase", [&](const Entry& item) {
+    bool every_worker = false;
+    s.phases.push_back(read_phase(item, l, every_worker));
+    s.compute_every_worker.push_back(every_worker);
+    const bool array = s.phases.back().kind == PhaseKind::compute && !every_worker;
+    compute_arrays.push_back(array ? Table::of(item, "a [[phase]]").find("compute") : std::nullopt);
+  });
+  s.file_phases = s.phases.size();
+  if (auto t = top.table("training")) s.training = read_training(*t, s.source, s.ranks);
+
+  generate_training_phases(s);
+  const int total = program_ranks(s);
+  for (const std::optional<Entry>& e : compute_arrays)
+    if (e && e->array().size() > static_cast<std::size_t>(total))
+      e->fail(fmt::format("has {} entries, but the program has {} ranks (0..{})", e->array().size(), total, total - 1));
+  settle_phases(s, total);
+  each_numbered(top, "question", [&](const Entry& item) { s.questions.push_back(read_question(item, s, total)); });
+}
+
+// --- overrides ---------------------------------------------------------------------------------
+
+// The flags that change one collective, and the key a lesson's phase has instead.
+constexpr std::pair<std::string_view, std::string_view> kCollectiveFlags[] = {
+    {"--collective", "collective"},
+    {"--algorithm", "algorithm"},
+    {"--count", "count"},
+    {"--dtype", "dtype"},
+    {"--op", "op"},
+    {"--root", "root"},
+    {"--in-place", "in_place"},
+    {"--slices", "slices"},
+    {"--servers", "servers"},
+    {"--colocated", "colocated"},
+    {"--ranks-per-node", "ranks_per_node"},
+    {"--schedule", "schedule"},
+};
+
+std::string phase_label(const Scenario& s, std::size_t i) {
+  return fmt::format("phase[{}] '{}'", i + 1, s.phases[i].name);
+}
+
+// --ranks N on a lesson: every phase runs on N ranks, and what the file fixed for its own
+// ranks (a root, servers, a schedule written by hand, compute figures per rank) must still
+// fit. [training] generates its phases again.
+void set_lesson_ranks(Scenario& s, int n) {
+  const std::string flag = fmt::format("--ranks {}", n);
+  const auto refuse = [&](const std::string& why) { throw InputError(fmt::format("{}: {}", flag, why)); };
+  if (n < 1 || n > kMaxRanks) refuse(fmt::format("must be between 1 and {}", kMaxRanks));
+  const std::size_t own = own_phases(s);
+  for (std::size_t i = 0; i < own; ++i) {
+    Phase& p = s.phases[i];
+    RunRequest& r = p.request;
+    if (p.kind == PhaseKind::compute) {
+      if (i < s.compute_every_worker.size() && s.compute_every_worker[i] && !p.compute_us.empty())
+        p.compute_us.assign(static_cast<std::size_t>(n), p.compute_us.at(0));
+      continue;
+    }
+    if (r.algorithm == kCustomAlgorithm)
+      refuse(fmt::format("{} runs the schedule {}, written for ranks = {}", phase_label(s, i), r.options.schedule_file,
+                         r.spec.ranks));
+    if (collective_has_root(r.spec.collective) && r.spec.root >= n)
+      refuse(fmt::format("{} has root = {} (the ranks are 0..{})", phase_label(s, i), r.spec.root, n - 1));
+    if (r.algorithm == "parameter_server" && r.options.servers > n)
+      refuse(fmt::format("{} has servers = {} (at most the ranks)", phase_label(s, i), r.options.servers));
+    r.spec.ranks = n;
+  }
+  s.ranks = n;
+  try {
+    generate_training_phases(s);
+  } catch (const InputError& e) {
+    refuse(e.what());  // a pattern that cannot run on n ranks: fsdp on 1, more servers than workers
+  }
+  const int total = program_ranks(s);
+  for (std::size_t i = 0; i < own; ++i) {
+    const std::vector<double>& us = s.phases[i].compute_us;
+    for (std::size_t k = static_cast<std::size_t>(total); k < us.size(); ++k)
+      if (us[k] != 0)
+        refuse(
+            fmt::format("{} computes on rank {} (compute[{}] = {} µs), which the program does not have (ranks 0..{})",
+                        phase_label(s, i), k, k, us[k], total - 1));
+  }
+  settle_phases(s, total);
+}
+
+// Questions name phases and ranks: after the flags, they must still exist.
+void check_questions(const Scenario& s, const std::string& flags) {
+  const int total = program_ranks(s);
+  for (std::size_t i = 0; i < s.questions.size(); ++i) {
+    const Question& q = s.questions[i];
+    if (q.phase > static_cast<int>(s.phases.size()))
+      throw InputError(fmt::format("{}: question[{}] ({}) asks about phase {}, but the lesson now has {} phases", flags,
+                                   i + 1, q.origin, q.phase, s.phases.size()));
+    if (q.rank >= total)
+      throw InputError(fmt::format("{}: question[{}] ({}) asks about rank {}, but the program now has ranks 0..{}",
+                                   flags, i + 1, q.origin, q.rank, total - 1));
+  }
+}
+
+}  // namespace
+
+bool Scenario::single_collective() const {
+  return phases.size() == 1 && phases[0].kind == PhaseKind::collective && phases[0].first_step == 0 && !training;
+}
+
+void read_scenario_program(const Table& top, Scenario& s) {
+  if (s.format == 1)
+    read_format1(top, s);
+  else
+    read_format2(top, s);
+}
+
+Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
+                                  const FlagGiven& given) {
+  Scenario out = s;
+  out.topology = apply_topology_overrides(s.topology, topology_flags, given);
+  if (s.single_collective()) {
+    out.request = apply_flag_overrides(s.request, from_flags, given);
+    Phase& p = out.phases[0];
+    if (p.name == default_name(p.request)) p.name = default_name(out.request);  // a name the file gave stays
+    p.request = out.request;
+    out.ranks = out.request.spec.ranks;
+    check_questions(out, "the command line's flags");
+    return out;
+  }
+  for (const auto& [flag, key] : kCollectiveFlags)
+    if (given(flag))
+      throw InputError(fmt::format("{} changes one collective; {} has {} phase{}: edit the phase's `{}` in the file",
+                                   flag, s.source, s.phases.size(), s.phases.size() == 1 ? "" : "s", key));
+  if (given("--seed")) out.request.seed = from_flags.seed;
+  if (given("--ranks") && from_flags.spec.ranks != s.ranks) {
+    set_lesson_ranks(out, from_flags.spec.ranks);
+    check_questions(out, fmt::format("--ranks {}", from_flags.spec.ranks));
+  } else {
+    settle_phases(out, program_ranks(out));
+  }
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,61 @@
+// Closed-form α-β-γ(-δ) times, one entry per (collective, algorithm): the time the timing
+// model (timing_model.h) gives for the algorithm's schedule on a `switch` whose ports all
+// have latency α and bandwidth 1/β, with reduction rate 1/γ, copy rate 1/δ and no
+// stragglers. Where the algorithm has a textbook form (Thakur, Rabenseifner & Gropp 2005;
+// the MPICH source comments) the entry is that form, and tests/test_timing.cpp checks
+// that the simulation reproduces it to 1e-9 relative; where the schedule does something
+// the textbook does not (Bruck's local rotation, a parameter server's serialised
+// accumulations) the entry states what the schedule gives, and the same test checks it.
+//
+// Notation (as `collsim list` prints it): N ranks (parameter_server: W workers, S
+// servers), n bytes (algorithm_bytes: the whole vector of all_reduce, broadcast, reduce
+// and send_recv; the whole result of all_gather and gather; the whole input of
+// reduce_scatter and scatter; one rank's send buffer for all_to_all), S = --slices,
+// G = --ranks-per-node, lg = log2, N' = 2^floor(lg N), rem = N - N'.
+//
+// This table lives apart from the algorithm files so that adding a formula does not touch
+// them; a new algorithm without an entry fails tests/test_timing.cpp until it has one.
+#pragma once
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "sim/schedule/algorithm.h"
+#include "sim/model/timing_model.h"
+
+namespace collsim {
+
+// What a closed form depends on.
+struct CostShape {
+  int ranks = 1;             // N (parameter_server: the workers W)
+  double bytes = 0;          // n, see above
+  AlgorithmOptions options;  // as resolved (resolve_options): slices, servers, colocated, ranks_per_node
+  bool in_place = false;
+};
+CostShape cost_shape(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
+
+struct CostFormula {
+  Collective collective;
+  std::string_view algorithm;
+  std::string_view formula;  // for the default options and N a power of two: "2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ"
+  std::string_view more;     // other options or N ("S slices: ...", "other N: ..."); may be empty
+  std::string_view scope;    // where the code below holds: "any N", "N a power of two", ...
+  // The time in ns, or nullopt where the formula does not apply (see scope).
+  std::optional<double> (*time_ns)(const CostParams&, const CostShape&);
+};
+
+std::span<const CostFormula> cost_formulas();
+const CostFormula* find_cost_formula(Collective c, std::string_view algorithm);
+
+// A run's closed form with its numbers, for the summary and the trace.
+struct ClosedForm {
+  std::string formula;  // empty when the algorithm has no entry yet
+  std::string scope;    // where it holds
+  std::string values;   // "N = 4, n = 4 MiB, α = 600 ns, 1/β = 450 GB/s, 1/γ = 1117 GB/s, 1/δ = 1675 GB/s"
+  std::optional<double> time_ns;  // nullopt where the formula does not apply (see scope)
+};
+ClosedForm closed_form(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
+                       const CostParams& p);
+
+}  // namespace collsim

@@ -1,0 +1,332 @@
+// The discrete-event simulation behind timing_model.h.
+//
+// The unit of the simulation is a message: consecutive transfers of one step with the same
+// source and destination (an algorithm may split what one rank sends another into several
+// regions, e.g. recursive halving's block for the receiver's output and the rest for its
+// scratch). A message pays α once per hop for all its bytes, its reduce happens when all
+// of it has arrived, and every transfer in it gets the message's begin and end. Local
+// transfers group the same way: one rank's local work of one step is one batch, done piece
+// after piece (Bruck's packing of many slots costs all their bytes). Messages are
+// contiguous index ranges, so dependencies on earlier messages keep the message graph
+// acyclic; dependencies inside a message are dropped.
+//
+// Time advances from event to event (a message's links are released, a message ends, a
+// late rank's message becomes ready). At each instant, first every event of that instant
+// is applied: released links become free, ended messages count their dependents'
+// dependencies down, and messages whose last dependency ended become ready. Then the
+// messages that could start now are considered in priority order — the order they became
+// ready, ties broken by schedule order — and each one whose links are all free starts and
+// takes them. A message that cannot start waits in a queue on each of its links; it is
+// looked at again only when one of those links is released, since nothing else can free
+// it. So a free link is never left idle while a ready message that could use it waits
+// (work-conserving), and a waiting message is passed over by a later one only when that
+// one's links are all free and its own are not (greedy list scheduling).
+//
+// Everything is sequential with total orders on ties, so the same input gives
+// bit-identical times. Cost: O(M log M) heap operations for M messages plus the queue
+// walks, which are short unless many messages wait on one link (the direct algorithms at
+// large N).
+#include "sim/model/timing_model.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <tuple>
+
+namespace collsim {
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+
+// What happens to a message at an instant; one heap entry may carry several.
+enum EventKind : std::uint8_t { kRelease = 1, kEnd = 2, kReady = 4 };
+
+struct Event {
+  double time;
+  std::uint32_t message;
+  std::uint8_t kinds;
+  bool operator>(const Event& o) const { return std::tie(time, message, kinds) > std::tie(o.time, o.message, o.kinds); }
+};
+
+// Messages waiting for links: one FIFO list per link, in the order they started to wait
+// (which is priority order: they arrive in time order, and sorted within an instant).
+// Started messages are not unlinked; walks skip them and drop them from the front.
+struct WaitLists {
+  struct Node {
+    std::uint32_t message, next;
+  };
+  std::vector<Node> nodes;
+  std::vector<std::uint32_t> head, tail;
+
+  explicit WaitLists(std::size_t links) : head(links, kNone), tail(links, kNone) {}
+  void append(std::uint32_t link, std::uint32_t message) {
+    const auto index = static_cast<std::uint32_t>(nodes.size());
+    nodes.push_back({message, kNone});
+    (tail[link] == kNone ? head[link] : nodes[tail[link]].next) = index;
+    tail[link] = index;
+  }
+};
+
+// Consecutive transfers of one step from the same source to the same destination form one
+// message; for src == dst, one batch of local work done one piece after the other.
+bool same_message(const Transfer& a, const Transfer& b) { return a.step == b.step && a.src == b.src && a.dst == b.dst; }
+
+// The messages of a schedule: message m is transfers [first[m], first[m+1]). When every
+// message is a single transfer (most schedules), nothing is stored and the transfers'
+// own dependency graph is used as it is.
+class Messages {
+ public:
+  Messages(const Schedule& s, const DependencyGraph& g) : transfers_(s.transfers.size()), g_(g) {
+    std::size_t joined = 0;  // transfers that continue the message before them
+    for (std::size_t i = 1; i < transfers_; ++i) joined += same_message(s.transfers[i - 1], s.transfers[i]) ? 1 : 0;
+    if (joined == 0) return;
+    for (std::uint32_t i = 0; i < transfers_; ++i)
+      if (i == 0 || !same_message(s.transfers[i - 1], s.transfers[i])) first_.push_back(i);
+    first_.push_back(static_cast<std::uint32_t>(transfers_));
+    merged_ = merge_dependencies();
+  }
+
+  std::size_t size() const { return first_.empty() ? transfers_ : first_.size() - 1; }
+  std::uint32_t begin(std::uint32_t m) const { return first_.empty() ? m : first_[m]; }
+  std::uint32_t end(std::uint32_t m) const { return first_.empty() ? m + 1 : first_[m + 1]; }
+  const DependencyGraph& graph() const { return first_.empty() ? g_ : merged_; }
+
+ private:
+  // The message graph: each message depends on the messages its transfers depend on.
+  DependencyGraph merge_dependencies() const {
+    std::vector<std::uint32_t> message_of(transfers_);
+    for (std::uint32_t m = 0; m + 1 < first_.size(); ++m)
+      std::fill(message_of.begin() + first_[m], message_of.begin() + first_[m + 1], m);
+    DependencyGraph out;
+    std::vector<std::uint32_t> deps;
+    for (std::uint32_t m = 0; m + 1 < first_.size(); ++m) {
+      deps.clear();
+      for (std::uint32_t i = first_[m]; i < first_[m + 1]; ++i)
+        for (std::uint32_t d : g_.dependencies_of(i))
+          if (message_of[d] != m) deps.push_back(message_of[d]);
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      out.deps.insert(out.deps.end(), deps.begin(), deps.end());
+      out.offsets.push_back(static_cast<std::uint32_t>(out.deps.size()));
+    }
+    return out;
+  }
+
+  std::size_t transfers_;
+  const DependencyGraph& g_;
+  std::vector<std::uint32_t> first_;
+  DependencyGraph merged_;
+};
+
+// A message that may start at the current instant: ready first, then schedule order.
+// `node` is where it waits on `link` (kNone for a message that just became ready).
+struct Candidate {
+  double ready;
+  std::uint32_t message, link, node;
+  bool operator>(const Candidate& o) const { return std::tie(ready, message) > std::tie(o.ready, o.message); }
+};
+
+template <class T>
+using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
+
+class Simulation {
+ public:
+  Simulation(const Schedule& s, const DependencyGraph& g, const Topology& t)
+      : s_(s),
+        t_(t),
+        messages_(s, g),
+        dependents_(reverse(messages_.graph())),
+        waits_(t.link_count()),
+        link_free_(t.link_count(), 0),
+        link_busy_(t.link_count(), 0) {
+    p_.begin_ns.assign(s.transfers.size(), 0);
+    p_.end_ns.assign(s.transfers.size(), 0);
+    const std::size_t n = messages_.size();
+    ready_.resize(n);
+    waiting_.resize(n);
+    started_.assign(n, 0);
+    for (std::uint32_t m = 0; m < n; ++m) {
+      ready_[m] = earliest_start(m);
+      waiting_[m] = static_cast<std::uint32_t>(messages_.graph().dependencies_of(m).size());
+      if (waiting_[m] == 0) events_.push({ready_[m], m, kReady});
+    }
+  }
+
+  Prediction run() && {
+    while (!events_.empty()) {
+      const double now = events_.top().time;
+      apply_events(now);
+      start_what_can(now);
+    }
+    p_.busiest = busiest_links(p_.links_used);
+    return std::move(p_);
+  }
+
+ private:
+  const Transfer& head(std::uint32_t m) const { return s_.transfers[messages_.begin(m)]; }
+
+  // Stragglers: no message starts before both of its ranks have.
+  double earliest_start(std::uint32_t m) const {
+    const Transfer& x = head(m);
+    return std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
+  }
+
+  const std::vector<Hop>& route_of(std::uint32_t m) {
+    route(t_, head(m).src, head(m).dst, hops_);
+    return hops_;
+  }
+
+  template <class F>
+  void for_each_link(std::uint32_t m, F&& f) {
+    for (const Hop& h : route_of(m))
+      for (int k = 0; k < h.count; ++k) f(h.links[static_cast<std::size_t>(k)]);
+  }
+
+  bool links_free(std::uint32_t m, double now) {
+    bool free = true;
+    for_each_link(m, [&](std::uint32_t l) { free = free && link_free_[l] <= now; });
+    return free;
+  }
+
+  void apply_events(double now) {
+    just_ready_.clear();
+    released_.clear();
+    while (!events_.empty() && events_.top().time == now) {
+      const Event e = events_.top();
+      events_.pop();
+      if (e.kinds & kRelease) for_each_link(e.message, [&](std::uint32_t l) { released_.push_back(l); });
+      if (e.kinds & kEnd) end(e.message, now);
+      if (e.kinds & kReady) just_ready_.push_back(e.message);
+    }
+  }
+
+  void end(std::uint32_t m, double now) {
+    for (std::uint32_t d : dependents_.dependencies_of(m)) {
+      ready_[d] = std::max(ready_[d], now);
+      if (--waiting_[d] > 0) continue;
+      if (ready_[d] > now)
+        events_.push({ready_[d], d, kReady});  // its rank starts late
+      else
+        just_ready_.push_back(d);
+    }
+  }
+
+  // Drops started transfers from the front of a link's queue, so queues stay short.
+  void trim(std::uint32_t link) {
+    std::uint32_t& head = waits_.head[link];
+    while (head != kNone && started_[waits_.nodes[head].message]) head = waits_.nodes[head].next;
+    if (head == kNone) waits_.tail[link] = kNone;
+  }
+
+  // The first transfer waiting on `link`, from `node` on, that could start now.
+  std::optional<Candidate> first_startable(std::uint32_t link, std::uint32_t node, double now) {
+    for (; node != kNone; node = waits_.nodes[node].next) {
+      const std::uint32_t i = waits_.nodes[node].message;
+      if (!started_[i] && links_free(i, now)) return Candidate{ready_[i], i, link, node};
+    }
+    return std::nullopt;
+  }
+
+  void start_what_can(double now) {
+    MinHeap<Candidate> candidates;
+    for (std::uint32_t i : just_ready_) candidates.push({now, i, kNone, kNone});
+    for (std::uint32_t l : released_) {
+      trim(l);
+      if (link_free_[l] <= now)
+        if (const auto c = first_startable(l, waits_.head[l], now)) candidates.push(*c);
+    }
+    while (!candidates.empty()) {
+      const Candidate c = candidates.top();
+      candidates.pop();
+      if (c.link != kNone) {
+        if (link_free_[c.link] > now) continue;  // taken in the meantime; it will be released again
+        if (started_[c.message] || !links_free(c.message, now)) {
+          if (const auto next = first_startable(c.link, c.node, now)) candidates.push(*next);
+          continue;
+        }
+      } else if (!links_free(c.message, now)) {
+        for_each_link(c.message, [&](std::uint32_t l) { waits_.append(l, c.message); });
+        continue;
+      }
+      start(c.message, now);
+    }
+  }
+
+  void start(std::uint32_t m, double now) {
+    double copied = 0, reduced = 0;
+    for (std::uint32_t i = messages_.begin(m); i < messages_.end(m); ++i)
+      (s_.transfers[i].action == Action::reduce ? reduced : copied) += static_cast<double>(s_.bytes(s_.transfers[i]));
+    const TransferTime cost = message_time(t_, route_of(m), head(m).dst, copied, reduced);
+    for_each_link(m, [&](std::uint32_t l) {
+      link_free_[l] = now + cost.links_ns;
+      link_busy_[l] += cost.links_ns;
+    });
+    started_[m] = 1;
+    const double end = now + cost.total_ns;
+    std::fill(p_.begin_ns.begin() + messages_.begin(m), p_.begin_ns.begin() + messages_.end(m), now);
+    std::fill(p_.end_ns.begin() + messages_.begin(m), p_.end_ns.begin() + messages_.end(m), end);
+    p_.total_ns = std::max(p_.total_ns, end);
+    const bool remote = !head(m).is_local(), together = cost.links_ns == cost.total_ns;
+    if (remote && !together) events_.push({now + cost.links_ns, m, kRelease});
+    events_.push({end, m, static_cast<std::uint8_t>(kEnd | (remote && together ? kRelease : 0))});
+  }
+
+  // The links with the most busy time, busiest first; ties go to the lower link number so
+  // that the report is deterministic.
+  std::vector<LinkLoad> busiest_links(std::size_t& used) const {
+    std::vector<LinkLoad> loads;
+    for (std::uint32_t l = 0; l < link_busy_.size(); ++l)
+      if (link_busy_[l] > 0) loads.push_back({l, link_busy_[l]});
+    used = loads.size();
+    const std::size_t keep = std::min(kBusiestLinks, loads.size());
+    std::partial_sort(loads.begin(), loads.begin() + static_cast<std::ptrdiff_t>(keep), loads.end(),
+                      [](const LinkLoad& a, const LinkLoad& b) {
+                        return a.busy_ns != b.busy_ns ? a.busy_ns > b.busy_ns : a.link < b.link;
+                      });
+    loads.resize(keep);
+    return loads;
+  }
+
+  const Schedule& s_;
+  const Topology& t_;
+  const Messages messages_;
+  const DependencyGraph dependents_;
+  Prediction p_;
+  // Per message:
+  std::vector<double> ready_;           // when it became (or will become) ready
+  std::vector<std::uint32_t> waiting_;  // dependencies not yet ended
+  std::vector<std::uint8_t> started_;
+  WaitLists waits_;
+  std::vector<double> link_free_, link_busy_;
+  MinHeap<Event> events_;
+  std::vector<std::uint32_t> just_ready_, released_;
+  std::vector<Hop> hops_;
+};
+
+}  // namespace
+
+CostParams cost_params(const Topology& t) {
+  return {t.link_latency_us * 1000.0, 1.0 / t.link_gbps, 1.0 / t.reduce_rate_gbps, 1.0 / t.copy_rate_gbps};
+}
+
+TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int dst, double copied_bytes,
+                          double reduced_bytes) {
+  const double slow = t.slow[static_cast<std::size_t>(dst)];
+  const double gamma = 1.0 / t.reduce_rate_gbps, delta = 1.0 / t.copy_rate_gbps;  // GB/s = bytes per ns
+  const double compute = reduced_bytes * gamma * slow;
+  if (route.empty()) return {0, copied_bytes * delta * slow + compute};  // local: memory only
+  double links = 0;
+  for (const Hop& h : route) links += h.alpha_ns + (copied_bytes + reduced_bytes) * h.beta_ns_per_byte;
+  return {links, links + compute};
+}
+
+Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) { return Simulation(s, g, t).run(); }
+
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
+  ModelRun m{make_topology(config, s.spec.ranks, s.total_ranks), {}, config};
+  m.prediction = predict(s, g, m.topology);
+  return m;
+}
+
+}  // namespace collsim

@@ -1,0 +1,85 @@
+// The timing model: a discrete-event α-β-γ simulation of a Schedule on a Topology. It
+// predicts when every transfer would begin and end; docs/timing-model.md explains it
+// with a worked example.
+//
+// The rules, all in timing_model.cpp:
+//   - A transfer becomes ready when every transfer it depends on (the derived graph of
+//     dependencies.h: read after write, write after read, write after write) has ended,
+//     and not before a late rank at either end has started. There is no barrier between
+//     steps: steps are the teaching view only.
+//   - It then needs every link of its route (topology.h). Contention is serialisation:
+//     a link carries one transfer at a time, in the order the transfers became ready
+//     (ties: schedule order). A transfer starts once every link of its route has finished
+//     the transfers that became ready before it, and holds them all until its last byte
+//     has arrived.
+//   - Time on the links: α + bytes·β per hop (one hop for a switched path, one per
+//     neighbour along a ring). A reduce then adds bytes·γ at the receiver, after the links
+//     are released. A local transfer (src == dst) uses no link: bytes·δ for a copy
+//     (δ = 1 / the copy rate), bytes·γ for a reduce. A slow rank multiplies its γ and δ.
+//   - Local pre- and post-operations (filling accumulators, the ring's input-to-output
+//     copy, avg's division) are not timed: they are how collsim lays out buffers, and
+//     real libraries fold them into the first and last transfers.
+// Times are doubles in ns; the simulation is sequential and deterministic: the same
+// schedule and topology give bit-identical predictions.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sim/check/dependencies.h"
+#include "sim/schedule/schedule.h"
+#include "sim/model/topology.h"
+
+namespace collsim {
+
+// The α-β-γ-δ of the closed forms (cost_formulas.h), in ns and ns per byte.
+struct CostParams {
+  double alpha_ns = 0;           // latency of one message over one link
+  double beta_ns_per_byte = 0;   // 1 / link bandwidth
+  double gamma_ns_per_byte = 0;  // 1 / reduction rate
+  double delta_ns_per_byte = 0;  // 1 / local copy rate
+};
+// The rank links' figures (a switch port), the rates and no stragglers: what the closed
+// forms assume everywhere.
+CostParams cost_params(const Topology& t);
+
+// The one time function of the model, for a message (one or more transfers of one step
+// from one rank to another, with `copied_bytes` copied and `reduced_bytes` reduced):
+//   on the links:  sum over the hops of (α + bytes·β)             (0 for a local message)
+//   then:          reduced_bytes·γ at the receiver                (a reduce)
+//   local:         copied_bytes·δ + reduced_bytes·γ, no links    (δ = 1 / copy rate)
+// γ and δ are multiplied by the receiver's slow-down factor. An empty route means local.
+struct TransferTime {
+  double links_ns = 0;  // from its start until its links are free again
+  double total_ns = 0;  // from its start until it ends
+};
+TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int dst, double copied_bytes,
+                          double reduced_bytes);
+
+struct LinkLoad {
+  std::uint32_t link = 0;
+  double busy_ns = 0;  // time the link carried transfers
+};
+
+struct Prediction {
+  std::vector<double> begin_ns, end_ns;  // per transfer, in schedule order
+  double total_ns = 0;                   // the last end; 0 without transfers
+  std::vector<LinkLoad> busiest;         // the most loaded links, busiest first (ties: lower number)
+  std::size_t links_used = 0;            // links that carried anything
+};
+
+inline constexpr std::size_t kBusiestLinks = 3;
+
+Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t);
+
+// A prediction with the topology it was made on, and that topology's configuration as
+// given (what a trace records, so that a replay can run again on the same topology).
+struct ModelRun {
+  Topology topology;
+  Prediction prediction;
+  TopologyConfig config;
+};
+// Resolves the configuration for the schedule's ranks and predicts (InputError for a bad
+// configuration, naming the flag, key or file position).
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config);
+
+}  // namespace collsim

@@ -1,0 +1,128 @@
+// "Your own algorithm": a schedule written by hand as a TOML file of steps and transfers
+// (docs/scenario-format.md, "Your own algorithm"), run as the algorithm "custom" with
+// AlgorithmOptions::schedule_file. The loader is as strict as the scenario loader (every
+// error names file:line:column and the key: InputError, exit 2). A schedule that loads but
+// is wrong is proved wrong by the ordinary checker, and the checker's precise message is
+// turned into words a student can act on ("step 2: rank 1 sends chunk 3 to rank 2 before
+// it has received rank 0's contribution"): WrongScheduleError, a ScheduleError (exit 1).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/schedule/algorithm.h"
+#include "sim/core/errors.h"
+#include "sim/run/run.h"
+#include "sim/schedule/schedule.h"
+
+namespace collsim {
+
+inline constexpr std::string_view kCustomAlgorithm = "custom";
+// The "schedule_format" key every schedule file starts with; this build reads version 1.
+inline constexpr int kScheduleFormatVersion = 1;
+
+// A schedule file as written: nothing is resolved against a count yet.
+struct ScheduleFile {
+  struct Position {
+    int line = 0, column = 0;
+  };
+  // Where one side of a transfer lies in its buffer.
+  struct Place {
+    int chunk = -1;                    // >= 0: chunk `chunk` (see chunks_per_block)
+    std::uint64_t begin = 0, end = 0;  // chunk < 0: elements [begin, end)
+    bool whole = false;                // pre-operations only: the whole buffer
+  };
+  struct Transfer {
+    Position at;
+    std::string key;  // "step[2].transfers[0]", for messages
+    int src = 0, dst = 0;
+    BufferKind src_buffer = BufferKind::output, dst_buffer = BufferKind::output;
+    Place from, to;
+    Action action = Action::copy;
+  };
+  enum class PreKind : std::uint8_t {
+    own_data,  // "copy input to output": every rank puts its own input where its result goes
+    copy,      // a local copy on one rank (or every rank)
+    fill,      // fill with the reduce op's identity, so that later transfers can reduce into it
+  };
+  struct PreOp {
+    Position at;
+    std::string key;
+    PreKind kind = PreKind::own_data;
+    int rank = -1;  // -1: every rank
+    BufferKind src_buffer = BufferKind::input, dst_buffer = BufferKind::output;
+    Place from, to;
+  };
+  struct Step {
+    Position at;
+    std::string label;  // as written; empty: "step k"
+    std::vector<Transfer> transfers;
+  };
+
+  std::string source;  // the file name as given
+  std::string title, description;
+  Collective collective = Collective::all_reduce;
+  int ranks = 0;
+  int root = 0;
+  std::optional<std::uint64_t> count;  // fixed by the file (needed for element ranges)
+  int chunks_per_block = 1;            // a block is `count` elements; chunk c is part c % C of block c / C
+  int scratch_blocks = 0;              // scratch buffer per rank, in blocks
+  std::vector<PreOp> pre;
+  std::vector<Step> steps;
+  Position collective_at, ranks_at, root_at, count_at;
+
+  // The step label the schedule shows for file step i (0-based).
+  std::string label(std::size_t i) const;
+  // "chunk 3" or "elements [2,4)".
+  std::string describe(const Place& p) const;
+};
+
+// Parses schedule text / reads a file. Throws InputError "FILE:LINE:COLUMN: key 'K': ...".
+ScheduleFile parse_schedule_file(std::string_view text, const std::string& source);
+ScheduleFile load_schedule_file(const std::filesystem::path& path);
+// Whether TOML text is a schedule file (it has a top-level "schedule_format" key) rather
+// than a scenario; false for text that is not TOML at all.
+bool is_schedule_text(std::string_view text);
+
+// A schedule built from a file at one count, with where each piece came from.
+struct BuiltSchedule {
+  Schedule schedule;
+  std::vector<std::size_t> file_step;      // per transfer: its step in the file (0-based)
+  std::vector<std::size_t> file_transfer;  // per transfer: its index within that step
+};
+// Resolves chunks and element ranges at spec.count and builds the schedule (not checked).
+// Throws InputError when the spec does not match the file (collective, ranks, root, count)
+// or a place does not exist at this count, naming the file position.
+BuiltSchedule build_from_file(const ScheduleFile& file, const CollectiveSpec& spec);
+
+// The spec fields a schedule file fixes (collective, ranks, root, and count when it gives
+// one), applied to `r` when r.algorithm is "custom", except those `given` reports as given
+// explicitly (by flag name: "--collective", "--ranks", "--root", "--count"): a given value
+// that disagrees with the file is an error later, when the schedule is built.
+RunRequest adopt_schedule_spec(RunRequest r, const std::function<bool(std::string_view flag)>& given);
+
+// A hand-written schedule that loads but is wrong. what() is the student's explanation
+// (with FILE:LINE:COLUMN of the transfer to blame, when there is one) followed by the
+// checker's precise message.
+class WrongScheduleError : public ScheduleError {
+ public:
+  WrongScheduleError(std::string explanation, std::string checker);
+  const std::string& explanation() const { return explanation_; }
+  const std::string& checker_message() const { return checker_; }
+
+ private:
+  std::string explanation_, checker_;
+};
+
+// The words for a checker error on a schedule built from a file.
+std::string explain_schedule_error(const ScheduleFile& file, const BuiltSchedule& built, const ScheduleError& e);
+
+// What build_schedule does for "custom": load options.schedule_file, build it at `spec`,
+// check it, and throw WrongScheduleError (explained) when the checker rejects it.
+Schedule build_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options);
+
+}  // namespace collsim

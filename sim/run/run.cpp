@@ -1,0 +1,109 @@
+#include "sim/run/run.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/run/custom_schedule.h"
+
+namespace collsim {
+namespace {
+
+void refuse_if_too_large(const Schedule& s) {
+  const double need = buffer_bytes(s);
+  const std::uint64_t have = available_memory_bytes();
+  if (have > 0 && need > 0.8 * static_cast<double>(have))
+    throw InputError(fmt::format("--count {} needs {} of buffers for {} ranks, but only {} of memory is available",
+                                 s.spec.count, format_bytes(need), s.total_ranks, format_bytes(static_cast<double>(have))));
+}
+
+}  // namespace
+
+std::uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
+                        int max_ranks) {
+  if (algorithm != kCustomAlgorithm) return build_algorithm_schedule(spec, algorithm, options, max_ranks);
+  validate_request(spec, nullptr, options, max_ranks);
+  return build_custom_schedule(spec, options);
+}
+
+RunResult prepare_run(const RunRequest& request) {
+  RunResult result;
+  result.request = request;
+  result.schedule = build_schedule(request.spec, request.algorithm, request.options);
+  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
+  refuse_if_too_large(result.schedule);
+  result.dependencies = check_schedule(result.schedule).dependencies;
+  return result;
+}
+
+RunResult prepare_model_run(const RunRequest& request) {
+  RunResult result;
+  result.request = request;
+  result.schedule = build_schedule(request.spec, request.algorithm, request.options, kMaxModelRanks);
+  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
+  result.model_only = true;
+  result.backend = "none";
+  result.device = "timing model only (--model-only)";
+  result.check_skipped = result.schedule.total_ranks > kMaxRanks;
+  if (result.check_skipped) {
+    result.dependencies = derive_dependencies(result.schedule);
+    result.verification.rule =
+        fmt::format("not executed (--model-only); symbolic check skipped above {} ranks", kMaxRanks);
+  } else {
+    result.dependencies = check_schedule(result.schedule).dependencies;
+    result.verification.rule = "not executed (--model-only); schedule checked symbolically";
+  }
+  return result;
+}
+
+void predict_run(RunResult& r, const TopologyConfig& config) { r.model = run_model(r.schedule, r.dependencies, config); }
+
+RunResult run_collective(const RunRequest& request, Backend& backend) {
+  RunResult result = prepare_run(request);
+  execute_run(result, backend);
+  return result;
+}
+
+void execute_run(RunResult& result, Backend& backend) {
+  const RunRequest& request = result.request;
+  result.buffers = allocate_buffers(result.schedule);
+  fill_inputs(result.schedule, request.seed, result.buffers);
+  if (result.schedule.spec.in_place)  // the run overwrites them; the reference needs them
+    for (const std::span<const std::byte> in : input_bytes(result.schedule, result.buffers))
+      result.inputs_before.emplace_back(in.begin(), in.end());
+  result.backend = backend.name();
+  result.device = backend.device_name();
+  result.execution = backend.execute(result.schedule, result.dependencies, result.buffers);
+  InputBytes inputs;
+  for (int r = 0; r < result.schedule.spec.ranks; ++r) inputs.push_back(input_before_run(result, r));
+  result.verification = verify_outputs(result.schedule, result.buffers, inputs);
+}
+
+std::span<const std::byte> input_before_run(const RunResult& r, int rank) {
+  if (r.schedule.spec.in_place) return r.inputs_before.at(static_cast<std::size_t>(rank));
+  return buffer_view(r.schedule, r.buffers, rank, BufferKind::input);
+}
+
+std::span<const std::byte> output_after_run(const RunResult& r, int rank) {
+  return buffer_view(r.schedule, r.buffers, rank, BufferKind::output);
+}
+
+Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns) {
+  if (time_ns <= 0 || spec.collective == Collective::barrier) return {};
+  const double algbw = static_cast<double>(algorithm_bytes(spec)) / static_cast<double>(time_ns);  // bytes/ns = GB/s
+  return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
+}
+
+}  // namespace collsim

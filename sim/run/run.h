@@ -1,0 +1,82 @@
+// One collective, end to end: build the schedule, check it, allocate and fill buffers,
+// execute on a backend, verify against the host reference. The CLI and the GUI both
+// call this; neither talks to a backend directly.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/schedule/algorithm.h"
+#include "sim/exec/backend.h"
+#include "sim/check/checker.h"
+#include "sim/exec/reference.h"
+#include "sim/model/timing_model.h"
+
+namespace collsim {
+
+struct RunRequest {
+  CollectiveSpec spec;
+  std::string algorithm = "ring";
+  AlgorithmOptions options;
+  std::uint64_t seed = 1;
+};
+
+struct RunResult {
+  RunRequest request;
+  Schedule schedule;
+  DependencyGraph dependencies;
+  std::string backend;      // "cpu"
+  std::string device;       // "host CPU (2 worker threads)"
+  Execution execution;
+  Verification verification;
+  std::vector<RankBuffers> buffers;  // after the run (out of place, inputs are never written)
+  std::vector<std::vector<std::byte>> inputs_before;  // in place only: every rank's input before the run
+  std::optional<ModelRun> model;  // the timing model's prediction (predict_run), when one was asked for
+  bool model_only = false;        // prepare_model_run: nothing was allocated or executed
+  bool check_skipped = false;     // model_only above kMaxRanks: the symbolic check was not run
+};
+
+// Rank `rank`'s input as before the run (what the reference and --dump use) and its
+// output after it, wherever in-place aliasing stores them.
+std::span<const std::byte> input_before_run(const RunResult& r, int rank);
+std::span<const std::byte> output_after_run(const RunResult& r, int rank);
+
+// The schedule of a request's algorithm: a registered one (build_algorithm_schedule), or
+// "custom", the hand-written schedule in options.schedule_file, loaded and checked here so
+// that a wrong one is explained (WrongScheduleError, custom_schedule.h). Not checked
+// otherwise: see checker.h. `max_ranks` is kMaxRanks, or kMaxModelRanks for --model-only.
+Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
+                        int max_ranks = kMaxRanks);
+
+// Builds and checks the schedule (InputError for bad requests, ScheduleError for a
+// broken algorithm), refuses buffers larger than the memory this machine has
+// (InputError), then runs and verifies.
+RunResult run_collective(const RunRequest& request, Backend& backend);
+// The two halves of run_collective, for front ends that act in between (e.g. create an
+// output folder only once the request is known to be valid): prepare_run builds, checks
+// and sizes the run (same errors as above) without allocating buffers; execute_run
+// allocates, fills, executes and verifies.
+RunResult prepare_run(const RunRequest& request);
+void execute_run(RunResult& prepared, Backend& backend);
+
+// --model-only: builds the schedule (up to kMaxModelRanks ranks) and derives its
+// dependencies; checks it symbolically up to kMaxRanks ranks (above, the check would cost
+// more than the model, so check_skipped says it was not made); allocates and executes
+// nothing. The result's verification says "not executed".
+RunResult prepare_model_run(const RunRequest& request);
+// Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
+// configuration, naming the flag, key or file position it came from).
+void predict_run(RunResult& r, const TopologyConfig& config);
+
+// Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
+std::uint64_t available_memory_bytes();
+
+// Summary figures in nccl-tests' definitions. algbw = algorithm_bytes / time,
+// busbw = algbw * busbw_factor; both in GB/s (1e9 bytes/s), nullopt when time is 0
+// and for a barrier (zero-byte signals: no bandwidth to speak of).
+struct Bandwidth {
+  std::optional<double> algbw_gbps, busbw_gbps;
+};
+Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns);
+
+}  // namespace collsim

@@ -1,0 +1,142 @@
+#include "sim/schedule/algorithm.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/core/errors.h"
+
+namespace collsim {
+namespace {
+
+// Listed by collective, in the order `collsim list` prints them.
+const AlgorithmInfo* const kAlgorithms[] = {
+    &kAllReduceRing,
+    &kAllReduceParameterServer,
+    &kAllReduceDirect,
+    &kAllReduceBinomialTree,
+    &kAllReduceDoubleBinaryTree,
+    &kAllReduceRecursiveDoubling,
+    &kAllReduceRabenseifner,
+    &kAllReduceHierarchical,
+    &kAllGatherRing,
+    &kAllGatherRecursiveDoubling,
+    &kAllGatherBruck,
+    &kAllGatherDirect,
+    &kReduceScatterRing,
+    &kReduceScatterRecursiveHalving,
+    &kReduceScatterDirect,
+    &kAllToAllDirect,
+    &kAllToAllBruck,
+    &kBroadcastBinomialTree,
+    &kBroadcastChain,
+    &kBroadcastScatterAllgather,
+    &kBroadcastDirect,
+    &kReduceBinomialTree,
+    &kReduceRing,
+    &kReduceDirect,
+    &kGatherBinomialTree,
+    &kGatherDirect,
+    &kScatterBinomialTree,
+    &kScatterDirect,
+    &kBarrierDissemination,
+    &kBarrierBinomialTree,
+    &kSendRecvDirect,
+    &kSendRecvRingShift,
+};
+
+std::string names_for(Collective c) {
+  std::string names;
+  for (const AlgorithmInfo* a : kAlgorithms)
+    if (a->collective == c) names += (names.empty() ? "" : ", ") + std::string(a->name);
+  return names.empty() ? "none yet" : names;
+}
+
+}  // namespace
+
+void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, const AlgorithmOptions& options,
+                      int max_ranks) {
+  if (spec.ranks < 1 || spec.ranks > max_ranks)
+    throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks,
+                                 max_ranks < kMaxModelRanks ? fmt::format(" ({} with --model-only)", kMaxModelRanks) : "",
+                                 spec.ranks));
+  if (spec.root < 0 || spec.root >= spec.ranks)
+    throw InputError(fmt::format("--root must be a rank in 0..{}, got {}", spec.ranks - 1, spec.root));
+  // Keep every element index and byte count far from overflow; the memory check later
+  // compares real sizes with what the machine has.
+  const double elements = static_cast<double>(spec.count) * spec.ranks;
+  if (elements * static_cast<double>(dtype_size(spec.dtype)) > 0x1p50)
+    throw InputError(fmt::format("--count {} is absurd: {} ranks would need over a petabyte", spec.count, spec.ranks));
+  if (options.slices < 0 || options.slices > 1024)
+    throw InputError(fmt::format("--slices must be between 1 and 1024 (or 0: the algorithm's default), got {}",
+                                 options.slices));
+  if (spec.in_place && !collective_supports_in_place(spec.collective))
+    throw InputError(fmt::format("--in-place: {} has no in-place form (only all_reduce, broadcast, reduce, all_gather "
+                                 "and reduce_scatter have one, as in NCCL)",
+                                 to_string(spec.collective)));
+  if (algo && algo->name == "parameter_server") {
+    if (options.servers < 1)
+      throw InputError(fmt::format("--servers must be at least 1, got {}", options.servers));
+    if (options.servers > spec.ranks)
+      throw InputError(fmt::format("--servers ({}) must not exceed the number of workers --ranks ({})",
+                                   options.servers, spec.ranks));
+    if (!options.colocated && spec.ranks + options.servers > max_ranks)
+      throw InputError(fmt::format("--ranks {} workers plus --servers {} extra servers exceed {} ranks", spec.ranks,
+                                   options.servers, max_ranks));
+  }
+  if (options.ranks_per_node < 0 || (algo && algo->name == "hierarchical" && options.ranks_per_node > 0 &&
+                                     (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0)))
+    throw InputError(fmt::format("--ranks-per-node {} must divide --ranks {} (N = nodes x ranks per node)",
+                                 options.ranks_per_node, spec.ranks));
+  // Schedules hold about N^2 * slices transfers for the all-to-all-like algorithms; refuse
+  // sizes whose schedule alone would not fit in memory, before building it.
+  const double transfers = 2.0 * spec.ranks * spec.ranks * options.slices_or(1);
+  if (transfers > kMaxTransfers)
+    throw InputError(fmt::format("--ranks {} with --slices {} would need about {:.2g} transfers; at most {:.2g} are "
+                                 "supported (use fewer slices or ranks)",
+                                 spec.ranks, options.slices, transfers, kMaxTransfers));
+}
+
+std::span<const AlgorithmInfo> all_algorithms() {
+  // A contiguous copy so callers can iterate plain values.
+  static const std::vector<AlgorithmInfo> list = [] {
+    std::vector<AlgorithmInfo> v;
+    for (const AlgorithmInfo* a : kAlgorithms) v.push_back(*a);
+    return v;
+  }();
+  return list;
+}
+
+const AlgorithmInfo* find_algorithm(Collective c, std::string_view name) {
+  for (const AlgorithmInfo* a : kAlgorithms)
+    if (a->collective == c && a->name == name) return a;
+  return nullptr;
+}
+
+AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options) {
+  // Only the pipelined chain slices by default (see broadcast_chain.cpp); the rest use 1.
+  const bool chain = spec.collective == Collective::broadcast && algorithm == kBroadcastChain.name;
+  if (options.slices == 0) options.slices = chain ? broadcast_chain_default_slices(spec) : 1;
+  if (options.ranks_per_node == 0 && spec.collective == Collective::all_reduce && algorithm == kAllReduceHierarchical.name)
+    options.ranks_per_node = hierarchical_ranks_per_node(spec.ranks, options);
+  return options;
+}
+
+Schedule build_algorithm_schedule(const CollectiveSpec& spec, std::string_view algorithm,
+                                  const AlgorithmOptions& options, int max_ranks) {
+  if (!options.schedule_file.empty())
+    throw InputError(fmt::format("--schedule {}: a schedule file is run with --algorithm custom, not '{}'",
+                                 options.schedule_file, algorithm));
+  const AlgorithmInfo* algo = find_algorithm(spec.collective, algorithm);
+  if (!algo)
+    throw InputError(fmt::format("--algorithm: unknown algorithm '{}' for {} (available: {}; or custom with --schedule "
+                                 "FILE)",
+                                 algorithm, to_string(spec.collective), names_for(spec.collective)));
+  validate_request(spec, algo, options, max_ranks);
+  return algo->build(spec, resolve_options(spec, algorithm, options));
+}
+
+}  // namespace collsim

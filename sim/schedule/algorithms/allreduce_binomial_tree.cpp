@@ -1,0 +1,56 @@
+// Binomial-tree all-reduce: a binomial reduce to rank 0, then a binomial broadcast from
+// it (MPICH's fallback of reduce + bcast; the textbook tree).
+//   1. reduce, ceil(lg N) steps: in step k every rank whose lowest set bit is 2^k sends
+//      its partial vector to the rank 2^k below it, which reduces it in. Halving the
+//      number of active ranks each step, rank 0 ends with the full reduction.
+//   2. broadcast, ceil(lg N) steps: the same edges backwards, largest distance first; in
+//      each step every rank that already holds the result copies it to the rank 2^k above.
+// A binomial tree needs no fold-in: a rank whose partner would be N or more simply has no
+// partner in that step, so any rank count works as it is.
+// Steps: 2 ceil(lg N). Bytes each rank sends: n to its parent (all but rank 0), plus n to
+// each of its children: rank 0 sends ceil(lg N) * n, a leaf n — the root's link is the
+// bottleneck, which the double binary tree fixes.
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "binomial_tree");
+  const int n = spec.ranks;
+  const int rounds = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(lg N)
+  const std::uint64_t k = spec.count;
+  auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
+  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+
+  // Phase 1: reduce — partial sums flow down to rank 0.
+  for (int round = 0; round < rounds; ++round) {
+    const int d = 1 << round;
+    b.step(fmt::format("reduce {}/{}: every rank r with r mod {} = {} sends its partial vector to rank r-{}, which "
+                       "reduces it",
+                       round + 1, rounds, 2 * d, d, d));
+    for (int r = d; r < n; r += 2 * d) b.reduce(r, out(r), out(r - d));
+  }
+  // Phase 2: broadcast — the result flows back up the same tree, farthest subtree first.
+  for (int round = rounds - 1; round >= 0; --round) {
+    const int d = 1 << round;
+    b.step(fmt::format("broadcast {}/{}: every rank r with r mod {} = 0 copies the result to rank r+{}",
+                       rounds - round, rounds, 2 * d, d));
+    for (int r = d; r < n; r += 2 * d) b.copy(0, out(r - d), out(r));
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kAllReduceBinomialTree{
+    "binomial_tree", Collective::all_reduce,
+    "binomial-tree reduce to rank 0, then binomial-tree broadcast; simple, but rank 0's link carries lg N vectors",
+    "2 ceil(lg N)", "n * (1 + children); rank 0: ceil(lg N) * n", &build};
+
+}  // namespace collsim

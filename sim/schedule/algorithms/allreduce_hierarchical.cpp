@@ -1,0 +1,114 @@
+// Hierarchical all-reduce for ranks grouped into nodes (NCCL's intra-/inter-node split,
+// Horovod's hierarchical allreduce): G ranks per node (--ranks-per-node), M = N/G nodes,
+// rank = node * G + local index. Fast links inside a node, slow ones between nodes, so
+// only 1/G of the vector should cross the slow links. Three phases, each a ring:
+//   1. intra-node reduce-scatter, G-1 steps: inside every node the ring of its G ranks
+//      reduces block l (of G blocks) onto local rank l;
+//   2. inter-node all-reduce, 2(M-1) steps: the M ranks with the same local index l form a
+//      ring across the nodes and all-reduce block l (reduce-scatter then all-gather of
+//      its M sub-blocks);
+//   3. intra-node all-gather, G-1 steps: inside every node the ring shares the G finished
+//      blocks.
+// Rings work for any G and M, so no fold-in is needed; N must be a multiple of G.
+// Steps: 2(G-1) + 2(M-1). Bytes each rank sends: 2(G-1)/G * n inside its node plus
+// 2(M-1)/(M G) * n across nodes — 2(N-1)/N * n in all, the ring's total, but only
+// 2(M-1)/N * n of it on the slow links instead of the ring's 2(N-1)/N * n.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+struct Grid {
+  const CollectiveSpec& spec;
+  int g, m;  // ranks per node, nodes
+  int rank(int node, int local) const { return node * g + local; }
+  Block block(int l) const {
+    return even_block(spec.count, static_cast<std::uint64_t>(g), static_cast<std::uint64_t>(l));
+  }
+  Block sub(int l, int j) const {
+    return sub_block(block(l), static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(j));
+  }
+  Region at(int r, Block b) const { return {r, BufferKind::output, b.offset, b.count}; }
+};
+
+// Phases 1 and 3: one ring step inside every node; local rank l sends block block_of(l).
+template <class BlockOf>
+void intra_step(ScheduleBuilder& b, const Grid& grid, Action action, BlockOf block_of) {
+  for (int node = 0; node < grid.m; ++node)
+    for (int l = 0; l < grid.g; ++l) {
+      const int c = block_of(l);
+      b.add(action, c * grid.m, grid.at(grid.rank(node, l), grid.block(c)),
+            grid.at(grid.rank(node, mod(l + 1, grid.g)), grid.block(c)));
+    }
+}
+
+// Phase 2: one ring step across the nodes for every local index l; node i sends sub-block
+// sub_of(i) of block l.
+template <class SubOf>
+void inter_step(ScheduleBuilder& b, const Grid& grid, Action action, SubOf sub_of) {
+  for (int l = 0; l < grid.g; ++l)
+    for (int node = 0; node < grid.m; ++node) {
+      const int j = sub_of(node);
+      b.add(action, l * grid.m + j, grid.at(grid.rank(node, l), grid.sub(l, j)),
+            grid.at(grid.rank(mod(node + 1, grid.m), l), grid.sub(l, j)));
+    }
+}
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  ScheduleBuilder b(spec, "hierarchical");
+  const int g = hierarchical_ranks_per_node(spec.ranks, options);
+  const Grid grid{spec, g, spec.ranks / g};
+  for (int r = 0; r < spec.ranks; ++r)
+    b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
+
+  // Phase 1: intra-node reduce-scatter — block l ends reduced over the node on local rank l.
+  for (int k = 0; k < g - 1; ++k) {
+    b.step(fmt::format("intra-node reduce-scatter {}/{}: inside each of the {} nodes every rank sends one block to its "
+                       "right neighbour, which reduces it",
+                       k + 1, g - 1, grid.m));
+    intra_step(b, grid, Action::reduce, [&](int l) { return mod(l - k - 1, g); });
+  }
+  // Phase 2: inter-node ring all-reduce of block l among the ranks with local index l.
+  for (int k = 0; k < grid.m - 1; ++k) {
+    b.step(fmt::format("inter-node reduce-scatter {}/{}: the ranks with the same local index form a ring across the "
+                       "nodes; each sends one piece of its block to the next node, which reduces it",
+                       k + 1, grid.m - 1));
+    inter_step(b, grid, Action::reduce, [&](int i) { return mod(i - k, grid.m); });
+  }
+  for (int k = 0; k < grid.m - 1; ++k) {
+    b.step(fmt::format("inter-node all-gather {}/{}: across the nodes each rank forwards a finished piece of its block",
+                       k + 1, grid.m - 1));
+    inter_step(b, grid, Action::copy, [&](int i) { return mod(i + 1 - k, grid.m); });
+  }
+  // Phase 3: intra-node all-gather of the G finished blocks.
+  for (int k = 0; k < g - 1; ++k) {
+    b.step(fmt::format("intra-node all-gather {}/{}: inside each node every rank forwards a finished block to its "
+                       "right neighbour",
+                       k + 1, g - 1));
+    intra_step(b, grid, Action::copy, [&](int l) { return mod(l - k, g); });
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+int hierarchical_ranks_per_node(int ranks, const AlgorithmOptions& options) {
+  if (options.ranks_per_node > 0) return options.ranks_per_node;
+  // Default: the smallest divisor of N that is at least sqrt(N) — two nodes for 4, 6 or 8 ranks.
+  for (int g = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(ranks)))); g < ranks; ++g)
+    if (ranks % g == 0) return g;
+  return ranks;
+}
+
+extern const AlgorithmInfo kAllReduceHierarchical{
+    "hierarchical", Collective::all_reduce,
+    "--ranks-per-node G: ring reduce-scatter inside each node, ring all-reduce across nodes, ring all-gather inside",
+    "2(G-1) + 2(N/G-1)", "2(N-1)/N * n; across nodes only 2(N/G-1)/N * n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,89 @@
+// Rabenseifner's all-reduce (Rabenseifner 2004; MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather,
+// Gloo's allreduce_halving_doubling).
+//
+// The vector is cut into N' blocks; virtual rank v ends up owning block v. Two phases:
+//   1. reduce-scatter by recursive halving, lg N' steps: in step k the distance is
+//      d = N'/2^(k+1); every rank splits the blocks it is still responsible for in two
+//      halves, keeps the half its own block lies in and sends the other half to the rank
+//      d away, which reduces it into its copy. Both halves move at once and never overlap,
+//      so the reduce goes straight into the output. Distance and data halve together.
+//   2. all-gather by recursive doubling, lg N' steps: the same exchanges in reverse
+//      order, now copying the finished halves.
+// Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
+// pair reduces its whole vector into its odd partner, and gets the result back at the end.
+// Steps: 2 lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
+// 2(N'-1)/N' * n — the ring's bandwidth in 2 lg N steps instead of 2(N-1); in a fold pair
+// the even rank sends n (the fold-in) and the odd one n more (the fold-out).
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/fold.h"
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+struct Halving {
+  const CollectiveSpec& spec;
+  Fold fold;
+  // Elements of virtual blocks [lo, hi) on real rank r's output.
+  Region blocks(int r, int lo, int hi) const {
+    const Block range = block_range(spec.count, static_cast<std::uint64_t>(fold.pof2), static_cast<std::uint64_t>(lo),
+                                    static_cast<std::uint64_t>(hi));
+    return {r, BufferKind::output, range.offset, range.count};
+  }
+};
+
+// One exchange at distance d between every virtual rank v and its partner v ^ d, over
+// the aligned group of 2d blocks they share. v receives one half of it from the partner:
+//   reduce-scatter: v's own half (the d blocks that hold block v), the partner's partial
+//                   sums of it, which v reduces in; the partner keeps the other half;
+//   all-gather:     the partner's half, which the partner has finished.
+void exchange(ScheduleBuilder& b, const Halving& h, int d, Action action) {
+  for (int v = 0; v < h.fold.pof2; ++v) {
+    const int partner = v ^ d;
+    const int lo = (action == Action::reduce ? v : partner) / d * d;
+    b.add(action, lo, h.blocks(h.fold.real_rank(partner), lo, lo + d), h.blocks(h.fold.real_rank(v), lo, lo + d));
+  }
+}
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "rabenseifner");
+  const Halving h{spec, Fold(spec.ranks)};
+  const Fold& f = h.fold;
+  const std::uint64_t k = spec.count;
+  auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
+  for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+
+  if (f.active()) {
+    b.step(f.fold_in_label("reduces its vector into"));
+    for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
+  }
+  // Phase 1: reduce-scatter by recursive halving — distance N'/2 first, half the data each time.
+  for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
+    b.step(fmt::format("reduce-scatter {}/{}: every rank sends half of its blocks to {}, which reduces them; it "
+                       "keeps the other half",
+                       round, f.rounds(), f.partner(d)));
+    exchange(b, h, d, Action::reduce);
+  }
+  // Phase 2: all-gather by recursive doubling — distance 1 first, twice the data each time.
+  for (int round = 1, d = 1; d < f.pof2; ++round, d *= 2) {
+    b.step(fmt::format("all-gather {}/{}: every rank sends its finished blocks to {}", round, f.rounds(), f.partner(d)));
+    exchange(b, h, d, Action::copy);
+  }
+  if (f.active()) {
+    b.step(f.fold_out_label("sends the result to"));
+    for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kAllReduceRabenseifner{
+    "rabenseifner", Collective::all_reduce,
+    "reduce-scatter by recursive halving, then all-gather by recursive doubling; bandwidth-optimal in 2 lg N steps",
+    "2 lg N' (+2 fold if N != N')", "2(N'-1)/N' * n; paired ranks: even n, odd 2(N'-1)/N' * n + n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,64 @@
+// Recursive-doubling all-reduce (MPICH's MPIR_Allreduce_intra_recursive_doubling).
+//
+// In round k (k = 0..lg N - 1) every rank exchanges its whole partial vector with the
+// rank 2^k away (rank r ^ 2^k) and combines the two: after round k each rank holds the
+// reduction over its aligned group of 2^(k+1) ranks, so after lg N rounds every rank
+// holds everything. Few steps and whole-vector messages: the algorithm for short vectors.
+//   exchange k, 1 step: every rank copies its partner's vector into its scratch (a pull
+//     that reduced straight into the output would race with the partner reading it);
+//   combine k, local: every rank reduces its scratch into its output.
+// Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
+// pair reduces into its odd partner, and gets the result back at the end.
+// Steps: lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
+// n * lg N'; in a fold pair the even rank sends n (the fold-in) and the odd one n more (the
+// fold-out).
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/fold.h"
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "recursive_doubling");
+  const Fold f(spec.ranks);
+  const std::uint64_t k = spec.count;
+  auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
+  auto scratch = [k](int r) { return Region{r, BufferKind::scratch, 0, k}; };
+  for (int r = 0; r < spec.ranks; ++r) {
+    b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+    if (!f.sits_out(r)) b.set_scratch(r, k);
+  }
+
+  if (f.active()) {
+    b.step(f.fold_in_label("reduces its vector into"));
+    for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
+  }
+  for (int round = 0; round < f.rounds(); ++round) {
+    const int distance = 1 << round;
+    b.step(fmt::format("recursive doubling {}/{}: every rank receives the whole vector of {}", round + 1, f.rounds(),
+                       f.partner(distance)));
+    for (int v = 0; v < f.pof2; ++v) {
+      const int from = f.real_rank(v ^ distance);
+      b.copy(from, out(from), scratch(f.real_rank(v)));
+    }
+    b.step(fmt::format("combine {}/{}: every rank reduces the received vector into its own", round + 1, f.rounds()));
+    for (int v = 0; v < f.pof2; ++v) b.reduce(f.real_rank(v ^ distance), scratch(f.real_rank(v)), out(f.real_rank(v)));
+  }
+  if (f.active()) {
+    b.step(f.fold_out_label("sends the result to"));
+    for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kAllReduceRecursiveDoubling{
+    "recursive_doubling", Collective::all_reduce,
+    "lg N rounds of whole-vector exchanges with the rank 2^k away; latency-optimal, for short vectors",
+    "lg N' (+2 fold if N != N')", "n * lg N'; paired ranks: even n, odd n * lg N' + n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,77 @@
+// Ring all-reduce (Patarasuk & Yuan 2009; NCCL's runRing, Gloo's allreduce_ring).
+//
+// The buffer is cut into N chunks. Ranks form a ring r -> r+1. Two phases:
+//   1. reduce-scatter, N-1 steps: in step k rank r sends chunk (r-k) mod N to its right
+//      neighbour, which reduces it into its own copy. After N-1 steps rank r holds the
+//      fully reduced chunk (r+1) mod N.
+//   2. all-gather, N-1 steps: in step k rank r forwards the finished chunk (r+1-k) mod N,
+//      and the neighbour overwrites its copy.
+// Steps: 2(N-1). Bytes each rank sends: 2(N-1)/N * n — independent of N for large N,
+// which is why the ring is bandwidth-optimal.
+//
+// With S slices every chunk is cut again into S slices that travel one after the other;
+// steps are never barriers, so slice 2 of a step runs while slice 1 already moves on:
+// the same traffic, pipelined. Steps: 2(N-1)S.
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+// One ring step for every slice: rank r sends chunk chunk_of(r) of its `source` buffer to
+// rank r+1's output.
+template <class ChunkOf>
+void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::string& label, int slices,
+               ChunkOf chunk_of) {
+  const CollectiveSpec& spec = b.spec();
+  const int n = spec.ranks;
+  for (int s = 0; s < slices; ++s) {
+    b.step(slices == 1 ? label : fmt::format("{}, slice {}/{}", label, s + 1, slices));
+    for (int r = 0; r < n; ++r) {
+      const int chunk = chunk_of(r);
+      const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
+                                   static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
+      b.add(action, chunk * slices + s, {r, source, part.offset, part.count},
+            {mod(r + 1, n), BufferKind::output, part.offset, part.count});
+    }
+  }
+}
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  ScheduleBuilder b(spec, "ring");
+  const int n = spec.ranks;
+  // The ring works in the output buffer, so every rank first copies its input there —
+  // except chunk r, which rank r sends straight from its input in the first step and next
+  // receives, finished, in the all-gather (as NCCL's step 0 reads the input): 1/N less copying.
+  for (int r = 0; r < n; ++r) {
+    const Block own = n == 1 ? Block{spec.count, 0} : even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(r));
+    b.pre_copy({r, BufferKind::input, 0, own.offset}, {r, BufferKind::output, 0, own.offset});
+    b.pre_copy({r, BufferKind::input, own.end(), spec.count - own.end()}, {r, BufferKind::output, own.end(), spec.count - own.end()});
+  }
+
+  // Phase 1: reduce-scatter — partial sums travel around the ring.
+  for (int k = 0; k < n - 1; ++k)
+    ring_step(b, Action::reduce, k == 0 ? BufferKind::input : BufferKind::output,
+              fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
+                          k + 1, n - 1),
+              options.slices_or(1), [&](int r) { return mod(r - k, n); });
+
+  // Phase 2: all-gather — finished chunks travel around the ring and overwrite.
+  for (int k = 0; k < n - 1; ++k)
+    ring_step(b, Action::copy, BufferKind::output,
+              fmt::format("all-gather {}/{}: every rank forwards a finished chunk to its right neighbour", k + 1, n - 1),
+              options.slices_or(1), [&](int r) { return mod(r + 1 - k, n); });
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kAllReduceRing{
+    "ring", Collective::all_reduce,
+    "reduce-scatter then all-gather around a ring; bandwidth-optimal",
+    "2(N-1)", "2(N-1)/N * n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,66 @@
+// Ring reduce: a ring reduce-scatter, then a gather of the reduced chunks to the root
+// (the reduce half of the ring all-reduce; Rabenseifner's reduce with a ring instead of
+// recursive halving, as in Thakur, Rabenseifner & Gropp 2005).
+//
+// The buffer is cut into N chunks; ranks form a ring r -> r+1. Every rank works on a
+// full-length accumulator: the root's output, a scratch copy elsewhere (each starts as
+// the rank's input; nothing to copy at the root in place). Two phases:
+//   1. reduce-scatter, N-1 steps: in step k rank r sends chunk (r-k) mod N to its right
+//      neighbour, which reduces it into its own. Afterwards rank r holds the fully
+//      reduced chunk (r+1) mod N.
+//   2. gather, 1 step: every rank but the root sends its finished chunk to the root's
+//      output (the root's own finished chunk is already there).
+// Any N works as it is; counts below N leave some chunks empty and their sends dropped.
+// Steps: N (N-1 + 1). Bytes each rank sends: (N-1)/N * n + n/N = n; the root
+// (N-1)/N * n. Every link carries about n, none (N-1) * n as in the direct reduce, but
+// the root receives n - n/N in the last step through one link.
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "ring");
+  const int n = spec.ranks;
+  const std::uint64_t k = spec.count;
+  auto accumulator = [&](int r) { return r == spec.root ? BufferKind::output : BufferKind::scratch; };
+  auto chunk = [&](int r, int c) {
+    const Block part = even_block(k, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(c));
+    return Region{r, accumulator(r), part.offset, part.count};
+  };
+  for (int r = 0; r < n; ++r) {
+    if (r != spec.root) b.set_scratch(r, k);
+    b.pre_copy({r, BufferKind::input, 0, k}, {r, accumulator(r), 0, k});
+  }
+
+  // Phase 1: reduce-scatter — partial sums travel around the ring.
+  for (int step = 0; step < n - 1; ++step) {
+    b.step(fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
+                       step + 1, n - 1));
+    for (int r = 0; r < n; ++r) {
+      const int c = mod(r - step, n);
+      b.reduce(c, chunk(r, c), chunk(mod(r + 1, n), c));
+    }
+  }
+
+  // Phase 2: gather — the finished chunks go to the root.
+  b.step("gather: every rank but the root sends its fully reduced chunk to the root");
+  for (int r = 0; r < n; ++r) {
+    const int c = mod(r + 1, n);
+    if (r != spec.root) b.copy(c, chunk(r, c), chunk(spec.root, c));
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kReduceRing{
+    "ring", Collective::reduce,
+    "a ring reduce-scatter, then every rank sends its reduced chunk to the root",
+    "N", "n (the root: (N-1)/N * n)", &build};
+
+}  // namespace collsim

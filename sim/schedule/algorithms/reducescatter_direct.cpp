@@ -1,0 +1,42 @@
+// Pairwise-exchange reduce-scatter (MPICH's MPIR_Reduce_scatter_intra_pairwise).
+//
+// Every rank starts its output from block r of its own input (a local copy). Then N-1
+// steps: in step k (k = 1..N-1) rank r receives block r of the input of rank r-k and
+// reduces it into its output — while sending its own block r+k to rank r+k. Every rank
+// sends one block and receives one block per step, each to and from a different rank.
+// Steps: N-1. Bytes each rank sends: (N-1)/N * n (n = the whole input) — the ring's bytes
+// and steps, but every block goes straight to its owner: no partial sums are forwarded.
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "direct");
+  const int n = spec.ranks;
+  const std::uint64_t k = spec.count;
+  auto input_block = [k](int r, int c) { return Region{r, BufferKind::input, static_cast<std::uint64_t>(c) * k, k}; };
+  for (int r = 0; r < n; ++r) b.pre_copy(input_block(r, r), {r, BufferKind::output, 0, k});
+
+  for (int step = 1; step < n; ++step) {
+    b.step(fmt::format("pairwise {}/{}: every rank r sends block r+{} of its input to rank r+{}, which reduces it",
+                       step, n - 1, step, step));
+    for (int r = 0; r < n; ++r) {
+      const int from = (r - step + n) % n;
+      b.reduce(from, input_block(from, r), {r, BufferKind::output, 0, k});
+    }
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kReduceScatterDirect{
+    "direct", Collective::reduce_scatter,
+    "pairwise exchange: in step k every rank sends block r+k of its input straight to rank r+k",
+    "N-1", "(N-1)/N * n", &build};
+
+}  // namespace collsim

@@ -1,0 +1,96 @@
+// Recursive-halving reduce-scatter (MPICH's MPIR_Reduce_scatter_intra_recursive_halving,
+// for commutative ops — all of collsim's are).
+//
+// Rank r accumulates its own block r in its output and partial sums of the other blocks
+// in a scratch copy of its input. lg N steps, the distance halving with the data: in
+// step k (d = N/2^(k+1)) every rank splits the blocks it is still responsible for — those
+// of its aligned group of 2d ranks — in two halves, sends the half that belongs to its
+// partner r ^ d and reduces the partner's half of its own half in. After the last step
+// rank r is responsible for block r alone, complete.
+// Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
+// pair reduces its whole input into its odd partner's partial sums; the virtual rank of a
+// pair is responsible for both blocks of the pair, and the odd rank finally sends the
+// even rank its finished block.
+// Steps: lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
+// (N-1)/N * n for a power of two (n = the whole input: n/2 + n/4 + ... + n/N); otherwise
+// the halves are uneven, the even rank of a pair sends n in the fold-in and the odd one
+// n/N more in the fold-out.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/fold.h"
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+// Where each rank keeps the partial sums of blocks: its own block in its output, the
+// others in scratch, at their input offsets.
+struct Partials {
+  std::uint64_t k;
+  Region of(int r, int lo, int hi) const {
+    if (lo == r && hi == r + 1) return {r, BufferKind::output, 0, k};
+    return block_region(r, BufferKind::scratch, k, lo, hi);
+  }
+  // Moves blocks [lo, hi) from src to dst (from src's input when from_input), cut where a
+  // rank's own block sits in its output rather than in its scratch.
+  void move(ScheduleBuilder& b, Action action, int src, int dst, int lo, int hi, bool from_input = false) const {
+    const int src_own = from_input ? lo : src;  // an input is not cut
+    int cuts[] = {lo, hi, src_own, src_own + 1, dst, dst + 1};
+    std::sort(std::begin(cuts), std::end(cuts));
+    for (int i = 0; i + 1 < 6; ++i) {
+      const int a = std::max(lo, cuts[i]), z = std::min(hi, cuts[i + 1]);
+      if (a >= z) continue;
+      const Region from = from_input ? Region{src, BufferKind::input, static_cast<std::uint64_t>(a) * k,
+                                              static_cast<std::uint64_t>(z - a) * k}
+                                     : of(src, a, z);
+      b.add(action, a, from, of(dst, a, z));
+    }
+  }
+};
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "recursive_halving");
+  const Fold f(spec.ranks);
+  const int n = spec.ranks;
+  const Partials p{spec.count};
+  for (int r = 0; r < n; ++r) {
+    if (f.sits_out(r)) continue;  // sends its input straight from the input buffer
+    b.set_scratch(r, static_cast<std::uint64_t>(n) * p.k);
+    for (auto [lo, hi] : {std::pair{0, r}, std::pair{r, r + 1}, std::pair{r + 1, n}}) {
+      const Region to = p.of(r, lo, hi);
+      b.pre_copy({r, BufferKind::input, static_cast<std::uint64_t>(lo) * p.k, to.count}, to);
+    }
+  }
+
+  if (f.active()) {
+    b.step(f.fold_in_label("reduces its whole input into"));
+    for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::reduce, r, r + 1, 0, n, true);
+  }
+  for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
+    b.step(fmt::format("recursive halving {}/{}: every rank sends the half of its blocks that belongs to {}, which "
+                       "reduces it; it keeps the other half",
+                       round, f.rounds(), f.partner(d)));
+    for (int v = 0; v < f.pof2; ++v) {
+      const int lo = v / d * d;  // v's half: the aligned group of d virtual ranks that holds v
+      p.move(b, Action::reduce, f.real_rank(v ^ d), f.real_rank(v), f.first_rank(lo), f.first_rank(lo + d));
+    }
+  }
+  if (f.active()) {
+    b.step(f.fold_out_label("sends the block it finished for"));
+    for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::copy, r + 1, r, r, r + 1);
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kReduceScatterRecursiveHalving{
+    "recursive_halving", Collective::reduce_scatter,
+    "lg N steps; each rank sends half of its remaining blocks to the rank N/2, N/4, ... away, which reduces them",
+    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; uneven otherwise (fold-in senders: n)", &build};
+
+}  // namespace collsim

@@ -1,0 +1,59 @@
+// Ring reduce-scatter (MPICH's MPIR_Reduce_scatter_intra_ring; the first half of ring
+// all-reduce, NCCL's ReduceScatter ring).
+//
+// Rank r accumulates its own block r in its output and the partial sums of the other
+// blocks in a scratch copy of its input (both filled by local copies first). Then N-1
+// steps: in step k rank r sends its partial sum of block (r-k-1) mod N to its right
+// neighbour, which reduces it into its own partial sum. Block c starts at rank c+1 and
+// travels the ring once; the last hop lands in the output of rank c, complete.
+// Steps: N-1. Bytes each rank sends: (N-1)/N * n (n = the whole input, N blocks) —
+// bandwidth-optimal.
+#include <fmt/format.h>
+
+#include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
+
+namespace collsim {
+namespace {
+
+Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  ScheduleBuilder b(spec, "ring");
+  const int n = spec.ranks;
+  const std::uint64_t k = spec.count;
+  auto input = [k](int r, int lo, int hi) {
+    return block_region(r, BufferKind::input, k, lo, hi);
+  };
+  // Where rank r keeps its partial sum of block c: the output for its own block.
+  auto partial = [k](int r, int c) {
+    return c == r ? Region{r, BufferKind::output, 0, k}
+                  : Region{r, BufferKind::scratch, static_cast<std::uint64_t>(c) * k, k};
+  };
+  for (int r = 0; r < n; ++r) {
+    b.set_scratch(r, static_cast<std::uint64_t>(n) * k);
+    b.pre_copy(input(r, r, r + 1), partial(r, r));
+    b.pre_copy(input(r, 0, r), {r, BufferKind::scratch, 0, static_cast<std::uint64_t>(r) * k});
+    b.pre_copy(input(r, r + 1, n), {r, BufferKind::scratch, static_cast<std::uint64_t>(r + 1) * k,
+                                    static_cast<std::uint64_t>(n - r - 1) * k});
+  }
+
+  for (int step = 0; step < n - 1; ++step) {
+    b.step(fmt::format("reduce-scatter {}/{}: every rank sends one partial block to its right neighbour, which "
+                       "reduces it{}",
+                       step + 1, n - 1, step == n - 2 ? " into its output: block r is complete on rank r" : ""));
+    for (int r = 0; r < n; ++r) {
+      const int c = mod(r - step - 1, n), to = mod(r + 1, n);
+      b.reduce(c, partial(r, c), partial(to, c));
+    }
+  }
+  return std::move(b).finish();
+}
+
+}  // namespace
+
+extern const AlgorithmInfo kReduceScatterRing{
+    "ring", Collective::reduce_scatter,
+    "partial sums of each block travel once around a ring, N-1 steps; bandwidth-optimal",
+    "N-1", "(N-1)/N * n", &build};
+
+}  // namespace collsim

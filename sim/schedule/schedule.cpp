@@ -1,0 +1,92 @@
+#include "sim/schedule/schedule.h"
+
+namespace collsim {
+
+std::string_view to_string(BufferKind b) {
+  switch (b) {
+    case BufferKind::input: return "input";
+    case BufferKind::output: return "output";
+    case BufferKind::scratch: return "scratch";
+  }
+  return "?";
+}
+
+std::string_view to_string(Action a) { return a == Action::copy ? "copy" : "reduce"; }
+
+std::string_view to_string(LocalOpKind k) {
+  switch (k) {
+    case LocalOpKind::copy: return "copy";
+    case LocalOpKind::fill_identity: return "fill_identity";
+    case LocalOpKind::divide: return "divide";
+    case LocalOpKind::signal: return "signal";
+  }
+  return "?";
+}
+
+std::uint64_t Schedule::buffer_elements(int rank, BufferKind b) const {
+  switch (b) {
+    case BufferKind::input: return input_elements(spec, algorithm, rank);
+    case BufferKind::output: return output_elements(spec, algorithm, rank);
+    case BufferKind::scratch:
+      return rank >= 0 && rank < static_cast<int>(scratch_count.size()) ? scratch_count[static_cast<std::size_t>(rank)] : 0;
+  }
+  return 0;
+}
+
+std::optional<Alias> in_place_alias(const Schedule& s, int rank) {
+  if (!s.spec.in_place) return std::nullopt;
+  const std::uint64_t in = s.buffer_elements(rank, BufferKind::input);
+  const std::uint64_t out = s.buffer_elements(rank, BufferKind::output);
+  if (in == 0 || out == 0) return std::nullopt;
+  const std::uint64_t block = static_cast<std::uint64_t>(rank) * s.spec.count;
+  switch (s.spec.collective) {
+    case Collective::all_reduce:
+    case Collective::broadcast:
+    case Collective::reduce: return Alias{BufferKind::input, BufferKind::output, 0};
+    case Collective::all_gather: return Alias{BufferKind::input, BufferKind::output, block};
+    case Collective::reduce_scatter: return Alias{BufferKind::output, BufferKind::input, block};
+    default: return std::nullopt;
+  }
+}
+
+Region storage_of(const Schedule& s, const Region& r) {
+  const std::optional<Alias> a = in_place_alias(s, r.rank);
+  if (!a || r.buffer != a->inner) return r;
+  return {r.rank, a->outer, a->offset + r.offset, r.count};
+}
+
+std::uint64_t storage_elements(const Schedule& s, int rank, BufferKind b) {
+  const std::optional<Alias> a = in_place_alias(s, rank);
+  return a && a->inner == b ? 0 : s.buffer_elements(rank, b);
+}
+
+bool may_write(const Schedule& s, const Region& r) {
+  const Region at = storage_of(s, r);
+  if (at.buffer != BufferKind::input) return true;
+  const std::optional<Alias> a = in_place_alias(s, r.rank);
+  return a && a->inner == BufferKind::output && at.offset >= a->offset &&
+         at.end() <= a->offset + s.buffer_elements(r.rank, BufferKind::output);
+}
+
+int communication_steps(const Schedule& s) {
+  std::vector<bool> remote(static_cast<std::size_t>(s.step_count()), false);
+  for (const Transfer& t : s.transfers)
+    if (!t.is_local()) remote[static_cast<std::size_t>(t.step)] = true;
+  int n = 0;
+  for (bool r : remote) n += r ? 1 : 0;
+  return n;
+}
+
+namespace {
+std::vector<std::uint64_t> bytes_per_rank(const Schedule& s, bool by_sender) {
+  std::vector<std::uint64_t> bytes(static_cast<std::size_t>(s.total_ranks), 0);
+  for (const Transfer& t : s.transfers)
+    if (!t.is_local()) bytes[static_cast<std::size_t>(by_sender ? t.src : t.dst)] += s.bytes(t);
+  return bytes;
+}
+}  // namespace
+
+std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s) { return bytes_per_rank(s, true); }
+std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s) { return bytes_per_rank(s, false); }
+
+}  // namespace collsim

@@ -1,0 +1,115 @@
+// A Schedule is plain data: the ordered chunk transfers of one collective algorithm,
+// grouped into teaching steps, plus the local operations before and after them.
+// Nothing here executes; the checker proves a schedule right, the engine runs it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/types.h"
+
+namespace collsim {
+
+// Every rank owns up to three buffers. Extra ranks (parameter servers) own only scratch.
+enum class BufferKind : std::uint8_t { input, output, scratch };
+std::string_view to_string(BufferKind b);
+
+// A contiguous run of elements in one rank's buffer.
+struct Region {
+  int rank = 0;
+  BufferKind buffer = BufferKind::output;
+  std::uint64_t offset = 0;  // elements
+  std::uint64_t count = 0;   // elements
+  std::uint64_t end() const { return offset + count; }
+  friend bool operator==(const Region&, const Region&) = default;
+};
+
+// copy: dst = src. reduce: dst = op(dst, src).
+enum class Action : std::uint8_t { copy, reduce };
+std::string_view to_string(Action a);
+
+// One chunk moving from one rank to another (or within one rank when src == dst).
+// The receiver executes it (a pull): it reads the sender's region and writes its own.
+struct Transfer {
+  int step = 0;
+  int src = 0;
+  int dst = 0;
+  int chunk = 0;  // which piece of the data this is, for colouring and the step table
+  BufferKind src_buffer = BufferKind::input;
+  BufferKind dst_buffer = BufferKind::output;
+  Action action = Action::copy;
+  std::uint64_t src_offset = 0;
+  std::uint64_t dst_offset = 0;
+  std::uint64_t count = 0;
+
+  Region source() const { return {src, src_buffer, src_offset, count}; }
+  Region destination() const { return {dst, dst_buffer, dst_offset, count}; }
+  bool is_local() const { return src == dst; }
+};
+
+// Work one rank does on its own buffers before or after the transfers.
+enum class LocalOpKind : std::uint8_t {
+  copy,           // target = source (same rank), e.g. input -> output before a ring
+  fill_identity,  // target = the op's identity (0 for sum), so every later write can reduce
+  divide,         // target /= the schedule's averaging divisor (avg)
+  signal,         // barrier: target (one token) = "rank r has arrived" (the i32 value r + 1)
+};
+std::string_view to_string(LocalOpKind k);
+
+struct LocalOp {
+  LocalOpKind kind = LocalOpKind::copy;
+  Region target;
+  Region source;  // copy only; same rank and count as target
+};
+
+struct Schedule {
+  CollectiveSpec spec;
+  std::string algorithm;
+  int total_ranks = 0;                       // spec.ranks plus any extra server ranks
+  std::vector<std::uint64_t> scratch_count;  // elements, per rank (size total_ranks)
+  std::vector<LocalOp> pre_ops;
+  std::vector<Transfer> transfers;        // ordered by step
+  std::vector<std::string> step_labels;   // one per step; "local" when every transfer is local
+  std::vector<LocalOp> post_ops;
+  std::int64_t average_divisor = 1;       // what `divide` post-ops divide by
+
+  int step_count() const { return static_cast<int>(step_labels.size()); }
+  // The size of the buffer as the schedule names it (DESIGN.md's table, or scratch).
+  std::uint64_t buffer_elements(int rank, BufferKind b) const;
+  // Payload bytes. A barrier's tokens are zero-byte signals: the engine moves one i32
+  // element to make them real, but they count as 0 bytes (busbw, the timing model).
+  std::uint64_t bytes(const Transfer& t) const {
+    return spec.collective == Collective::barrier ? 0 : t.count * dtype_size(spec.dtype);
+  }
+};
+
+// In-place collectives (spec.in_place, NCCL's layouts) keep one buffer where DESIGN.md's
+// table has two: all_reduce, broadcast, reduce: the input IS the output; all_gather: the
+// input is block r of the output; reduce_scatter: the output is block r of the input.
+// Schedules keep naming BufferKind::input and ::output; these functions are the one
+// place that says where a region really lives. The checker, the dependency derivation,
+// the backends, allocation, the reference and --dump all go through them.
+struct Alias {
+  BufferKind inner;      // the buffer that has no storage of its own
+  BufferKind outer;      // the buffer that holds it
+  std::uint64_t offset;  // inner[i] is outer[offset + i]
+};
+// None when out of place, or when the rank holds only one of the two buffers (reduce's
+// non-roots, broadcast's non-roots).
+std::optional<Alias> in_place_alias(const Schedule& s, int rank);
+// The region of real storage that `r` names: `r` itself, or the same elements of the
+// outer buffer of an alias.
+Region storage_of(const Schedule& s, const Region& r);
+// Elements of real storage behind (rank, b): 0 for the inner buffer of an alias.
+std::uint64_t storage_elements(const Schedule& s, int rank, BufferKind b);
+// Inputs are read-only, except where an in-place output lives inside one.
+bool may_write(const Schedule& s, const Region& r);
+
+// Communication steps: steps whose transfers are not all local.
+int communication_steps(const Schedule& s);
+// Bytes each rank sends to other ranks (local transfers are not sends).
+std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s);
+std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s);
+
+}  // namespace collsim

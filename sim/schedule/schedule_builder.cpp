@@ -1,0 +1,108 @@
+#include "sim/schedule/schedule_builder.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace collsim {
+namespace {
+
+// A barrier carries no data: its tokens are one i32 each, combined with max. Max is
+// idempotent, so a token that hears from a rank twice (dissemination for N not a power
+// of two) is still right; --count, --dtype, --op and --in-place do not apply.
+CollectiveSpec normalized(CollectiveSpec spec) {
+  if (spec.collective == Collective::barrier) {
+    spec.count = 0;
+    spec.dtype = DataType::i32;
+    spec.op = ReduceOp::max;
+    spec.in_place = false;
+  }
+  return spec;
+}
+
+}  // namespace
+
+ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks) {
+  schedule_.spec = normalized(spec);
+  schedule_.algorithm = std::move(algorithm);
+  schedule_.total_ranks = std::max(total_ranks, spec.ranks);
+  schedule_.scratch_count.assign(static_cast<std::size_t>(schedule_.total_ranks), 0);
+  schedule_.average_divisor = spec.ranks;
+}
+
+void ScheduleBuilder::set_scratch(int rank, std::uint64_t count) {
+  schedule_.scratch_count.at(static_cast<std::size_t>(rank)) = count;
+}
+
+void ScheduleBuilder::pre_copy(Region from, Region to) {
+  if (from.rank != to.rank || from.count != to.count)
+    throw std::logic_error("pre_copy: source and target must be on one rank and equally long");
+  if (to.count > 0 && storage_of(schedule_, from) != storage_of(schedule_, to))
+    schedule_.pre_ops.push_back({LocalOpKind::copy, to, from});
+}
+
+void ScheduleBuilder::pre_signal(Region token) {
+  if (token.count != 1) throw std::logic_error("pre_signal: a barrier token is one element");
+  schedule_.pre_ops.push_back({LocalOpKind::signal, token, {}});
+}
+
+void ScheduleBuilder::pre_fill_identity(Region target) {
+  if (target.count > 0) schedule_.pre_ops.push_back({LocalOpKind::fill_identity, target, {}});
+}
+
+void ScheduleBuilder::step(std::string label) {
+  schedule_.step_labels.push_back(std::move(label));
+  current_step_ = static_cast<int>(schedule_.step_labels.size()) - 1;
+}
+
+void ScheduleBuilder::add(Action action, int chunk, Region from, Region to) {
+  if (current_step_ < 0) throw std::logic_error("ScheduleBuilder: transfer added before the first step()");
+  if (from.count != to.count)
+    throw std::logic_error(fmt::format("ScheduleBuilder: transfer of {} elements into a region of {}", from.count,
+                                       to.count));
+  if (from.count == 0) return;  // empty data transfers are dropped
+  if (action == Action::copy && schedule_.spec.in_place && storage_of(schedule_, from) == storage_of(schedule_, to))
+    return;  // in place: the data is already there
+  Transfer t;
+  t.step = current_step_;
+  t.src = from.rank;
+  t.dst = to.rank;
+  t.chunk = chunk;
+  t.src_buffer = from.buffer;
+  t.dst_buffer = to.buffer;
+  t.action = action;
+  t.src_offset = from.offset;
+  t.dst_offset = to.offset;
+  t.count = from.count;
+  schedule_.transfers.push_back(t);
+}
+
+Schedule ScheduleBuilder::finish() && {
+  Schedule& s = schedule_;
+  // Renumber the steps that kept at least one transfer; relabel all-local steps.
+  const std::size_t old_steps = s.step_labels.size();
+  std::vector<int> new_index(old_steps, -1);
+  std::vector<bool> has_remote(old_steps, false);
+  for (const Transfer& t : s.transfers) {
+    new_index[static_cast<std::size_t>(t.step)] = 0;
+    if (!t.is_local()) has_remote[static_cast<std::size_t>(t.step)] = true;
+  }
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < old_steps; ++i) {
+    if (new_index[i] < 0) continue;
+    new_index[i] = static_cast<int>(labels.size());
+    labels.push_back(has_remote[i] ? std::move(s.step_labels[i]) : std::string("local"));
+  }
+  for (Transfer& t : s.transfers) t.step = new_index[static_cast<std::size_t>(t.step)];
+  s.step_labels = std::move(labels);
+
+  if (s.spec.op == ReduceOp::avg && collective_reduces(s.spec.collective))
+    for (int r = 0; r < s.spec.ranks; ++r)
+      if (const std::uint64_t n = s.buffer_elements(r, BufferKind::output); n > 0)
+        s.post_ops.push_back({LocalOpKind::divide, {r, BufferKind::output, 0, n}, {}});
+  return std::move(s);
+}
+
+}  // namespace collsim

@@ -1,0 +1,44 @@
+// The one way algorithm files produce a Schedule: open a step, add transfers, finish.
+// finish() applies the conventions every schedule shares, so no algorithm repeats them:
+// empty transfers and steps are dropped, steps are renumbered, steps whose transfers are
+// all local are labelled "local", and avg gets its division as a post-operation.
+// In place (spec.in_place), a copy whose source and destination are the same storage
+// (storage_of) is dropped as it is added: the data is already there, so an algorithm
+// written for separate buffers needs no in-place branch for its initial copies.
+// A barrier's spec is normalised (count 0, i32, max): it moves one-element tokens only.
+#pragma once
+#include <string>
+
+#include "sim/schedule/schedule.h"
+
+namespace collsim {
+
+class ScheduleBuilder {
+ public:
+  // total_ranks > spec.ranks adds extra ranks that hold only scratch buffers.
+  ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks = 0);
+
+  const CollectiveSpec& spec() const { return schedule_.spec; }
+  void set_scratch(int rank, std::uint64_t count);
+  // Divisor for avg; defaults to spec.ranks.
+  void set_average_divisor(std::int64_t d) { schedule_.average_divisor = d; }
+
+  void pre_copy(Region from, Region to);
+  void pre_fill_identity(Region target);
+  // Barrier: the rank's one-element token starts as its own "I have arrived".
+  void pre_signal(Region token);
+
+  // Starts a new step; following transfers belong to it.
+  void step(std::string label);
+  void copy(int chunk, Region from, Region to) { add(Action::copy, chunk, from, to); }
+  void reduce(int chunk, Region from, Region to) { add(Action::reduce, chunk, from, to); }
+  void add(Action action, int chunk, Region from, Region to);
+
+  Schedule finish() &&;
+
+ private:
+  Schedule schedule_;
+  int current_step_ = -1;
+};
+
+}  // namespace collsim

@@ -1,0 +1,190 @@
+#include "sim/trace/report.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "sim/model/cost_formulas.h"
+#include "sim/trace/trace.h"
+
+namespace collsim {
+namespace {
+
+std::string gbps(const std::optional<double>& v) { return v ? fmt::format("{:.2f} GB/s", *v) : std::string("n/a"); }
+
+// The busiest links, the first being the bottleneck: "rank8 (...) busy 99.1 % of the time; next: ...".
+std::string busiest_text(const PredictedSummary& p) {
+  if (p.busiest_links.empty()) return "none: no transfer used a link";
+  const auto& links = p.busiest_links;
+  std::string text = fmt::format("{} busy {:.1f} % of the time", links[0].link, 100 * links[0].utilisation);
+  for (std::size_t i = 1; i < links.size(); ++i)
+    text += fmt::format("{} {} {:.1f} %", i == 1 ? "; next:" : ",", links[i].link, 100 * links[i].utilisation);
+  return text;
+}
+
+// The timing model's lines of the run summary.
+void append_prediction(std::string& out, const RunResult& r) {
+  const PredictedSummary p = summarize_prediction(r);
+  auto line = [&](std::string_view key, const std::string& value) {
+    fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", key, value);
+  };
+  line("predicted", fmt::format("{} on {}", format_duration_ns(p.time_ns), p.topology));
+  line("pred. algbw", gbps(p.algbw_gbps));
+  line("pred. busbw", gbps(p.busbw_gbps));
+  line("bottleneck", busiest_text(p));
+  if (p.closed_form.empty()) return line("closed form", "none for this algorithm: the simulation is the answer");
+  line("closed form", p.closed_form);
+  line("", p.closed_form_ns ? fmt::format("= {} with {}", format_duration_ns(*p.closed_form_ns), p.closed_form_values)
+                            : "does not apply to this run");
+}
+
+std::string range(BufferKind b, std::uint64_t offset, std::uint64_t count) {
+  return fmt::format("{}[{},{})", to_string(b), offset, offset + count);
+}
+
+std::string spec_line(const Schedule& s) {
+  const CollectiveSpec& spec = s.spec;
+  std::string line = fmt::format("{} with {} on {} rank{}", to_string(spec.collective), s.algorithm, spec.ranks,
+                                 spec.ranks == 1 ? "" : "s");
+  if (s.total_ranks > spec.ranks) line += fmt::format(" + {} server rank{}", s.total_ranks - spec.ranks,
+                                                       s.total_ranks - spec.ranks == 1 ? "" : "s");
+  if (spec.collective == Collective::barrier) return line + ", zero-byte signals (one-element i32 tokens)";
+  line += fmt::format(", count {} ({} per rank), {}", spec.count,
+                      format_bytes(static_cast<double>(spec.count * dtype_size(spec.dtype))), to_string(spec.dtype));
+  if (collective_reduces(spec.collective)) line += fmt::format(", {}", to_string(spec.op));
+  if (collective_has_root(spec.collective)) line += fmt::format(", root {}", spec.root);
+  if (spec.in_place) line += ", in place";
+  return line;
+}
+
+void append_local_ops(std::string& out, const char* when, const std::vector<LocalOp>& ops) {
+  for (const LocalOp& op : ops) {
+    fmt::format_to(std::back_inserter(out), "  {:<5} rank {:<3} {:<13} {}", when, op.target.rank, to_string(op.kind),
+                   range(op.target.buffer, op.target.offset, op.target.count));
+    if (op.kind == LocalOpKind::copy)
+      fmt::format_to(std::back_inserter(out), " <- {}", range(op.source.buffer, op.source.offset, op.source.count));
+    out += '\n';
+  }
+}
+
+template <class T>
+std::pair<std::size_t, std::size_t> min_max_index(const std::vector<T>& v, std::size_t n) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n));
+  return {static_cast<std::size_t>(lo - v.begin()), static_cast<std::size_t>(hi - v.begin())};
+}
+
+}  // namespace
+
+std::string format_step_table(const Schedule& s) { return format_step_table(s, {}); }
+
+std::string format_step_table(const Schedule& s, std::span<const std::string> step_notes) {
+  std::string out = spec_line(s) + "\n";
+  append_local_ops(out, "pre", s.pre_ops);
+  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}\n", "step", "src -> dst", "chunk",
+                 "elements", "action", "bytes");
+  int step = -1;
+  for (const Transfer& t : s.transfers) {
+    if (t.step != step) {
+      step = t.step;
+      fmt::format_to(std::back_inserter(out), "step {}/{}: {}\n", step + 1, s.step_count(),
+                     s.step_labels[static_cast<std::size_t>(step)]);
+      if (static_cast<std::size_t>(step) < step_notes.size() && !step_notes[static_cast<std::size_t>(step)].empty())
+        fmt::format_to(std::back_inserter(out), "  » {}\n", step_notes[static_cast<std::size_t>(step)]);
+    }
+    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}\n", step + 1, t.src, t.dst,
+                   t.chunk,
+                   range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count),
+                   to_string(t.action), s.bytes(t));
+  }
+  append_local_ops(out, "post", s.post_ops);
+  return out;
+}
+
+std::string format_step_overview(const Schedule& s) {
+  std::vector<std::size_t> transfers(static_cast<std::size_t>(s.step_count()), 0);
+  std::vector<std::uint64_t> bytes(transfers.size(), 0);
+  for (const Transfer& t : s.transfers) {
+    ++transfers[static_cast<std::size_t>(t.step)];
+    bytes[static_cast<std::size_t>(t.step)] += s.bytes(t);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < transfers.size(); ++i)
+    fmt::format_to(std::back_inserter(out), "  step {:>3}  {:>4} transfers  {:>10}  {}\n", i + 1, transfers[i],
+                   format_bytes(static_cast<double>(bytes[i])), s.step_labels[i]);
+  return out;
+}
+
+std::string format_run_summary(const RunResult& r) {
+  const Schedule& s = r.schedule;
+  const AlgorithmInfo* algo = find_algorithm(s.spec.collective, s.algorithm);
+  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+  const auto [lo, hi] = sent.empty() ? std::pair<std::size_t, std::size_t>{0, 0} : min_max_index(sent, sent.size());
+  const auto at = [&](std::size_t i) { return sent.empty() ? 0.0 : static_cast<double>(sent[i]); };
+  const Bandwidth bw = bandwidth(s.spec, r.execution.total_ns);
+  const Verification& v = r.verification;
+
+  std::string out;
+  auto line = [&](std::string_view key, const std::string& value) {
+    fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", key, value);
+  };
+  out += spec_line(s) + "\n";
+  if (algo) line("algorithm", fmt::format("{}: {}", algo->name, algo->summary));
+  line("schedule", fmt::format("{} steps ({} communication; formula {}), {} transfers", s.step_count(),
+                               communication_steps(s), algo ? algo->steps_formula : "?", s.transfers.size()));
+  line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); formula {}", format_bytes(at(lo)), lo,
+                                 format_bytes(at(hi)), hi, algo ? algo->bytes_formula : "?"));
+  if (r.model) append_prediction(out, r);
+  if (r.model_only) {
+    line("result", v.rule);
+    return out;
+  }
+  line("backend", fmt::format("{}: {}", r.backend, r.device));
+  line("time", format_duration_ns(static_cast<double>(r.execution.total_ns)));
+  line("algbw", gbps(bw.algbw_gbps));
+  line("busbw", bw.busbw_gbps
+                    ? fmt::format("{} (algbw * {})", gbps(bw.busbw_gbps), busbw_factor_formula(s.spec.collective))
+                    : std::string("n/a"));
+  const char* what = s.spec.collective == Collective::barrier ? "tokens" : "output elements";  // a barrier has no data
+  if (v.ok)
+    line("result", fmt::format("verified: {} {}, {}{}", v.checked, what, v.rule,
+                               v.rule.starts_with("exact") ? "" : fmt::format(", max error {:.3g}", v.max_error)));
+  else
+    line("result",
+         fmt::format("WRONG: {} of {} {} differ; first: {}", v.mismatches, v.checked, what, v.first_mismatch));
+  return out;
+}
+
+std::string format_catalogue() {
+  std::string out =
+      "collectives and algorithms (N = ranks; n = bytes of the whole vector: the buffer for all_reduce, broadcast,\n"
+      "reduce and send_recv; the whole result for all_gather and gather; the whole input for reduce_scatter and\n"
+      "scatter; one rank's send buffer for all_to_all):\n"
+      "  N' = 2^floor(lg N): where N is not a power of two, recursive doubling and halving fold the other\n"
+      "  N - N' ranks in first and out last (2 more steps); S = --slices; G = --ranks-per-node\n"
+      "  time: what the timing model gives on a switch with latency α, 1/β = bandwidth, 1/γ = reduction rate,\n"
+      "  1/δ = local copy rate (docs/timing-model.md); the textbook form where there is one\n";
+  for (Collective c : kAllCollectives) {
+    bool any = false;
+    for (const AlgorithmInfo& a : all_algorithms()) {
+      if (a.collective != c) continue;
+      if (!any && c == Collective::barrier)
+        out += "  barrier (zero-byte signals: no algbw or busbw)\n";
+      else if (!any)
+        fmt::format_to(std::back_inserter(out), "  {} (busbw = algbw * {})\n", to_string(c), busbw_factor_formula(c));
+      any = true;
+      fmt::format_to(std::back_inserter(out), "    {:<18} steps {:<8} bytes sent per rank {}\n", a.name, a.steps_formula,
+                     a.bytes_formula);
+      fmt::format_to(std::back_inserter(out), "    {:<18} {}\n", "", a.summary);
+      if (const CostFormula* f = find_cost_formula(a.collective, a.name)) {
+        fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
+        if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);
+      }
+    }
+  }
+  out += "data types: f32 f64 f16 bf16 i32 i64\n";
+  out += "reduce ops: sum prod min max avg (avg = sum, then one division by N)\n";
+  return out;
+}
+
+}  // namespace collsim

@@ -1,0 +1,116 @@
+// Building a Trace from a run, and the CSV exporter (no JSON library needed here).
+#include "sim/trace/trace.h"
+
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include <collsim/version.h>
+
+#include "sim/model/cost_formulas.h"
+#include "sim/core/csv.h"
+
+namespace collsim {
+namespace {
+
+bool has_predictions(const Trace& t) {
+  for (const TransferRecord& r : t.records)
+    if (r.predicted_begin_ns || r.predicted_end_ns) return true;
+  return false;
+}
+
+std::string optional_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
+
+// One record per transfer: measured times when the run executed (a --model-only run has
+// none: zeros), predicted ones when the model ran.
+std::vector<TransferRecord> records_of(const RunResult& run) {
+  std::vector<TransferRecord> records(run.schedule.transfers.size());
+  for (std::size_t i = 0; i < run.execution.timings.size() && i < records.size(); ++i) {
+    const TransferTiming& m = run.execution.timings[i];
+    records[i] = {m.begin_ns, m.end_ns, m.worker, {}, {}};
+  }
+  if (run.model)
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      records[i].predicted_begin_ns = run.model->prediction.begin_ns[i];
+      records[i].predicted_end_ns = run.model->prediction.end_ns[i];
+    }
+  return records;
+}
+
+}  // namespace
+
+Trace make_trace(const RunResult& run, std::string scenario_title, std::string scenario_description) {
+  Trace t;
+  t.collsim_version = COLLSIM_VERSION;
+  t.scenario_title = std::move(scenario_title);
+  t.scenario_description = std::move(scenario_description);
+  t.request = run.request;
+  t.backend = run.backend;
+  t.device = run.device;
+  t.workers = run.execution.workers;
+  t.schedule = run.schedule;
+  t.records = records_of(run);
+  t.verification = run.verification;
+  const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);
+  t.summary = {run.execution.total_ns, bw.algbw_gbps, bw.busbw_gbps};
+  if (run.model) t.predicted = summarize_prediction(run);
+  return t;
+}
+
+PredictedSummary summarize_prediction(const RunResult& run) {
+  const ModelRun& m = *run.model;
+  const CollectiveSpec& spec = run.schedule.spec;
+  PredictedSummary p;
+  p.topology = describe(m.topology);
+  p.topology_config = m.config;
+  p.time_ns = m.prediction.total_ns;
+  if (p.time_ns > 0 && spec.collective != Collective::barrier) {  // as bandwidth(), with fractional ns
+    p.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / p.time_ns;
+    p.busbw_gbps = *p.algbw_gbps * busbw_factor(spec.collective, spec.ranks);
+  }
+  for (const LinkLoad& l : m.prediction.busiest)
+    p.busiest_links.push_back({link_name(m.topology, l.link), p.time_ns > 0 ? l.busy_ns / p.time_ns : 0});
+  const ClosedForm f = closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology));
+  // No formula (e.g. a hand-written "custom" schedule): left empty, so reports say there is none.
+  p.closed_form = f.formula.empty() || f.time_ns ? f.formula : fmt::format("{} (holds for {})", f.formula, f.scope);
+  p.closed_form_values = f.values;
+  p.closed_form_ns = f.time_ns;
+  return p;
+}
+
+std::string trace_to_csv(const Trace& t) {
+  const Schedule& s = t.schedule;
+  const bool predicted = has_predictions(t);
+  std::string out =
+      "index,step,step_label,src,dst,chunk,action,src_buffer,src_offset,dst_buffer,dst_offset,count,bytes,"
+      "measured_begin_ns,measured_end_ns,worker";
+  // The timing model's columns appear only in traces that carry predictions, so today's
+  // files stay exactly as documented.
+  out += predicted ? ",predicted_begin_ns,predicted_end_ns\n" : "\n";
+  for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+    const Transfer& x = s.transfers[i];
+    const TransferRecord& r = t.records[i];
+    fmt::format_to(std::back_inserter(out), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i, x.step,
+                   csv_field(s.step_labels[static_cast<std::size_t>(x.step)]), x.src, x.dst, x.chunk,
+                   to_string(x.action), to_string(x.src_buffer), x.src_offset, to_string(x.dst_buffer), x.dst_offset,
+                   x.count, s.bytes(x), r.measured_begin_ns, r.measured_end_ns, r.worker);
+    if (predicted)
+      fmt::format_to(std::back_inserter(out), ",{},{}", optional_number(r.predicted_begin_ns),
+                     optional_number(r.predicted_end_ns));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string line_column(std::string_view text, std::size_t offset) {
+  offset = std::min(offset, text.size());
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i)
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  return fmt::format("{}:{}", line, offset - line_start + 1);
+}
+
+}  // namespace collsim

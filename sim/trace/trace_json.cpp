@@ -1,0 +1,586 @@
+// The JSON trace: exporter and importer (schema: docs/trace-format.md).
+//
+// Round trip: export -> import -> export must give the same bytes. The exporter is a pure
+// function of the Trace; the importer reads every field back into the Trace losslessly:
+// integers stay integers, doubles are printed by nlohmann-json in their shortest form
+// that parses back to the same double, "n/a" stays a string, and non-finite doubles
+// (a verification error of inf or nan) are written as the strings "inf", "-inf", "nan".
+//
+// Layout: small objects on one line, arrays of objects or strings one element per line,
+// so a trace reads well, diffs well, and is streamed without building one huge tree.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "sim/check/checker.h"
+#include "sim/core/errors.h"
+#include "sim/trace/json_writer.h"
+#include "sim/trace/trace.h"
+
+namespace collsim {
+namespace {
+
+using json_layout::ObjectWriter;
+using json_layout::ojson;
+using json_layout::request_json;
+using json = nlohmann::json;
+
+constexpr std::string_view kFormatName = "collsim-trace";
+
+// ----------------------------------------------------------------------------------------
+// Export
+// ----------------------------------------------------------------------------------------
+
+// Doubles that JSON cannot hold as numbers become strings.
+ojson finite_or_string(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+// A bandwidth or an optional time: "n/a" when absent.
+ojson bandwidth_json(const std::optional<double>& gbps) { return gbps ? finite_or_string(*gbps) : ojson("n/a"); }
+
+ojson local_op_json(const LocalOp& op) {
+  ojson j = {{"kind", to_string(op.kind)}, {"rank", op.target.rank}, {"buffer", to_string(op.target.buffer)},
+             {"offset", op.target.offset}, {"count", op.target.count}};
+  if (op.kind == LocalOpKind::copy) {
+    j["source_buffer"] = to_string(op.source.buffer);
+    j["source_offset"] = op.source.offset;
+  }
+  return j;
+}
+
+ojson transfer_json(const Transfer& t) {
+  return {{"step", t.step}, {"src", t.src}, {"dst", t.dst}, {"chunk", t.chunk}, {"action", to_string(t.action)},
+          {"src_buffer", to_string(t.src_buffer)}, {"src_offset", t.src_offset},
+          {"dst_buffer", to_string(t.dst_buffer)}, {"dst_offset", t.dst_offset}, {"count", t.count}};
+}
+
+ojson record_json(std::size_t index, const TransferRecord& r) {
+  ojson j = {{"transfer", index}, {"measured_begin_ns", r.measured_begin_ns}, {"measured_end_ns", r.measured_end_ns},
+             {"worker", r.worker}};
+  if (r.predicted_begin_ns) j["predicted_begin_ns"] = finite_or_string(*r.predicted_begin_ns);
+  if (r.predicted_end_ns) j["predicted_end_ns"] = finite_or_string(*r.predicted_end_ns);
+  return j;
+}
+
+// The configuration in the words of a scenario's [topology] (its keys, docs/scenario-format.md):
+// the kind, and only what the configuration sets, so that an unset figure stays "the
+// preset's" when read back. A figure is finite (make_topology checked it before the prediction).
+ojson topology_config_json(const TopologyConfig& c) {
+  ojson j = {{"kind", to_string(c.kind)}};
+  auto add_figure = [&j](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  if (!c.link.empty()) j["link"] = c.link;
+  add_figure("bandwidth", c.bandwidth_gbps);
+  add_figure("latency", c.latency_us);
+  if (!c.uplink.empty()) j["uplink"] = c.uplink;
+  add_figure("uplink_bandwidth", c.uplink_bandwidth_gbps);
+  add_figure("uplink_latency", c.uplink_latency_us);
+  if (c.group_size > 0) j["group_size"] = c.group_size;
+  if (c.nic_per_gpu) j["nic"] = "gpu";
+  add_figure("reduce_rate", c.reduce_rate_gbps);
+  add_figure("copy_rate", c.copy_rate_gbps);
+  if (!c.overrides.empty()) {
+    ojson& overrides = j["overrides"] = ojson::array();
+    for (const LinkOverride& o : c.overrides) {
+      ojson& x = overrides.emplace_back(ojson{{"link", o.link}});
+      if (o.bandwidth_gbps) x["bandwidth"] = *o.bandwidth_gbps;
+      if (o.latency_us) x["latency"] = *o.latency_us;
+    }
+  }
+  if (!c.stragglers.empty()) {
+    ojson& stragglers = j["stragglers"] = ojson::array();
+    for (const Straggler& st : c.stragglers) {
+      ojson& x = stragglers.emplace_back(ojson{{"rank", st.rank}});
+      if (st.late_us != 0) x["late"] = st.late_us;
+      if (st.slow != 1) x["slow"] = st.slow;
+    }
+  }
+  return j;
+}
+
+ojson predicted_json(const PredictedSummary& p) {
+  ojson links = ojson::array();
+  for (const PredictedSummary::LinkUse& l : p.busiest_links)
+    links.push_back({{"link", l.link}, {"utilisation", finite_or_string(l.utilisation)}});
+  ojson j = {{"topology", p.topology}};
+  if (p.topology_config) j["topology_config"] = topology_config_json(*p.topology_config);
+  j["time_ns"] = finite_or_string(p.time_ns);
+  j["algbw_gbps"] = bandwidth_json(p.algbw_gbps);
+  j["busbw_gbps"] = bandwidth_json(p.busbw_gbps);
+  j["busiest_links"] = links;
+  j["closed_form"] = p.closed_form;
+  j["closed_form_values"] = p.closed_form_values;
+  j["closed_form_ns"] = bandwidth_json(p.closed_form_ns);
+  return j;
+}
+
+void write_schedule(ObjectWriter& parent, const Schedule& s) {
+  ObjectWriter w = parent.open("schedule");
+  w.add("total_ranks", s.total_ranks);
+  w.add("scratch_count", s.scratch_count);
+  w.add("average_divisor", s.average_divisor);
+  w.add_array("steps", s.step_labels.size(), [&](std::size_t i) { return ojson(s.step_labels[i]); });
+  w.add_array("pre_ops", s.pre_ops.size(), [&](std::size_t i) { return local_op_json(s.pre_ops[i]); });
+  w.add_array("transfers", s.transfers.size(), [&](std::size_t i) { return transfer_json(s.transfers[i]); });
+  w.add_array("post_ops", s.post_ops.size(), [&](std::size_t i) { return local_op_json(s.post_ops[i]); });
+  w.close();
+}
+
+}  // namespace
+
+std::string trace_to_json(const Trace& t) {
+  std::string out;
+  ObjectWriter w(out, 0);
+  w.add("format", kFormatName);
+  w.add("version", t.format_version);
+  w.add("collsim_version", t.collsim_version);
+  const bool scenario = !t.scenario_title.empty() || !t.scenario_description.empty();
+  w.add("scenario", scenario ? ojson{{"title", t.scenario_title}, {"description", t.scenario_description}} : ojson());
+  w.add("request", request_json(t.request));
+  w.add("backend", {{"name", t.backend}, {"device", t.device}, {"workers", t.workers}});
+  write_schedule(w, t.schedule);
+  w.add_array("records", t.records.size(), [&](std::size_t i) { return record_json(i, t.records[i]); });
+  const Verification& v = t.verification;
+  w.add("verification", {{"ok", v.ok}, {"checked", v.checked}, {"mismatches", v.mismatches},
+                         {"max_error", finite_or_string(v.max_error)}, {"first_mismatch", v.first_mismatch},
+                         {"rule", v.rule}});
+  w.add("summary", {{"time_ns", t.summary.time_ns}, {"algbw_gbps", bandwidth_json(t.summary.algbw_gbps)},
+                    {"busbw_gbps", bandwidth_json(t.summary.busbw_gbps)}});
+  if (t.predicted) w.add("predicted", predicted_json(*t.predicted));
+  w.close();
+  out += '\n';
+  return out;
+}
+
+// ----------------------------------------------------------------------------------------
+// Import
+// ----------------------------------------------------------------------------------------
+namespace {
+
+// A JSON value with its path ("schedule.transfers[3].src") and file, so that every error
+// names both: "trace.json: key 'schedule.transfers[3].src': expected an integer, got string".
+class Field {
+ public:
+  Field(const json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {}
+
+  [[noreturn]] void fail(std::string_view problem) const {
+    throw InputError(fmt::format("{}: key '{}': {}", file_, path_, problem));
+  }
+
+  bool has(std::string_view key) const { return j_.is_object() && j_.contains(key); }
+  Field operator[](std::string_view key) const {
+    expect(j_.is_object(), "an object");
+    const auto it = j_.find(key);
+    const std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+    if (it == j_.end()) throw InputError(fmt::format("{}: key '{}' is missing", file_, path));
+    return Field(*it, path, file_);
+  }
+  std::size_t size() const {
+    expect(j_.is_array(), "an array");
+    return j_.size();
+  }
+  Field at(std::size_t i) const { return Field(j_[i], fmt::format("{}[{}]", path_, i), file_); }
+  bool is_null() const { return j_.is_null(); }
+  bool is_string() const { return j_.is_string(); }
+  // "trace.json: key 'predicted.topology_config.overrides[0]'": an origin for make_topology's messages.
+  std::string where() const { return fmt::format("{}: key '{}'", file_, path_); }
+
+  // Rejects keys this version does not define: a typo or a newer writer, either way the
+  // round trip would silently lose them.
+  void only_keys(std::initializer_list<std::string_view> allowed) const {
+    expect(j_.is_object(), "an object");
+    for (const auto& item : j_.items())
+      if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+        throw InputError(fmt::format("{}: key '{}{}{}': unknown key (trace format version {})", file_, path_,
+                                     path_.empty() ? "" : ".", item.key(), kTraceFormatVersion));
+  }
+
+  std::string str() const {
+    expect(j_.is_string(), "a string");
+    return j_.get<std::string>();
+  }
+  bool boolean() const {
+    expect(j_.is_boolean(), "true or false");
+    return j_.get<bool>();
+  }
+  std::int64_t integer(std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+                       std::int64_t hi = std::numeric_limits<std::int64_t>::max()) const {
+    expect(j_.is_number_integer(), "an integer");
+    if (j_.is_number_unsigned() && j_.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) out_of_range(lo, hi);
+    const std::int64_t v = j_.get<std::int64_t>();
+    if (v < lo || v > hi) out_of_range(lo, hi);
+    return v;
+  }
+  int int32(int lo, int hi) const { return static_cast<int>(integer(lo, hi)); }
+  std::uint64_t unsigned_integer() const {
+    expect(j_.is_number_integer(), "a non-negative integer");
+    if (!j_.is_number_unsigned()) fail(fmt::format("must not be negative, got {}", j_.dump()));
+    return j_.get<std::uint64_t>();
+  }
+  // A number, or one of the strings the exporter writes for non-finite doubles.
+  double number() const {
+    if (j_.is_string()) {
+      const std::string s = j_.get<std::string>();
+      if (s == "inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    }
+    expect(j_.is_number(), "a number");
+    return j_.get<double>();
+  }
+  std::optional<double> number_or_na() const {
+    if (j_.is_string() && j_.get<std::string>() == "n/a") return std::nullopt;
+    return number();
+  }
+
+  // Parses an enum by the names to_string gives its values.
+  template <class E, std::size_t N>
+  E name_of(const E (&values)[N], std::string_view what) const {
+    const std::string s = str();
+    for (E v : values)
+      if (to_string(v) == s) return v;
+    std::string names;
+    for (E v : values) names.append(names.empty() ? "" : ", ").append(to_string(v));
+    fail(fmt::format("unknown {} '{}' (expected one of {})", what, s, names));
+  }
+
+ private:
+  void expect(bool ok, std::string_view what) const {
+    if (ok) return;
+    std::string got = j_.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (got.size() > 40) got = got.substr(0, 37) + "...";
+    fail(fmt::format("expected {}, got {} {}", what, j_.type_name(), got));
+  }
+  [[noreturn]] void out_of_range(std::int64_t lo, std::int64_t hi) const {
+    fail(fmt::format("{} is out of range [{}, {}]", j_.dump(), lo, hi));
+  }
+
+  const json& j_;
+  std::string path_;
+  const std::string& file_;
+};
+
+constexpr BufferKind kBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
+constexpr Action kActions[] = {Action::copy, Action::reduce};
+constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_identity, LocalOpKind::divide,
+                                         LocalOpKind::signal};
+
+RunRequest read_request(const Field& f) {
+  f.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+               "colocated", "ranks_per_node", "seed", "schedule_file"});
+  RunRequest r;
+  r.spec.collective = f["collective"].name_of(kAllCollectives, "collective");
+  r.algorithm = f["algorithm"].str();
+  if (r.algorithm.empty()) f["algorithm"].fail("must not be empty");
+  r.spec.ranks = f["ranks"].int32(1, kMaxRanks);
+  r.spec.count = f["count"].unsigned_integer();
+  r.spec.dtype = f["dtype"].name_of(kAllDataTypes, "data type");
+  r.spec.op = f["op"].name_of(kAllReduceOps, "reduce op");
+  r.spec.root = f["root"].int32(0, r.spec.ranks - 1);
+  // Keep element indices far from overflow, as build_schedule does for --count.
+  if (static_cast<double>(r.spec.count) * r.spec.ranks * static_cast<double>(dtype_size(r.spec.dtype)) > 0x1p50)
+    f["count"].fail(fmt::format("{} is absurd for {} ranks", r.spec.count, r.spec.ranks));
+  r.spec.in_place = f["in_place"].boolean();
+  if (r.spec.in_place && !collective_supports_in_place(r.spec.collective))
+    f["in_place"].fail(fmt::format("{} has no in-place form", to_string(r.spec.collective)));
+  r.options.slices = f["slices"].int32(0, 1024);
+  r.options.servers = f["servers"].int32(1, kMaxRanks);
+  r.options.colocated = f["colocated"].boolean();
+  r.options.ranks_per_node = f["ranks_per_node"].int32(0, kMaxRanks);
+  r.seed = f["seed"].unsigned_integer();
+  if (f.has("schedule_file")) r.options.schedule_file = f["schedule_file"].str();
+  return r;
+}
+
+int read_rank(const Field& f, const Schedule& s) { return f.int32(0, s.total_ranks - 1); }
+
+LocalOp read_local_op(const Field& f, const Schedule& s) {
+  LocalOp op;
+  op.kind = f["kind"].name_of(kLocalOpKinds, "local operation");
+  if (op.kind == LocalOpKind::copy)
+    f.only_keys({"kind", "rank", "buffer", "offset", "count", "source_buffer", "source_offset"});
+  else
+    f.only_keys({"kind", "rank", "buffer", "offset", "count"});
+  op.target = {read_rank(f["rank"], s), f["buffer"].name_of(kBufferKinds, "buffer"), f["offset"].unsigned_integer(),
+               f["count"].unsigned_integer()};
+  if (op.kind == LocalOpKind::copy)
+    op.source = {op.target.rank, f["source_buffer"].name_of(kBufferKinds, "buffer"),
+                 f["source_offset"].unsigned_integer(), op.target.count};
+  return op;
+}
+
+Transfer read_transfer(const Field& f, const Schedule& s) {
+  f.only_keys({"step", "src", "dst", "chunk", "action", "src_buffer", "src_offset", "dst_buffer", "dst_offset", "count"});
+  Transfer t;
+  t.step = f["step"].int32(0, s.step_count() - 1);
+  t.src = read_rank(f["src"], s);
+  t.dst = read_rank(f["dst"], s);
+  t.chunk = f["chunk"].int32(0, std::numeric_limits<int>::max());
+  t.action = f["action"].name_of(kActions, "action");
+  t.src_buffer = f["src_buffer"].name_of(kBufferKinds, "buffer");
+  t.src_offset = f["src_offset"].unsigned_integer();
+  t.dst_buffer = f["dst_buffer"].name_of(kBufferKinds, "buffer");
+  t.dst_offset = f["dst_offset"].unsigned_integer();
+  t.count = f["count"].unsigned_integer();
+  return t;
+}
+
+template <class T, class Read>
+std::vector<T> read_array(const Field& f, Read&& read) {
+  std::vector<T> v;
+  v.reserve(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) v.push_back(read(f.at(i)));
+  return v;
+}
+
+// The schedule must be one the engine could have run: regions inside buffers, contributions
+// right. The checker proves it, exactly as before a run.
+void check_imported_schedule(const Field& f, const Schedule& s) {
+  try {
+    check_schedule(s);
+  } catch (const ScheduleError& e) {
+    f.fail(fmt::format("not a valid schedule: {}", e.what()));
+  }
+}
+
+Schedule read_schedule(const Field& f, const RunRequest& request) {
+  f.only_keys({"total_ranks", "scratch_count", "average_divisor", "steps", "pre_ops", "transfers", "post_ops"});
+  Schedule s;
+  s.spec = request.spec;
+  s.algorithm = request.algorithm;
+  s.total_ranks = f["total_ranks"].int32(request.spec.ranks, 2 * kMaxRanks);
+  const Field scratch = f["scratch_count"];
+  if (scratch.size() != static_cast<std::size_t>(s.total_ranks))
+    scratch.fail(fmt::format("has {} entries, expected one per rank ({})", scratch.size(), s.total_ranks));
+  s.scratch_count = read_array<std::uint64_t>(scratch, [](const Field& x) { return x.unsigned_integer(); });
+  s.average_divisor = f["average_divisor"].integer(1);
+  s.step_labels = read_array<std::string>(f["steps"], [](const Field& x) { return x.str(); });
+  s.pre_ops = read_array<LocalOp>(f["pre_ops"], [&](const Field& x) { return read_local_op(x, s); });
+  s.transfers = read_array<Transfer>(f["transfers"], [&](const Field& x) { return read_transfer(x, s); });
+  s.post_ops = read_array<LocalOp>(f["post_ops"], [&](const Field& x) { return read_local_op(x, s); });
+  check_imported_schedule(f, s);
+  return s;
+}
+
+TransferRecord read_record(const Field& f, std::size_t index) {
+  f.only_keys({"transfer", "measured_begin_ns", "measured_end_ns", "worker", "predicted_begin_ns", "predicted_end_ns"});
+  // Records are in schedule order; the index is there for human readers, and must agree.
+  if (const Field n = f["transfer"]; n.integer() != static_cast<std::int64_t>(index))
+    n.fail(fmt::format("is {}, expected {} (records follow the order of schedule.transfers)", n.integer(), index));
+  TransferRecord r;
+  r.measured_begin_ns = f["measured_begin_ns"].integer();
+  r.measured_end_ns = f["measured_end_ns"].integer();
+  r.worker = f["worker"].int32(0, std::numeric_limits<int>::max());
+  if (f.has("predicted_begin_ns")) r.predicted_begin_ns = f["predicted_begin_ns"].number();
+  if (f.has("predicted_end_ns")) r.predicted_end_ns = f["predicted_end_ns"].number();
+  return r;
+}
+
+std::vector<TransferRecord> read_records(const Field& f, std::size_t transfers) {
+  if (f.size() != transfers) f.fail(fmt::format("has {} records, expected one per transfer ({})", f.size(), transfers));
+  std::vector<TransferRecord> v;
+  v.reserve(transfers);
+  for (std::size_t i = 0; i < transfers; ++i) v.push_back(read_record(f.at(i), i));
+  return v;
+}
+
+Verification read_verification(const Field& f) {
+  f.only_keys({"ok", "checked", "mismatches", "max_error", "first_mismatch", "rule"});
+  return {f["ok"].boolean(), f["checked"].unsigned_integer(), f["mismatches"].unsigned_integer(),
+          f["max_error"].number(), f["first_mismatch"].str(), f["rule"].str()};
+}
+
+TraceSummary read_summary(const Field& f) {
+  f.only_keys({"time_ns", "algbw_gbps", "busbw_gbps"});
+  return {f["time_ns"].integer(), f["algbw_gbps"].number_or_na(), f["busbw_gbps"].number_or_na()};
+}
+
+// A figure of the configuration, as a scenario's [topology] takes it: finite, and > 0 (a
+// bandwidth, a rate, a slow-down) or >= 0 (a latency, a late start).
+double figure(const Field& f, bool positive) {
+  const double v = f.number();
+  if (!std::isfinite(v) || v < 0 || (positive && v == 0))
+    f.fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
+  return v;
+}
+
+std::optional<double> optional_figure(const Field& f, std::string_view key, bool positive) {
+  if (!f.has(key)) return std::nullopt;
+  return figure(f[key], positive);
+}
+
+std::string preset_name(const Field& f) {
+  std::string name = f.str();
+  if (!find_link_preset(name)) f.fail(fmt::format("unknown link preset '{}' (use {})", name, link_preset_names()));
+  return name;
+}
+
+// Overrides and stragglers are checked against the ranks when a re-run resolves the
+// topology (make_topology), which names them by their key here.
+LinkOverride read_link_override(const Field& f) {
+  f.only_keys({"link", "bandwidth", "latency"});
+  LinkOverride o{f["link"].str(), optional_figure(f, "bandwidth", true), optional_figure(f, "latency", false),
+                 f.where()};
+  if (o.link.empty()) f["link"].fail("must not be empty");
+  if (!o.bandwidth_gbps && !o.latency_us) f.fail("gives no `bandwidth` or `latency`");
+  return o;
+}
+
+Straggler read_straggler(const Field& f) {
+  f.only_keys({"rank", "late", "slow"});
+  Straggler s{f["rank"].int32(0, kMaxModelRanks - 1), 0, 1, f.where()};
+  if (f.has("late")) s.late_us = figure(f["late"], false);
+  if (f.has("slow")) s.slow = figure(f["slow"], true);
+  return s;
+}
+
+// The keys of a scenario's [topology] (scenario.cpp's read_topology), with the same checks
+// on each value. Keys a kind does not use are kept, not refused: they were in the
+// configuration the prediction was made on, and make_topology ignored them there too.
+TopologyConfig read_topology_config(const Field& f) {
+  f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+  TopologyConfig c;
+  c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
+  if (f.has("link")) c.link = preset_name(f["link"]);
+  c.bandwidth_gbps = optional_figure(f, "bandwidth", true);
+  c.latency_us = optional_figure(f, "latency", false);
+  if (f.has("uplink")) c.uplink = preset_name(f["uplink"]);
+  c.uplink_bandwidth_gbps = optional_figure(f, "uplink_bandwidth", true);
+  c.uplink_latency_us = optional_figure(f, "uplink_latency", false);
+  if (f.has("group_size")) c.group_size = f["group_size"].int32(1, kMaxModelRanks);
+  if (f.has("nic")) {
+    const std::string nic = f["nic"].str();
+    if (nic != "node" && nic != "gpu") f["nic"].fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));
+    c.nic_per_gpu = nic == "gpu";
+  }
+  c.reduce_rate_gbps = optional_figure(f, "reduce_rate", true);
+  c.copy_rate_gbps = optional_figure(f, "copy_rate", true);
+  if (f.has("overrides")) c.overrides = read_array<LinkOverride>(f["overrides"], read_link_override);
+  if (f.has("stragglers")) c.stragglers = read_array<Straggler>(f["stragglers"], read_straggler);
+  return c;
+}
+
+PredictedSummary read_predicted(const Field& f) {
+  f.only_keys({"topology", "topology_config", "time_ns", "algbw_gbps", "busbw_gbps", "busiest_links", "closed_form",
+               "closed_form_values", "closed_form_ns"});
+  PredictedSummary p{f["topology"].str(), std::nullopt, f["time_ns"].number(), f["algbw_gbps"].number_or_na(),
+                     f["busbw_gbps"].number_or_na(), {}, f["closed_form"].str(), f["closed_form_values"].str(),
+                     f["closed_form_ns"].number_or_na()};
+  // Optional: traces written before collsim recorded the configuration have only its description.
+  if (f.has("topology_config")) p.topology_config = read_topology_config(f["topology_config"]);
+  const Field links = f["busiest_links"];
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const Field l = links.at(i);
+    l.only_keys({"link", "utilisation"});
+    p.busiest_links.push_back({l["link"].str(), l["utilisation"].number()});
+  }
+  return p;
+}
+
+// "format" and "version" first: a file that is not ours, or from another version, gets
+// that message rather than a complaint about some key deep inside.
+void check_identity(const Field& root, const std::string& source_name) {
+  if (root.has("format") && root["format"].is_string() && root["format"].str() == "collsim-lesson")
+    throw InputError(fmt::format("{}: a lesson trace (\"collsim-lesson\", written by `collsim run LESSON --trace`): it "
+                                 "records a whole lesson to read, not to replay; open or run the lesson's scenario "
+                                 "file instead (single-run traces, \"{}\", are the ones collsim reads back)",
+                                 source_name, kFormatName));
+  if (!root.has("format") || !root["format"].is_string() || root["format"].str() != kFormatName)
+    throw InputError(fmt::format("{}: not a collsim trace (the top-level key 'format' is not \"{}\")", source_name,
+                                 kFormatName));
+  const std::int64_t version = root["version"].integer();
+  if (version != kTraceFormatVersion)
+    root["version"].fail(fmt::format("trace format version {} is not supported (this build reads version {})", version,
+                                     kTraceFormatVersion));
+}
+
+Trace read_trace(const Field& root, const std::string& source_name) {
+  check_identity(root, source_name);
+  root.only_keys({"format", "version", "collsim_version", "scenario", "request", "backend", "schedule", "records",
+                  "verification", "summary", "predicted"});
+  Trace t;
+  t.collsim_version = root["collsim_version"].str();
+  if (const Field sc = root["scenario"]; !sc.is_null()) {
+    sc.only_keys({"title", "description"});
+    t.scenario_title = sc["title"].str();
+    t.scenario_description = sc["description"].str();
+  }
+  t.request = read_request(root["request"]);
+  const Field backend = root["backend"];
+  backend.only_keys({"name", "device", "workers"});
+  t.backend = backend["name"].str();
+  t.device = backend["device"].str();
+  t.workers = backend["workers"].int32(0, std::numeric_limits<int>::max());
+  t.schedule = read_schedule(root["schedule"], t.request);
+  t.records = read_records(root["records"], t.schedule.transfers.size());
+  t.verification = read_verification(root["verification"]);
+  t.summary = read_summary(root["summary"]);
+  if (root.has("predicted")) t.predicted = read_predicted(root["predicted"]);
+  return t;
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
+// column 2: " prefix: we print our own file:line:column.
+std::string parse_problem(const json::parse_error& e) {
+  std::string_view what = e.what();
+  const auto column = what.find("column ");
+  const auto colon = column == std::string_view::npos ? what.find(": ") : what.find(": ", column);
+  return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
+}
+
+}  // namespace
+
+Trace parse_trace_json(std::string_view text, const std::string& source_name) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte counts bytes read, so the offending byte is the one before it.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    throw InputError(fmt::format("{}:{}: not valid JSON (a truncated or damaged trace?): {}", source_name,
+                                 line_column(text, offset), parse_problem(e)));
+  }
+  if (!doc.is_object())
+    throw InputError(fmt::format("{}: not a collsim trace (the top level is a JSON {}, not an object)", source_name,
+                                 doc.type_name()));
+  return read_trace(Field(doc, "", source_name), source_name);
+}
+
+Trace load_trace_json(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read the trace file: {}", path.string(), std::strerror(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: error while reading the trace file", path.string()));
+  return parse_trace_json(text.str(), path.string());
+}
+
+namespace json_layout {
+
+ojson request_json(const RunRequest& r) {
+  ojson j = {{"collective", to_string(r.spec.collective)}, {"algorithm", r.algorithm}, {"ranks", r.spec.ranks},
+             {"count", r.spec.count}, {"dtype", to_string(r.spec.dtype)}, {"op", to_string(r.spec.op)},
+             {"root", r.spec.root}, {"in_place", r.spec.in_place}, {"slices", r.options.slices},
+             {"servers", r.options.servers}, {"colocated", r.options.colocated},
+             {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
+  // Only custom runs have one; other traces keep the key out, as version 1 always did.
+  if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
+  return j;
+}
+
+}  // namespace json_layout
+
+}  // namespace collsim
