@@ -26,13 +26,7 @@
 
 namespace collsim {
 
-// What a closed form depends on.
-struct CostShape {
-  int ranks = 1;             // N (parameter_server: the workers W)
-  double bytes = 0;          // n, see above
-  AlgorithmOptions options;  // as resolved (resolve_options): slices, servers, colocated, ranks_per_node
-  bool in_place = false;
-};
+// CostShape (what a closed form depends on) is in sim/schedule/algorithm.h.
 CostShape cost_shape(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
 
 struct CostFormula {

@@ -26,18 +26,13 @@
 #include <vector>
 
 #include "sim/check/dependencies.h"
+#include "sim/schedule/algorithm.h"
 #include "sim/schedule/schedule.h"
 #include "sim/model/topology.h"
 
 namespace collsim {
 
-// The α-β-γ-δ of the closed forms (cost_formulas.h), in ns and ns per byte.
-struct CostParams {
-  double alpha_ns = 0;           // latency of one message over one link
-  double beta_ns_per_byte = 0;   // 1 / link bandwidth
-  double gamma_ns_per_byte = 0;  // 1 / reduction rate
-  double delta_ns_per_byte = 0;  // 1 / local copy rate
-};
+// CostParams (the α-β-γ-δ of the closed forms) is in sim/schedule/algorithm.h.
 // The rank links' figures (a switch port), the rates and no stragglers: what the closed
 // forms assume everywhere.
 CostParams cost_params(const Topology& t);

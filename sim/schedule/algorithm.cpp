@@ -100,6 +100,19 @@ void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, con
                                  spec.ranks, options.slices, transfers, kMaxTransfers));
 }
 
+std::string_view to_string(LayoutShape s) {
+  switch (s) {
+    case LayoutShape::ring: return "ring";
+    case LayoutShape::chain: return "chain";
+    case LayoutShape::trees: return "trees";
+    case LayoutShape::star: return "star";
+    case LayoutShape::all_pairs: return "all pairs";
+    case LayoutShape::hypercube: return "hypercube";
+    case LayoutShape::hierarchy: return "hierarchy";
+  }
+  return "?";
+}
+
 std::span<const AlgorithmInfo> all_algorithms() {
   // A contiguous copy so callers can iterate plain values.
   static const std::vector<AlgorithmInfo> list = [] {
@@ -114,6 +127,27 @@ const AlgorithmInfo* find_algorithm(Collective c, std::string_view name) {
   for (const AlgorithmInfo* a : kAlgorithms)
     if (a->collective == c && a->name == name) return a;
   return nullptr;
+}
+
+const AlgorithmInfo& default_algorithm(Collective c) {
+  // Until every collective marks its default (is_default), the first one listed.
+  const AlgorithmInfo* first = nullptr;
+  for (const AlgorithmInfo* a : kAlgorithms) {
+    if (a->collective != c) continue;
+    if (a->is_default) return *a;
+    if (!first) first = a;
+  }
+  if (!first) throw InputError(fmt::format("no algorithm implements {}", to_string(c)));
+  return *first;
+}
+
+AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
+                                 const AlgorithmOptions& options) {
+  const AlgorithmInfo* a = find_algorithm(spec.collective, algorithm);
+  if (a && a->layout) return a->layout(spec, resolve_options(spec, algorithm, options));
+  AlgorithmLayout all{LayoutShape::all_pairs, {}, {}, {}, 0};
+  for (int r = 0; r < spec.ranks; ++r) all.order.push_back(r);
+  return all;
 }
 
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options) {

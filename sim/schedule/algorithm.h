@@ -1,8 +1,11 @@
 // The tiny interface every algorithm file implements, and the registry that lists them.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/schedule/schedule.h"
 
@@ -20,17 +23,81 @@ struct AlgorithmOptions {
   std::string schedule_file{};  // custom: the hand-written schedule (custom_schedule.h)
 };
 
+// How the views draw an algorithm (docs/design.md, "One model, many views"): the shape its
+// transfers follow and the structure that shape needs. Each algorithm's file computes it;
+// the app, the storyboard and the web page only read it.
+enum class LayoutShape : std::uint8_t {
+  ring,       // order: the ranks around the ring, data flowing order[i] -> order[i + 1]
+  chain,      // order: a pipeline from order.front() to order.back()
+  trees,      // trees: one or more rooted trees over the ranks (a double binary tree: two)
+  star,       // hubs: the centre ranks everyone talks to (parameter servers, a root)
+  all_pairs,  // every rank may talk to every other (direct algorithms; hand-written schedules)
+  hypercube,  // partners differ in one bit (or by 2^k, dissemination and Bruck) each round
+  hierarchy,  // group_size consecutive ranks per node: within nodes, then between them
+};
+std::string_view to_string(LayoutShape s);
+
+struct TreeShape {
+  int root = 0;
+  std::vector<int> parent;  // parent[r]: r's parent, -1 for the root (and ranks not in the tree)
+};
+
+struct AlgorithmLayout {
+  LayoutShape shape = LayoutShape::all_pairs;
+  std::vector<int> order;        // ring, chain
+  std::vector<TreeShape> trees;  // trees
+  std::vector<int> hubs;         // star
+  int group_size = 0;            // hierarchy: rank r is in node r / group_size
+};
+
+// The α-β-γ-δ of the closed forms, in ns and ns per byte (the timing model derives them
+// from a topology: cost_params in sim/model/timing_model.h).
+struct CostParams {
+  double alpha_ns = 0;           // latency of one message over one link
+  double beta_ns_per_byte = 0;   // 1 / link bandwidth
+  double gamma_ns_per_byte = 0;  // 1 / reduction rate
+  double delta_ns_per_byte = 0;  // 1 / local copy rate
+};
+
+// What a closed form depends on.
+struct CostShape {
+  int ranks = 1;             // N (parameter_server: the workers W)
+  double bytes = 0;          // n: algorithm_bytes (sim/model/cost_formulas.h says which bytes)
+  AlgorithmOptions options;  // as resolved (resolve_options): slices, servers, colocated, ranks_per_node
+  bool in_place = false;
+};
+
+// An algorithm's closed-form time on a switch (sim/model/cost_formulas.h has the notation
+// and the rules the forms follow from).
+struct ClosedFormInfo {
+  std::string_view formula;  // for the default options and N a power of two, as printed
+  std::string_view more;     // other options or N ("S slices: ..."); may be empty
+  std::string_view scope;    // where time_ns holds: "any N", "N a power of two", ...
+  // The time in ns, or nullopt where the formula does not apply (see scope).
+  std::optional<double> (*time_ns)(const CostParams&, const CostShape&) = nullptr;
+};
+
 struct AlgorithmInfo {
   std::string_view name;  // the command-line and scenario-file name
   Collective collective;
   std::string_view summary;        // one sentence for `collsim list`
-  std::string_view steps_formula;  // communication steps, in N
-  std::string_view bytes_formula;  // bytes each rank sends, in N and n
+  std::string_view steps_formula;  // communication steps, in N (display only)
+  std::string_view bytes_formula;  // bytes each rank sends, in N and n (display only)
   Schedule (*build)(const CollectiveSpec&, const AlgorithmOptions&);
+  // How the views draw it; null: all_pairs in rank order.
+  AlgorithmLayout (*layout)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
+  ClosedFormInfo closed_form{};
+  bool is_default = false;  // the collective's default algorithm (exactly one per collective)
 };
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
+// The collective's default algorithm: the CLI's and the scenario files' when none is named.
+const AlgorithmInfo& default_algorithm(Collective c);
+// How the views draw `algorithm` for this spec and options (as resolved); all_pairs in rank
+// order for a hand-written schedule or an algorithm without a layout.
+AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
+                                 const AlgorithmOptions& options);
 
 // The largest rank count collsim accepts (schedules grow as N^2 transfers).
 inline constexpr int kMaxRanks = 1024;
