@@ -4,10 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "app/cli_backend.h"
 #include "app/cli_progress.h"
-#include "kernels/cuda_api.h"
-#include "kernels/nccl_api.h"
+#include "sim/exec/backend_choice.h"
 #include "sim/run/bench.h"
 #include "sim/run/bench_model.h"
 #include "sim/core/errors.h"
@@ -78,10 +76,7 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
 MemcpyRate measure_reference(BenchOptions& o, const BackendChoice& backend) {
   if (backend.name != "cuda") return measure_memcpy_rate(o.threads, 64ull << 20, 10, 5);
   const int device = backend.cuda.placement == CudaPlacement::streams ? backend.cuda.device : 0;
-  cuda::set_device(device);
-  // 1 GiB buffers, far larger than any L2 cache (a quarter of the free memory on a small GPU).
-  const std::uint64_t bytes = std::min<std::uint64_t>(1ull << 30, cuda::device_memory_info().free_bytes / 4);
-  const DeviceCopyRate d = measure_device_copy_rate(device, bytes, 20, 5);
+  const DeviceCopyRate d = measure_device_copy_ceiling(device);
   o.reference_line = fmt::format(
       "device copy ceiling: {:.2f} GB/s (bytes read + written; the better of cudaMemcpyAsync device to device, "
       "{:.2f} GB/s, and collsim's copy kernel, {:.2f} GB/s; {} copied {} times, best of {} trials, on device {}, {}); "
@@ -100,7 +95,7 @@ MemcpyRate measure_reference(BenchOptions& o, const BackendChoice& backend) {
 // One row of the NCCL reference: the mean and best time of ncclAllReduce on `gpus` ranks.
 std::string nccl_row(const BenchOptions& o, int gpus, std::uint64_t bytes) {
   const std::uint64_t count = bytes / dtype_size(o.dtype);
-  const nccl::AllReduceTime t = nccl::time_all_reduce(gpus, count, o.dtype, o.op, o.warmup, o.iterations);
+  const NcclTime t = time_nccl_all_reduce(gpus, count, o.dtype, o.op, o.warmup, o.iterations);
   CollectiveSpec spec;
   spec.ranks = gpus;
   spec.count = count;
@@ -115,11 +110,8 @@ std::string nccl_row(const BenchOptions& o, int gpus, std::uint64_t bytes) {
 // two or more GPUs are present; otherwise one line says why it did not run. A failure
 // here is reported, not fatal: collsim's own rows are the bench's result.
 void print_nccl_reference(const BenchOptions& o) {
-  const int gpus = cuda::device_count();
-  std::string why;
-  if (o.collective != Collective::all_reduce) why = "it is all_reduce only";
-  else if (!nccl::available()) why = "collsim was built without NCCL";
-  else if (gpus < 2) why = fmt::format("it needs 2 or more GPUs, {} found", gpus);
+  const int gpus = cuda_device_count();
+  const std::string why = why_no_nccl_reference(o.collective);
   if (!why.empty()) {
     fmt::print("#\n# nccl reference: not run ({})\n", why);
     return;

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "app/cli_backend.h"
+#include "sim/exec/backend_choice.h"
 #include "app/cli_progress.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"

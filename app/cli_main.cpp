@@ -11,7 +11,7 @@
 
 #include <collsim/version.h>
 
-#include "app/cli_backend.h"
+#include "sim/exec/backend_choice.h"
 #include "app/cli_bench.h"
 #include "app/cli_io.h"
 #include "app/cli_lesson.h"
@@ -141,8 +141,8 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   // Check everything before touching the file system or printing anything.
   RunResult result = prepare_run(plan.request);
   predict_run(result, plan.topology);  // cheap, and a bad topology is refused before anything runs
-  const cli::BackendChoice choice = cli::choose_backend(plan.backend, rf.placement);
-  std::unique_ptr<Backend> backend = cli::make_backend(choice);
+  const BackendChoice choice = choose_backend(plan.backend, rf.placement);
+  std::unique_ptr<Backend> backend = make_backend(choice);
   cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
   if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
   if (plan.backend == "auto" && !rf.quiet)

@@ -1,11 +1,14 @@
-#include "app/cli_backend.h"
+#include "sim/exec/backend_choice.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 
 #include "kernels/cuda_api.h"
+#include "kernels/nccl_api.h"
 #include "sim/core/errors.h"
 
-namespace collsim::cli {
+namespace collsim {
 namespace {
 
 // Why there is no CUDA device to use, in words a user can act on.
@@ -42,4 +45,25 @@ std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threa
   return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}, .should_stop = {}});
 }
 
-}  // namespace collsim::cli
+int cuda_device_count() { return cuda::device_count(); }
+
+DeviceCopyRate measure_device_copy_ceiling(int device) {
+  cuda::set_device(device);
+  const std::uint64_t bytes = std::min<std::uint64_t>(1ull << 30, cuda::device_memory_info().free_bytes / 4);
+  return measure_device_copy_rate(device, bytes, 20, 5);
+}
+
+std::string why_no_nccl_reference(Collective collective) {
+  const int gpus = cuda::device_count();
+  if (collective != Collective::all_reduce) return "it is all_reduce only";
+  if (!nccl::available()) return "collsim was built without NCCL";
+  if (gpus < 2) return fmt::format("it needs 2 or more GPUs, {} found", gpus);
+  return "";
+}
+
+NcclTime time_nccl_all_reduce(int gpus, std::uint64_t count, DataType dtype, ReduceOp op, int warmup, int iterations) {
+  const nccl::AllReduceTime t = nccl::time_all_reduce(gpus, count, dtype, op, warmup, iterations);
+  return {t.mean_us, t.best_us};
+}
+
+}  // namespace collsim
