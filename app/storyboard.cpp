@@ -17,6 +17,7 @@ namespace collsim::storyboard {
 namespace {
 
 namespace pal = gui::palette;
+namespace shading = gui::shading;
 using gui::Vec2;
 
 // A 16:9 slide: the scene on the left, the buffers on the right, the caption on top.

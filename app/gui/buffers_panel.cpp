@@ -60,6 +60,21 @@ void draw_stripes(ImDrawList* d, ImVec2 a, ImVec2 b, const CellLook& look, std::
     d->AddRectFilled(ImVec2(a.x + w * static_cast<float>(i), a.y), ImVec2(a.x + w * static_cast<float>(i + 1), b.y), to_u32(stripes[i]));
 }
 
+std::string cell_tooltip_text(const Pane& run, std::uint32_t cell, const BufferRow& row) {
+  const ViewModel& vm = run.model;
+  const Cell& c = vm.buffers().cells()[cell];
+  const CellChange& st = vm.cell_state(run.clock, cell, run.t);
+  std::string s = fmt::format("rank {} {}[{}, {})\n", row.rank, to_string(row.buffer), c.begin, c.end);
+  if (!st.written) return s + "nothing written here yet";
+  const RankSet rs = ranks_of(st.contributions);
+  s += fmt::format("holds {} of {} ranks' contributions: {}\n", rs.count, c.target, st.contributions.describe(c.begin, c.end));
+  if (st.transfer == kInitialState) return s + "(since the start)";
+  if (st.transfer == kFinalState) return s + "(written by a final local operation)";
+  const Transfer& t = vm.schedule().transfers[st.transfer];
+  return s + fmt::format("last written in step {} ({}): rank {} -> rank {}, chunk {}, {}", t.step + 1,
+                         vm.schedule().step_labels[static_cast<std::size_t>(t.step)], t.src, t.dst, t.chunk, to_string(t.action));
+}
+
 }  // namespace
 
 void BuffersPanel::MarkHighlighted(const Pane& run) {

@@ -139,26 +139,27 @@ void layout_trees(Layout& l, const std::vector<TreeShape>& trees) {
 
 // Nodes as boxes in a row (a grid beyond four), each node's ranks on a small circle in
 // its box, and the hub `top` below them for the traffic between nodes. With `fabric`,
-// each box also gets a switch of its own ("fabric"), on its bottom edge.
+// each box also gets a switch of its own ("fabric"), just below it.
 void layout_groups(Layout& l, int per_node, const std::string& top, const std::string& fabric = "") {
   l.ranks_per_node = per_node;
   const int nodes = (l.ranks + per_node - 1) / per_node;
   const int cols = nodes <= 4 ? nodes : static_cast<int>(std::ceil(std::sqrt(static_cast<float>(nodes))));
   const int rows = (nodes + cols - 1) / cols;
   constexpr float box = 1.0f, gap = 0.7f, inner = 0.3f;  // gap: room for the byte labels between boxes
-  const float lift = fabric.empty() ? 0.0f : 0.06f;      // room for the box's switch below its ranks
+  const float below = fabric.empty() ? 0.0f : 0.3f;      // room for the boxes' switches
   float rank_radius = kMaxRankRadius;
   for (int m = 0; m < nodes; ++m) {
     const Vec2 centre{(static_cast<float>(m % cols) - 0.5f * static_cast<float>(cols - 1)) * (box + gap),
                       (static_cast<float>(m / cols) - 0.5f * static_cast<float>(rows - 1)) * (box + gap)};
     const int first = m * per_node, count = std::min(per_node, l.ranks - first);
-    place_on_circle(l, iota(first, count), count == 1 ? 0.0f : inner - lift, {centre.x, centre.y - lift});
+    place_on_circle(l, iota(first, count), count == 1 ? 0.0f : inner, centre);
     rank_radius = std::min(rank_radius, count == 1 ? radius_for_spacing(box) : l.rank_radius);
     l.boxes.push_back({{centre.x - box / 2, centre.y - box / 2}, {centre.x + box / 2, centre.y + box / 2}, fmt::format("node {}", m)});
-    if (!fabric.empty()) l.fabric_hub.push_back(add_hub(l, {centre.x, centre.y + box / 2}, fmt::format("{} {}", fabric, m)));
+    if (!fabric.empty()) l.fabric_hub.push_back(add_hub(l, {centre.x, centre.y + box / 2 + below / 2}, fabric));
   }
   l.rank_radius = rank_radius;
-  if (nodes > 1 || !fabric.empty()) l.top_hub = add_hub(l, {0, 0.5f * static_cast<float>(rows) * (box + gap) + 0.2f}, top);
+  if (nodes > 1 || !fabric.empty())
+    l.top_hub = add_hub(l, {0, 0.5f * static_cast<float>(rows) * (box + gap) + 0.2f + below}, top);
 }
 
 // The topology's own drawing: where its ranks and switches go.
