@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "app/gui/palette.h"
+#include "app/gui/shading.h"
 #include "sim/lesson/captions.h"
 #include "sim/core/errors.h"
 
@@ -16,6 +17,7 @@ namespace collsim::storyboard {
 namespace {
 
 namespace pal = gui::palette;
+namespace shading = gui::shading;
 using gui::Vec2;
 
 // A 16:9 slide: the scene on the left, the buffers on the right, the caption on top.
@@ -25,7 +27,6 @@ constexpr float kBuffersLeft = 648, kBuffersRight = 1264;
 constexpr float kLabelWidth = 112;
 constexpr std::size_t kCaptionWrap = 118;  // characters per caption line at 15 px
 constexpr int kMaxCaptionLines = 3;
-constexpr int kMaxStripeRanks = 16;  // as the GUI: beyond, a cell is one shade
 constexpr const char* kFont = "DejaVu Sans, Verdana, Arial, sans-serif";
 
 std::string num(float v) { return fmt::format("{:.1f}", v); }
@@ -99,7 +100,9 @@ std::string polyline(const std::vector<Vec2>& pts) {
 
 void draw_links(std::string& o, const gui::Layout& l, const Canvas& cv) {
   o += "<g class=\"links\">\n";
-  for (const auto& [a, b] : l.links) {
+  for (std::size_t i = 0; i < l.links.size(); ++i) {
+    const auto [a, b] = l.links[i];
+    const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;  // dashed: both trees read at once
     const Vec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
     std::string d = fmt::format("M{} {} L{} {}", num(p.x), num(p.y), num(q.x), num(q.y));
     if (gui::is_ring_arc(l, a, b)) {  // the short way round the ring's circle
@@ -112,8 +115,8 @@ void draw_links(std::string& o, const gui::Layout& l, const Canvas& cv) {
                       num(q.y));
     }
     fmt::format_to(std::back_inserter(o),
-                   "<path class=\"link\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", d,
-                   color(pal::grid));
+                   "<path class=\"link\" d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", d,
+                   color(second_tree ? pal::second_tree : pal::grid), second_tree ? " stroke-dasharray=\"7 7\"" : "");
   }
   o += "</g>\n";
 }
@@ -135,10 +138,9 @@ void draw_boxes_and_hubs(std::string& o, const gui::Layout& l, const Canvas& cv,
 }
 
 void draw_ranks(std::string& o, const gui::Layout& l, const Canvas& cv, float rank_px) {
-  const bool colours = l.ranks <= kMaxStripeRanks;
   for (int r = 0; r < l.ranks; ++r) {
     const Vec2 c = cv.at(l.nodes[static_cast<std::size_t>(r)]);
-    const std::string fill = colours ? color(pal::rank(r)) : "#6e8cb4";
+    const std::string fill = color(shading::rank_fill(r, l.ranks));
     fmt::format_to(std::back_inserter(o), "<g class=\"rank\" data-rank=\"{}\"><title>rank {}{}</title>", r, r,
                    l.is_server[static_cast<std::size_t>(r)] ? " (parameter server)" : "");
     if (l.is_server[static_cast<std::size_t>(r)]) {
@@ -250,22 +252,6 @@ void draw_scene(std::string& o, const gui::ViewModel& vm, int frame) {
 
 // --- the buffers -----------------------------------------------------------------------
 
-// Every rank a cell ever holds: its stripe slots (the GUI's eventual_ranks).
-std::uint64_t eventual_ranks(const gui::BufferHistory& h, std::uint32_t cell) {
-  std::uint64_t mask = 0;
-  for (const gui::CellChange& c : h.changes_of(cell))
-    if (c.written) mask |= gui::ranks_of(c.contributions).mask;
-  return mask;
-}
-
-// Many ranks: one shade for how much of its final set the cell holds (the GUI's shade).
-std::string shade(const gui::RankSet& have, int target) {
-  const float f = target > 0 ? static_cast<float>(have.count) / static_cast<float>(target) : 0.0f;
-  if (f >= 1.0f) return "#3cc8aa";
-  const auto c = [](float v) { return static_cast<int>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255)); };
-  return fmt::format("#{:02x}{:02x}{:02x}", c(0.20f + 0.10f * f), c(0.30f + 0.45f * f), c(0.45f + 0.30f * f));
-}
-
 std::string holds_text(const gui::RankSet& set) {
   std::string s;
   for (int q = 0; q < 64; ++q)
@@ -296,18 +282,12 @@ void draw_cell(std::string& o, const gui::ViewModel& vm, const gui::BufferRow& r
       st.written ? fmt::format("holds {} of {} ranks' contributions", have.count, cell.target) : "empty");
   if (!st.written) {
     rect(o, x, g.y, w, g.height, color(pal::empty_cell));
-  } else if (vm.schedule().total_ranks <= kMaxStripeRanks) {
-    const std::uint64_t eventual = eventual_ranks(h, c);
-    const int slots = std::max(1, std::popcount(eventual));
-    int i = 0;
-    for (int q = 0; q < 64 && i < slots; ++q) {
-      if (!(eventual >> q & 1)) continue;
-      const float sw = w / static_cast<float>(slots);
-      rect(o, x + sw * static_cast<float>(i), g.y, sw, g.height, color(have.has(q) ? pal::rank(q) : pal::missing_slot));
-      ++i;
-    }
+  } else if (shading::stripes(vm.schedule().total_ranks)) {
+    const std::vector<pal::Rgb> stripes = shading::stripe_colours(shading::eventual_ranks(vm, c), have);
+    const float sw = w / static_cast<float>(std::max<std::size_t>(1, stripes.size()));
+    for (std::size_t i = 0; i < stripes.size(); ++i) rect(o, x + sw * static_cast<float>(i), g.y, sw, g.height, color(stripes[i]));
   } else {
-    rect(o, x, g.y, w, g.height, shade(have, cell.target));
+    rect(o, x, g.y, w, g.height, color(shading::fill(have.count, cell.target)));
   }
   if (st.written && cell.target > 0 && w >= 30 && g.height >= 14)
     text(
@@ -336,7 +316,7 @@ std::vector<bool> written_cells(const gui::ViewModel& vm, int k) {
 }
 
 void draw_rank_legend(std::string& o, int ranks, float y) {
-  if (ranks > kMaxStripeRanks) {
+  if (!shading::stripes(ranks)) {
     text(o, kBuffersLeft + 70, y, "shade: how much of its final set of contributions a cell holds", 12, pal::text_dim);
     return;
   }
@@ -371,7 +351,7 @@ void draw_buffers(std::string& o, const gui::ViewModel& vm, int frame) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const gui::BufferRow& row = *rows[i];
     const float y = kTop + 4 + pitch * static_cast<float>(i);
-    if (vm.schedule().total_ranks <= kMaxStripeRanks) rect(o, kBuffersLeft, y, 4, row_h, color(pal::rank(row.rank)));
+    if (shading::stripes(vm.schedule().total_ranks)) rect(o, kBuffersLeft, y, 4, row_h, color(pal::rank(row.rank)));
     if (labels)
       text(o, kBuffersLeft + 9, y + row_h / 2 + 4,
            fmt::format("rank {}{}", row.rank,
@@ -650,9 +630,7 @@ std::string frame_caption(const gui::ViewModel& vm, int frame) {
   const Schedule& s = vm.schedule();
   const int steps = s.step_count();
   if (frame == 0)
-    return steps == 0 ? "This schedule has no steps: nothing moves."
-                      : fmt::format("Start: every rank holds only its own data. Next, step 1/{}: {}.", steps,
-                                    s.step_labels[0]);
+    return steps == 0 ? gui::no_steps_caption() : gui::start_caption(s) + ".";
   const std::string what = fmt::format("Step {}/{}: {}. {}", frame, steps,
                                        s.step_labels[static_cast<std::size_t>(frame - 1)], step_summary(s, frame - 1));
   return frame == steps ? what + " Done: every output holds its result." : what;

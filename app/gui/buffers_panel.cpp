@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "app/gui/app.h"
+#include "app/gui/shading.h"
 
 namespace collsim::gui {
 namespace {
@@ -33,14 +34,6 @@ CellLook look_of(const Pane& run, std::uint32_t cell) {
   return look;
 }
 
-// Every rank that the cell ever holds (its stripes), for up to 16 ranks.
-std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell) {
-  std::uint64_t mask = 0;
-  for (const CellChange& c : vm.buffers().changes_of(cell))
-    if (c.written) mask |= ranks_of(c.contributions).mask;
-  return mask;
-}
-
 void text_with_shadow(ImDrawList* d, ImFont* f, ImVec2 at, const char* text) {
   d->AddText(f, f->FontSize, ImVec2(at.x + 1, at.y + 1), IM_COL32(0, 0, 0, 220), text);
   d->AddText(f, f->FontSize, at, colors::text, text);
@@ -54,24 +47,17 @@ void draw_count(ImDrawList* d, ImFont* f, ImVec2 a, ImVec2 b, const CellLook& lo
   text_with_shadow(d, f, ImVec2((a.x + b.x - ts.x) / 2, (a.y + b.y - ts.y) / 2), s.c_str());
 }
 
-// Fill shade for many ranks: how much of the cell's final set it holds.
+// Fill shade for many ranks: how much of the cell's final set it holds (shading.h).
 ImU32 shade(const CellLook& look) {
   if (!look.written) return colors::empty_cell;
-  const float f = look.target > 0 ? static_cast<float>(look.ranks.count) / static_cast<float>(look.target) : 0.0f;
-  if (f >= 1.0f) return IM_COL32(60, 200, 170, 255);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(0.20f + 0.10f * f, 0.30f + 0.45f * f, 0.45f + 0.30f * f, 1.0f));
+  return to_u32(shading::fill(look.ranks.count, look.target));
 }
 
 void draw_stripes(ImDrawList* d, ImVec2 a, ImVec2 b, const CellLook& look, std::uint64_t eventual) {
-  const int slots = std::max(1, std::popcount(eventual));
-  const float w = (b.x - a.x) / static_cast<float>(slots);
-  int i = 0;
-  for (int q = 0; q < 64 && i < slots; ++q) {
-    if (!(eventual >> q & 1)) continue;
-    const ImU32 col = look.ranks.has(q) ? rank_color(q) : colors::missing_slot;
-    d->AddRectFilled(ImVec2(a.x + w * static_cast<float>(i), a.y), ImVec2(a.x + w * static_cast<float>(i + 1), b.y), col);
-    ++i;
-  }
+  const std::vector<palette::Rgb> stripes = shading::stripe_colours(eventual, look.ranks);
+  const float w = (b.x - a.x) / static_cast<float>(std::max<std::size_t>(1, stripes.size()));
+  for (std::size_t i = 0; i < stripes.size(); ++i)
+    d->AddRectFilled(ImVec2(a.x + w * static_cast<float>(i), a.y), ImVec2(a.x + w * static_cast<float>(i + 1), b.y), to_u32(stripes[i]));
 }
 
 std::string cell_tooltip_text(const Pane& run, std::uint32_t cell, const BufferRow& row) {
@@ -165,7 +151,7 @@ namespace {
 void rank_legend(int ranks) {
   const float legend_w = static_cast<float>(ranks) * ImGui::GetTextLineHeight() * 1.6f + 14;
   const float line_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (ranks > 16 || line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
+  if (!shading::stripes(ranks) || line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
   for (int r = 0; r < ranks; ++r) {
     ImGui::SameLine(0, r == 0 ? 14.0f : 4.0f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -244,7 +230,7 @@ void BuffersPanel::Draw(App& app, const Pane& run) {
       const float avail = ImGui::GetContentRegionAvail().x;
       ImGui::InvisibleButton(fmt::format("##row{}", i).c_str(), ImVec2(std::max(avail, 1.0f), row_h + 4));
       const bool row_hovered = ImGui::IsItemHovered();
-      if (vm.schedule().total_ranks <= 16) d->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 4, p.y + row_h), rank_color(row.rank));
+      if (shading::stripes(vm.schedule().total_ranks)) d->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 4, p.y + row_h), rank_color(row.rank));
       d->AddText(ImVec2(p.x + 8, p.y + (row_h - ImGui::GetTextLineHeight()) / 2), colors::text, row_name(app, row).c_str());
       const std::int64_t hovered = DrawRow(app, run, d, row, {p.x + label_w, avail - label_w - 4, p.y + 2, row_h, widest}, values);
       if (row_hovered && hovered >= 0) cell_tooltip(run, static_cast<std::uint32_t>(hovered), row);
@@ -261,7 +247,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, const Pane& run, ImDrawList* 
   const bool mouse_in_row = my >= g.y0 && my < g.y0 + g.height;
   std::int64_t hovered = -1;
   const bool fold = static_cast<float>(row.cell_count) > g.width / 3;
-  const bool stripes = vm.schedule().total_ranks <= 16;
+  const bool stripes = shading::stripes(vm.schedule().total_ranks);
   float last_x = -1e9f;
   for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c) {
     const Cell& cell = h.cells()[c];
@@ -277,7 +263,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, const Pane& run, ImDrawList* 
     if (!look.written) {
       d->AddRectFilled(a, b, colors::empty_cell);
     } else if (stripes && !fold) {
-      draw_stripes(d, a, b, look, eventual_ranks(vm, c));
+      draw_stripes(d, a, b, look, shading::eventual_ranks(vm, c));
     } else {
       d->AddRectFilled(a, b, shade(look));
     }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/schedule/algorithm.h"
+
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
 
@@ -79,9 +81,10 @@ std::string scenario_toml(const Trace& t, const TopologyConfig& topology) {
   if (collective_has_root(r.spec.collective)) out += fmt::format("root = {}\n", r.spec.root);
   if (r.spec.in_place) out += "in_place = true\n";
   out += fmt::format("slices = {}\n", r.options.slices);
-  if (r.algorithm == "parameter_server")
+  const AlgorithmKnobs knobs = algorithm_knobs(r.spec.collective, r.algorithm);
+  if (knobs.servers)
     out += fmt::format("servers = {}\ncolocated = {}\n", r.options.servers, r.options.colocated ? "true" : "false");
-  if (r.algorithm == "hierarchical") out += fmt::format("ranks_per_node = {}\n", r.options.ranks_per_node);
+  if (knobs.ranks_per_node) out += fmt::format("ranks_per_node = {}\n", r.options.ranks_per_node);
   // (absolute: a scenario's schedule path is relative to the scenario, and the export may be elsewhere)
   if (!r.options.schedule_file.empty())
     out += fmt::format("schedule = {}\n", toml_string(std::filesystem::absolute(r.options.schedule_file).string()));

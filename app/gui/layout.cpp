@@ -1,13 +1,14 @@
 #include "app/gui/layout.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+#include <map>
 #include <numbers>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "sim/model/topology.h"
+#include "sim/core/errors.h"
 
 namespace collsim::gui {
 namespace {
@@ -19,110 +20,214 @@ Vec2 on_circle(float radius, float angle, Vec2 centre = {}) {
   return {centre.x + radius * std::cos(angle), centre.y + radius * std::sin(angle)};
 }
 
+Vec2& at(Layout& l, int node) { return l.nodes[static_cast<std::size_t>(node)]; }
+
 // A disc radius that keeps neighbours `spacing` apart from touching.
 float radius_for_spacing(float spacing) { return std::clamp(0.42f * spacing, 0.004f, kMaxRankRadius); }
 
-// n points on a circle, the first at the top, going clockwise (y points down).
-void place_on_circle(Layout& l, int first, int n, float radius, Vec2 centre = {}) {
-  for (int i = 0; i < n; ++i)
-    l.nodes[static_cast<std::size_t>(first + i)] =
-        on_circle(radius, -kPi / 2 + 2 * kPi * static_cast<float>(i) / static_cast<float>(n), centre);
-}
-
 float chord(float radius, int n) { return n <= 1 ? 2 * radius : 2 * radius * std::sin(kPi / static_cast<float>(n)); }
 
-int add_hub(Layout& l, Vec2 at, std::string label) {
-  l.nodes.push_back(at);
+// `ranks` on a circle, the first at the top, going clockwise (y points down).
+void place_on_circle(Layout& l, const std::vector<int>& ranks, float radius, Vec2 centre = {}) {
+  const int n = static_cast<int>(ranks.size());
+  for (int i = 0; i < n; ++i)
+    at(l, ranks[static_cast<std::size_t>(i)]) =
+        on_circle(radius, -kPi / 2 + 2 * kPi * static_cast<float>(i) / static_cast<float>(n), centre);
+  l.rank_radius = radius_for_spacing(chord(radius, n));
+}
+
+std::vector<int> iota(int first, int count) {
+  std::vector<int> v;
+  for (int i = 0; i < count; ++i) v.push_back(first + i);
+  return v;
+}
+
+int add_hub(Layout& l, Vec2 position, std::string label) {
+  l.nodes.push_back(position);
   l.hub_labels.push_back(std::move(label));
   return static_cast<int>(l.nodes.size()) - 1;
 }
 
-void add_link(Layout& l, int a, int b) {
+void add_link(Layout& l, int a, int b, int tree = -1) {
   if (a == b) return;
   l.links.emplace_back(std::min(a, b), std::max(a, b));
+  l.link_tree.push_back(tree);
 }
 
-void layout_ring(Layout& l) {
-  const int n = l.ranks;
-  place_on_circle(l, 0, n, 0.8f);
+// The ranks of `order` around the circle, linked order[i] -- order[i + 1] (and the last
+// to the first on a closed ring); ranks not in the order (extra servers) below it.
+void layout_ring(Layout& l, const std::vector<int>& order, bool closed) {
+  const int n = static_cast<int>(order.size());
+  place_on_circle(l, order, 0.8f);
   l.ring_radius = n >= 3 ? 0.8f : 0.0f;
-  l.rank_radius = radius_for_spacing(chord(0.8f, n));
-  for (int r = 0; r < n && n > 1; ++r) add_link(l, r, (r + 1) % n);
+  l.ring_size = n;
+  l.ring_closed = closed;
+  l.ring_pos.assign(static_cast<std::size_t>(l.ranks), -1);
+  for (int i = 0; i < n; ++i) l.ring_pos[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])] = i;
+  for (int i = 0; i + 1 < n; ++i) add_link(l, order[static_cast<std::size_t>(i)], order[static_cast<std::size_t>(i + 1)]);
+  if (closed && n > 2) add_link(l, order.back(), order.front());
 }
 
-void layout_switch(Layout& l) {
-  place_on_circle(l, 0, l.ranks, 0.8f);
-  l.rank_radius = radius_for_spacing(chord(0.8f, l.ranks));
-  const int hub = add_hub(l, {0, 0}, "switch");
-  for (int r = 0; r < l.ranks; ++r) add_link(l, r, hub);
-}
+// Every rank around one circle (all-pairs and hypercube patterns, a switch, fully connected).
+void layout_circle(Layout& l) { place_on_circle(l, iota(0, l.ranks), 0.8f); }
 
-// Workers on an arc of 240 degrees opening downwards; extra servers in a row at the centre.
-void layout_parameter_server(Layout& l, int workers) {
-  const int servers = l.ranks - workers;
-  if (servers == 0) {  // colocated: servers are workers, all on one circle
-    place_on_circle(l, 0, l.ranks, 0.8f);
-    l.rank_radius = radius_for_spacing(chord(0.8f, l.ranks));
-    return;
-  }
+// The ranks that are not hubs on an arc of 240 degrees opening downwards; the hubs in a
+// row at `hub_y` (the centre for an algorithm's star, the arc's opening for a topology's).
+void layout_star(Layout& l, const std::vector<int>& hubs, float hub_y) {
+  std::vector<int> spokes;
+  for (int r = 0; r < l.ranks; ++r)
+    if (std::find(hubs.begin(), hubs.end(), r) == hubs.end()) spokes.push_back(r);
+  if (spokes.empty() || hubs.empty()) return layout_circle(l);
+  const int w = static_cast<int>(spokes.size()), servers = static_cast<int>(hubs.size());
   const float span = 4 * kPi / 3, start = -kPi / 2 - span / 2;
-  for (int w = 0; w < workers; ++w) {
-    const float f = workers == 1 ? 0.5f : static_cast<float>(w) / static_cast<float>(workers - 1);
-    l.nodes[static_cast<std::size_t>(w)] = on_circle(0.8f, start + span * f);
+  for (int i = 0; i < w; ++i) {
+    const float f = w == 1 ? 0.5f : static_cast<float>(i) / static_cast<float>(w - 1);
+    at(l, spokes[static_cast<std::size_t>(i)]) = on_circle(0.8f, start + span * f);
   }
-  const float spacing = workers == 1 ? 1.0f : 0.8f * span / static_cast<float>(workers - 1);
-  l.rank_radius = radius_for_spacing(spacing);
+  l.rank_radius = radius_for_spacing(w == 1 ? 1.0f : 0.8f * span / static_cast<float>(w - 1));
   const float row = std::min(0.3f, 1.0f / static_cast<float>(servers));
   for (int s = 0; s < servers; ++s)
-    l.nodes[static_cast<std::size_t>(workers + s)] = {row * (static_cast<float>(s) - 0.5f * static_cast<float>(servers - 1)), 0.1f};
+    at(l, hubs[static_cast<std::size_t>(s)]) = {row * (static_cast<float>(s) - 0.5f * static_cast<float>(servers - 1)), hub_y};
   if (servers > 1) l.rank_radius = std::min(l.rank_radius, radius_for_spacing(row));
+  for (int h : hubs) l.is_server[static_cast<std::size_t>(h)] = true;
+}
+
+// Tree placement: depth from the root, and x by the leaves under each rank (a tidy tree).
+struct TreePlace {
+  std::vector<std::vector<int>> children;
+  std::vector<int> depth;
+  std::vector<float> x;
+  float next_leaf = 0;
+  int max_depth = 0;
+
+  void visit(int r, int d) {
+    depth[static_cast<std::size_t>(r)] = d;
+    max_depth = std::max(max_depth, d);
+    const std::vector<int>& kids = children[static_cast<std::size_t>(r)];
+    for (int c : kids) visit(c, d + 1);
+    x[static_cast<std::size_t>(r)] =
+        kids.empty() ? next_leaf++ : (x[static_cast<std::size_t>(kids.front())] + x[static_cast<std::size_t>(kids.back())]) / 2;
+  }
+};
+
+// Ranks by depth in the first tree, root at the top, children below their parent; ranks
+// outside it in a row at the bottom. Every tree's edges are links, tagged with its index.
+void layout_trees(Layout& l, const std::vector<TreeShape>& trees) {
+  const TreeShape& first = trees.front();
+  TreePlace p{std::vector<std::vector<int>>(static_cast<std::size_t>(l.ranks)),
+              std::vector<int>(static_cast<std::size_t>(l.ranks), -1), std::vector<float>(static_cast<std::size_t>(l.ranks), 0)};
+  for (int r = 0; r < l.ranks && r < static_cast<int>(first.parent.size()); ++r)
+    if (const int q = first.parent[static_cast<std::size_t>(r)]; q >= 0 && q < l.ranks) p.children[static_cast<std::size_t>(q)].push_back(r);
+  if (first.root >= 0 && first.root < l.ranks) p.visit(first.root, 0);
+  std::vector<int> outside;
+  for (int r = 0; r < l.ranks; ++r)
+    if (p.depth[static_cast<std::size_t>(r)] < 0) outside.push_back(r);
+  const int rows = p.max_depth + 1 + (outside.empty() ? 0 : 1);
+  const float width = std::max(p.next_leaf, static_cast<float>(outside.size()));
+  const float dx = width > 1 ? 1.8f / (width - 1) : 1.0f, dy = rows > 1 ? 1.6f / static_cast<float>(rows - 1) : 1.0f;
+  const auto x_of = [&](float slot, float count) { return count > 1 ? -0.9f + 1.8f * slot / (count - 1) : 0.0f; };
+  for (int r = 0; r < l.ranks; ++r)
+    if (const int d = p.depth[static_cast<std::size_t>(r)]; d >= 0)
+      at(l, r) = {x_of(p.x[static_cast<std::size_t>(r)], p.next_leaf), -0.8f + dy * static_cast<float>(d)};
+  for (std::size_t i = 0; i < outside.size(); ++i)
+    at(l, outside[i]) = {x_of(static_cast<float>(i), static_cast<float>(outside.size())), 0.8f};
+  l.rank_radius = radius_for_spacing(std::min(dx, dy));
+  for (std::size_t k = 0; k < trees.size(); ++k)
+    for (int r = 0; r < l.ranks && r < static_cast<int>(trees[k].parent.size()); ++r)
+      if (const int q = trees[k].parent[static_cast<std::size_t>(r)]; q >= 0 && q < l.ranks) add_link(l, q, r, static_cast<int>(k));
 }
 
 // Nodes as boxes in a row (a grid beyond four), each node's ranks on a small circle in
-// its box, and the network switch below them for the traffic between nodes.
-void layout_two_level(Layout& l, int per_node) {
+// its box, and the hub `top` below them for the traffic between nodes. With `fabric`,
+// each box also gets a switch of its own ("fabric"), just below it.
+void layout_groups(Layout& l, int per_node, const std::string& top, const std::string& fabric = "") {
   l.ranks_per_node = per_node;
   const int nodes = (l.ranks + per_node - 1) / per_node;
   const int cols = nodes <= 4 ? nodes : static_cast<int>(std::ceil(std::sqrt(static_cast<float>(nodes))));
   const int rows = (nodes + cols - 1) / cols;
   constexpr float box = 1.0f, gap = 0.7f, inner = 0.3f;  // gap: room for the byte labels between boxes
-  l.rank_radius = radius_for_spacing(per_node == 1 ? box : chord(inner, per_node));
+  const float below = fabric.empty() ? 0.0f : 0.3f;      // room for the boxes' switches
+  float rank_radius = kMaxRankRadius;
   for (int m = 0; m < nodes; ++m) {
     const Vec2 centre{(static_cast<float>(m % cols) - 0.5f * static_cast<float>(cols - 1)) * (box + gap),
                       (static_cast<float>(m / cols) - 0.5f * static_cast<float>(rows - 1)) * (box + gap)};
     const int first = m * per_node, count = std::min(per_node, l.ranks - first);
-    place_on_circle(l, first, count, count == 1 ? 0.0f : inner, centre);
+    place_on_circle(l, iota(first, count), count == 1 ? 0.0f : inner, centre);
+    rank_radius = std::min(rank_radius, count == 1 ? radius_for_spacing(box) : l.rank_radius);
     l.boxes.push_back({{centre.x - box / 2, centre.y - box / 2}, {centre.x + box / 2, centre.y + box / 2}, fmt::format("node {}", m)});
+    if (!fabric.empty()) l.fabric_hub.push_back(add_hub(l, {centre.x, centre.y + box / 2 + below / 2}, fabric));
   }
-  if (nodes > 1) {
-    const int hub = add_hub(l, {0, 0.5f * static_cast<float>(rows) * (box + gap) + 0.2f}, "network");
-    for (int r = 0; r < l.ranks; ++r) add_link(l, r, hub);
+  l.rank_radius = rank_radius;
+  if (nodes > 1 || !fabric.empty())
+    l.top_hub = add_hub(l, {0, 0.5f * static_cast<float>(rows) * (box + gap) + 0.2f + below}, top);
+}
+
+// The topology's own drawing: where its ranks and switches go.
+void place_topology(Layout& l, const Topology& t) {
+  switch (t.kind) {
+    case TopologyKind::switch_fabric:
+      layout_circle(l);
+      l.fabric_hub.push_back(add_hub(l, {0, 0}, "switch"));
+      return;
+    case TopologyKind::star:
+      layout_star(l, iota(t.workers, t.ranks - t.workers), 0.75f);
+      l.fabric_hub.push_back(add_hub(l, {0, 0}, "switch"));
+      return;
+    case TopologyKind::ring: return layout_ring(l, iota(0, l.ranks), true);
+    case TopologyKind::fully_connected: return layout_circle(l);
+    case TopologyKind::pcie_tree: return layout_groups(l, std::max(1, t.group), "PCIe root", "PCIe switch");
+    case TopologyKind::two_level: return layout_groups(l, std::max(1, t.group), "network", "switch");
   }
 }
 
-// The two-level layout with another label on the hub (a PCIe tree's root complex).
-void layout_grouped(Layout& l, int per_node, const std::string& hub) {
-  layout_two_level(l, per_node);
-  if (l.hub_count() > 0) l.hub_labels.back() = hub;
+int node_of(const Layout& l, const LinkEnd& e) {
+  switch (e.kind) {
+    case LinkEnd::Kind::rank: return e.index;
+    case LinkEnd::Kind::fabric:
+      return e.index >= 0 && e.index < static_cast<int>(l.fabric_hub.size()) ? l.fabric_hub[static_cast<std::size_t>(e.index)] : -1;
+    case LinkEnd::Kind::top: return l.top_hub;
+  }
+  return -1;
 }
 
-// "two_level, 8 ranks (4 per node): ..." -> 4; 0 when absent.
-int group_in(std::string_view text) {
-  const std::size_t open = text.find(" ranks (");
-  if (open == std::string_view::npos) return 0;
-  int g = 0;
-  for (std::size_t i = open + 8; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i)
-    g = g * 10 + (text[i] - '0');
-  return g;
+// The topology's physical links as drawn links, and which one each directed link is part of.
+void add_topology_links(Layout& l, const Topology& t) {
+  std::map<std::pair<int, int>, std::uint32_t> drawn;
+  l.drawn_link.assign(t.link_count(), 0);
+  for (std::uint32_t k = 0; k < t.link_count(); ++k) {
+    const LinkEnds e = link_ends(t, k);
+    const int a = node_of(l, e.from), b = node_of(l, e.to);
+    if (a < 0 || b < 0) throw std::logic_error(fmt::format("layout: no node for an end of {}", link_name(t, k)));
+    const auto [it, added] = drawn.emplace(std::pair{std::min(a, b), std::max(a, b)}, static_cast<std::uint32_t>(l.links.size()));
+    if (added) add_link(l, a, b);
+    l.drawn_link[k] = it->second;
+  }
 }
 
-// The ring between a and b, the short way round: a, a±1, ..., b.
-std::vector<int> along_ring(int n, int a, int b) {
-  const int forward = ((b - a) % n + n) % n;
-  const int step = forward <= n - forward ? 1 : n - 1;
-  std::vector<int> path{a};
-  for (int r = a; r != b;) path.push_back(r = (r + step) % n);
-  return path;
+// The algorithm's pattern: the shape sim gave it.
+void place_pattern(Layout& l, LayoutKind kind, const AlgorithmLayout& a) {
+  switch (kind) {
+    case LayoutKind::ring:
+    case LayoutKind::chain: return layout_ring(l, a.order, kind == LayoutKind::ring);
+    case LayoutKind::trees: return layout_trees(l, a.trees);
+    case LayoutKind::star: return layout_star(l, a.hubs, 0.1f);
+    case LayoutKind::two_level:
+      layout_groups(l, std::max(1, a.group_size), "network");
+      if (l.top_hub >= 0)
+        for (int r = 0; r < l.ranks; ++r) add_link(l, r, l.top_hub);
+      return;
+    default: return layout_circle(l);
+  }
+}
+
+// Whether every rank of `order` is one of the schedule's, each once.
+bool valid_order(const std::vector<int>& order, int ranks) {
+  std::vector<bool> seen(static_cast<std::size_t>(std::max(ranks, 0)), false);
+  for (int r : order) {
+    if (r < 0 || r >= ranks || seen[static_cast<std::size_t>(r)]) return false;
+    seen[static_cast<std::size_t>(r)] = true;
+  }
+  return order.size() >= 2;
 }
 
 }  // namespace
@@ -130,40 +235,50 @@ std::vector<int> along_ring(int n, int a, int b) {
 std::string_view to_string(LayoutKind k) {
   switch (k) {
     case LayoutKind::ring: return "ring";
+    case LayoutKind::chain: return "chain";
+    case LayoutKind::trees: return "trees";
+    case LayoutKind::star: return "star";
+    case LayoutKind::circle: return "circle";
     case LayoutKind::fully_connected: return "fully connected";
-    case LayoutKind::parameter_server: return "parameter server (star)";
     case LayoutKind::switch_star: return "switch";
     case LayoutKind::two_level: return "nodes";
   }
   return "?";
 }
 
+LayoutChoice layout_for_algorithm(AlgorithmLayout a) {
+  LayoutKind kind = LayoutKind::circle;
+  switch (a.shape) {
+    case LayoutShape::ring: kind = LayoutKind::ring; break;
+    case LayoutShape::chain: kind = LayoutKind::chain; break;
+    case LayoutShape::trees: kind = a.trees.empty() ? LayoutKind::circle : LayoutKind::trees; break;
+    case LayoutShape::star: kind = a.hubs.empty() ? LayoutKind::circle : LayoutKind::star; break;
+    case LayoutShape::hierarchy: kind = a.group_size > 0 ? LayoutKind::two_level : LayoutKind::circle; break;
+    case LayoutShape::all_pairs:
+    case LayoutShape::hypercube: kind = LayoutKind::circle; break;
+  }
+  return {kind, std::move(a), std::nullopt, fmt::format("the algorithm's pattern ({})", to_string(kind))};
+}
+
 LayoutChoice layout_for_algorithm(const Schedule& s, const AlgorithmOptions& options) {
-  const std::string_view a = s.algorithm;
-  const std::string why = "the algorithm's pattern";
-  if (a == "parameter_server") return {LayoutKind::parameter_server, 0, false, "switch", why};
-  if (a == "hierarchical" && options.ranks_per_node > 0)
-    return {LayoutKind::two_level, options.ranks_per_node, false, "network", why};
-  if (a.find("ring") != std::string_view::npos || a == "chain") return {LayoutKind::ring, 0, false, "switch", why};
-  return {LayoutKind::switch_star, 0, false, "switch", why};
+  return layout_for_algorithm(algorithm_layout(s.spec, s.algorithm, options));
+}
+
+LayoutChoice layout_for_topology(Topology t) {
+  static constexpr LayoutKind kKinds[] = {LayoutKind::switch_star, LayoutKind::ring,      LayoutKind::fully_connected,
+                                          LayoutKind::two_level,   LayoutKind::two_level, LayoutKind::star};
+  const LayoutKind kind = kKinds[static_cast<std::size_t>(t.kind)];
+  std::string why = fmt::format("the {} topology the timing model predicted on", to_string(t.kind));
+  return {kind, {}, std::move(t), std::move(why)};
 }
 
 std::optional<LayoutChoice> layout_for_topology(const Trace& t) {
-  if (!t.predicted) return std::nullopt;
-  const std::string& text = t.predicted->topology;
-  const std::optional<TopologyKind> kind = parse_topology_kind(text.substr(0, text.find(',')));
-  if (!kind) return std::nullopt;
-  const int group = group_in(text);
-  const std::string why = fmt::format("the {} topology the timing model predicted on", to_string(*kind));
-  switch (*kind) {
-    case TopologyKind::switch_fabric: return LayoutChoice{LayoutKind::switch_star, 0, true, "switch", why};
-    case TopologyKind::ring: return LayoutChoice{LayoutKind::ring, 0, true, "switch", why};
-    case TopologyKind::fully_connected: return LayoutChoice{LayoutKind::fully_connected, 0, true, "switch", why};
-    case TopologyKind::pcie_tree: return LayoutChoice{LayoutKind::two_level, std::max(1, group), true, "PCIe root", why};
-    case TopologyKind::two_level: return LayoutChoice{LayoutKind::two_level, std::max(1, group), true, "network", why};
-    case TopologyKind::star: return LayoutChoice{LayoutKind::parameter_server, 0, true, "switch", why};
+  if (!t.predicted || !t.predicted->topology_config) return std::nullopt;
+  try {
+    return layout_for_topology(make_topology(*t.predicted->topology_config, t.schedule.spec.ranks, t.schedule.total_ranks));
+  } catch (const InputError&) {  // (a trace edited by hand: arranged by the algorithm instead)
+    return std::nullopt;
   }
-  return std::nullopt;
 }
 
 Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
@@ -172,41 +287,51 @@ Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
   l.ranks = std::max(s.total_ranks, 0);
   l.nodes.assign(static_cast<std::size_t>(l.ranks), Vec2{});
   l.is_server.assign(static_cast<std::size_t>(l.ranks), false);
-  switch (choice.kind) {
-    case LayoutKind::ring:
-      layout_ring(l);
-      l.hop_along_ring = choice.physical && l.ring_radius > 0;
-      break;
-    case LayoutKind::fully_connected:
-      place_on_circle(l, 0, l.ranks, 0.8f);
-      l.rank_radius = radius_for_spacing(chord(0.8f, l.ranks));
-      break;
-    case LayoutKind::switch_star: layout_switch(l); break;
-    case LayoutKind::parameter_server: layout_parameter_server(l, s.spec.ranks); break;
-    case LayoutKind::two_level: layout_grouped(l, std::max(1, choice.group), choice.hub); break;
+  LayoutKind kind = choice.kind;
+  if (!choice.topology && (kind == LayoutKind::ring || kind == LayoutKind::chain) && !valid_order(choice.algorithm.order, l.ranks))
+    kind = l.kind = LayoutKind::circle;
+  if (choice.topology) {
+    l.topology = choice.topology;
+    place_topology(l, *choice.topology);
+    add_topology_links(l, *choice.topology);
+  } else {
+    place_pattern(l, kind, choice.algorithm);
   }
-  // Servers: extra ranks, and colocated ones (the ranks that receive a parameter server's pushes).
+  // Extra ranks (beyond the spec's) are servers.
   for (int r = s.spec.ranks; r < l.ranks; ++r) l.is_server[static_cast<std::size_t>(r)] = true;
-  if (s.algorithm == "parameter_server")
-    for (const Transfer& t : s.transfers)
-      if (t.action == Action::reduce) l.is_server[static_cast<std::size_t>(t.dst)] = true;
   return l;
 }
 
-std::vector<int> route(const Layout& l, int src, int dst) {
-  if (src == dst) return {};
-  if (l.hop_along_ring && !is_ring_arc(l, src, dst) && src < l.ranks && dst < l.ranks) return along_ring(l.ranks, src, dst);
-  const bool between_nodes = l.kind == LayoutKind::two_level && l.ranks_per_node > 0 &&
-                             src / l.ranks_per_node != dst / l.ranks_per_node;
-  const bool via_hub = l.hub_count() > 0 && (l.kind == LayoutKind::switch_star || between_nodes);
-  if (via_hub) return {src, l.ranks, dst};
-  return {src, dst};
+Path route(const Layout& l, int src, int dst) {
+  Path p;
+  if (src == dst) return p;
+  if (!l.topology) {
+    const bool between_nodes = l.kind == LayoutKind::two_level && l.ranks_per_node > 0 && l.top_hub >= 0 &&
+                               src / l.ranks_per_node != dst / l.ranks_per_node;
+    p.nodes = between_nodes ? std::vector<int>{src, l.top_hub, dst} : std::vector<int>{src, dst};
+    return p;
+  }
+  std::vector<Hop> hops;
+  collsim::route(*l.topology, src, dst, hops);
+  p.nodes.push_back(src);
+  for (const Hop& h : hops)
+    for (int k = 0; k < h.count; ++k) {
+      const std::uint32_t link = h.links[static_cast<std::size_t>(k)];
+      const LinkEnds e = link_ends(*l.topology, link);
+      for (const int n : {node_of(l, e.from), node_of(l, e.to)})
+        if (n != p.nodes.back()) p.nodes.push_back(n);
+      p.links.push_back(l.drawn_link[link]);
+    }
+  if (p.nodes.back() != dst) p.nodes.push_back(dst);
+  return p;
 }
 
 bool is_ring_arc(const Layout& l, int a, int b) {
-  if (l.ring_radius <= 0 || a < 0 || b < 0 || a >= l.ranks || b >= l.ranks) return false;
-  const int d = std::abs(a - b);
-  return d == 1 || d == l.ranks - 1;
+  if (l.ring_radius <= 0 || a < 0 || b < 0 || a >= l.ranks || b >= l.ranks || l.ring_pos.empty()) return false;
+  const int pa = l.ring_pos[static_cast<std::size_t>(a)], pb = l.ring_pos[static_cast<std::size_t>(b)];
+  if (pa < 0 || pb < 0) return false;
+  const int d = std::abs(pa - pb);
+  return d == 1 || (l.ring_closed && d == l.ring_size - 1);
 }
 
 namespace {

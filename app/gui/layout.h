@@ -2,16 +2,22 @@
 // over. Plain data in unit coordinates ([-1, 1] on both axes, y pointing down); the scene
 // panel scales it into its rectangle. No ImGui here.
 //
-// Two arrangements: by the topology the timing model predicted on (recorded in the trace),
-// or by the algorithm's own pattern (a ring algorithm on a ring, a parameter server as a
-// star, the hierarchical all-reduce in nodes, everything else around a switch) — the only
-// one available for a trace without predictions.
+// Two arrangements, both read from sim, never from names or printed text:
+//   - the algorithm's pattern, its AlgorithmLayout (sim/schedule/algorithm.h): a ring or a
+//     chain on a circle in the algorithm's order, trees by depth (root at the top), a star
+//     with its hubs at the centre, a hierarchy as node boxes, all-pairs and hypercube
+//     patterns around a circle; transfers go straight from sender to receiver (between
+//     nodes through the network);
+//   - the topology the timing model predicted on (the trace's structured topology_config):
+//     its physical links (link_ends), and each transfer along sim's route() over them.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/model/topology.h"
+#include "sim/schedule/algorithm.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::gui {
@@ -21,22 +27,22 @@ struct Vec2 {
   friend bool operator==(const Vec2&, const Vec2&) = default;
 };
 
-enum class LayoutKind : std::uint8_t { ring, fully_connected, parameter_server, switch_star, two_level };
+enum class LayoutKind : std::uint8_t { ring, chain, trees, star, circle, fully_connected, switch_star, two_level };
 std::string_view to_string(LayoutKind k);
 
 struct LayoutChoice {
-  LayoutKind kind = LayoutKind::switch_star;
-  int group = 0;                 // two_level: ranks per node (or per PCIe switch)
-  bool physical = false;         // the topology's links: a ring's far transfers hop along it
-  std::string hub = "switch";    // the label of the central hub
-  std::string description;       // "ring topology (as predicted on)", "the algorithm's pattern"
+  LayoutKind kind = LayoutKind::circle;
+  AlgorithmLayout algorithm;        // the pattern's structure (order, trees, hubs, group size)
+  std::optional<Topology> topology;  // arranged by the topology: its links and routes
+  std::string description;          // "the ring topology the timing model predicted on", "the algorithm's pattern"
 };
-// The algorithm's own pattern.
+// The algorithm's own pattern, as sim lays it out: algorithm_layout(spec, algorithm, options).
 LayoutChoice layout_for_algorithm(const Schedule& s, const AlgorithmOptions& options);
-// The topology the trace's predictions were made on, when it has them. Traces record it
-// as text (PredictedSummary::topology, sim's describe(Topology): "two_level, 8 ranks (4 per
-// node): ..."); this is the one place that reads it.
+LayoutChoice layout_for_algorithm(AlgorithmLayout a);
+// The topology the trace's predictions were made on, from its structured configuration
+// (PredictedSummary::topology_config); nullopt without one.
 std::optional<LayoutChoice> layout_for_topology(const Trace& t);
+LayoutChoice layout_for_topology(Topology t);
 
 // A box drawn around the ranks of one node (two-level).
 struct NodeBox {
@@ -45,19 +51,30 @@ struct NodeBox {
 };
 
 struct Layout {
-  LayoutKind kind = LayoutKind::switch_star;
+  LayoutKind kind = LayoutKind::circle;
   int ranks = 0;                // schedule.total_ranks: nodes [0, ranks) are ranks
   std::vector<Vec2> nodes;      // ranks first, then hubs (switches)
   std::vector<std::string> hub_labels;  // one per hub: nodes [ranks, nodes.size())
-  std::vector<bool> is_server;  // per rank: a parameter server (extra rank or colocated)
+  std::vector<bool> is_server;  // per rank: a parameter server (extra rank or star hub)
   std::vector<NodeBox> boxes;   // two-level: one per node
   int ranks_per_node = 0;       // two-level: rank r sits in node r / ranks_per_node
   float ring_radius = 0;        // ring: > 0, links between neighbours are arcs of this circle
-  bool hop_along_ring = false;  // a physical ring: transfers between far ranks pass the ones between
+  std::vector<int> ring_pos;    // ring, chain: rank -> its place in the order (-1: not on it)
+  int ring_size = 0;            // ring, chain: ranks on it
+  bool ring_closed = false;     // ring: the last rank of the order neighbours the first
   float rank_radius = 0.1f;     // a rank's disc, in unit coordinates, sized to its spacing
-  // Links between nodes (undirected pairs, a < b): the topology's links plus any pair a
+  // Links between nodes (undirected pairs, a < b): the layout's own links plus any pair a
   // transfer uses directly.
   std::vector<std::pair<int, int>> links;
+  // Per link: the tree it is an edge of (trees: 0 for the first tree, 1 for the second
+  // one, drawn in another style), -1 for every other link.
+  std::vector<int> link_tree;
+  // Arranged by a topology: its links and routes; per directed topology link, the drawn
+  // link it is part of; per fabric switch (topology.h's LinkEnd), its hub node, and the top's.
+  std::optional<Topology> topology;
+  std::vector<std::uint32_t> drawn_link;
+  std::vector<int> fabric_hub;
+  int top_hub = -1;
 
   int hub_count() const { return static_cast<int>(nodes.size()) - ranks; }
 };
@@ -65,10 +82,15 @@ struct Layout {
 // Positions and the layout's own links (before any transfer is routed).
 Layout make_layout(const Schedule& s, const LayoutChoice& choice);
 
-// The nodes a transfer from src to dst passes (src first, dst last): direct between ring
-// neighbours or to a server; along the ring on a physical ring; through the switch on a
-// switch; through the top switch between nodes. Empty for a local transfer (src == dst).
-std::vector<int> route(const Layout& layout, int src, int dst);
+// The nodes a transfer from src to dst passes (src first, dst last), and the drawn links
+// it holds; both empty for a local transfer (src == dst). On a topology: sim's route(),
+// its links' ends as nodes. In the algorithm's pattern: straight from src to dst, or
+// through the network between two nodes of a hierarchy.
+struct Path {
+  std::vector<int> nodes;
+  std::vector<std::uint32_t> links;  // topology: indices into Layout::links; pattern: none (see add_links)
+};
+Path route(const Layout& layout, int src, int dst);
 
 // Whether the link a -- b is drawn as an arc of the ring (neighbours on a ring layout).
 bool is_ring_arc(const Layout& layout, int a, int b);

@@ -61,6 +61,7 @@ inline constexpr Rgb missing_slot{62, 67, 80};
 inline constexpr Rgb highlight{255, 255, 255};
 inline constexpr Rgb server{200, 200, 210};
 inline constexpr Rgb hub{58, 64, 78};  // the scene's switch boxes
+inline constexpr Rgb second_tree{150, 130, 220};  // a second tree's edges, dashed (the double binary tree)
 
 // "#e69f00", for SVG and CSS.
 inline std::string hex(Rgb c) {

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include "app/gui/app.h"
+#include "app/gui/shading.h"
 
 namespace collsim::gui {
 namespace {
 
 constexpr std::size_t kMaxPacketsDrawn = 6000;
 constexpr std::size_t kMaxArrowsDrawn = 3000;
+constexpr std::size_t kMaxLinkLabels = 24;
 
 // Unit layout coordinates to the canvas.
 struct Canvas {
@@ -39,16 +41,24 @@ Canvas fit(const Layout& l, ImVec2 lo, ImVec2 hi) {
   return cv;
 }
 
+void dashed_line(ImDrawList* d, ImVec2 a, ImVec2 b, ImU32 col, float width) {
+  const float len = std::hypot(b.x - a.x, b.y - a.y), dash = 7;
+  for (float f = 0; f < len; f += 2 * dash) {
+    const float g = std::min(f + dash, len);
+    d->AddLine(ImVec2(a.x + (b.x - a.x) * f / len, a.y + (b.y - a.y) * f / len),
+               ImVec2(a.x + (b.x - a.x) * g / len, a.y + (b.y - a.y) * g / len), col, width);
+  }
+}
+
 void centred_text(ImDrawList* d, ImFont* font, float size, ImVec2 c, ImU32 col, const char* text) {
   const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, text);
   d->AddText(font, size, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), col, text);
 }
 
 // The largest total any link carries by the end: link heat is relative to it.
-double busiest_link(const ViewModel& vm, ClockKind clock) {
-  double m = 0;
-  for (const Tally& t : vm.clock(clock).links) m = std::max(m, t.bytes.empty() ? 0.0 : t.bytes.back());
-  return m;
+double busiest_link(const ViewModel& vm) {
+  const std::vector<double>& totals = vm.link_totals();
+  return totals.empty() ? 0.0 : *std::max_element(totals.begin(), totals.end());
 }
 
 void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
@@ -75,14 +85,23 @@ void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv
 void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
   const ViewModel& vm = run.model;
   const Layout& l = vm.layout();
-  const double busiest = busiest_link(vm, run.clock);
+  const double busiest = busiest_link(vm);
   const float max_w = std::clamp(rank_px * 0.5f, 2.0f, 9.0f);
+  // A topology's few links carry their bytes so far (the timing model's routes).
+  const bool labels = l.topology && l.links.size() <= kMaxLinkLabels;
   std::vector<ImVec2> pts;
   for (std::size_t i = 0; i < l.links.size(); ++i) {
     const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(run.now.link_bytes[i] / busiest) : 0.0f;
-    const ImU32 col = app.toggles.link_heat ? heat_color(heat) : colors::grid;
+    const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;
+    const ImU32 col = app.toggles.link_heat ? heat_color(heat) : second_tree ? colors::second_tree : colors::grid;
     sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts);
-    d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, 1.5f + (max_w - 1.5f) * heat);
+    if (second_tree)  // another style: dashed, so that both trees read at once
+      for (std::size_t j = 0; j + 1 < pts.size(); ++j) dashed_line(d, pts[j], pts[j + 1], col, 1.5f + (max_w - 1.5f) * heat);
+    else
+      d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, 1.5f + (max_w - 1.5f) * heat);
+    if (labels && run.now.link_bytes[i] > 0)
+      centred_text(d, app.fonts.small, app.fonts.small->FontSize, pts[pts.size() / 2], colors::text_dim,
+                   format_bytes(run.now.link_bytes[i]).c_str());
   }
 }
 
@@ -159,8 +178,7 @@ void draw_packets(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_p
 void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
   const Layout& l = run.model.layout();
   const bool server = l.is_server[static_cast<std::size_t>(rank)];
-  const bool colours = l.ranks <= 16;
-  const ImU32 fill = colours ? rank_color(rank) : IM_COL32(110, 140, 180, 255);
+  const ImU32 fill = to_u32(shading::rank_fill(rank, l.ranks));
   const char* label_text = nullptr;
   const std::string label = fmt::format("{}", rank);
   if (server) {

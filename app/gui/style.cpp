@@ -10,11 +10,11 @@ namespace collsim::gui {
 namespace {
 
 // The tables live in palette.h, shared with the SVG storyboard.
-constexpr ImU32 to_u32(palette::Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
 static_assert(colors::background == to_u32(palette::background) && colors::panel == to_u32(palette::panel) &&
                   colors::grid == to_u32(palette::grid) && colors::text == to_u32(palette::text) &&
                   colors::text_dim == to_u32(palette::text_dim) && colors::empty_cell == to_u32(palette::empty_cell) &&
-                  colors::missing_slot == to_u32(palette::missing_slot) && colors::server == to_u32(palette::server),
+                  colors::missing_slot == to_u32(palette::missing_slot) && colors::server == to_u32(palette::server) &&
+                  colors::second_tree == to_u32(palette::second_tree),
               "the storyboard's theme (palette.h) must stay the app's (style.h)");
 
 ImU32 with_alpha(ImU32 c, float alpha) {

@@ -359,8 +359,9 @@ void ToolbarPanel::DrawRunEditor(App& app) {
     ImGui::Checkbox("in place", &e.in_place);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("NCCL's in-place layout: the input is (part of) the output buffer");
   }
-  const bool ps = e.algorithm == "parameter_server", hierarchical = e.algorithm == "hierarchical";
-  if (!ps) {  // the parameter server has no slices; its servers take the room
+  const AlgorithmKnobs knobs = algorithm_knobs(c, e.algorithm);
+  const bool ps = knobs.servers, hierarchical = knobs.ranks_per_node;
+  if (knobs.slices) {  // (the parameter server has no slices; its servers take the room)
     ImGui::SameLine();
     int_field("slices", "##slices", e.slices, 0, 1024, 2.5f, "pipelined algorithms: slices per chunk (0: default)");
   }

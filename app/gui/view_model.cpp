@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/model/timing_model.h"
+
 namespace collsim::gui {
 namespace {
 
@@ -40,6 +42,12 @@ std::string step_title(const Schedule& s, int k) {
 }
 
 }  // namespace
+
+std::string no_steps_caption() { return "This schedule has no steps: nothing moves."; }
+
+std::string start_caption(const Schedule& s) {
+  return fmt::format("Start: every rank holds only its own data. Next, {}", step_title(s, 0));
+}
 
 std::string_view to_string(ClockKind c) {
   switch (c) {
@@ -84,10 +92,11 @@ void ViewModel::build() {
   topology_ = layout_for_topology(trace_);
   // A switch connects every rank alike: the algorithm's pattern says more. Every other
   // topology is the point of the lesson that chose it.
-  by_topology_ = topology_ && topology_->kind != LayoutKind::switch_star;
+  by_topology_ = topology_ && topology_->topology->kind != TopologyKind::switch_fabric;
   choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
   layout_ = make_layout(s, choice_);
   build_paths();
+  total_link_bytes();
   total_sent_ = bytes_sent_per_rank(s);
   total_received_ = bytes_received_per_rank(s);
   communication_steps_ = collsim::communication_steps(s);
@@ -121,6 +130,7 @@ void ViewModel::arrange_by_topology(bool by_topology) {
   path_nodes_.clear();
   path_links_.clear();
   build_paths();
+  total_link_bytes();
   for (std::size_t k = 0; k < 3; ++k)
     if (available_[k]) fill_link_tallies(clocks_[k]);
 }
@@ -139,16 +149,30 @@ void ViewModel::build_paths() {
   for (std::size_t i = 0; i < layout_.links.size(); ++i)
     link_id.emplace(key(layout_.links[i].first, layout_.links[i].second), static_cast<std::uint32_t>(i));
   for (const Transfer& t : trace_.schedule.transfers) {
-    const std::vector<int> path = route(layout_, t.src, t.dst);
+    const Path route_of = route(layout_, t.src, t.dst);
+    const std::vector<int>& path = route_of.nodes;
     path_nodes_.insert(path_nodes_.end(), path.begin(), path.end());
     path_first_.push_back(static_cast<std::uint32_t>(path_nodes_.size()));
-    for (std::size_t j = 0; j + 1 < path.size(); ++j) {
+    path_links_.insert(path_links_.end(), route_of.links.begin(), route_of.links.end());  // on a topology: its links
+    for (std::size_t j = 0; route_of.links.empty() && j + 1 < path.size(); ++j) {  // a pattern: the pairs it joins
       const auto [it, added] = link_id.emplace(key(path[j], path[j + 1]), static_cast<std::uint32_t>(layout_.links.size()));
-      if (added) layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1]));
+      if (added) layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1])), layout_.link_tree.push_back(-1);
       path_links_.push_back(it->second);
     }
     link_first_.push_back(static_cast<std::uint32_t>(path_links_.size()));
   }
+}
+
+void ViewModel::total_link_bytes() {
+  const Schedule& s = trace_.schedule;
+  link_totals_.assign(layout_.links.size(), 0.0);
+  if (layout_.topology) {
+    const std::vector<double> bytes = link_bytes(s, *layout_.topology);
+    for (std::size_t k = 0; k < bytes.size(); ++k) link_totals_[layout_.drawn_link[k]] += bytes[k];
+    return;
+  }
+  for (std::size_t i = 0; i < s.transfers.size(); ++i)
+    for (std::uint32_t link : links_of(i)) link_totals_[link] += static_cast<double>(s.bytes(s.transfers[i]));
 }
 
 std::span<const int> ViewModel::path_of(std::size_t i) const {
@@ -237,10 +261,10 @@ const CellChange& ViewModel::cell_state(ClockKind kind, std::uint32_t cell, doub
 std::string ViewModel::caption(ClockKind kind, double t, int done, const std::vector<InFlight>& flying) const {
   const Schedule& s = trace_.schedule;
   const int steps = s.step_count();
-  if (steps == 0) return "This schedule has no steps: nothing moves.";
+  if (steps == 0) return no_steps_caption();
   if (done >= steps) return fmt::format("Done: all {} steps have run; every output holds its result.", steps);
   if (flying.empty()) {
-    if (done == 0) return fmt::format("Start: every rank holds only its own data. Next, {}", step_title(s, 0));
+    if (done == 0) return start_caption(s);
     return fmt::format("After {}", step_title(s, done - 1));
   }
   int first = steps, last = -1;

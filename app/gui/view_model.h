@@ -66,6 +66,10 @@ struct Frame {
   std::string caption;
 };
 
+// The captions both views share (the app's caption line and the storyboard's frames).
+std::string no_steps_caption();                  // "This schedule has no steps: nothing moves."
+std::string start_caption(const Schedule& s);    // "Start: every rank holds only its own data. Next, step 1/6: ..."
+
 class ViewModel {
  public:
   // Runs the schedule checker over the trace's schedule (ScheduleError if it is broken).
@@ -104,6 +108,10 @@ class ViewModel {
   std::string caption(ClockKind c, double t, int steps_done, const std::vector<InFlight>& flying) const;
   Frame frame(ClockKind c, double t) const;
 
+  // Bytes each drawn link carries over the whole run (Layout::links): on a topology the
+  // timing model's (sim's link_bytes, summed over a physical link's directions).
+  const std::vector<double>& link_totals() const { return link_totals_; }
+
   // Steps in which some transfer goes to another rank (sim's communication_steps, counted once).
   int communication_steps() const { return communication_steps_; }
   // Bytes each rank sends/receives over the whole run (the schedule's totals).
@@ -113,6 +121,7 @@ class ViewModel {
  private:
   void build();
   void build_paths();
+  void total_link_bytes();
   void fill_link_tallies(ClockIndex& c) const;
   ClockIndex build_clock(ClockKind c, std::vector<double> begin, std::vector<double> end) const;
 
@@ -128,6 +137,7 @@ class ViewModel {
   ClockIndex clocks_[3];
   bool available_[3] = {true, false, false};
   std::vector<std::uint64_t> total_sent_, total_received_;
+  std::vector<double> link_totals_;
   int communication_steps_ = 0;
 };
 

@@ -329,4 +329,15 @@ ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyCo
   return m;
 }
 
+std::vector<double> link_bytes(const Schedule& s, const Topology& t) {
+  std::vector<double> bytes(t.link_count(), 0.0);
+  std::vector<Hop> hops;
+  for (const Transfer& tr : s.transfers) {
+    route(t, tr.src, tr.dst, hops);
+    for (const Hop& h : hops)
+      for (int k = 0; k < h.count; ++k) bytes[h.links[static_cast<std::size_t>(k)]] += static_cast<double>(s.bytes(tr));
+  }
+  return bytes;
+}
+
 }  // namespace collsim

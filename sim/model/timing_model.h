@@ -66,6 +66,10 @@ inline constexpr std::size_t kBusiestLinks = 3;
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t);
 
+// The bytes each directed link of `t` carries over the whole schedule, along the
+// topology's routes (route()): what the views label links with.
+std::vector<double> link_bytes(const Schedule& s, const Topology& t);
+
 // A prediction with the topology it was made on, and that topology's configuration as
 // given (what a trace records, so that a replay can run again on the same topology).
 struct ModelRun {

@@ -409,4 +409,25 @@ std::string describe(const Topology& t) {
   return out + stragglers_text(t);
 }
 
+LinkEnds link_ends(const Topology& t, std::uint32_t link) {
+  using K = LinkEnd::Kind;
+  const int n = t.ranks;
+  auto pair = [&](LinkEnd a, LinkEnd b, bool first) { return first ? LinkEnds{a, b} : LinkEnds{b, a}; };
+  if (t.kind == TopologyKind::fully_connected) {
+    const int a = static_cast<int>(link) / (n - 1), j = static_cast<int>(link) % (n - 1);
+    return {{K::rank, a}, {K::rank, j < a ? j : j + 1}};
+  }
+  const int i = static_cast<int>(link / 2);
+  const bool first = link % 2 == 0;
+  if (t.kind == TopologyKind::ring) return pair({K::rank, i}, {K::rank, (i + 1) % n}, first);
+  const int group = std::max(1, t.group);
+  if (i < n) {
+    const int fabric = t.kind == TopologyKind::pcie_tree || t.kind == TopologyKind::two_level ? i / group : 0;
+    return pair({K::rank, i}, {K::fabric, fabric}, first);
+  }
+  const int u = i - n;  // an uplink: a PCIe switch's, a node's or (nic_per_gpu) a GPU's
+  const LinkEnd below = t.nic_per_gpu ? LinkEnd{K::rank, u} : LinkEnd{K::fabric, u};
+  return pair(below, {K::top, 0}, first);
+}
+
 }  // namespace collsim

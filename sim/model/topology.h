@@ -141,6 +141,21 @@ Topology make_topology(const TopologyConfig& config, int workers, int total_rank
 // The hops from src to dst, appended to `out` (cleared first); none when src == dst.
 void route(const Topology& t, int src, int dst, std::vector<Hop>& out);
 
+// Where a directed link starts or ends, as structure (views draw links from it, never
+// from link_name's text): a rank; the switch its rank ports join (`fabric`: the one
+// switch of switch and star, PCIe switch g of pcie_tree, node g's switch of two_level);
+// or the top of the tree (`top`: pcie_tree's root complex, two_level's network).
+struct LinkEnd {
+  enum class Kind : std::uint8_t { rank, fabric, top };
+  Kind kind = Kind::rank;
+  int index = 0;  // the rank, or the group of the fabric switch (0 for top)
+  friend bool operator==(const LinkEnd&, const LinkEnd&) = default;
+};
+struct LinkEnds {
+  LinkEnd from, to;
+};
+LinkEnds link_ends(const Topology& t, std::uint32_t link);
+
 // "rank3 (rank 3 -> switch)", "ring0 (0 -> 1)", "uplink1 (node 1 -> network)".
 std::string link_name(const Topology& t, std::uint32_t link);
 // The directed links of a physical link's name ("rank3"); nullopt when it has none.

@@ -99,6 +99,16 @@ const AlgorithmInfo& default_algorithm(Collective c);
 AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
                                  const AlgorithmOptions& options);
 
+// Which of AlgorithmOptions' knobs an algorithm reads, so that the views show, edit and
+// export only those (validate_request checks the same). Not yet an AlgorithmInfo field:
+// decided here, in one place, from the registry's entries.
+struct AlgorithmKnobs {
+  bool slices = true;           // --slices (every algorithm but the parameter server)
+  bool servers = false;         // --servers and --colocated
+  bool ranks_per_node = false;  // --ranks-per-node
+};
+AlgorithmKnobs algorithm_knobs(Collective c, std::string_view algorithm);
+
 // The largest rank count collsim accepts (schedules grow as N^2 transfers).
 inline constexpr int kMaxRanks = 1024;
 // The largest rank count of a --model-only run, which allocates no buffers and skips the

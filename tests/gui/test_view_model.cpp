@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "app/gui/export.h"
 #include "app/gui/loader.h"
 #include "app/gui/playback.h"
@@ -23,6 +25,10 @@
 #include "sim/schedule/algorithm.h"
 #include "sim/check/checker.h"
 #include "sim/lesson/scenario.h"
+#include "sim/model/cost_formulas.h"
+#include "sim/model/timing_model.h"
+#include "app/gui/numbers.h"
+#include "app/gui/shading.h"
 
 using namespace collsim;
 using namespace collsim::gui;
@@ -118,9 +124,18 @@ void check_cells_against_checker(const RunRequest& r) {
 
 }  // namespace
 
-TEST_CASE("gui layout: a ring puts its ranks on a circle, rank 0 at the top, clockwise") {
-  const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
-  const Layout& l = vm.layout();
+// The layout of `s` drawn in an AlgorithmLayout built here (what an algorithm file gives).
+Layout pattern_layout(const Schedule& s, AlgorithmLayout a) { return make_layout(s, layout_for_algorithm(std::move(a))); }
+
+Schedule schedule_of(Collective c, const std::string& algorithm, int ranks, std::uint64_t count, AlgorithmOptions o = {}) {
+  return trace_of(request(c, algorithm, ranks, count, o)).schedule;
+}
+
+bool inside(const NodeBox& b, Vec2 p) { return p.x > b.min.x && p.x < b.max.x && p.y > b.min.y && p.y < b.max.y; }
+
+TEST_CASE("gui layout: a ring puts its ranks on a circle in the algorithm's order, the first at the top, clockwise") {
+  const Schedule s = schedule_of(Collective::all_reduce, "ring", 4, 8);
+  const Layout l = pattern_layout(s, {LayoutShape::ring, {0, 1, 2, 3}, {}, {}, 0});
   CHECK(l.kind == LayoutKind::ring);
   REQUIRE(l.nodes.size() == 4);
   CHECK(l.nodes[0].x == doctest::Approx(0));
@@ -128,13 +143,26 @@ TEST_CASE("gui layout: a ring puts its ranks on a circle, rank 0 at the top, clo
   CHECK(l.nodes[1].x == doctest::Approx(0.8));  // y points down: clockwise goes right first
   for (int r = 0; r < 4; ++r) CHECK(distance(l.nodes[r], {}) == doctest::Approx(0.8));
   CHECK(l.links.size() == 4);  // r -- r+1
-  CHECK(vm.path_of(0).size() == 2);
+  CHECK(route(l, 0, 1).nodes.size() == 2);
+
+  // Another order: 0 2 1 3 around the circle, and the arcs join neighbours in that order.
+  const Layout o = pattern_layout(s, {LayoutShape::ring, {0, 2, 1, 3}, {}, {}, 0});
+  CHECK(o.nodes[2].x == doctest::Approx(0.8));
+  CHECK(o.nodes[1].y == doctest::Approx(0.8));
+  CHECK(is_ring_arc(o, 0, 2));
+  CHECK(is_ring_arc(o, 3, 0));
+  CHECK_FALSE(is_ring_arc(o, 0, 1));
+  // A chain is the same circle, open between its ends.
+  const Layout chain = pattern_layout(s, {LayoutShape::chain, {0, 1, 2, 3}, {}, {}, 0});
+  CHECK(chain.kind == LayoutKind::chain);
+  CHECK(chain.links.size() == 3);
+  CHECK_FALSE(is_ring_arc(chain, 3, 0));
 }
 
-TEST_CASE("gui layout: a parameter server has workers on an arc and the server at the centre") {
-  const ViewModel vm(trace_of(request(Collective::all_reduce, "parameter_server", 6, 12)));
-  const Layout& l = vm.layout();
-  CHECK(l.kind == LayoutKind::parameter_server);
+TEST_CASE("gui layout: a star has its hub ranks at the centre, the others on an arc, every transfer direct") {
+  const Schedule s = schedule_of(Collective::all_reduce, "parameter_server", 6, 12);
+  const Layout l = pattern_layout(s, {LayoutShape::star, {}, {}, {6}, 0});
+  CHECK(l.kind == LayoutKind::star);
   REQUIRE(l.nodes.size() == 7);
   for (int w = 0; w < 6; ++w) {
     CHECK(distance(l.nodes[w], {}) == doctest::Approx(0.8));
@@ -144,30 +172,100 @@ TEST_CASE("gui layout: a parameter server has workers on an arc and the server a
   CHECK(distance(l.nodes[6], {}) < 0.2f);
   // The arc opens at the bottom: no worker lies straight below the centre.
   for (int w = 0; w < 6; ++w) CHECK(l.nodes[w].y < 0.8f * 0.6f);
-  // Every worker is linked to the server, directly.
-  CHECK(l.links.size() == 6);
-  for (std::size_t i = 0; i < vm.transfer_count(); ++i) CHECK(vm.path_of(i).size() == 2);
+  for (const Transfer& t : s.transfers) CHECK(route(l, t.src, t.dst).nodes.size() == (t.is_local() ? 0u : 2u));
 }
 
-TEST_CASE("gui layout: colocated servers are workers, flagged as servers") {
+TEST_CASE("gui layout: colocated servers are the star's hubs, flagged as servers") {
   AlgorithmOptions o;
   o.servers = 2;
   o.colocated = true;
-  const ViewModel vm(trace_of(request(Collective::all_reduce, "parameter_server", 4, 8, o)));
-  REQUIRE(vm.layout().nodes.size() == 4);
-  CHECK(vm.layout().is_server[0]);
-  CHECK(vm.layout().is_server[1]);
-  CHECK_FALSE(vm.layout().is_server[2]);
+  const Schedule s = schedule_of(Collective::all_reduce, "parameter_server", 4, 8, o);
+  const Layout l = pattern_layout(s, {LayoutShape::star, {}, {}, {0, 1}, 0});
+  REQUIRE(l.nodes.size() == 4);
+  CHECK(l.is_server[0]);
+  CHECK(l.is_server[1]);
+  CHECK_FALSE(l.is_server[2]);
+  CHECK(distance(l.nodes[0], {}) < 0.4f);
+  CHECK(distance(l.nodes[2], {}) == doctest::Approx(0.8));
 }
 
-TEST_CASE("gui layout: a switch sits at the centre and every transfer goes through it") {
-  const ViewModel vm(trace_of(request(Collective::all_reduce, "direct", 5, 10)));
+// A double binary tree's two trees over 8 ranks: the first rooted at 0, the second its mirror.
+std::vector<TreeShape> two_trees() {
+  const std::vector<int> first = {-1, 0, 0, 1, 1, 2, 2, 3};
+  std::vector<int> second(8);
+  for (int r = 0; r < 8; ++r) second[static_cast<std::size_t>(r)] = first[static_cast<std::size_t>(7 - r)] < 0 ? -1 : 7 - first[static_cast<std::size_t>(7 - r)];
+  return {{0, first}, {7, second}};
+}
+
+TEST_CASE("gui layout: trees are drawn as trees, root at the top, children below their parents, both trees' edges") {
+  const Schedule s = schedule_of(Collective::all_reduce, "double_binary_tree", 8, 16);
+  const std::vector<TreeShape> trees = two_trees();
+  const Layout l = pattern_layout(s, {LayoutShape::trees, {}, trees, {}, 0});
+  CHECK(l.kind == LayoutKind::trees);
+  REQUIRE(l.nodes.size() == 8);
+  for (int r = 1; r < 8; ++r) {
+    const int p = trees[0].parent[static_cast<std::size_t>(r)];
+    CHECK(l.nodes[r].y > l.nodes[p].y);  // y points down
+    CHECK(l.nodes[r].y > l.nodes[0].y);
+  }
+  CHECK(l.nodes[3].y == doctest::Approx(l.nodes[4].y));  // same depth, same row
+  CHECK(l.nodes[3].x < l.nodes[4].x);                    // siblings side by side
+  // Every edge of both trees is a link, tagged with its tree (the second drawn in another style).
+  REQUIRE(l.link_tree.size() == l.links.size());
+  for (std::size_t k = 0; k < 2; ++k)
+    for (int r = 0; r < 8; ++r) {
+      const int p = trees[k].parent[static_cast<std::size_t>(r)];
+      if (p < 0) continue;
+      bool found = false;
+      for (std::size_t i = 0; i < l.links.size(); ++i)
+        found = found || (l.links[i] == std::pair{std::min(p, r), std::max(p, r)} && l.link_tree[i] == static_cast<int>(k));
+      CHECK_MESSAGE(found, "tree ", k, " edge ", p, "-", r);
+    }
+  CHECK(std::count(l.link_tree.begin(), l.link_tree.end(), 1) == 7);
+}
+
+TEST_CASE("gui layout: the view model arranges a schedule by sim's algorithm_layout, not by its name") {
+  for (const char* name : {"double_binary_tree", "ring", "parameter_server", "direct", "hierarchical"}) {
+    const RunRequest r = request(Collective::all_reduce, name, 8, 16);
+    const ViewModel vm(trace_of(r));
+    const AlgorithmLayout want = algorithm_layout(r.spec, r.algorithm, r.options);
+    const LayoutChoice& got = vm.arrangement();
+    CAPTURE(name);
+    CHECK(got.algorithm.shape == want.shape);
+    CHECK(got.algorithm.order == want.order);
+    CHECK(got.algorithm.hubs == want.hubs);
+    CHECK(got.algorithm.trees.size() == want.trees.size());
+    CHECK(vm.layout().kind == layout_for_algorithm(want).kind);
+    // Once the double binary tree's file gives its two trees, both are drawn.
+    if (want.shape == LayoutShape::trees && want.trees.size() == 2)
+      CHECK(std::count(vm.layout().link_tree.begin(), vm.layout().link_tree.end(), 1) > 0);
+  }
+}
+
+TEST_CASE("gui layout: all-pairs patterns sit around a circle, every transfer straight from sender to receiver") {
+  const Schedule s = schedule_of(Collective::all_reduce, "direct", 5, 10);
+  for (const LayoutShape shape : {LayoutShape::all_pairs, LayoutShape::hypercube}) {
+    const Layout l = pattern_layout(s, {shape, {}, {}, {}, 0});
+    CHECK(l.kind == LayoutKind::circle);
+    REQUIRE(l.nodes.size() == 5);
+    CHECK(l.hub_count() == 0);
+    for (int r = 0; r < 5; ++r) CHECK(distance(l.nodes[r], {}) == doctest::Approx(0.8));
+    for (const Transfer& t : s.transfers) CHECK(route(l, t.src, t.dst).nodes.size() == (t.is_local() ? 0u : 2u));
+  }
+}
+
+TEST_CASE("gui layout: a switch topology puts the switch at the centre and routes every transfer through it") {
+  Progress p;
+  const LoadResult run = load(run_request(request(Collective::all_reduce, "direct", 5, 10)), p);
+  REQUIRE(run.model);
+  ViewModel& vm = *run.model;
+  vm.arrange_by_topology(true);
   const Layout& l = vm.layout();
   CHECK(l.kind == LayoutKind::switch_star);
   REQUIRE(l.nodes.size() == 6);
   CHECK(l.hub_labels.at(0) == "switch");
   CHECK(distance(l.nodes[5], {}) == doctest::Approx(0));
-  CHECK(l.links.size() == 5);  // one spoke per rank, no more
+  CHECK(l.links.size() == 5);  // one port per rank, no more
   for (std::size_t i = 0; i < vm.transfer_count(); ++i) {
     const auto path = vm.path_of(i);
     if (path.empty()) continue;  // local
@@ -177,30 +275,72 @@ TEST_CASE("gui layout: a switch sits at the centre and every transfer goes throu
   }
 }
 
-TEST_CASE("gui layout: two-level groups ranks by node; traffic between nodes crosses the network") {
+TEST_CASE("gui layout: a hierarchy groups ranks by node; traffic between nodes crosses the network") {
   AlgorithmOptions o;
   o.ranks_per_node = 4;
-  const ViewModel vm(trace_of(request(Collective::all_reduce, "hierarchical", 8, 16, o)));
-  const Layout& l = vm.layout();
+  const Schedule s = schedule_of(Collective::all_reduce, "hierarchical", 8, 16, o);
+  const Layout l = pattern_layout(s, {LayoutShape::hierarchy, {}, {}, {}, 4});
   CHECK(l.kind == LayoutKind::two_level);
   REQUIRE(l.boxes.size() == 2);
-  for (int r = 0; r < 8; ++r) {
-    const NodeBox& b = l.boxes[static_cast<std::size_t>(r / 4)];
-    CHECK(l.nodes[r].x > b.min.x);
-    CHECK(l.nodes[r].x < b.max.x);
-    CHECK(l.nodes[r].y > b.min.y);
-    CHECK(l.nodes[r].y < b.max.y);
-  }
+  for (int r = 0; r < 8; ++r) CHECK(inside(l.boxes[static_cast<std::size_t>(r / 4)], l.nodes[r]));
   bool saw_inter = false, saw_intra = false;
-  for (std::size_t i = 0; i < vm.transfer_count(); ++i) {
-    const Transfer& t = vm.schedule().transfers[i];
+  for (const Transfer& t : s.transfers) {
     if (t.is_local()) continue;
     const bool inter = t.src / 4 != t.dst / 4;
-    CHECK(vm.path_of(i).size() == (inter ? 3u : 2u));
+    CHECK(route(l, t.src, t.dst).nodes.size() == (inter ? 3u : 2u));
     (inter ? saw_inter : saw_intra) = true;
   }
   CHECK(saw_inter);
   CHECK(saw_intra);
+}
+
+// A ring all-reduce of 8 ranks predicted on two_level nodes of 4.
+LoadResult ring_on_two_level() {
+  LoadRequest rq = run_request(request(Collective::all_reduce, "ring", 8, 64), "", TopologyKind::two_level);
+  rq.topology.group_size = 4;
+  Progress p;
+  return load(rq, p);
+}
+
+TEST_CASE("gui layout: nodes come from the trace's structured topology, never from its printed description") {
+  const LoadResult run = ring_on_two_level();
+  REQUIRE(run.model);
+  Trace t = run.model->trace();
+  REQUIRE(t.predicted);
+  REQUIRE(t.predicted->topology_config);
+  t.predicted->topology = "switch, 8 ranks (2 per node)";  // text that says otherwise
+  const ViewModel vm(t);
+  CHECK(vm.arranged_by_topology());
+  const Layout& l = vm.layout();
+  CHECK(l.kind == LayoutKind::two_level);
+  REQUIRE(l.boxes.size() == 2);
+  for (int r = 0; r < 8; ++r) CHECK(inside(l.boxes[static_cast<std::size_t>(r / 4)], l.nodes[r]));
+  CHECK_FALSE(inside(l.boxes[1], l.nodes[3]));
+}
+
+TEST_CASE("gui layout: on a topology, the links and their bytes are the timing model's, along sim's routes") {
+  const LoadResult run = ring_on_two_level();
+  REQUIRE(run.model);
+  const ViewModel& vm = *run.model;
+  REQUIRE(vm.arranged_by_topology());
+  const Layout& l = vm.layout();
+  REQUIRE(l.topology);
+  const std::vector<double> model = link_bytes(vm.schedule(), *l.topology);
+  REQUIRE(l.drawn_link.size() == model.size());
+  std::vector<double> want(l.links.size(), 0.0);
+  for (std::size_t k = 0; k < model.size(); ++k) want[l.drawn_link[k]] += model[k];
+  REQUIRE(vm.link_totals().size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) CHECK(vm.link_totals()[i] == doctest::Approx(want[i]));
+  // The tallies the playhead reads end at the same figures.
+  const Frame end = vm.frame(ClockKind::steps, vm.step_count());
+  for (std::size_t i = 0; i < want.size(); ++i) CHECK(end.link_bytes[i] == doctest::Approx(want[i]));
+  // Node 0's network link out carries exactly what ranks 0-3 send to ranks 4-7.
+  double out_of_node0 = 0;
+  for (const Transfer& t : vm.schedule().transfers)
+    if (t.src / 4 == 0 && t.dst / 4 == 1) out_of_node0 += static_cast<double>(vm.schedule().bytes(t));
+  CHECK(out_of_node0 > 0);
+  CHECK(model[2 * 8] == doctest::Approx(out_of_node0));  // (topology.cpp: 2N + 2m is node m's uplink out)
+  CHECK(link_ends(*l.topology, 2 * 8).from == LinkEnd{LinkEnd::Kind::fabric, 0});
 }
 
 TEST_CASE("gui packets: in flight strictly between begin and end, positioned along their path (steps clock)") {
@@ -210,14 +350,15 @@ TEST_CASE("gui packets: in flight strictly between begin and end, positioned alo
   CHECK(f.empty());
   vm.in_flight(ClockKind::steps, 0.5, f);
   REQUIRE(f.size() == 4);
+  const Layout ring = pattern_layout(vm.schedule(), {LayoutShape::ring, {0, 1, 2, 3}, {}, {}, 0});
   for (const InFlight& p : f) {
     const Transfer& t = vm.schedule().transfers[p.transfer];
     CHECK(t.step == 0);
     CHECK(p.progress == doctest::Approx(0.5));
-    const std::vector<int> path(vm.path_of(p.transfer).begin(), vm.path_of(p.transfer).end());
-    const Vec2 at = point_along(vm.layout(), path, p.progress);
+    CHECK(vm.path_of(p.transfer).size() == 2);  // straight from sender to receiver
+    const Vec2 at = point_along(ring, route(ring, t.src, t.dst).nodes, p.progress);
     // Half-way along the arc of the ring between the two neighbours.
-    const Vec2 a = vm.layout().nodes[t.src], b = vm.layout().nodes[t.dst];
+    const Vec2 a = ring.nodes[t.src], b = ring.nodes[t.dst];
     CHECK(distance(at, {}) == doctest::Approx(0.8));
     CHECK(distance(at, a) == doctest::Approx(distance(at, b)));
     CHECK(distance(at, a) < distance(a, b));
@@ -625,7 +766,7 @@ TEST_CASE("gui layout: a trace with predictions is arranged by its topology, and
   CHECK(vm.has_topology());
   // Predicted on the default switch, which connects every rank alike: the ring's own pattern is shown.
   CHECK_FALSE(vm.arranged_by_topology());
-  CHECK(vm.layout().kind == LayoutKind::ring);
+  CHECK(vm.layout().kind == layout_for_algorithm(vm.schedule(), vm.trace().request.options).kind);
   CHECK(vm.path_of(0).size() == 2);
   vm.arrange_by_topology(true);
   CHECK(vm.layout().kind == LayoutKind::switch_star);
@@ -1234,4 +1375,41 @@ TEST_CASE("gui editor: a bad link override or rate comes back as an error naming
   e.overrides[0].link = "ring0";
   const LoadResult ok = load_editor(e);
   CHECK_MESSAGE(ok.model, ok.error);
+}
+
+TEST_CASE("gui numbers: the figures come from the schedule and the closed form, never from formula text") {
+  // The double binary tree's "at most 2n" on 4 MiB: once "at most 24 MiB" by substituting
+  // n into "2n" character by character.
+  const RunRequest r = request(Collective::all_reduce, "double_binary_tree", 8, 1u << 20);  // 4 MiB of f32
+  const ViewModel vm(trace_of(r));
+  const AlgorithmNumbers n = algorithm_numbers(vm);
+  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(vm.schedule());
+  const std::uint64_t most = *std::max_element(sent.begin(), sent.end());
+  CHECK(most <= 2 * algorithm_bytes(r.spec));  // the formula's bound, from the schedule itself
+  CHECK(n.bytes.find(format_bytes(static_cast<double>(most))) != std::string::npos);
+  CHECK(n.bytes.find("24 MiB") == std::string::npos);
+  CHECK(n.steps.find(fmt::format("this schedule: {}", vm.step_count())) != std::string::npos);
+  // The time is the algorithm's own function's, on the default switch.
+  const ClosedForm f = closed_form(r.spec, r.algorithm, r.options,
+                                   cost_params(make_topology(TopologyConfig{}, r.spec.ranks, vm.schedule().total_ranks)));
+  REQUIRE(f.time_ns);
+  CHECK(n.closed_form.find(format_duration_ns(*f.time_ns)) != std::string::npos);
+  CHECK(n.closed_form.find(f.formula) != std::string::npos);
+}
+
+TEST_CASE("gui shading: one rule for cells and ranks, shared by the app and the storyboard") {
+  CHECK(shading::stripes(16));
+  CHECK_FALSE(shading::stripes(17));
+  CHECK(shading::fill(4, 4) == palette::Rgb{60, 200, 170});  // complete
+  CHECK(shading::fill(0, 4) == palette::Rgb{51, 77, 115});   // nothing yet
+  CHECK(shading::fill(2, 4).g > shading::fill(1, 4).g);      // brighter as it fills
+  CHECK(shading::rank_fill(3, 8) == palette::rank(3));
+  CHECK(shading::rank_fill(3, 40) == shading::rank_fill(5, 40));
+  RankSet have;
+  have.mask = 0b1010, have.count = 2;
+  const std::vector<palette::Rgb> s = shading::stripe_colours(0b1110, have);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0] == palette::rank(1));
+  CHECK(s[1] == palette::missing_slot);
+  CHECK(s[2] == palette::rank(3));
 }
