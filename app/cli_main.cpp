@@ -29,7 +29,7 @@ using namespace collsim;
 
 // Flags as typed, before they are checked and turned into a RunRequest.
 struct SpecFlags {
-  std::string collective = "all_reduce", algorithm = "ring", count = "1M", dtype = "f32", op = "sum", schedule;
+  std::string collective = "all_reduce", algorithm, count = "1M", dtype = "f32", op = "sum", schedule;
   int ranks = 4, root = 0, slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false, in_place = false;
 };
@@ -45,8 +45,8 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
   cmd.add_option("-c,--collective", f.collective, "all_reduce, broadcast, reduce, all_gather, ... (see `collsim list`)")
       ->capture_default_str();
   cmd.add_option("-a,--algorithm", f.algorithm,
-                 "ring, parameter_server, direct, ... (see `collsim list`); custom: your own, with --schedule FILE")
-      ->capture_default_str();
+                 "ring, parameter_server, direct, ... (see `collsim list`); custom: your own, with --schedule FILE; "
+                 "default: the collective's default (all_reduce: ring, broadcast: binomial_tree, ...)");
   cmd.add_option("-n,--ranks", f.ranks, "number of ranks (parameter_server: workers)")->capture_default_str();
   cmd.add_option("--count", f.count, "elements per block (K in the buffer table); suffixes K, M, G = powers of 1024")
       ->capture_default_str();
@@ -86,7 +86,8 @@ RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
   if (!count)
     throw InputError(fmt::format("--count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", f.count));
   r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root, f.in_place};
-  r.algorithm = f.schedule.empty() ? f.algorithm : std::string(kCustomAlgorithm);
+  r.algorithm = f.schedule.empty() ? std::string(algorithm_or_default(*collective, f.algorithm))
+                                   : std::string(kCustomAlgorithm);
   r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node, f.schedule};
   return r;
 }

@@ -1,12 +1,24 @@
-// Every algorithm x ranks 1..17 x counts x data types x ops: the schedule passes the
-// checker, runs on the CPU backend, and matches the host reference.
+// All-reduce ring, parameter server and direct x ranks 1..17 x counts x data types x ops:
+// the schedule passes the checker, runs on the CPU backend, and matches the host
+// reference. And what every registered algorithm's file says about it: its layout (valid
+// for N = 1..17, trees whose edges the schedule's transfers follow), its extra ranks, and
+// the one default per collective that runs when no algorithm is named.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <set>
+#include <utility>
+#include <vector>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
 #include "sim/run/run.h"
+#include "sim/schedule/algorithms/trees.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -133,4 +145,217 @@ TEST_CASE("bad requests are refused with a message naming the problem") {
   RunRequest big;
   big.spec = {Collective::all_reduce, 64, 1ull << 33, DataType::f32, ReduceOp::sum, 0};  // 2 TiB per rank
   CHECK_THROWS_WITH_AS(run_collective(big, cpu()), doctest::Contains("of memory is available"), InputError);
+}
+
+// --- what each algorithm's file says about it ----------------------------------------------
+
+namespace {
+
+// The option sets every algorithm's layout and extra ranks are checked with (each
+// algorithm ignores the options it has no use for).
+std::vector<AlgorithmOptions> option_sets(const AlgorithmInfo& a, int ranks) {
+  std::vector<AlgorithmOptions> sets{{}};
+  if (a.name == "parameter_server" && ranks >= 2) {
+    sets.push_back({.servers = 2});
+    sets.push_back({.servers = 2, .colocated = true});
+  }
+  if (a.name == "hierarchical") sets.push_back({.ranks_per_node = 1});
+  return sets;
+}
+
+// Roots 0, one in the middle and N-1.
+std::set<int> roots_of(int ranks) { return {0, ranks / 2, ranks - 1}; }
+
+// Whether a tree over `ranks` ranks is well formed: parents in range, the root's -1, and
+// every rank reaches the root (so no cycle and no rank left out).
+void check_tree(const TreeShape& t, int ranks) {
+  REQUIRE(t.parent.size() == static_cast<std::size_t>(ranks));
+  REQUIRE(t.root >= 0);
+  REQUIRE(t.root < ranks);
+  CHECK(t.parent[static_cast<std::size_t>(t.root)] == -1);
+  for (int r = 0; r < ranks; ++r) {
+    INFO("rank ", r);
+    int at = r, hops = 0;
+    while (at != t.root && hops <= ranks) {
+      const int up = t.parent[static_cast<std::size_t>(at)];
+      REQUIRE(up >= 0);  // only the root has no parent
+      REQUIRE(up < ranks);
+      at = up;
+      ++hops;
+    }
+    CHECK(at == t.root);  // reached within N hops: acyclic
+  }
+}
+
+bool is_permutation_of_ranks(std::vector<int> order, int ranks) {
+  std::vector<int> all(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) all[static_cast<std::size_t>(r)] = r;
+  std::sort(order.begin(), order.end());
+  return order == all;
+}
+
+void check_layout(const AlgorithmLayout& l, int ranks, int total_ranks) {
+  INFO("layout ", to_string(l.shape));
+  switch (l.shape) {
+    case LayoutShape::ring:
+    case LayoutShape::all_pairs:
+    case LayoutShape::hypercube:
+    case LayoutShape::hierarchy: CHECK(is_permutation_of_ranks(l.order, ranks)); break;
+    case LayoutShape::chain: {
+      REQUIRE(!l.order.empty());
+      std::set<int> seen;
+      for (int r : l.order) {
+        CHECK(r >= 0);
+        CHECK(r < ranks);
+        CHECK(seen.insert(r).second);  // no rank twice
+      }
+      break;
+    }
+    case LayoutShape::trees:
+      REQUIRE(!l.trees.empty());
+      for (const TreeShape& t : l.trees) check_tree(t, ranks);
+      break;
+    case LayoutShape::star: {
+      REQUIRE(!l.hubs.empty());
+      std::set<int> seen;
+      for (int h : l.hubs) {
+        CHECK(h >= 0);
+        CHECK(h < total_ranks);
+        CHECK(seen.insert(h).second);
+      }
+      break;
+    }
+  }
+  if (l.shape == LayoutShape::hierarchy) {
+    REQUIRE(l.group_size > 0);
+    CHECK(ranks % l.group_size == 0);
+  }
+}
+
+// Whether a and b are a rank and its parent in one of the trees.
+bool tree_edge(const std::vector<TreeShape>& trees, int a, int b) {
+  for (const TreeShape& t : trees)
+    if (t.parent[static_cast<std::size_t>(a)] == b || t.parent[static_cast<std::size_t>(b)] == a) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every registered algorithm's layout is valid for N = 1..17, and its extra ranks are the schedule's") {
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    INFO(to_string(a.collective), " ", a.name);
+    CHECK_MESSAGE(static_cast<bool>(a.layout), "give the algorithm's file its layout (AlgorithmInfo)");
+    for (int ranks = 1; ranks <= 17; ++ranks)
+      for (int root : collective_has_root(a.collective) ? roots_of(ranks) : std::set<int>{0})
+        for (const AlgorithmOptions& options : option_sets(a, ranks)) {
+          INFO("N=", ranks, " root=", root, " servers=", options.servers, " colocated=", options.colocated,
+               " ranks_per_node=", options.ranks_per_node);
+          const CollectiveSpec spec{a.collective, ranks, 64, DataType::f32, ReduceOp::sum, root};
+          const Schedule s = build_schedule(spec, a.name, options);
+          CHECK(schedule_total_ranks(spec, a.name, options) == s.total_ranks);
+          check_layout(algorithm_layout(spec, a.name, options), ranks, s.total_ranks);
+        }
+  }
+}
+
+TEST_CASE("tree-shaped algorithms send only along the edges of their trees") {
+  int tree_algorithms = 0;
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    const CollectiveSpec probe{a.collective, 8, 64, DataType::f32, ReduceOp::sum, 0};
+    if (algorithm_layout(probe, a.name, {}).shape != LayoutShape::trees) continue;
+    ++tree_algorithms;
+    INFO(to_string(a.collective), " ", a.name);
+    for (int ranks = 1; ranks <= 17; ++ranks)
+      for (int root : collective_has_root(a.collective) ? roots_of(ranks) : std::set<int>{0}) {
+        INFO("N=", ranks, " root=", root);
+        const CollectiveSpec spec{a.collective, ranks, 1000, DataType::f32, ReduceOp::sum, root};
+        const AlgorithmLayout l = algorithm_layout(spec, a.name, {});
+        REQUIRE(l.shape == LayoutShape::trees);
+        for (const Transfer& x : build_schedule(spec, a.name, {}).transfers) {
+          INFO("transfer ", x.src, " -> ", x.dst, " in step ", x.step);
+          if (x.src != x.dst) CHECK(tree_edge(l.trees, x.src, x.dst));
+        }
+      }
+  }
+  // The binomial trees of all_reduce, broadcast, reduce, gather, scatter and barrier, and
+  // the double binary tree.
+  CHECK(tree_algorithms == 7);
+}
+
+TEST_CASE("double binary tree on 8 ranks: two trees over all ranks, interior ranks disjoint, transfers on their edges") {
+  const CollectiveSpec spec{Collective::all_reduce, 8, 1000, DataType::f32, ReduceOp::sum, 0};
+  const AlgorithmLayout l = algorithm_layout(spec, "double_binary_tree", {});
+  REQUIRE(l.shape == LayoutShape::trees);
+  REQUIRE(l.trees.size() == 2);
+  std::vector<std::set<int>> interior(2);
+  for (std::size_t t = 0; t < 2; ++t) {
+    check_tree(l.trees[t], 8);
+    for (int r = 0; r < 8; ++r)
+      if (const int up = l.trees[t].parent[static_cast<std::size_t>(r)]; up >= 0) interior[t].insert(up);
+  }
+  for (int r : interior[0]) CHECK(interior[1].count(r) == 0);  // interior in at most one tree
+  CHECK(interior[0].size() + interior[1].size() >= 6);           // N - 2 interior ranks in all, and no tree is a star
+  // The trees drawn are the trees the schedule sends along (trees.h), and each half of the
+  // vector (chunk 0: tree 0, chunk 1: tree 1) moves only on its own tree's edges.
+  const std::array<BinaryTree, 2> built = double_binary_tree(8);
+  for (std::size_t t = 0; t < 2; ++t) {
+    CHECK(l.trees[t].root == built[t].root);
+    CHECK(l.trees[t].parent == built[t].parent);
+  }
+  const Schedule s = build_schedule(spec, "double_binary_tree", {});
+  REQUIRE(!s.transfers.empty());
+  for (const Transfer& x : s.transfers) {
+    INFO("transfer ", x.src, " -> ", x.dst, " chunk ", x.chunk);
+    REQUIRE((x.chunk == 0 || x.chunk == 1));
+    CHECK(tree_edge({l.trees[static_cast<std::size_t>(x.chunk)]}, x.src, x.dst));
+  }
+}
+
+TEST_CASE("parameter server: a star around its servers, extra ranks or colocated workers") {
+  const CollectiveSpec spec{Collective::all_reduce, 6, 1000, DataType::f32, ReduceOp::sum, 0};
+  const AlgorithmLayout extra = algorithm_layout(spec, "parameter_server", {.servers = 2});
+  CHECK(extra.shape == LayoutShape::star);
+  CHECK(extra.hubs == std::vector<int>{6, 7});
+  CHECK(algorithm_layout(spec, "parameter_server", {.servers = 2, .colocated = true}).hubs == std::vector<int>{0, 1});
+  CHECK(schedule_total_ranks(spec, "parameter_server", {.servers = 2}) == 8);
+  CHECK(schedule_total_ranks(spec, "parameter_server", {.servers = 2, .colocated = true}) == 6);
+  // Every transfer has a server at one end.
+  for (const Transfer& x : build_schedule(spec, "parameter_server", {.servers = 2}).transfers)
+    CHECK((x.src >= 6 || x.dst >= 6));
+  const AlgorithmLayout h = algorithm_layout({Collective::all_reduce, 8, 8, DataType::f32, ReduceOp::sum, 0},
+                                             "hierarchical", {});
+  CHECK(h.shape == LayoutShape::hierarchy);
+  CHECK(h.group_size == 4);  // the default G: the smallest divisor of 8 at least sqrt(8)
+}
+
+TEST_CASE("every collective has exactly one default algorithm, and runs it when none is named") {
+  for (Collective c : kAllCollectives) {
+    INFO(to_string(c));
+    int defaults = 0;
+    for (const AlgorithmInfo& a : all_algorithms()) defaults += a.collective == c && a.is_default ? 1 : 0;
+    CHECK(defaults == 1);
+    const AlgorithmInfo& d = default_algorithm(c);
+    CHECK(d.collective == c);
+    CHECK(d.is_default);
+    CHECK(algorithm_or_default(c, "") == d.name);
+    CHECK(algorithm_or_default(c, "direct") == "direct");  // a name given is kept
+
+    RunRequest req;  // no algorithm named
+    req.spec = {c, 5, c == Collective::barrier ? 0u : 100u, DataType::f32, ReduceOp::sum, 1};
+    CHECK(req.algorithm.empty());
+    const RunResult r = run_collective(req, cpu());
+    CHECK(r.request.algorithm == d.name);
+    CHECK(r.schedule.algorithm == d.name);
+    CHECK(r.verification.ok);
+    CHECK(prepare_model_run(req).request.algorithm == d.name);
+
+    // A scenario file that names no algorithm runs the collective's default too.
+    const Scenario s =
+        parse_scenario(fmt::format("format = 1\n[collective]\ncollective = \"{}\"\n", to_string(c)), "t.toml");
+    CHECK(s.request.algorithm == d.name);
+    REQUIRE(s.phases.size() == 1);
+    CHECK(s.phases[0].request.algorithm == d.name);
+  }
+  CHECK(default_algorithm(Collective::all_reduce).name == "ring");
+  CHECK(default_algorithm(Collective::broadcast).name == "binomial_tree");
 }

@@ -35,7 +35,7 @@ void run_and_verify(const RunRequest& req) {
 
 struct Sweep {
   Collective collective;
-  const char* algorithm;
+  std::string algorithm;
   AlgorithmOptions options = {};
   // hierarchical: ranks per node for N ranks, or 0 to skip that N.
   std::function<int(int)> ranks_per_node = nullptr;
@@ -91,27 +91,26 @@ int smallest_factor(int n) {
   return n;
 }
 
+// Every registered algorithm of these collectives with its default options (a new one is
+// swept without editing this file), and the variants whose options change the schedule.
+// All-reduce's ring, parameter_server and direct are swept with their options in
+// test_algorithms.cpp.
 const std::vector<Sweep>& all_sweeps() {
-  static const std::vector<Sweep> sweeps = {
-      {Collective::all_reduce, "binomial_tree"},
-      {Collective::all_reduce, "double_binary_tree"},
-      {Collective::all_reduce, "double_binary_tree", {.slices = 3}},
-      {Collective::all_reduce, "recursive_doubling"},
-      {Collective::all_reduce, "rabenseifner"},
-      {Collective::all_reduce, "hierarchical"},  // the default G
-      {Collective::all_reduce, "hierarchical", {}, [](int) { return 1; }},
-      {Collective::all_reduce, "hierarchical", {}, [](int n) { return smallest_factor(n); }},
-      {Collective::all_reduce, "hierarchical", {}, [](int n) { return n; }},
-      {Collective::all_gather, "ring"},
-      {Collective::all_gather, "recursive_doubling"},
-      {Collective::all_gather, "bruck"},
-      {Collective::all_gather, "direct"},
-      {Collective::reduce_scatter, "ring"},
-      {Collective::reduce_scatter, "recursive_halving"},
-      {Collective::reduce_scatter, "direct"},
-      {Collective::all_to_all, "direct"},
-      {Collective::all_to_all, "bruck"},
-  };
+  static const std::vector<Sweep> sweeps = [] {
+    std::vector<Sweep> v;
+    for (const AlgorithmInfo& a : all_algorithms()) {
+      const bool here = a.collective == Collective::all_gather || a.collective == Collective::reduce_scatter ||
+                        a.collective == Collective::all_to_all ||
+                        (a.collective == Collective::all_reduce && a.name != "ring" && a.name != "parameter_server" &&
+                         a.name != "direct");
+      if (here) v.push_back({a.collective, std::string(a.name)});  // hierarchical: the default G
+    }
+    v.push_back({Collective::all_reduce, "double_binary_tree", {.slices = 3}});
+    v.push_back({Collective::all_reduce, "hierarchical", {}, [](int) { return 1; }});
+    v.push_back({Collective::all_reduce, "hierarchical", {}, [](int n) { return smallest_factor(n); }});
+    v.push_back({Collective::all_reduce, "hierarchical", {}, [](int n) { return n; }});
+    return v;
+  }();
   return sweeps;
 }
 
@@ -125,7 +124,7 @@ std::string name_of(const Sweep& w) {
 // One test case per collective keeps ctest's parallel runs balanced.
 TEST_CASE("sweep: all_reduce trees, recursive doubling, Rabenseifner") {
   for (const Sweep& w : all_sweeps())
-    if (w.collective == Collective::all_reduce && std::string(w.algorithm) != "hierarchical") {
+    if (w.collective == Collective::all_reduce && w.algorithm != "hierarchical") {
       INFO(name_of(w));
       sweep(w);
     }
@@ -133,7 +132,7 @@ TEST_CASE("sweep: all_reduce trees, recursive doubling, Rabenseifner") {
 
 TEST_CASE("sweep: all_reduce hierarchical, several ranks per node") {
   for (const Sweep& w : all_sweeps())
-    if (std::string(w.algorithm) == "hierarchical") {
+    if (w.algorithm == "hierarchical") {
       INFO(name_of(w));
       sweep(w);
     }

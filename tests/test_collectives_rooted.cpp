@@ -38,7 +38,7 @@ std::set<int> roots_for(int ranks) { return {0, ranks / 2, ranks - 1}; }
 
 struct Sweep {
   Collective collective;
-  const char* algorithm;
+  std::string algorithm;
   std::vector<std::uint64_t> counts = {0, 1, 7, 1000};
   bool in_place = false;
   AlgorithmOptions options = {};
@@ -69,7 +69,7 @@ void sweep(const Sweep& w) {
 // The large count 65 537 (prime, so no block or slice divides evenly): every rank count
 // and the three roots, but, to keep the suite fast, only one data type per element size
 // with sum, plus i32 min for reductions (every type x op runs at counts up to 1000).
-void large_sweep(Collective c, const char* algorithm, bool in_place = false) {
+void large_sweep(Collective c, std::string_view algorithm, bool in_place = false) {
   std::vector<std::pair<DataType, ReduceOp>> kinds = {
       {DataType::f16, ReduceOp::sum}, {DataType::f32, ReduceOp::sum}, {DataType::f64, ReduceOp::sum}};
   if (collective_reduces(c)) kinds.push_back({DataType::i32, ReduceOp::min});
@@ -78,69 +78,49 @@ void large_sweep(Collective c, const char* algorithm, bool in_place = false) {
       for (auto [dtype, op] : kinds) {
         RunRequest req;
         req.spec = {c, ranks, 65537, dtype, op, root, in_place};
-        req.algorithm = algorithm;
+        req.algorithm = std::string(algorithm);
         run_and_verify(req);
       }
 }
 
-struct Algo {
-  Collective collective;
-  const char* name;
-};
-constexpr Algo kAlgos[] = {
-    {Collective::broadcast, "binomial_tree"},
-    {Collective::broadcast, "chain"},
-    {Collective::broadcast, "scatter_allgather"},
-    {Collective::broadcast, "direct"},
-    {Collective::reduce, "binomial_tree"},
-    {Collective::reduce, "ring"},
-    {Collective::reduce, "direct"},
-    {Collective::gather, "binomial_tree"},
-    {Collective::gather, "direct"},
-    {Collective::scatter, "binomial_tree"},
-    {Collective::scatter, "direct"},
-    {Collective::barrier, "dissemination"},
-    {Collective::barrier, "binomial_tree"},
-    {Collective::send_recv, "direct"},
-    {Collective::send_recv, "ring_shift"},
-};
+// Every registered algorithm of `c`, with its default options: a new algorithm is swept
+// without editing this file.
+void sweep_every(Collective c, std::vector<std::uint64_t> counts = {0, 1, 7, 1000}, bool in_place = false) {
+  int algorithms = 0;
+  for (const AlgorithmInfo& a : all_algorithms())
+    if (a.collective == c) {
+      INFO(to_string(c), " ", a.name);
+      sweep({c, std::string(a.name), counts, in_place});
+      ++algorithms;
+    }
+  CHECK(algorithms >= 1);
+}
 
 }  // namespace
 
-TEST_CASE("sweep: broadcast binomial_tree") { sweep({Collective::broadcast, "binomial_tree"}); }
-TEST_CASE("sweep: broadcast chain, default slices") { sweep({Collective::broadcast, "chain"}); }
+TEST_CASE("sweep: broadcast, every algorithm") { sweep_every(Collective::broadcast); }
 TEST_CASE("sweep: broadcast chain, 1 and 3 slices") {
   sweep({.collective = Collective::broadcast, .algorithm = "chain", .options = {.slices = 1}});
   sweep({.collective = Collective::broadcast, .algorithm = "chain", .options = {.slices = 3}});
 }
-TEST_CASE("sweep: broadcast scatter_allgather") { sweep({Collective::broadcast, "scatter_allgather"}); }
-TEST_CASE("sweep: broadcast direct") { sweep({Collective::broadcast, "direct"}); }
-TEST_CASE("sweep: reduce binomial_tree") { sweep({Collective::reduce, "binomial_tree"}); }
-TEST_CASE("sweep: reduce ring") { sweep({Collective::reduce, "ring"}); }
-TEST_CASE("sweep: reduce direct") { sweep({Collective::reduce, "direct"}); }
-TEST_CASE("sweep: gather binomial_tree") { sweep({Collective::gather, "binomial_tree"}); }
-TEST_CASE("sweep: gather direct") { sweep({Collective::gather, "direct"}); }
-TEST_CASE("sweep: scatter binomial_tree") { sweep({Collective::scatter, "binomial_tree"}); }
-TEST_CASE("sweep: scatter direct") { sweep({Collective::scatter, "direct"}); }
-TEST_CASE("sweep: send_recv direct") { sweep({Collective::send_recv, "direct"}); }
-TEST_CASE("sweep: send_recv ring_shift") { sweep({Collective::send_recv, "ring_shift"}); }
-TEST_CASE("sweep: barriers (count, type and op do not apply)") {
-  sweep({Collective::barrier, "dissemination", {0, 1000}});
-  sweep({Collective::barrier, "binomial_tree", {0, 1000}});
+TEST_CASE("sweep: reduce, every algorithm") { sweep_every(Collective::reduce); }
+TEST_CASE("sweep: gather, every algorithm") { sweep_every(Collective::gather); }
+TEST_CASE("sweep: scatter, every algorithm") { sweep_every(Collective::scatter); }
+TEST_CASE("sweep: send_recv, every algorithm") { sweep_every(Collective::send_recv); }
+TEST_CASE("sweep: barriers, every algorithm (count, type and op do not apply)") {
+  sweep_every(Collective::barrier, {0, 1000});
 }
 
 TEST_CASE("sweep: in place — broadcast and reduce, every algorithm; all_reduce ring") {
-  for (const char* a : {"binomial_tree", "chain", "scatter_allgather", "direct"})
-    sweep({.collective = Collective::broadcast, .algorithm = a, .in_place = true});
-  for (const char* a : {"binomial_tree", "ring", "direct"})
-    sweep({.collective = Collective::reduce, .algorithm = a, .in_place = true});
+  sweep_every(Collective::broadcast, {0, 1, 7, 1000}, true);
+  sweep_every(Collective::reduce, {0, 1, 7, 1000}, true);
   sweep({.collective = Collective::all_reduce, .algorithm = "ring", .in_place = true});
   sweep({.collective = Collective::all_reduce, .algorithm = "ring", .in_place = true, .options = {.slices = 2}});
 }
 
 TEST_CASE("large count 65 537: every algorithm here but the barriers, ranks 1..17, three roots") {
-  for (const Algo& a : kAlgos)
-    if (a.collective != Collective::barrier) large_sweep(a.collective, a.name);
+  for (const AlgorithmInfo& a : all_algorithms())
+    if (collective_has_root(a.collective) && a.collective != Collective::barrier) large_sweep(a.collective, a.name);
   large_sweep(Collective::broadcast, "scatter_allgather", true);
   large_sweep(Collective::reduce, "ring", true);
 }
@@ -406,7 +386,8 @@ TEST_CASE("dissemination barrier: ceil(lg N) steps for every N, binomial barrier
 }
 
 TEST_CASE("N = 6: every step of every rooted algorithm is labelled, and the trees say why N is special") {
-  for (const Algo& a : kAlgos) {
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (!collective_has_root(a.collective) && a.collective != Collective::barrier) continue;
     const Schedule s = build_schedule({a.collective, 6, 12, DataType::f32, ReduceOp::sum, 2}, a.name, {});
     INFO(to_string(a.collective), " ", a.name);
     CHECK_NOTHROW(check_schedule(s));

@@ -1,5 +1,5 @@
 // The timing model: every registered algorithm's simulated time on a switch equals the
-// closed form of sim/model/cost_formulas.cpp (the textbook form where there is one); a
+// closed form in its file (AlgorithmInfo::closed_form; the textbook form where there is one); a
 // parameter server on a star is bound by its server's link; a straggler delays exactly
 // what depends on it; predictions are deterministic; topologies route as documented;
 // scenario [topology] tables and traces with predictions are read back exactly.
@@ -62,7 +62,7 @@ bool check_formula(const AlgorithmInfo& a, int ranks, const AlgorithmOptions& op
                    bool in_place = false) {
   CollectiveSpec spec = spec_for(a, ranks, options, per_slice);
   spec.in_place = in_place;
-  const CostFormula* f = find_cost_formula(a.collective, a.name);
+  const ClosedFormInfo* f = &a.closed_form;
   const Simulated s = simulate(spec, a.name, options, switch_config());
   const auto want = f->time_ns(cost_params(s.model.topology), cost_shape(spec, a.name, options));
   if (!want) return false;
@@ -86,9 +86,14 @@ AlgorithmOptions options(Set&& set) {
 
 TEST_CASE("every registered algorithm has a closed form, and the simulation on a switch equals it") {
   for (const AlgorithmInfo& a : all_algorithms()) {
-    const CostFormula* f = find_cost_formula(a.collective, a.name);
+    const ClosedFormInfo* f = &a.closed_form;
     INFO(fmt::format("{} {}", to_string(a.collective), a.name));
-    REQUIRE_MESSAGE(f != nullptr, "add the algorithm's closed form to sim/model/cost_formulas.cpp");
+    REQUIRE_MESSAGE(static_cast<bool>(f->time_ns), "give the algorithm's file its closed_form (AlgorithmInfo)");
+    CHECK(!f->formula.empty());
+    CHECK(!f->scope.empty());
+    const ClosedFormInfo* found = find_cost_formula(a.collective, a.name);  // what closed_form() and `collsim list` read
+    REQUIRE(found != nullptr);
+    CHECK(found->formula == f->formula);
     for (int ranks : {2, 4, 8, 16, 64})
       for (std::uint64_t per_slice : {1u, 4096u}) {  // latency-bound and bandwidth-bound
         const bool applies = check_formula(a, ranks, {}, per_slice);

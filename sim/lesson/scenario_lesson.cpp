@@ -52,6 +52,8 @@ void read_collective(const Table& t, RunRequest& r) {
     r.algorithm = e->string();
     if (r.algorithm != kCustomAlgorithm && !find_algorithm(r.spec.collective, r.algorithm))
       e->fail(fmt::format("no algorithm '{}' for {} (see `collsim list`)", r.algorithm, to_string(r.spec.collective)));
+  } else {
+    r.algorithm = algorithm_or_default(r.spec.collective, "");  // none named: the collective's default
   }
   if (auto e = t.find("root")) r.spec.root = e->int32(0, r.spec.ranks - 1);
   if (auto e = t.find("servers")) r.options.servers = e->int32(1, r.spec.ranks);
@@ -103,19 +105,16 @@ std::string default_name(const RunRequest& r) {
   return fmt::format("{} ({})", to_string(r.spec.collective), r.algorithm);
 }
 
-// The ranks a collective's schedule has: a parameter server's servers are extra ranks
-// unless colocated (allreduce_parameter_server.cpp).
-int schedule_ranks(const RunRequest& r) {
-  const bool extra_servers =
-      r.spec.collective == Collective::all_reduce && r.algorithm == "parameter_server" && !r.options.colocated;
-  return extra_servers ? r.spec.ranks + r.options.servers : r.spec.ranks;
-}
+// The ranks a collective's schedule has, with the algorithm's extra ranks (a parameter
+// server's servers unless colocated: AlgorithmInfo::extra_ranks).
+int schedule_ranks(const RunRequest& r) { return schedule_total_ranks(r.spec, r.algorithm, r.options); }
 
 Phase collective_phase(const RunRequest& r, std::string origin) {
   Phase p;
   p.kind = PhaseKind::collective;
   p.request = r;
-  p.name = default_name(r);
+  p.request.algorithm = algorithm_or_default(r.spec.collective, r.algorithm);
+  p.name = default_name(p.request);
   p.origin = std::move(origin);
   return p;
 }
@@ -456,6 +455,7 @@ void settle_phases(Scenario& s, int total_ranks) {
     s.request = *first;
   } else {
     s.request.spec.ranks = s.ranks;
+    s.request.algorithm = algorithm_or_default(s.request.spec.collective, s.request.algorithm);
   }
 }
 
@@ -470,6 +470,7 @@ void read_format1(const Table& top, Scenario& s) {
     read_custom(*t, s.source, s.request);
     origin = position(s.source, *t);
   }
+  s.request.algorithm = algorithm_or_default(s.request.spec.collective, s.request.algorithm);  // no [collective]
   s.ranks = s.request.spec.ranks;
   s.phases = {collective_phase(s.request, origin)};
   s.file_phases = 1;

@@ -1,4 +1,4 @@
-// Closed-form α-β-γ(-δ) times, one entry per (collective, algorithm): the time the timing
+// Closed-form α-β-γ(-δ) times, one per algorithm: the time the timing
 // model (timing_model.h) gives for the algorithm's schedule on a `switch` whose ports all
 // have latency α and bandwidth 1/β, with reduction rate 1/γ, copy rate 1/δ and no
 // stragglers. Where the algorithm has a textbook form (Thakur, Rabenseifner & Gropp 2005;
@@ -13,11 +13,11 @@
 // reduce_scatter and scatter; one rank's send buffer for all_to_all), S = --slices,
 // G = --ranks-per-node, lg = log2, N' = 2^floor(lg N), rem = N - N'.
 //
-// This table lives apart from the algorithm files so that adding a formula does not touch
-// them; a new algorithm without an entry fails tests/test_timing.cpp until it has one.
+// Each form lives in its algorithm's file, as AlgorithmInfo::closed_form (sim/schedule/
+// algorithms/forms.h has the shared notation as code); this header turns one into a run's
+// numbers. A new algorithm without a form fails tests/test_timing.cpp until it has one.
 #pragma once
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -29,18 +29,9 @@ namespace collsim {
 // CostShape (what a closed form depends on) is in sim/schedule/algorithm.h.
 CostShape cost_shape(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
 
-struct CostFormula {
-  Collective collective;
-  std::string_view algorithm;
-  std::string_view formula;  // for the default options and N a power of two: "2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ"
-  std::string_view more;     // other options or N ("S slices: ...", "other N: ..."); may be empty
-  std::string_view scope;    // where the code below holds: "any N", "N a power of two", ...
-  // The time in ns, or nullopt where the formula does not apply (see scope).
-  std::optional<double> (*time_ns)(const CostParams&, const CostShape&);
-};
-
-std::span<const CostFormula> cost_formulas();
-const CostFormula* find_cost_formula(Collective c, std::string_view algorithm);
+// The algorithm's closed form (AlgorithmInfo::closed_form), or null for an unknown or
+// hand-written algorithm and one without a form yet.
+const ClosedFormInfo* find_cost_formula(Collective c, std::string_view algorithm);
 
 // A run's closed form with its numbers, for the summary and the trace.
 struct ClosedForm {

@@ -41,8 +41,9 @@ Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, 
 RunResult prepare_run(const RunRequest& request) {
   RunResult result;
   result.request = request;
-  result.schedule = build_schedule(request.spec, request.algorithm, request.options);
-  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
+  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  result.schedule = build_schedule(request.spec, result.request.algorithm, request.options);
+  result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   refuse_if_too_large(result.schedule);
   result.dependencies = check_schedule(result.schedule).dependencies;
   return result;
@@ -51,8 +52,9 @@ RunResult prepare_run(const RunRequest& request) {
 RunResult prepare_model_run(const RunRequest& request) {
   RunResult result;
   result.request = request;
-  result.schedule = build_schedule(request.spec, request.algorithm, request.options, kMaxModelRanks);
-  result.request.options = resolve_options(request.spec, request.algorithm, request.options);  // as built
+  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  result.schedule = build_schedule(request.spec, result.request.algorithm, request.options, kMaxModelRanks);
+  result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   result.model_only = true;
   result.backend = "none";
   result.device = "timing model only (--model-only)";

@@ -16,7 +16,7 @@ namespace collsim {
 
 struct RunRequest {
   CollectiveSpec spec;
-  std::string algorithm = "ring";
+  std::string algorithm;  // empty: the collective's default (default_algorithm), as run resolves it
   AlgorithmOptions options;
   std::uint64_t seed = 1;
 };

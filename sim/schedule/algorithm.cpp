@@ -12,40 +12,11 @@
 namespace collsim {
 namespace {
 
-// Listed by collective, in the order `collsim list` prints them.
+// Listed by collective, in the order `collsim list` prints them (registry.def).
 const AlgorithmInfo* const kAlgorithms[] = {
-    &kAllReduceRing,
-    &kAllReduceParameterServer,
-    &kAllReduceDirect,
-    &kAllReduceBinomialTree,
-    &kAllReduceDoubleBinaryTree,
-    &kAllReduceRecursiveDoubling,
-    &kAllReduceRabenseifner,
-    &kAllReduceHierarchical,
-    &kAllGatherRing,
-    &kAllGatherRecursiveDoubling,
-    &kAllGatherBruck,
-    &kAllGatherDirect,
-    &kReduceScatterRing,
-    &kReduceScatterRecursiveHalving,
-    &kReduceScatterDirect,
-    &kAllToAllDirect,
-    &kAllToAllBruck,
-    &kBroadcastBinomialTree,
-    &kBroadcastChain,
-    &kBroadcastScatterAllgather,
-    &kBroadcastDirect,
-    &kReduceBinomialTree,
-    &kReduceRing,
-    &kReduceDirect,
-    &kGatherBinomialTree,
-    &kGatherDirect,
-    &kScatterBinomialTree,
-    &kScatterDirect,
-    &kBarrierDissemination,
-    &kBarrierBinomialTree,
-    &kSendRecvDirect,
-    &kSendRecvRingShift,
+#define COLLSIM_ALGORITHM(name) &name,
+#include "sim/schedule/algorithms/registry.def"
+#undef COLLSIM_ALGORITHM
 };
 
 std::string names_for(Collective c) {
@@ -77,18 +48,8 @@ void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, con
     throw InputError(fmt::format("--in-place: {} has no in-place form (only all_reduce, broadcast, reduce, all_gather "
                                  "and reduce_scatter have one, as in NCCL)",
                                  to_string(spec.collective)));
-  if (algo && algo->name == "parameter_server") {
-    if (options.servers < 1)
-      throw InputError(fmt::format("--servers must be at least 1, got {}", options.servers));
-    if (options.servers > spec.ranks)
-      throw InputError(fmt::format("--servers ({}) must not exceed the number of workers --ranks ({})",
-                                   options.servers, spec.ranks));
-    if (!options.colocated && spec.ranks + options.servers > max_ranks)
-      throw InputError(fmt::format("--ranks {} workers plus --servers {} extra servers exceed {} ranks", spec.ranks,
-                                   options.servers, max_ranks));
-  }
-  if (options.ranks_per_node < 0 || (algo && algo->name == "hierarchical" && options.ranks_per_node > 0 &&
-                                     (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0)))
+  if (algo && algo->validate) algo->validate(spec, options, max_ranks);
+  if (options.ranks_per_node < 0)
     throw InputError(fmt::format("--ranks-per-node {} must divide --ranks {} (N = nodes x ranks per node)",
                                  options.ranks_per_node, spec.ranks));
   // Schedules hold about N^2 * slices transfers for the all-to-all-like algorithms; refuse
@@ -130,15 +91,19 @@ const AlgorithmInfo* find_algorithm(Collective c, std::string_view name) {
 }
 
 const AlgorithmInfo& default_algorithm(Collective c) {
-  // Until every collective marks its default (is_default), the first one listed.
-  const AlgorithmInfo* first = nullptr;
-  for (const AlgorithmInfo* a : kAlgorithms) {
-    if (a->collective != c) continue;
-    if (a->is_default) return *a;
-    if (!first) first = a;
-  }
-  if (!first) throw InputError(fmt::format("no algorithm implements {}", to_string(c)));
-  return *first;
+  // Exactly one per collective is marked (tests/test_algorithms.cpp checks it).
+  for (const AlgorithmInfo* a : kAlgorithms)
+    if (a->collective == c && a->is_default) return *a;
+  throw InputError(fmt::format("no default algorithm for {}", to_string(c)));
+}
+
+std::string_view algorithm_or_default(Collective c, std::string_view algorithm) {
+  return algorithm.empty() ? default_algorithm(c).name : algorithm;
+}
+
+int schedule_total_ranks(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options) {
+  const AlgorithmInfo* a = find_algorithm(spec.collective, algorithm);
+  return spec.ranks + (a && a->extra_ranks ? a->extra_ranks(spec, options) : 0);
 }
 
 AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
@@ -151,11 +116,11 @@ AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view al
 }
 
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options) {
-  // Only the pipelined chain slices by default (see broadcast_chain.cpp); the rest use 1.
-  const bool chain = spec.collective == Collective::broadcast && algorithm == kBroadcastChain.name;
-  if (options.slices == 0) options.slices = chain ? broadcast_chain_default_slices(spec) : 1;
-  if (options.ranks_per_node == 0 && spec.collective == Collective::all_reduce && algorithm == kAllReduceHierarchical.name)
-    options.ranks_per_node = hierarchical_ranks_per_node(spec.ranks, options);
+  // The algorithm's own defaults (the chain's slices, hierarchical's ranks per node); one
+  // slice for everything else.
+  if (const AlgorithmInfo* a = find_algorithm(spec.collective, algorithm); a && a->resolve)
+    options = a->resolve(spec, options);
+  if (options.slices == 0) options.slices = 1;
   return options;
 }
 

@@ -88,12 +88,26 @@ struct AlgorithmInfo {
   AlgorithmLayout (*layout)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
   ClosedFormInfo closed_form{};
   bool is_default = false;  // the collective's default algorithm (exactly one per collective)
+  // Checks the options only this algorithm understands (InputError naming the flag), after
+  // the checks every request gets (validate_request). Null: nothing more to check.
+  void (*validate)(const CollectiveSpec&, const AlgorithmOptions&, int max_ranks) = nullptr;
+  // The options with this algorithm's own defaults filled in (a slices or ranks_per_node
+  // of 0); resolve_options makes a slices still 0 one. Null: no defaults of its own.
+  AlgorithmOptions (*resolve)(const CollectiveSpec&, AlgorithmOptions) = nullptr;
+  // The ranks its schedule has beyond spec.ranks (a parameter server's extra servers), for
+  // the options as given. Null: none.
+  int (*extra_ranks)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
 };
 
 std::span<const AlgorithmInfo> all_algorithms();
 const AlgorithmInfo* find_algorithm(Collective c, std::string_view name);
 // The collective's default algorithm: the CLI's and the scenario files' when none is named.
 const AlgorithmInfo& default_algorithm(Collective c);
+// `algorithm`, or the collective's default's name when it is empty (none named).
+std::string_view algorithm_or_default(Collective c, std::string_view algorithm);
+// The ranks the schedule of `algorithm` has: spec.ranks plus its extra ranks (a parameter
+// server's servers, unless colocated); spec.ranks for an unknown or hand-written one.
+int schedule_total_ranks(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
 // How the views draw `algorithm` for this spec and options (as resolved); all_pairs in rank
 // order for a hand-written schedule or an algorithm without a layout.
 AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
@@ -118,7 +132,8 @@ inline constexpr int kMaxModelRanks = 4096;
 inline constexpr double kMaxTransfers = 4.2e7;
 
 // The options with every "default" (slices 0) replaced by the algorithm's value, as
-// build_schedule uses them and a trace records them. Unknown algorithms: unchanged.
+// build_schedule uses them and a trace records them: the algorithm's own (AlgorithmInfo::resolve),
+// then slices 0 -> 1 (for an unknown or hand-written algorithm too).
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options);
 
 // Checks the spec and options against the algorithm (throws InputError naming the flag):

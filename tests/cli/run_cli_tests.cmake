@@ -414,6 +414,19 @@ run_case(run-one-rank ARGS run --ranks 1 --count 8)
 expect_exit(0)
 expect_output_contains("verified")
 
+# No --algorithm: every collective runs its default algorithm (AlgorithmInfo::is_default),
+# not all_reduce's ring ("unknown algorithm 'ring'" for broadcast, once).
+foreach(_default IN ITEMS all_reduce:ring broadcast:binomial_tree reduce:binomial_tree all_gather:ring
+                          gather:binomial_tree scatter:binomial_tree reduce_scatter:ring all_to_all:direct
+                          barrier:dissemination send_recv:direct)
+  string(REPLACE ":" ";" _default "${_default}")
+  list(GET _default 0 _collective)
+  list(GET _default 1 _algorithm)
+  run_case(run-default-algorithm-${_collective} ARGS run --collective ${_collective} --count 1K)
+  expect_exit(0)
+  expect_output_contains("${_collective} with ${_algorithm} on 4 ranks" "verified")
+endforeach()
+
 foreach(_dtype IN ITEMS f32 f64 f16 bf16 i32 i64)
   run_case(run-dtype-${_dtype} ARGS run -q --dtype ${_dtype} --count 100)
   expect_exit(0)

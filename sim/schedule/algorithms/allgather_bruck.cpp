@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -51,11 +53,22 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  return forms::tree_blocks(p, s).value() + forms::n(s) * p.delta_ns_per_byte;
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllGatherBruck{
-    "bruck", Collective::all_gather,
-    "rank r gathers the blocks of r+1, r+2, ... in ceil(lg N) doubling steps, then rotates them into place",
-    "ceil(lg N)", "(N-1)/N * n", &build};
+    .name = "bruck",
+    .collective = Collective::all_gather,
+    .summary = "rank r gathers the blocks of r+1, r+2, ... in ceil(lg N) doubling steps, then rotates them into place",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"ceil(lg N)α + (N-1)/N·nβ + nδ (the final rotation)", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

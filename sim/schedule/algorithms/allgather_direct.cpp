@@ -6,6 +6,8 @@
 // the ring, but as N-1 messages at once from every rank: one step of latency, and N-1
 // concurrent flows per link on a real network.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -30,8 +32,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kAllGatherDirect{
-    "direct", Collective::all_gather,
-    "every rank sends its input to every other rank at once; one step, N-1 messages per rank",
-    "1", "(N-1)/N * n", &build};
+    .name = "direct",
+    .collective = Collective::all_gather,
+    .summary = "every rank sends its input to every other rank at once; one step, N-1 messages per rank",
+    .steps_formula = "1",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::all_pairs_of,
+    .closed_form = {"(N-1)(α + nβ/N)", "",
+                    "any N", &forms::blocks_one_by_one},
+};
 
 }  // namespace collsim

@@ -17,6 +17,8 @@
 
 #include "sim/schedule/algorithms/fold.h"
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -57,11 +59,28 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+// Fold for any N: the even rank of a pair sends its block in, the core's messages carry
+// the extra blocks of folded pairs, and the odd rank sends back the N-1 blocks its partner lacks.
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double np = pof2(s.ranks), rounds = floor_lg(s.ranks);
+  if (is_pof2(s.ranks)) return rounds * p.alpha_ns + (N(s) - 1) / N(s) * n(s) * p.beta_ns_per_byte;
+  const double blocks = 1 + (np - 1) + fold_extra_blocks(s.ranks) + (N(s) - 1);
+  return (rounds + 2) * p.alpha_ns + blocks / N(s) * n(s) * p.beta_ns_per_byte;
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllGatherRecursiveDoubling{
-    "recursive_doubling", Collective::all_gather,
-    "lg N rounds; in round k every rank swaps all it has gathered with the rank 2^k away",
-    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; uneven otherwise", &build};
+    .name = "recursive_doubling",
+    .collective = Collective::all_gather,
+    .summary = "lg N rounds; in round k every rank swaps all it has gathered with the rank 2^k away",
+    .steps_formula = "lg N' (+2 fold if N != N')",
+    .bytes_formula = "(N-1)/N * n for N = N'; uneven otherwise",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"lg N·α + (N-1)/N·nβ", "other N: (lg N' + 2)α + (N' + N - 1 + X)/N·nβ, X = sum over k < lg N' of min(2^k, rem)",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -35,8 +37,16 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kAllGatherRing{
-    "ring", Collective::all_gather,
-    "every rank forwards blocks around a ring, N-1 steps; bandwidth-optimal",
-    "N-1", "(N-1)/N * n", &build};
+    .name = "ring",
+    .collective = Collective::all_gather,
+    .summary = "every rank forwards blocks around a ring, N-1 steps; bandwidth-optimal",
+    .steps_formula = "N-1",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::ring_of,
+    .closed_form = {"(N-1)(α + nβ/N)", "",
+                    "any N", &forms::blocks_one_by_one},
+    .is_default = true,
+};
 
 }  // namespace collsim

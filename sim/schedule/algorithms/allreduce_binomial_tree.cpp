@@ -15,6 +15,9 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
+#include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -34,23 +37,40 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     b.step(fmt::format("reduce {}/{}: every rank r with r mod {} = {} sends its partial vector to rank r-{}, which "
                        "reduces it",
                        round + 1, rounds, 2 * d, d, d));
-    for (int r = d; r < n; r += 2 * d) b.reduce(r, out(r), out(r - d));
+    for (int r = d; r < n; r += 2 * d) b.reduce(r, out(r), out(Rooted::parent(r)));
   }
   // Phase 2: broadcast — the result flows back up the same tree, farthest subtree first.
   for (int round = rounds - 1; round >= 0; --round) {
     const int d = 1 << round;
     b.step(fmt::format("broadcast {}/{}: every rank r with r mod {} = 0 copies the result to rank r+{}",
                        rounds - round, rounds, 2 * d, d));
-    for (int r = d; r < n; r += 2 * d) b.copy(0, out(r - d), out(r));
+    for (int r = d; r < n; r += 2 * d) b.copy(0, out(Rooted::parent(r)), out(r));
   }
   return std::move(b).finish();
+}
+
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  return 2 * ceil_lg(s.ranks) * copy(p, n(s)) + ceil_lg(s.ranks) * n(s) * p.gamma_ns_per_byte;
+}
+
+// The binomial tree rooted at rank 0 that both phases send along.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, 0}.binomial_tree()});
 }
 
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceBinomialTree{
-    "binomial_tree", Collective::all_reduce,
-    "binomial-tree reduce to rank 0, then binomial-tree broadcast; simple, but rank 0's link carries lg N vectors",
-    "2 ceil(lg N)", "n * (1 + children); rank 0: ceil(lg N) * n", &build};
+    .name = "binomial_tree",
+    .collective = Collective::all_reduce,
+    .summary = "binomial-tree reduce to rank 0, then binomial-tree broadcast; simple, but rank 0's link carries lg N vectors",
+    .steps_formula = "2 ceil(lg N)",
+    .bytes_formula = "n * (1 + children); rank 0: ceil(lg N) * n",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"2 ceil(lg N)(α + nβ) + ceil(lg N)·nγ", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -6,6 +6,8 @@
 // traffic that the ring and the trees avoid. In place the same exchange lands in scratch
 // slots and a local step reduces them (same step count and bytes; (N-1) * n of scratch).
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -50,8 +52,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceDirect{
-    "direct", Collective::all_reduce,
-    "every rank sends its whole buffer to every other rank; the naive baseline",
-    "1", "(N-1) * n", &build};
+    .name = "direct",
+    .collective = Collective::all_reduce,
+    .summary = "every rank sends its whole buffer to every other rank; the naive baseline",
+    .steps_formula = "1",
+    .bytes_formula = "(N-1) * n",
+    .build = &build,
+    .layout = &layouts::all_pairs_of,
+    .closed_form = {"(N-1)(α + nβ + nγ)", "",
+                    "any N", &forms::vectors_reduced_one_by_one},
+};
 
 }  // namespace collsim

@@ -27,6 +27,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/trees.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
@@ -157,11 +159,37 @@ std::array<BinaryTree, 2> double_binary_tree(int n) {
   return {make_tree(parents, [](int p) { return p; }), make_tree(parents, [n](int p) { return n - 1 - p; })};
 }
 
+namespace {
+
+// Each level of the two trees moves two half vectors through one port (two children into
+// a parent, or a rank sending up both trees), for 2 lg N - 1 levels up and down.
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  if (!is_pof2(s.ranks) || s.options.slices_or(1) != 1) return std::nullopt;
+  const double levels = 2.0 * floor_lg(s.ranks) - 1;
+  return levels * (2 * p.alpha_ns + n(s) * p.beta_ns_per_byte + n(s) * p.gamma_ns_per_byte / 2);
+}
+
+// Both trees, as the schedule builds them.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  std::vector<TreeShape> shapes;
+  for (const BinaryTree& t : double_binary_tree(spec.ranks)) shapes.push_back({t.root, t.parent});
+  return layouts::trees(std::move(shapes));
+}
+
+}  // namespace
+
 extern const AlgorithmInfo kAllReduceDoubleBinaryTree{
-    "double_binary_tree", Collective::all_reduce,
-    "two complementary binary trees (each rank interior in at most one) reduce and broadcast half the vector each, "
-    "pipelined in --slices",
-    "2H + S - 1 (H: tree height, lg N for N = 2^k)", "n/2 per parent and per child, both trees; at most 2n",
-    &build};
+    .name = "double_binary_tree",
+    .collective = Collective::all_reduce,
+    .summary = "two complementary binary trees (each rank interior in at most one) reduce and broadcast half the vector each, "
+        "pipelined in --slices",
+    .steps_formula = "2H + S - 1 (H: tree height, lg N for N = 2^k)",
+    .bytes_formula = "n/2 per parent and per child, both trees; at most 2n",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"(2 lg N - 1)(2α + nβ + nγ/2)", "",
+                    "N a power of two, S = 1", &time_ns},
+};
 
 }  // namespace collsim

@@ -18,6 +18,9 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
+#include "sim/core/errors.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -36,6 +39,15 @@ struct Grid {
   }
   Region at(int r, Block b) const { return {r, BufferKind::output, b.offset, b.count}; }
 };
+
+// The ranks per node G it uses: options.ranks_per_node, or its default.
+int ranks_per_node(int ranks, const AlgorithmOptions& options) {
+  if (options.ranks_per_node > 0) return options.ranks_per_node;
+  // Default: the smallest divisor of N that is at least sqrt(N) — two nodes for 4, 6 or 8 ranks.
+  for (int g = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(ranks)))); g < ranks; ++g)
+    if (ranks % g == 0) return g;
+  return ranks;
+}
 
 // Phases 1 and 3: one ring step inside every node; local rank l sends block block_of(l).
 template <class BlockOf>
@@ -62,7 +74,7 @@ void inter_step(ScheduleBuilder& b, const Grid& grid, Action action, SubOf sub_o
 
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "hierarchical");
-  const int g = hierarchical_ranks_per_node(spec.ranks, options);
+  const int g = ranks_per_node(spec.ranks, options);
   const Grid grid{spec, g, spec.ranks / g};
   for (int r = 0; r < spec.ranks; ++r)
     b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
@@ -96,19 +108,42 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   return std::move(b).finish();
 }
 
-}  // namespace
-
-int hierarchical_ranks_per_node(int ranks, const AlgorithmOptions& options) {
-  if (options.ranks_per_node > 0) return options.ranks_per_node;
-  // Default: the smallest divisor of N that is at least sqrt(N) — two nodes for 4, 6 or 8 ranks.
-  for (int g = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(ranks)))); g < ranks; ++g)
-    if (ranks % g == 0) return g;
-  return ranks;
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double g = s.options.ranks_per_node, m = N(s) / g, share = (N(s) - 1) / N(s) * n(s);
+  return 2 * (g - 1 + m - 1) * p.alpha_ns + 2 * share * p.beta_ns_per_byte + share * p.gamma_ns_per_byte;
 }
 
+// G consecutive ranks per node.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  return {LayoutShape::hierarchy, layouts::ranks_from(spec.ranks), {}, {}, ranks_per_node(spec.ranks, options)};
+}
+
+void validate(const CollectiveSpec& spec, const AlgorithmOptions& options, int) {
+  if (options.ranks_per_node > 0 && (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0))
+    throw InputError(fmt::format("--ranks-per-node {} must divide --ranks {} (N = nodes x ranks per node)",
+                                 options.ranks_per_node, spec.ranks));
+}
+
+AlgorithmOptions resolve(const CollectiveSpec& spec, AlgorithmOptions options) {
+  options.ranks_per_node = ranks_per_node(spec.ranks, options);
+  return options;
+}
+
+}  // namespace
+
 extern const AlgorithmInfo kAllReduceHierarchical{
-    "hierarchical", Collective::all_reduce,
-    "--ranks-per-node G: ring reduce-scatter inside each node, ring all-reduce across nodes, ring all-gather inside",
-    "2(G-1) + 2(N/G-1)", "2(N-1)/N * n; across nodes only 2(N/G-1)/N * n", &build};
+    .name = "hierarchical",
+    .collective = Collective::all_reduce,
+    .summary = "--ranks-per-node G: ring reduce-scatter inside each node, ring all-reduce across nodes, ring all-gather inside",
+    .steps_formula = "2(G-1) + 2(N/G-1)",
+    .bytes_formula = "2(N-1)/N * n; across nodes only 2(N/G-1)/N * n",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"2(G-1 + N/G-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "",
+                    "any N = G·(N/G)", &time_ns},
+    .validate = &validate,
+    .resolve = &resolve,
+};
 
 }  // namespace collsim

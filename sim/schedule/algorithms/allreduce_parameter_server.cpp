@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/core/errors.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
@@ -33,9 +35,14 @@ struct Placement {
   }
 };
 
+// Servers on extra ranks W..W+S-1 unless colocated.
+int extra_ranks(const CollectiveSpec&, const AlgorithmOptions& options) {
+  return options.colocated ? 0 : options.servers;
+}
+
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   const Placement p{spec.ranks, options.servers, options.colocated};
-  ScheduleBuilder b(spec, "parameter_server", p.colocated ? p.workers : p.workers + p.servers);
+  ScheduleBuilder b(spec, "parameter_server", spec.ranks + extra_ranks(spec, options));
   auto shard = [&](int s) { return even_block(spec.count, static_cast<std::uint64_t>(p.servers), static_cast<std::uint64_t>(s)); };
 
   // Accumulators start empty (identity) on extra servers, or from the server's own shard.
@@ -70,11 +77,49 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   return std::move(b).finish();
 }
 
+// W pushes into each server's accumulator are serialised by their write-after-write
+// dependencies; server s starts s messages late because every worker sends to the servers
+// in order; the pulls then leave each server one after the other.
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double servers = s.options.servers, w = N(s), shard = n(s) / servers;
+  if (!s.options.colocated) return (servers - 1) * copy(p, shard) + w * (reduce(p, shard) + copy(p, shard));
+  if (servers == 1) return (w - 1) * (reduce(p, n(s)) + copy(p, n(s)));
+  return std::nullopt;  // colocated servers also push and pull as workers: no simple form
+}
+
+// A star around the servers: every worker pushes to and pulls from each of them.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  const Placement p{spec.ranks, options.servers, options.colocated};
+  std::vector<int> hubs;
+  for (int s = 0; s < p.servers; ++s) hubs.push_back(p.server_rank(s));
+  return layouts::star(std::move(hubs));
+}
+
+void validate(const CollectiveSpec& spec, const AlgorithmOptions& options, int max_ranks) {
+  if (options.servers < 1) throw InputError(fmt::format("--servers must be at least 1, got {}", options.servers));
+  if (options.servers > spec.ranks)
+    throw InputError(fmt::format("--servers ({}) must not exceed the number of workers --ranks ({})", options.servers,
+                                 spec.ranks));
+  if (!options.colocated && spec.ranks + options.servers > max_ranks)
+    throw InputError(fmt::format("--ranks {} workers plus --servers {} extra servers exceed {} ranks", spec.ranks,
+                                 options.servers, max_ranks));
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceParameterServer{
-    "parameter_server", Collective::all_reduce,
-    "workers push shards to S servers (extra ranks, or --colocated on workers), servers reduce and send back",
-    "2", "worker: n; extra server: W*n/S; colocated server: n - n/S + (W-1)*n/S", &build};
+    .name = "parameter_server",
+    .collective = Collective::all_reduce,
+    .summary = "workers push shards to S servers (extra ranks, or --colocated on workers), servers reduce and send back",
+    .steps_formula = "2",
+    .bytes_formula = "worker: n; extra server: W*n/S; colocated server: n - n/S + (W-1)*n/S",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"(S-1)(α + nβ/S) + W(2α + 2nβ/S + nγ/S)", "colocated, S = 1: (W-1)(2α + 2nβ + nγ)",
+                    "any W; colocated only with S = 1", &time_ns},
+    .validate = &validate,
+    .extra_ranks = &extra_ranks,
+};
 
 }  // namespace collsim

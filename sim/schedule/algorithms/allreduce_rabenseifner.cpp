@@ -18,6 +18,8 @@
 
 #include "sim/schedule/algorithms/fold.h"
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -79,11 +81,25 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double np = pof2(s.ranks), rounds = floor_lg(s.ranks), share = (np - 1) / np * n(s);
+  const double core = 2 * rounds * p.alpha_ns + 2 * share * p.beta_ns_per_byte + share * p.gamma_ns_per_byte;
+  return is_pof2(s.ranks) ? core : core + reduce(p, n(s)) + copy(p, n(s));
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceRabenseifner{
-    "rabenseifner", Collective::all_reduce,
-    "reduce-scatter by recursive halving, then all-gather by recursive doubling; bandwidth-optimal in 2 lg N steps",
-    "2 lg N' (+2 fold if N != N')", "2(N'-1)/N' * n; paired ranks: even n, odd 2(N'-1)/N' * n + n", &build};
+    .name = "rabenseifner",
+    .collective = Collective::all_reduce,
+    .summary = "reduce-scatter by recursive halving, then all-gather by recursive doubling; bandwidth-optimal in 2 lg N steps",
+    .steps_formula = "2 lg N' (+2 fold if N != N')",
+    .bytes_formula = "2(N'-1)/N' * n; paired ranks: even n, odd 2(N'-1)/N' * n + n",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"2 lg N·α + 2(N-1)/N·nβ + (N-1)/N·nγ", "other N: the same in N', + (2α + 2nβ + nγ) for the fold",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

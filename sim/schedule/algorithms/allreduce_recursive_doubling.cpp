@@ -16,6 +16,8 @@
 
 #include "sim/schedule/algorithms/fold.h"
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -54,11 +56,25 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double rounds = floor_lg(s.ranks);
+  if (is_pof2(s.ranks)) return rounds * reduce(p, n(s));
+  return (rounds + 2) * copy(p, n(s)) + (rounds + 1) * n(s) * p.gamma_ns_per_byte;
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceRecursiveDoubling{
-    "recursive_doubling", Collective::all_reduce,
-    "lg N rounds of whole-vector exchanges with the rank 2^k away; latency-optimal, for short vectors",
-    "lg N' (+2 fold if N != N')", "n * lg N'; paired ranks: even n, odd n * lg N' + n", &build};
+    .name = "recursive_doubling",
+    .collective = Collective::all_reduce,
+    .summary = "lg N rounds of whole-vector exchanges with the rank 2^k away; latency-optimal, for short vectors",
+    .steps_formula = "lg N' (+2 fold if N != N')",
+    .bytes_formula = "n * lg N'; paired ranks: even n, odd n * lg N' + n",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"lg N·(α + nβ + nγ)", "other N: (lg N' + 2)(α + nβ) + (lg N' + 1)·nγ",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

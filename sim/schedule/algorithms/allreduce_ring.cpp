@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -67,11 +69,30 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   return std::move(b).finish();
 }
 
+// Ring all-reduce with S slices per chunk. Every port carries 2(N-1)S messages of h =
+// α + nβ/(NS); a slice must also be reduced (g = nγ/(NS)) before it moves on. While
+// g <= (S-1)h the port never waits and the time is 2(N-1)S·h; otherwise each
+// reduce-scatter step takes h + g and the all-gather then runs back to back.
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double slices = s.options.slices_or(1), h = copy(p, n(s) / (N(s) * slices)),
+               g = n(s) * p.gamma_ns_per_byte / (N(s) * slices);
+  return (N(s) - 1) * (slices * h + std::max(slices * h, h + g));
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceRing{
-    "ring", Collective::all_reduce,
-    "reduce-scatter then all-gather around a ring; bandwidth-optimal",
-    "2(N-1)", "2(N-1)/N * n", &build};
+    .name = "ring",
+    .collective = Collective::all_reduce,
+    .summary = "reduce-scatter then all-gather around a ring; bandwidth-optimal",
+    .steps_formula = "2(N-1)",
+    .bytes_formula = "2(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::ring_of,
+    .closed_form = {"2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "S slices: (N-1)(S·h + max(S·h, h + g)), h = α + nβ/(NS), g = nγ/(NS)",
+                    "any N", &time_ns},
+    .is_default = true,
+};
 
 }  // namespace collsim

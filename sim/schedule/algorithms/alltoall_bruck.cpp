@@ -19,6 +19,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -69,11 +71,32 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+// Blocks Bruck's all-to-all sends: block i moves in every round k with bit k of i set.
+double set_bits_below(int n) {
+  double bits = 0;
+  for (int i = 0; i < n; ++i) bits += std::popcount(static_cast<unsigned>(i));
+  return bits;
+}
+
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double moved = set_bits_below(s.ranks) / N(s) * n(s);
+  return ceil_lg(s.ranks) * p.alpha_ns + moved * (p.beta_ns_per_byte + p.delta_ns_per_byte) +
+         n(s) * p.delta_ns_per_byte;
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllToAllBruck{
-    "bruck", Collective::all_to_all,
-    "ceil(lg N) rounds; in round k every block whose remaining distance has bit k set moves 2^k ranks forward",
-    "ceil(lg N)", "n/N * (set bits in 0..N-1); n/2 * lg N for N = 2^k", &build};
+    .name = "bruck",
+    .collective = Collective::all_to_all,
+    .summary = "ceil(lg N) rounds; in round k every block whose remaining distance has bit k set moves 2^k ranks forward",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "n/N * (set bits in 0..N-1); n/2 * lg N for N = 2^k",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"ceil(lg N)α + B/N·n(β + δ) + nδ, B = set bits in 0..N-1 (lg N·N/2 for N = 2^k)", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -36,8 +38,16 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kAllToAllDirect{
-    "direct", Collective::all_to_all,
-    "pairwise exchange: in step k every rank sends block r+k straight to rank r+k",
-    "N-1", "(N-1)/N * n", &build};
+    .name = "direct",
+    .collective = Collective::all_to_all,
+    .summary = "pairwise exchange: in step k every rank sends block r+k straight to rank r+k",
+    .steps_formula = "N-1",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::all_pairs_of,
+    .closed_form = {"(N-1)(α + nβ/N)", "",
+                    "any N", &forms::blocks_one_by_one},
+    .is_default = true,
+};
 
 }  // namespace collsim

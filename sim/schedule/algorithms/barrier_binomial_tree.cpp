@@ -18,6 +18,9 @@
 #include <bit>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
+#include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -38,23 +41,37 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     const int d = 1 << k;
     b.step(fmt::format("arrive {}/{}: every rank {} mod {} signals rank r-{} that its subtree has arrived", k + 1,
                        rounds, d, 2 * d, d));
-    for (int r = d; r < n; r += 2 * d) b.reduce(r, token(r), token(r - d));
+    for (int r = d; r < n; r += 2 * d) b.reduce(r, token(r), token(Rooted::parent(r)));
   }
   // Phase 2: release — the full token flows back down the same tree.
   for (int k = rounds - 1; k >= 0; --k) {
     const int d = 1 << k;
     b.step(fmt::format("release {}/{}: every released rank r with r mod {} = 0 releases rank r+{}", rounds - k, rounds,
                        2 * d, d));
-    for (int r = 0; r + d < n; r += 2 * d) b.copy(r, token(r), token(r + d));
+    for (int c = d; c < n; c += 2 * d) b.copy(Rooted::parent(c), token(Rooted::parent(c)), token(c));
   }
   return std::move(b).finish();
+}
+
+forms::Time time_ns(const CostParams& p, const CostShape& s) { return 2 * forms::ceil_lg(s.ranks) * p.alpha_ns; }
+
+// The binomial tree rooted at rank 0 that signals climb and the release comes down.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, 0}.binomial_tree()});
 }
 
 }  // namespace
 
 extern const AlgorithmInfo kBarrierBinomialTree{
-    "binomial_tree", Collective::barrier,
-    "signals gather up a binomial tree to rank 0, the release comes back down it",
-    "2 ceil(lg N)", "0 (zero-byte signals)", &build};
+    .name = "binomial_tree",
+    .collective = Collective::barrier,
+    .summary = "signals gather up a binomial tree to rank 0, the release comes back down it",
+    .steps_formula = "2 ceil(lg N)",
+    .bytes_formula = "0 (zero-byte signals)",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"2 ceil(lg N)α", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

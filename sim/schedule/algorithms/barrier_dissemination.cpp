@@ -19,6 +19,8 @@
 #include <bit>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -51,11 +53,21 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) { return forms::ceil_lg(s.ranks) * p.alpha_ns; }
+
 }  // namespace
 
 extern const AlgorithmInfo kBarrierDissemination{
-    "dissemination", Collective::barrier,
-    "in round k every rank signals rank r + 2^k; after ceil(lg N) rounds every rank has heard from all",
-    "ceil(lg N)", "0 (zero-byte signals)", &build};
+    .name = "dissemination",
+    .collective = Collective::barrier,
+    .summary = "in round k every rank signals rank r + 2^k; after ceil(lg N) rounds every rank has heard from all",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "0 (zero-byte signals)",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"ceil(lg N)α", "",
+                    "any N", &time_ns},
+    .is_default = true,
+};
 
 }  // namespace collsim

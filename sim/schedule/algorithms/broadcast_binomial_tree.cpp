@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -40,16 +42,36 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     const int d = 1 << round;
     const int sends = std::min(d, t.ranks - d);
     b.step(round_label(round, t.rounds(), d, sends, t.ranks));
-    for (int v = 0; v < sends; ++v) b.copy(0, data(v), {t.real(v + d), BufferKind::output, 0, k});
+    for (int c = d; c < d + sends; ++c) b.copy(0, data(Rooted::doubling_parent(c)), {t.real(c), BufferKind::output, 0, k});
   }
   return std::move(b).finish();
+}
+
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  return forms::ceil_lg(s.ranks) * forms::copy(p, forms::n(s));
+}
+
+// The doubling tree the rounds send along.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, spec.root}.binomial_tree(true)});
 }
 
 }  // namespace
 
 extern const AlgorithmInfo kBroadcastBinomialTree{
-    "binomial_tree", Collective::broadcast,
-    "the ranks holding the data double every round; latency-optimal, but the root sends lg N times",
-    "ceil(lg N)", "root: ceil(lg N) * n; others: n per child (a leaf 0)", &build};
+    .name = "binomial_tree",
+    .collective = Collective::broadcast,
+    .summary = "the ranks holding the data double every round; latency-optimal, but the root sends lg N times",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "root: ceil(lg N) * n; others: n per child (a leaf 0)",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"ceil(lg N)(α + nβ)", "",
+                    "any N", &time_ns},
+    // The default broadcast: latency-optimal (ceil(lg N) steps) for every N and count and
+    // needs no options, as MPICH picks it for short messages; chain (pipelined) and
+    // scatter_allgather win only for large n, where their extra steps amortise.
+    .is_default = true,
+};
 
 }  // namespace collsim

@@ -15,12 +15,17 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
 namespace {
+
+// The slices it uses when --slices is 0: N, so the pipeline shows and fills.
+int default_slices(const CollectiveSpec& spec) { return spec.ranks; }
 
 // "0 -> 1 -> 2" in full up to 4 ranks, "0 -> 1 -> ... -> 5" beyond.
 std::string chain_text(const Rooted& t) {
@@ -45,7 +50,7 @@ std::string step_label(const Rooted& t, int step, int steps, int first_slice, in
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "chain");
   const Rooted t{spec.ranks, spec.root};
-  const int slices = options.slices_or(broadcast_chain_default_slices(spec));
+  const int slices = options.slices_or(default_slices(spec));
   const std::uint64_t k = spec.count;
   b.pre_copy({t.root, BufferKind::input, 0, k}, {t.root, BufferKind::output, 0, k});
   auto slice = [&](int v, int s) {
@@ -63,13 +68,35 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double slices = s.options.slices_or(1);
+  return s.ranks < 2 ? 0 : (N(s) - 2 + slices) * copy(p, n(s) / slices);
+}
+
+// root -> root+1 -> ... -> root+N-1.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::chain(layouts::ranks_from(spec.ranks, spec.root));
+}
+
+AlgorithmOptions resolve(const CollectiveSpec& spec, AlgorithmOptions options) {
+  if (options.slices == 0) options.slices = default_slices(spec);
+  return options;
+}
+
 }  // namespace
 
-int broadcast_chain_default_slices(const CollectiveSpec& spec) { return spec.ranks; }
-
 extern const AlgorithmInfo kBroadcastChain{
-    "chain", Collective::broadcast,
-    "slices flow down a chain of ranks, every hop busy at once; S = --slices (default N)",
-    "N-2+S", "n (all but the last rank)", &build};
+    .name = "chain",
+    .collective = Collective::broadcast,
+    .summary = "slices flow down a chain of ranks, every hop busy at once; S = --slices (default N)",
+    .steps_formula = "N-2+S",
+    .bytes_formula = "n (all but the last rank)",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"(N-2+S)(α + nβ/S)", "",
+                    "any N >= 2", &time_ns},
+    .resolve = &resolve,
+};
 
 }  // namespace collsim

@@ -5,6 +5,8 @@
 // Steps: 1. Bytes each rank sends: the root (N-1) * n, the others nothing — the root's
 // link carries everything, which the trees and the chain spread out.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -25,8 +27,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kBroadcastDirect{
-    "direct", Collective::broadcast,
-    "the root sends its whole buffer to every other rank; the naive baseline",
-    "1", "root: (N-1) * n; others: 0", &build};
+    .name = "direct",
+    .collective = Collective::broadcast,
+    .summary = "the root sends its whole buffer to every other rank; the naive baseline",
+    .steps_formula = "1",
+    .bytes_formula = "root: (N-1) * n; others: 0",
+    .build = &build,
+    .layout = &layouts::root_star,
+    .closed_form = {"(N-1)(α + nβ)", "",
+                    "any N", &forms::vectors_one_by_one},
+};
 
 }  // namespace collsim

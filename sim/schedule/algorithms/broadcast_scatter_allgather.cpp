@@ -21,6 +21,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
@@ -80,11 +82,29 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  return (ceil_lg(s.ranks) + N(s) - 1) * p.alpha_ns + 2 * (N(s) - 1) / N(s) * n(s) * p.beta_ns_per_byte;
+}
+
+// Drawn as the ring root -> root+1 -> ... of its all-gather, which carries N-1 of its
+// ceil(lg N) + N-1 steps (the scatter before it is a binomial tree on the same ranks).
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::ring(spec.ranks, spec.root);
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kBroadcastScatterAllgather{
-    "scatter_allgather", Collective::broadcast,
-    "binomial scatter of N blocks, then a ring all-gather (van de Geijn); for large n",
-    "ceil(lg N) + N-1", "at most 2(N-1)/N * n (the root); (N-1)/N * n in the all-gather each", &build};
+    .name = "scatter_allgather",
+    .collective = Collective::broadcast,
+    .summary = "binomial scatter of N blocks, then a ring all-gather (van de Geijn); for large n",
+    .steps_formula = "ceil(lg N) + N-1",
+    .bytes_formula = "at most 2(N-1)/N * n (the root); (N-1)/N * n in the all-gather each",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"(ceil(lg N) + N-1)α + 2(N-1)/N·nβ", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -46,18 +48,31 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     const int d = 1 << round;
     b.step(round_label(round, t.rounds(), d, t.ranks));
     for (int v = d; v < t.ranks; v += 2 * d) {
-      b.copy(t.real(v), {t.real(v), BufferKind::input, 0, k}, kept(v - d)(v, 1));
-      copy_blocks(b, t, v + 1, t.subtree_end(v), v == d, kept(v), kept(v - d));
+      b.copy(t.real(v), {t.real(v), BufferKind::input, 0, k}, kept(Rooted::parent(v))(v, 1));
+      copy_blocks(b, t, v + 1, t.subtree_end(v), v == d, kept(v), kept(Rooted::parent(v)));
     }
   }
   return std::move(b).finish();
 }
 
+// The binomial tree the blocks move along.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, spec.root}.binomial_tree()});
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kGatherBinomialTree{
-    "binomial_tree", Collective::gather,
-    "subtrees of doubling size send their collected blocks one level up to the root",
-    "ceil(lg N)", "rank v (root-relative): lowbit(v)/N * n, at most n/2; the root 0", &build};
+    .name = "binomial_tree",
+    .collective = Collective::gather,
+    .summary = "subtrees of doubling size send their collected blocks one level up to the root",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "rank v (root-relative): lowbit(v)/N * n, at most n/2; the root 0",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"ceil(lg N)α + (N-1)/N·nβ", "",
+                    "any N", &forms::tree_blocks},
+    .is_default = true,
+};
 
 }  // namespace collsim

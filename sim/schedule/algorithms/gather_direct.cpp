@@ -5,6 +5,8 @@
 // Steps: 1. Bytes each rank sends: n/N (its block), the root nothing; the root receives
 // (N-1)/N * n through one link, as in the tree, but in N-1 messages instead of lg N.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -28,8 +30,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kGatherDirect{
-    "direct", Collective::gather,
-    "every rank sends its block straight to the root; the naive baseline",
-    "1", "n/N (every rank but the root)", &build};
+    .name = "direct",
+    .collective = Collective::gather,
+    .summary = "every rank sends its block straight to the root; the naive baseline",
+    .steps_formula = "1",
+    .bytes_formula = "n/N (every rank but the root)",
+    .build = &build,
+    .layout = &layouts::root_star,
+    .closed_form = {"(N-1)(α + nβ/N)", "",
+                    "any N", &forms::blocks_one_by_one},
+};
 
 }  // namespace collsim

@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -52,16 +54,33 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int round = 0; round < t.rounds(); ++round) {
     const int d = 1 << round;
     b.step(round_label(round, t.rounds(), d, t.ranks));
-    for (int v = d; v < t.ranks; v += 2 * d) b.reduce(t.real(v), partial(v), partial(v - d));
+    for (int v = d; v < t.ranks; v += 2 * d) b.reduce(t.real(v), partial(v), partial(Rooted::parent(v)));
   }
   return std::move(b).finish();
+}
+
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  return forms::ceil_lg(s.ranks) * forms::reduce(p, forms::n(s));
+}
+
+// The binomial tree the partials climb.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, spec.root}.binomial_tree()});
 }
 
 }  // namespace
 
 extern const AlgorithmInfo kReduceBinomialTree{
-    "binomial_tree", Collective::reduce,
-    "partials of ever larger subtrees meet on their way to the root; latency-optimal",
-    "ceil(lg N)", "n (every rank but the root)", &build};
+    .name = "binomial_tree",
+    .collective = Collective::reduce,
+    .summary = "partials of ever larger subtrees meet on their way to the root; latency-optimal",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "n (every rank but the root)",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"ceil(lg N)(α + nβ + nγ)", "",
+                    "any N", &time_ns},
+    .is_default = true,
+};
 
 }  // namespace collsim

@@ -6,6 +6,8 @@
 // Steps: 1. Bytes each rank sends: n, the root nothing — but the root receives (N-1) * n
 // through one link, which the trees and the ring spread out.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -29,8 +31,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kReduceDirect{
-    "direct", Collective::reduce,
-    "every rank sends its whole buffer to the root, which reduces them; the naive baseline",
-    "1", "n (every rank but the root)", &build};
+    .name = "direct",
+    .collective = Collective::reduce,
+    .summary = "every rank sends its whole buffer to the root, which reduces them; the naive baseline",
+    .steps_formula = "1",
+    .bytes_formula = "n (every rank but the root)",
+    .build = &build,
+    .layout = &layouts::root_star,
+    .closed_form = {"(N-1)(α + nβ + nγ)", "",
+                    "any N", &forms::vectors_reduced_one_by_one},
+};
 
 }  // namespace collsim

@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -56,11 +58,22 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  return forms::blocks_reduced_one_by_one(p, s).value() + forms::blocks_one_by_one(p, s).value();
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kReduceRing{
-    "ring", Collective::reduce,
-    "a ring reduce-scatter, then every rank sends its reduced chunk to the root",
-    "N", "n (the root: (N-1)/N * n)", &build};
+    .name = "ring",
+    .collective = Collective::reduce,
+    .summary = "a ring reduce-scatter, then every rank sends its reduced chunk to the root",
+    .steps_formula = "N",
+    .bytes_formula = "n (the root: (N-1)/N * n)",
+    .build = &build,
+    .layout = &layouts::ring_of,
+    .closed_form = {"2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -35,8 +37,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kReduceScatterDirect{
-    "direct", Collective::reduce_scatter,
-    "pairwise exchange: in step k every rank sends block r+k of its input straight to rank r+k",
-    "N-1", "(N-1)/N * n", &build};
+    .name = "direct",
+    .collective = Collective::reduce_scatter,
+    .summary = "pairwise exchange: in step k every rank sends block r+k of its input straight to rank r+k",
+    .steps_formula = "N-1",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::all_pairs_of,
+    .closed_form = {"(N-1)(α + nβ/N + nγ/N)", "",
+                    "any N", &forms::blocks_reduced_one_by_one},
+};
 
 }  // namespace collsim

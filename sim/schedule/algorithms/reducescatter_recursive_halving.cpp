@@ -21,6 +21,8 @@
 
 #include "sim/schedule/algorithms/fold.h"
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -86,11 +88,29 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+// Fold for any N: the even rank of a pair reduces its whole input into its partner, the
+// core's messages carry the extra blocks of folded pairs, and the odd rank sends the even
+// one its finished block.
+forms::Time time_ns(const CostParams& p, const CostShape& s) {
+  using namespace forms;
+  const double np = pof2(s.ranks), rounds = floor_lg(s.ranks), bg = p.beta_ns_per_byte + p.gamma_ns_per_byte;
+  if (is_pof2(s.ranks)) return rounds * p.alpha_ns + (N(s) - 1) / N(s) * n(s) * bg;
+  const double core_blocks = (np - 1) + fold_extra_blocks(s.ranks);
+  return reduce(p, n(s)) + rounds * p.alpha_ns + core_blocks / N(s) * n(s) * bg + copy(p, n(s) / N(s));
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kReduceScatterRecursiveHalving{
-    "recursive_halving", Collective::reduce_scatter,
-    "lg N steps; each rank sends half of its remaining blocks to the rank N/2, N/4, ... away, which reduces them",
-    "lg N' (+2 fold if N != N')", "(N-1)/N * n for N = N'; uneven otherwise (fold-in senders: n)", &build};
+    .name = "recursive_halving",
+    .collective = Collective::reduce_scatter,
+    .summary = "lg N steps; each rank sends half of its remaining blocks to the rank N/2, N/4, ... away, which reduces them",
+    .steps_formula = "lg N' (+2 fold if N != N')",
+    .bytes_formula = "(N-1)/N * n for N = N'; uneven otherwise (fold-in senders: n)",
+    .build = &build,
+    .layout = &layouts::hypercube_of,
+    .closed_form = {"lg N·α + (N-1)/N·n(β + γ)", "other N: (lg N' + 2)α + n(β + γ) + (N' - 1 + X)/N·n(β + γ) + nβ/N, X = sum over k < lg N' of min(2^k, rem)",
+                    "any N", &time_ns},
+};
 
 }  // namespace collsim

@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -52,8 +54,16 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kReduceScatterRing{
-    "ring", Collective::reduce_scatter,
-    "partial sums of each block travel once around a ring, N-1 steps; bandwidth-optimal",
-    "N-1", "(N-1)/N * n", &build};
+    .name = "ring",
+    .collective = Collective::reduce_scatter,
+    .summary = "partial sums of each block travel once around a ring, N-1 steps; bandwidth-optimal",
+    .steps_formula = "N-1",
+    .bytes_formula = "(N-1)/N * n",
+    .build = &build,
+    .layout = &layouts::ring_of,
+    .closed_form = {"(N-1)(α + nβ/N + nγ/N)", "",
+                    "any N", &forms::blocks_reduced_one_by_one},
+    .is_default = true,
+};
 
 }  // namespace collsim

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <vector>
 
+#include "sim/schedule/algorithm.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -23,6 +25,20 @@ struct Rooted {
   int virtual_rank(int r) const { return (r - root + ranks) % ranks; }
   // ceil(lg N): the rounds of a binomial tree.
   int rounds() const { return std::bit_width(static_cast<unsigned>(ranks - 1)); }
+  // v's parent in the binomial tree (v > 0): v minus its lowest set bit (reduce, gather,
+  // scatter: subtrees [v, v + lowbit(v))).
+  static int parent(int v) { return v - (v & -v); }
+  // v's parent in the broadcast's doubling tree (v > 0): v minus its highest set bit, the
+  // rank that reached v in round floor(lg v) (also a binomial tree, with other subtrees).
+  static int doubling_parent(int v) { return v - static_cast<int>(std::bit_floor(static_cast<unsigned>(v))); }
+  // The tree in real ranks, as the views draw it (AlgorithmInfo::layout): the same
+  // parent() (or doubling_parent()) the schedules send along.
+  TreeShape binomial_tree(bool doubling = false) const {
+    TreeShape tree{root, std::vector<int>(static_cast<std::size_t>(ranks), -1)};
+    for (int v = 1; v < ranks; ++v)
+      tree.parent[static_cast<std::size_t>(real(v))] = real(doubling ? doubling_parent(v) : parent(v));
+    return tree;
+  }
   // One past the last virtual rank of v's binomial subtree.
   int subtree_end(int v) const { return v == 0 ? ranks : std::min(ranks, v + (v & -v)); }
 

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/rooted.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -46,8 +48,8 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << (rounds - 1 - round);
     b.step(round_label(round, rounds, d, t.ranks));
-    for (int v = 0; v + d < t.ranks; v += 2 * d) {
-      const int c = v + d;
+    for (int c = d; c < t.ranks; c += 2 * d) {
+      const int v = Rooted::parent(c);
       b.copy(t.real(c), kept(v)(c, 1), {t.real(c), BufferKind::output, 0, k});
       copy_blocks(b, t, c + 1, t.subtree_end(c), v == 0, kept(v), kept(c));
     }
@@ -55,11 +57,24 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+// The binomial tree the blocks move along.
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return layouts::trees({Rooted{spec.ranks, spec.root}.binomial_tree()});
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kScatterBinomialTree{
-    "binomial_tree", Collective::scatter,
-    "the root's blocks halve at every level of a binomial tree until each rank holds its own",
-    "ceil(lg N)", "root: (N-1)/N * n; rank v (root-relative): (lowbit(v)-1)/N * n", &build};
+    .name = "binomial_tree",
+    .collective = Collective::scatter,
+    .summary = "the root's blocks halve at every level of a binomial tree until each rank holds its own",
+    .steps_formula = "ceil(lg N)",
+    .bytes_formula = "root: (N-1)/N * n; rank v (root-relative): (lowbit(v)-1)/N * n",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"ceil(lg N)α + (N-1)/N·nβ", "",
+                    "any N", &forms::tree_blocks},
+    .is_default = true,
+};
 
 }  // namespace collsim

@@ -5,6 +5,8 @@
 // Steps: 1. Bytes each rank sends: the root (N-1)/N * n in N-1 messages, the others
 // nothing.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -28,8 +30,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kScatterDirect{
-    "direct", Collective::scatter,
-    "the root sends every rank its block directly; the naive baseline",
-    "1", "root: (N-1)/N * n; others: 0", &build};
+    .name = "direct",
+    .collective = Collective::scatter,
+    .summary = "the root sends every rank its block directly; the naive baseline",
+    .steps_formula = "1",
+    .bytes_formula = "root: (N-1)/N * n; others: 0",
+    .build = &build,
+    .layout = &layouts::root_star,
+    .closed_form = {"(N-1)(α + nβ/N)", "",
+                    "any N", &forms::blocks_one_by_one},
+};
 
 }  // namespace collsim

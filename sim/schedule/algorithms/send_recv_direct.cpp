@@ -4,6 +4,8 @@
 // root+1). One step: the message. With N = 1 the root sends to itself, a local copy.
 // Steps: 1. Bytes each rank sends: n from the root, nothing from the others.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -17,11 +19,26 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   return std::move(b).finish();
 }
 
+// The one hop root -> root+1 (one rank: itself).
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  std::vector<int> order{spec.root};
+  if (spec.ranks > 1) order.push_back((spec.root + 1) % spec.ranks);
+  return layouts::chain(std::move(order));
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kSendRecvDirect{
-    "direct", Collective::send_recv,
-    "one message: the root sends its buffer to rank root+1",
-    "1", "n (the root only)", &build};
+    .name = "direct",
+    .collective = Collective::send_recv,
+    .summary = "one message: the root sends its buffer to rank root+1",
+    .steps_formula = "1",
+    .bytes_formula = "n (the root only)",
+    .build = &build,
+    .layout = &layout,
+    .closed_form = {"α + nβ", "",
+                    "N >= 2 (one rank: a local copy, nδ)", &forms::one_message},
+    .is_default = true,
+};
 
 }  // namespace collsim

@@ -5,6 +5,8 @@
 // step. With N = 1 the rank sends to itself, a local copy.
 // Steps: 1. Bytes each rank sends: n — every link of the ring busy at once.
 #include "sim/schedule/algorithms/registry.h"
+#include "sim/schedule/algorithms/forms.h"
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
@@ -22,8 +24,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 }  // namespace
 
 extern const AlgorithmInfo kSendRecvRingShift{
-    "ring_shift", Collective::send_recv,
-    "every rank sends its buffer to its right neighbour at once",
-    "1", "n", &build};
+    .name = "ring_shift",
+    .collective = Collective::send_recv,
+    .summary = "every rank sends its buffer to its right neighbour at once",
+    .steps_formula = "1",
+    .bytes_formula = "n",
+    .build = &build,
+    .layout = &layouts::ring_of,
+    .closed_form = {"α + nβ", "",
+                    "N >= 2 (one rank: a local copy, nδ)", &forms::one_message},
+};
 
 }  // namespace collsim
