@@ -359,3 +359,26 @@ TEST_CASE("every collective has exactly one default algorithm, and runs it when 
   CHECK(default_algorithm(Collective::all_reduce).name == "ring");
   CHECK(default_algorithm(Collective::broadcast).name == "binomial_tree");
 }
+
+TEST_CASE("an algorithm's knobs say which options its schedule depends on") {
+  // A knob the algorithm declares it does not read must not change its schedule; one it
+  // reads must (for some value), so the views never show a dead control or hide a live one.
+  const CollectiveSpec spec{Collective::all_reduce, 8, 64, DataType::f32, ReduceOp::sum, 0};
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (a.collective != Collective::all_reduce) continue;
+    CAPTURE(a.name);
+    // Who sends to whom, in order: differs when the option changed the schedule.
+    const auto transfers = [&](AlgorithmOptions o) {
+      std::vector<std::pair<int, int>> pairs;
+      for (const Transfer& t : build_schedule(spec, a.name, o).transfers) pairs.emplace_back(t.src, t.dst);
+      return pairs;
+    };
+    const auto base = transfers({});
+    const bool servers_change = transfers({.servers = 2}) != base;
+    const bool rpn_change = transfers({.ranks_per_node = 2}) != base;
+    CHECK(a.knobs.servers == servers_change);
+    CHECK(a.knobs.ranks_per_node == rpn_change);
+    CHECK(algorithm_knobs(a.collective, a.name).servers == a.knobs.servers);
+  }
+  CHECK(algorithm_knobs(Collective::all_reduce, "custom").slices);  // the defaults for a hand-written one
+}

@@ -34,12 +34,7 @@ std::string scenario_label(const std::filesystem::path& file) {
 // A combo of the algorithms for the chosen collective; keeps the choice valid.
 void algorithm_combo(RunEditor& e) {
   const Collective c = e.collective_kind();
-  if (!find_algorithm(c, e.algorithm))
-    for (const AlgorithmInfo& a : all_algorithms())
-      if (a.collective == c) {
-        e.algorithm = std::string(a.name);
-        break;
-      }
+  if (!find_algorithm(c, e.algorithm)) e.algorithm = std::string(default_algorithm(c).name);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
   if (!ImGui::BeginCombo("##algorithm", e.algorithm.c_str())) return;
   for (const AlgorithmInfo& a : all_algorithms()) {

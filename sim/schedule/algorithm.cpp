@@ -140,11 +140,7 @@ Schedule build_algorithm_schedule(const CollectiveSpec& spec, std::string_view a
 
 AlgorithmKnobs algorithm_knobs(Collective c, std::string_view algorithm) {
   const AlgorithmInfo* a = find_algorithm(c, algorithm);
-  AlgorithmKnobs k;
-  k.servers = a == &kAllReduceParameterServer;
-  k.slices = !k.servers;
-  k.ranks_per_node = a == &kAllReduceHierarchical;
-  return k;
+  return a ? a->knobs : AlgorithmKnobs{};
 }
 
 }  // namespace collsim

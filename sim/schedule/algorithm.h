@@ -77,6 +77,14 @@ struct ClosedFormInfo {
   std::optional<double> (*time_ns)(const CostParams&, const CostShape&) = nullptr;
 };
 
+// Which of AlgorithmOptions' knobs an algorithm reads, so that the views show, edit and
+// export only those (validate_request and the algorithm's own validate check the same).
+struct AlgorithmKnobs {
+  bool slices = true;           // --slices (every algorithm but the parameter server)
+  bool servers = false;         // --servers and --colocated
+  bool ranks_per_node = false;  // --ranks-per-node
+};
+
 struct AlgorithmInfo {
   std::string_view name;  // the command-line and scenario-file name
   Collective collective;
@@ -97,6 +105,7 @@ struct AlgorithmInfo {
   // The ranks its schedule has beyond spec.ranks (a parameter server's extra servers), for
   // the options as given. Null: none.
   int (*extra_ranks)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
+  AlgorithmKnobs knobs{};  // the options it reads
 };
 
 std::span<const AlgorithmInfo> all_algorithms();
@@ -113,14 +122,8 @@ int schedule_total_ranks(const CollectiveSpec& spec, std::string_view algorithm,
 AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view algorithm,
                                  const AlgorithmOptions& options);
 
-// Which of AlgorithmOptions' knobs an algorithm reads, so that the views show, edit and
-// export only those (validate_request checks the same). Not yet an AlgorithmInfo field:
-// decided here, in one place, from the registry's entries.
-struct AlgorithmKnobs {
-  bool slices = true;           // --slices (every algorithm but the parameter server)
-  bool servers = false;         // --servers and --colocated
-  bool ranks_per_node = false;  // --ranks-per-node
-};
+// The knobs `algorithm` reads (AlgorithmInfo::knobs); the defaults for an unknown or
+// hand-written one.
 AlgorithmKnobs algorithm_knobs(Collective c, std::string_view algorithm);
 
 // The largest rank count collsim accepts (schedules grow as N^2 transfers).

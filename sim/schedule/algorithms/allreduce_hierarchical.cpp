@@ -144,6 +144,7 @@ extern const AlgorithmInfo kAllReduceHierarchical{
                     "any N = G·(N/G)", &time_ns},
     .validate = &validate,
     .resolve = &resolve,
+    .knobs = {.slices = true, .servers = false, .ranks_per_node = true},
 };
 
 }  // namespace collsim

@@ -120,6 +120,7 @@ extern const AlgorithmInfo kAllReduceParameterServer{
                     "any W; colocated only with S = 1", &time_ns},
     .validate = &validate,
     .extra_ranks = &extra_ranks,
+    .knobs = {.slices = false, .servers = true, .ranks_per_node = false},
 };
 
 }  // namespace collsim
