@@ -54,6 +54,25 @@ TEST_CASE("busbw factors are nccl-tests'") {
   CHECK(busbw_factor(Collective::broadcast, 4) == doctest::Approx(1.0));
 }
 
+TEST_CASE("bandwidth: algbw is algorithm bytes per ns, busbw scales it; no figure for no time or a barrier") {
+  const CollectiveSpec ring{Collective::all_reduce, 4, 1000, DataType::f32, ReduceOp::sum, 0};  // 4000 bytes
+  const Bandwidth bw = bandwidth(ring, 2000.0);
+  REQUIRE(bw.algbw_gbps);
+  REQUIRE(bw.busbw_gbps);
+  CHECK(*bw.algbw_gbps == doctest::Approx(4000.0 / 2000.0));
+  CHECK(*bw.busbw_gbps == doctest::Approx(4000.0 / 2000.0 * 2 * 3 / 4));
+  // Fractions of a ns are kept (predicted times are fractional).
+  CHECK(*bandwidth(ring, 0.5).algbw_gbps == doctest::Approx(8000.0));
+  for (double t : {0.0, -1.0}) {
+    CAPTURE(t);
+    CHECK_FALSE(bandwidth(ring, t).algbw_gbps);
+    CHECK_FALSE(bandwidth(ring, t).busbw_gbps);
+  }
+  const CollectiveSpec barrier{Collective::barrier, 4, 1, DataType::i32, ReduceOp::max, 0};
+  CHECK_FALSE(bandwidth(barrier, 2000.0).algbw_gbps);
+  CHECK_FALSE(bandwidth(barrier, 2000.0).busbw_gbps);
+}
+
 TEST_CASE("format_bytes and format_duration_ns") {
   CHECK(format_bytes(512) == "512 B");
   CHECK(format_bytes(1536) == "1.50 KiB");

@@ -180,6 +180,12 @@ std::string_view busbw_factor_formula(Collective c) {
   }
 }
 
+Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns) {
+  if (!(time_ns > 0) || spec.collective == Collective::barrier) return {};
+  const double algbw = static_cast<double>(algorithm_bytes(spec)) / time_ns;  // bytes/ns = GB/s
+  return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
+}
+
 std::optional<std::uint64_t> parse_count(std::string_view text) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front()))) return std::nullopt;
   std::uint64_t value = 0;

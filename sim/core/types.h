@@ -61,6 +61,16 @@ std::uint64_t algorithm_bytes(const CollectiveSpec& spec);
 double busbw_factor(Collective c, int ranks);
 std::string_view busbw_factor_formula(Collective c);
 
+// Summary figures in nccl-tests' definitions: algbw = algorithm_bytes / time, busbw =
+// algbw * busbw_factor, both in GB/s (1e9 bytes/s, i.e. bytes/ns). nullopt when the time
+// is not positive (nothing was timed: a rate would be infinite or negative) and for a
+// barrier (zero-byte signals: no bandwidth to speak of). The one place every caller (run
+// summaries, predictions, bench rows, lesson phases) gets them from, so they cannot drift.
+struct Bandwidth {
+  std::optional<double> algbw_gbps, busbw_gbps;
+};
+Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns);
+
 // "1M" -> 1048576. Suffixes K, M, G (powers of 1024), optional trailing "i"/"iB"/"B".
 // Returns nullopt for anything else (negative, empty, overflow, junk).
 std::optional<std::uint64_t> parse_count(std::string_view text);
