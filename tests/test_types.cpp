@@ -1,6 +1,13 @@
 #include <doctest/doctest.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/text_file.h"
 #include "sim/core/types.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -79,4 +86,22 @@ TEST_CASE("format_bytes and format_duration_ns") {
   CHECK(format_bytes(4 << 20) == "4 MiB");
   CHECK(format_duration_ns(1500) == "1.500 us");
   CHECK(format_duration_ns(2.5e6) == "2.500 ms");
+}
+
+TEST_CASE("read_text_file returns the bytes as they are, and names the file and the reason when it cannot") {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_test_read_text_file";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "f.txt";
+  const std::string bytes = "a = 1\r\nb = \"\xc2\xb5\"";  // CR LF, UTF-8, no final newline
+  std::ofstream(file, std::ios::binary) << bytes;
+  CHECK(read_text_file(file, "widget file") == bytes);
+  std::ofstream(file, std::ios::binary | std::ios::trunc).flush();
+  CHECK(read_text_file(file, "widget file").empty());
+
+  const auto missing = dir / "missing.txt";
+  CHECK(testing::input_error([&] { read_text_file(missing, "widget file"); }) ==
+        missing.string() + ": cannot read the widget file: " + std::strerror(ENOENT));
+  CHECK(testing::input_error([&] { read_text_file(dir, "widget file"); }) ==
+        dir.string() + ": cannot read the widget file: it is a folder");
+  std::filesystem::remove_all(dir);
 }

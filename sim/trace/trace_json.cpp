@@ -9,19 +9,16 @@
 // Layout: small objects on one line, arrays of objects or strings one element per line,
 // so a trace reads well, diffs well, and is streamed without building one huge tree.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 #include "sim/trace/json_writer.h"
 #include "sim/trace/trace.h"
 
@@ -560,12 +557,7 @@ Trace parse_trace_json(std::string_view text, const std::string& source_name) {
 }
 
 Trace load_trace_json(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the trace file: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("{}: error while reading the trace file", path.string()));
-  return parse_trace_json(text.str(), path.string());
+  return parse_trace_json(read_text_file(path, "trace file"), path.string());
 }
 
 namespace json_layout {
