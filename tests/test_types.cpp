@@ -105,3 +105,15 @@ TEST_CASE("read_text_file returns the bytes as they are, and names the file and 
         dir.string() + ": cannot read the widget file: it is a folder");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("largest_power_of_two is N' = 2^floor(lg N), 0 for no ranks") {
+  for (int n = 1; n <= 1100; ++n) {
+    int want = 1;  // by doubling, the way the fold-in's definition reads
+    while (want * 2 <= n) want *= 2;
+    CAPTURE(n);
+    CHECK(largest_power_of_two(n) == want);
+  }
+  CHECK(largest_power_of_two(1 << 30) == 1 << 30);
+  CHECK(largest_power_of_two(0) == 0);
+  CHECK(largest_power_of_two(-5) == 0);
+}

@@ -15,7 +15,7 @@ namespace {
 // Replaces the formula's one-letter symbols (N, n, S, W, G and N') with values.
 std::string plug_in(std::string_view formula, const Trace& t) {
   const CollectiveSpec& spec = t.request.spec;
-  const int n_prime = spec.ranks > 0 ? 1 << static_cast<int>(std::floor(std::log2(spec.ranks))) : 0;
+  const int n_prime = largest_power_of_two(spec.ranks);
   const bool ps = t.request.algorithm == "parameter_server";
   auto value = [&](char c) -> std::string {
     switch (c) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <bit>
 #include <cctype>
 #include <limits>
 #include <utility>
@@ -148,6 +149,8 @@ std::uint64_t algorithm_bytes(const CollectiveSpec& s) {
       return k * elem;
   }
 }
+
+int largest_power_of_two(int n) { return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
 
 double busbw_factor(Collective c, int ranks) {
   const double n = ranks;

@@ -61,6 +61,10 @@ std::uint64_t algorithm_bytes(const CollectiveSpec& spec);
 double busbw_factor(Collective c, int ranks);
 std::string_view busbw_factor_formula(Collective c);
 
+// N' = 2^floor(lg n), the largest power of two <= n (0 for n <= 0): the ranks that run the
+// power-of-two core of recursive doubling and halving (their fold-in, their closed forms).
+int largest_power_of_two(int n);
+
 // Summary figures in nccl-tests' definitions: algbw = algorithm_bytes / time, busbw =
 // algbw * busbw_factor, both in GB/s (1e9 bytes/s, i.e. bytes/ns). nullopt when the time
 // is not positive (nothing was timed: a rate would be infinite or negative) and for a

@@ -21,7 +21,7 @@ using Time = std::optional<double>;
 
 int floor_lg(int n) { return std::bit_width(static_cast<unsigned>(n)) - 1; }
 int ceil_lg(int n) { return n <= 1 ? 0 : std::bit_width(static_cast<unsigned>(n - 1)); }
-int pof2(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+int pof2(int n) { return largest_power_of_two(n); }
 bool is_pof2(int n) { return std::has_single_bit(static_cast<unsigned>(n)); }
 
 // The fold-in's extra blocks along the critical path: round k of the power-of-two core
