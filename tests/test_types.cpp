@@ -117,3 +117,11 @@ TEST_CASE("largest_power_of_two is N' = 2^floor(lg N), 0 for no ranks") {
   CHECK(largest_power_of_two(0) == 0);
   CHECK(largest_power_of_two(-5) == 0);
 }
+
+TEST_CASE("kAllBufferKinds lists each buffer kind once, in order, each with its own name") {
+  REQUIRE(std::size(kAllBufferKinds) == 3);
+  for (std::size_t i = 0; i < std::size(kAllBufferKinds); ++i) CHECK(static_cast<std::size_t>(kAllBufferKinds[i]) == i);
+  CHECK(to_string(BufferKind::input) == "input");
+  CHECK(to_string(BufferKind::output) == "output");
+  CHECK(to_string(BufferKind::scratch) == "scratch");
+}

@@ -150,6 +150,15 @@ std::uint64_t algorithm_bytes(const CollectiveSpec& s) {
   }
 }
 
+std::string_view to_string(BufferKind b) {
+  switch (b) {
+    case BufferKind::input: return "input";
+    case BufferKind::output: return "output";
+    case BufferKind::scratch: return "scratch";
+  }
+  return "?";
+}
+
 int largest_power_of_two(int n) { return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
 
 double busbw_factor(Collective c, int ranks) {

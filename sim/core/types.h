@@ -32,6 +32,13 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view s);
 bool collective_reduces(Collective c);
 bool collective_has_root(Collective c);
 
+// Every rank owns up to three buffers. Extra ranks (parameter servers) own only scratch.
+// Here, below the schedule, so that every layer names and lists them the same way: the
+// names are those of schedule files and traces, and parse back with kAllBufferKinds.
+enum class BufferKind : std::uint8_t { input, output, scratch };
+inline constexpr BufferKind kAllBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
+std::string_view to_string(BufferKind b);
+
 // What the user asks for. `count` is K of DESIGN.md's buffer table: elements per block.
 struct CollectiveSpec {
   Collective collective = Collective::all_reduce;

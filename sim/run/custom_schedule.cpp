@@ -24,7 +24,6 @@ const std::string& format_name() {
   return name;
 }
 
-constexpr BufferKind kBuffers[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
 constexpr Action kActions[] = {Action::copy, Action::reduce};
 constexpr int kMaxChunkIndex = 1 << 24;
 
@@ -110,7 +109,7 @@ Place read_place(const ScheduleFile& f, const Table& t, const Entry& owner, std:
 
 BufferKind read_buffer(const Table& t, std::string_view key, BufferKind fallback) {
   const std::optional<Entry> e = t.find(key);
-  return e ? toml_fields::enum_value(*e, kBuffers, "buffer") : fallback;
+  return e ? toml_fields::enum_value(*e, kAllBufferKinds, "buffer") : fallback;
 }
 
 ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {

@@ -269,7 +269,6 @@ class Field {
   const std::string& file_;
 };
 
-constexpr BufferKind kBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
 constexpr Action kActions[] = {Action::copy, Action::reduce};
 constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_identity, LocalOpKind::divide,
                                          LocalOpKind::signal};
@@ -310,10 +309,10 @@ LocalOp read_local_op(const Field& f, const Schedule& s) {
     f.only_keys({"kind", "rank", "buffer", "offset", "count", "source_buffer", "source_offset"});
   else
     f.only_keys({"kind", "rank", "buffer", "offset", "count"});
-  op.target = {read_rank(f["rank"], s), f["buffer"].name_of(kBufferKinds, "buffer"), f["offset"].unsigned_integer(),
+  op.target = {read_rank(f["rank"], s), f["buffer"].name_of(kAllBufferKinds, "buffer"), f["offset"].unsigned_integer(),
                f["count"].unsigned_integer()};
   if (op.kind == LocalOpKind::copy)
-    op.source = {op.target.rank, f["source_buffer"].name_of(kBufferKinds, "buffer"),
+    op.source = {op.target.rank, f["source_buffer"].name_of(kAllBufferKinds, "buffer"),
                  f["source_offset"].unsigned_integer(), op.target.count};
   return op;
 }
@@ -326,9 +325,9 @@ Transfer read_transfer(const Field& f, const Schedule& s) {
   t.dst = read_rank(f["dst"], s);
   t.chunk = f["chunk"].int32(0, std::numeric_limits<int>::max());
   t.action = f["action"].name_of(kActions, "action");
-  t.src_buffer = f["src_buffer"].name_of(kBufferKinds, "buffer");
+  t.src_buffer = f["src_buffer"].name_of(kAllBufferKinds, "buffer");
   t.src_offset = f["src_offset"].unsigned_integer();
-  t.dst_buffer = f["dst_buffer"].name_of(kBufferKinds, "buffer");
+  t.dst_buffer = f["dst_buffer"].name_of(kAllBufferKinds, "buffer");
   t.dst_offset = f["dst_offset"].unsigned_integer();
   t.count = f["count"].unsigned_integer();
   return t;
