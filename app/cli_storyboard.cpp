@@ -1,12 +1,8 @@
 #include "app/cli_storyboard.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -18,6 +14,7 @@
 #include "sim/lesson/captions.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
@@ -105,17 +102,6 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
   return 0;
 }
 
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: cannot read the file: it is a folder", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the file: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A schedule file on its own: built and checked at its own count, or at `collsim run`'s.
 std::string validate_schedule(const std::string& path) {
   RunRequest r = default_run_request();
@@ -149,7 +135,7 @@ std::string validate_one(const std::string& path) {
                        t.request.algorithm, t.request.spec.ranks, t.schedule.transfers.size(),
                        t.verification.ok ? "verified" : "WRONG result recorded");
   }
-  return is_schedule_text(read_text(path)) ? validate_schedule(path) : validate_scenario(path);
+  return is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path) : validate_scenario(path);
 }
 
 }  // namespace

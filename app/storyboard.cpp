@@ -355,9 +355,7 @@ void draw_buffers(std::string& o, const gui::ViewModel& vm, int frame) {
     if (labels)
       text(o, kBuffersLeft + 9, y + row_h / 2 + 4,
            fmt::format("rank {}{}", row.rank,
-                       row.buffer == BufferKind::output    ? ""
-                       : row.buffer == BufferKind::scratch ? " scratch"
-                                                           : " input"),
+                       row.buffer == BufferKind::output ? std::string() : " " + std::string(to_string(row.buffer))),
            std::min(13.0f, pitch * 0.6f), pal::text);
     const RowBox g{kBuffersLeft + kLabelWidth, kBuffersRight - kBuffersLeft - kLabelWidth, y, row_h, widest};
     for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c)

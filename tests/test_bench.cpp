@@ -2,6 +2,7 @@
 // speed is measured by `collsim bench`, not asserted by unit tests.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <string>
 
 #include "sim/run/bench.h"
@@ -59,6 +60,65 @@ TEST_CASE("a tiny bench run gives one verified row per algorithm and size") {
   CHECK(rows[3].algorithm == "direct");
   CHECK(rows[3].bytes == 128);
   CHECK(format_bench_row(o, rows[0]).find("   64 ") != std::string::npos);
+}
+
+namespace {
+
+// The CPU backend, but every execution reports a total time of 0 ns: a clock too coarse
+// for the run, which must give no bandwidth rather than an infinite one.
+class ZeroTimeBackend : public Backend {
+ public:
+  std::string name() const override { return "zero-time"; }
+  std::string device_name() const override { return "test"; }
+  Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& buffers) override {
+    Execution e = cpu_->execute(s, deps, buffers);
+    e.total_ns = 0;
+    return e;
+  }
+
+ private:
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend({.threads = 1, .before_transfer = {}, .should_stop = {}});
+};
+
+BenchOptions tiny_bench(Collective c, const std::string& algorithm) {
+  BenchOptions o;
+  o.collective = c;
+  o.algorithms = {algorithm};
+  o.ranks = 3;
+  o.min_bytes = o.max_bytes = 64;
+  o.iterations = 2;
+  o.warmup = 0;
+  o.threads = 1;
+  if (c == Collective::barrier) o.dtype = DataType::i32, o.op = ReduceOp::max;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a bench row timed at 0 ns has no algbw or busbw (not an infinite one)") {
+  BenchOptions o = tiny_bench(Collective::all_reduce, "ring");
+  o.make_backend = [] { return std::make_unique<ZeroTimeBackend>(); };
+  const auto rows = run_bench(o, MemcpyRate{1, 1, 1, 1, 10.0});
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].skipped.empty());
+  CHECK(rows[0].time_us == 0);
+  CHECK_FALSE(rows[0].algbw_gbps);
+  CHECK_FALSE(rows[0].busbw_gbps);
+  // The same point on the real CPU backend does get one, so the check above can fail.
+  o.make_backend = nullptr;
+  const auto timed = run_bench(o, MemcpyRate{1, 1, 1, 1, 10.0});
+  REQUIRE(timed.size() == 1);
+  REQUIRE(timed[0].time_us > 0);
+  CHECK(timed[0].algbw_gbps);
+}
+
+TEST_CASE("a bench row of a barrier has no algbw or busbw, as its run summary has none") {
+  const auto rows = run_bench(tiny_bench(Collective::barrier, "dissemination"), MemcpyRate{1, 1, 1, 1, 10.0});
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].skipped.empty());
+  CHECK(rows[0].time_us > 0);
+  CHECK_FALSE(rows[0].algbw_gbps);
+  CHECK_FALSE(rows[0].busbw_gbps);
 }
 
 TEST_CASE("bad bench options are refused naming the flag") {

@@ -9,14 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 
 #include <doctest/doctest.h>
 
+#include "sim/core/text_file.h"
 #include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
@@ -132,10 +131,7 @@ Scenario with_link(const Scenario& s, const std::string& preset) {
 }
 // The lesson with one line of its file changed, as a description's "set X in [training]" asks.
 Scenario with_line(const char* file, const std::string& line, const std::string& replacement) {
-  std::ifstream in(lessons_dir() / file);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string toml = text.str();
+  std::string toml = read_text_file(lessons_dir() / file, "lesson");
   const std::size_t at = toml.find(line);
   REQUIRE(at != std::string::npos);
   toml.replace(at, line.size(), replacement);

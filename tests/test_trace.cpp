@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -234,6 +235,9 @@ TEST_CASE("load_trace_json names a file it cannot read") {
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).starts_with("/nonexistent/trace.json: cannot read"));
   }
+  // A folder is named as one (it used to read as an empty, invalid JSON text).
+  const auto dir = std::filesystem::temp_directory_path();
+  CHECK(testing::input_error([&] { load_trace_json(dir); }) == dir.string() + ": cannot read the trace file: it is a folder");
 }
 
 TEST_CASE("line_column counts lines and columns from 1") {

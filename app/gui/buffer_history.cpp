@@ -19,7 +19,7 @@ std::size_t buffer_slot(int rank, BufferKind b) { return static_cast<std::size_t
 // A rank's rows: its input, output and scratch storage, those that exist.
 std::vector<BufferKind> recorded_buffers(const Schedule& s, int rank) {
   std::vector<BufferKind> kinds;
-  for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+  for (BufferKind b : kAllBufferKinds)
     if (storage_elements(s, rank, b) > 0) kinds.push_back(b);
   return kinds;
 }

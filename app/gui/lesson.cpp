@@ -17,12 +17,9 @@ bool runs_every_step(const PhaseRun& pr) { return pr.source_transfer.size() == p
 // whole collective (the whole run's algorithm bytes over a part of its time mean nothing).
 void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double duration_ns, bool whole) {
   s.time_ns = duration_ns;
-  s.algbw_gbps.reset();
-  s.busbw_gbps.reset();
-  if (whole && duration_ns > 0 && spec.collective != Collective::barrier) {
-    s.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / duration_ns;
-    s.busbw_gbps = *s.algbw_gbps * busbw_factor(spec.collective, spec.ranks);
-  }
+  const Bandwidth bw = whole ? bandwidth(spec, duration_ns) : Bandwidth{};
+  s.algbw_gbps = bw.algbw_gbps;
+  s.busbw_gbps = bw.busbw_gbps;
   if (!whole) {  // the collective alone's: not this part's
     s.busiest_links.clear();
     s.closed_form.clear();

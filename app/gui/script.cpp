@@ -3,7 +3,6 @@
 #include <charconv>
 #include <filesystem>
 #include <cstdlib>
-#include <fstream>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -14,6 +13,8 @@
 
 #include "app/gui/export.h"
 #include "app/gui/headless.h"
+#include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 
 namespace collsim::gui {
 namespace {
@@ -402,11 +403,14 @@ std::string describe_state(const App& app) {
 }
 
 int run_script(Platform& p, App& app, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    fmt::print(stderr, "collsim-gui: --script {}: cannot read the file\n", path);
+  std::string text;
+  try {
+    text = read_text_file(path, "script");
+  } catch (const InputError& e) {  // "PATH: cannot read the script: why"
+    fmt::print(stderr, "collsim-gui: --script {}\n", e.what());
     return 2;
   }
+  std::istringstream in(text);
   std::string line;
   int number = 0, failures = 0;
   while (std::getline(in, line)) {

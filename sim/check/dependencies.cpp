@@ -60,7 +60,7 @@ class AccessTracker {
  public:
   AccessTracker(const Schedule& s, const BufferCuts& cuts) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
     for (int r = 0; r < s.total_ranks; ++r)
-      for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+      for (BufferKind b : kAllBufferKinds)
         map(r, b) = IntervalMap<Access>(storage_elements(s, r, b), {}, cuts.of(r, b));  // real storage: in place, aliases collide
   }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <bit>
 #include <cctype>
 #include <limits>
 #include <utility>
@@ -149,6 +150,17 @@ std::uint64_t algorithm_bytes(const CollectiveSpec& s) {
   }
 }
 
+std::string_view to_string(BufferKind b) {
+  switch (b) {
+    case BufferKind::input: return "input";
+    case BufferKind::output: return "output";
+    case BufferKind::scratch: return "scratch";
+  }
+  return "?";
+}
+
+int largest_power_of_two(int n) { return n <= 0 ? 0 : static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+
 double busbw_factor(Collective c, int ranks) {
   const double n = ranks;
   switch (c) {
@@ -178,6 +190,12 @@ std::string_view busbw_factor_formula(Collective c) {
     default:
       return "1";
   }
+}
+
+Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns) {
+  if (!(time_ns > 0) || spec.collective == Collective::barrier) return {};
+  const double algbw = static_cast<double>(algorithm_bytes(spec)) / time_ns;  // bytes/ns = GB/s
+  return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
 }
 
 std::optional<std::uint64_t> parse_count(std::string_view text) {

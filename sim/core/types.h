@@ -32,6 +32,13 @@ std::optional<ReduceOp> parse_reduce_op(std::string_view s);
 bool collective_reduces(Collective c);
 bool collective_has_root(Collective c);
 
+// Every rank owns up to three buffers. Extra ranks (parameter servers) own only scratch.
+// Here, below the schedule, so that every layer names and lists them the same way: the
+// names are those of schedule files and traces, and parse back with kAllBufferKinds.
+enum class BufferKind : std::uint8_t { input, output, scratch };
+inline constexpr BufferKind kAllBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
+std::string_view to_string(BufferKind b);
+
 // What the user asks for. `count` is K of DESIGN.md's buffer table: elements per block.
 struct CollectiveSpec {
   Collective collective = Collective::all_reduce;
@@ -60,6 +67,20 @@ std::uint64_t output_elements(const CollectiveSpec& spec, std::string_view algor
 std::uint64_t algorithm_bytes(const CollectiveSpec& spec);
 double busbw_factor(Collective c, int ranks);
 std::string_view busbw_factor_formula(Collective c);
+
+// N' = 2^floor(lg n), the largest power of two <= n (0 for n <= 0): the ranks that run the
+// power-of-two core of recursive doubling and halving (their fold-in, their closed forms).
+int largest_power_of_two(int n);
+
+// Summary figures in nccl-tests' definitions: algbw = algorithm_bytes / time, busbw =
+// algbw * busbw_factor, both in GB/s (1e9 bytes/s, i.e. bytes/ns). nullopt when the time
+// is not positive (nothing was timed: a rate would be infinite or negative) and for a
+// barrier (zero-byte signals: no bandwidth to speak of). The one place every caller (run
+// summaries, predictions, bench rows, lesson phases) gets them from, so they cannot drift.
+struct Bandwidth {
+  std::optional<double> algbw_gbps, busbw_gbps;
+};
+Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns);
 
 // "1M" -> 1048576. Suffixes K, M, G (powers of 1024), optional trailing "i"/"iB"/"B".
 // Returns nullopt for anything else (negative, empty, overflow, junk).

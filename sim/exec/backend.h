@@ -21,6 +21,7 @@ struct RankBuffers {
   std::vector<std::byte>& get(BufferKind b) {
     return b == BufferKind::input ? input : b == BufferKind::output ? output : scratch;
   }
+  const std::vector<std::byte>& get(BufferKind b) const { return const_cast<RankBuffers&>(*this).get(b); }
 };
 
 // Allocates every rank's buffers, sized by the schedule (outputs and scratch zeroed).

@@ -25,10 +25,7 @@ template <class Buffers>
 auto element_ptr(Buffers& bufs, const Schedule& s, const Region& named) {
   const Region r = storage_of(s, named);
   auto& rank = bufs[static_cast<std::size_t>(r.rank)];
-  auto& bytes = r.buffer == BufferKind::input    ? rank.input
-                : r.buffer == BufferKind::output ? rank.output
-                                                 : rank.scratch;
-  return bytes.data() + r.offset * dtype_size(s.spec.dtype);
+  return rank.get(r.buffer).data() + r.offset * dtype_size(s.spec.dtype);
 }
 
 // A barrier token's "I have arrived": rank + 1, so that after a max-barrier every token
@@ -196,7 +193,7 @@ std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
   std::vector<RankBuffers> bufs(static_cast<std::size_t>(s.total_ranks));
   const std::size_t elem = dtype_size(s.spec.dtype);
   for (int r = 0; r < s.total_ranks; ++r)
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+    for (BufferKind b : kAllBufferKinds)
       bufs[static_cast<std::size_t>(r)].get(b).resize(storage_elements(s, r, b) * elem);
   return bufs;
 }
@@ -204,7 +201,7 @@ std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
 double buffer_bytes(const Schedule& s) {
   double elements = 0;
   for (int r = 0; r < s.total_ranks; ++r)
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+    for (BufferKind b : kAllBufferKinds)
       elements += static_cast<double>(storage_elements(s, r, b));
   return elements * static_cast<double>(dtype_size(s.spec.dtype));
 }

@@ -77,10 +77,6 @@ class DeviceResources {
   std::vector<std::pair<int, cuda::Event>> events_;
 };
 
-const std::vector<std::byte>& host_bytes(const RankBuffers& rank, BufferKind b) {
-  return b == BufferKind::input ? rank.input : b == BufferKind::output ? rank.output : rank.scratch;
-}
-
 std::int64_t elapsed_ns(cuda::Event from, cuda::Event to) {
   return std::llround(static_cast<double>(cuda::event_elapsed_ms(from, to)) * 1e6);
 }
@@ -167,7 +163,7 @@ void DeviceRun::mark_staged(const PeerAccess& peers) {
 void DeviceRun::check_device_memory() {
   std::vector<double> need(plan_.event_slots_per_device.size(), 0);
   for (int r = 0; r < s_.total_ranks; ++r)
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+    for (BufferKind b : kAllBufferKinds)
       need[static_cast<std::size_t>(plan_.device_of_stream[static_cast<std::size_t>(r)])] +=
           static_cast<double>(storage_elements(s_, r, b) * esize_);
   for (std::size_t d = 0; d < need.size(); ++d) {
@@ -194,7 +190,7 @@ void DeviceRun::create_ranks() {
     rank.slot = static_cast<std::size_t>(plan_.device_of_stream[static_cast<std::size_t>(r)]);
     rank.device = o_.device + static_cast<int>(rank.slot);
     current_.use(rank.device);
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch})
+    for (BufferKind b : kAllBufferKinds)
       rank.buffer[static_cast<std::size_t>(b)] = res_.alloc(rank.device, storage_elements(s_, r, b) * esize_);
     rank.stream = res_.stream(rank.device);
     rank.done = res_.event(rank.device, true);
@@ -236,8 +232,8 @@ void DeviceRun::copy_in(const std::vector<RankBuffers>& host) {
   for (int r = 0; r < s_.total_ranks; ++r) {
     const RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
     current_.use(rank.device);
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch}) {
-      const std::vector<std::byte>& bytes = host_bytes(host[static_cast<std::size_t>(r)], b);
+    for (BufferKind b : kAllBufferKinds) {
+      const std::vector<std::byte>& bytes = host[static_cast<std::size_t>(r)].get(b);
       cuda::memcpy_async(rank.buffer[static_cast<std::size_t>(b)], bytes.data(), bytes.size(), rank.stream);
     }
   }
@@ -250,7 +246,7 @@ void DeviceRun::copy_out(std::vector<RankBuffers>& host) {
   for (int r = 0; r < s_.total_ranks; ++r) {
     const RankOnDevice& rank = ranks_[static_cast<std::size_t>(r)];
     current_.use(rank.device);
-    for (BufferKind b : {BufferKind::input, BufferKind::output, BufferKind::scratch}) {
+    for (BufferKind b : kAllBufferKinds) {
       if (b == BufferKind::input && !s_.spec.in_place) continue;
       std::vector<std::byte>& bytes = host[static_cast<std::size_t>(r)].get(b);
       cuda::memcpy_async(bytes.data(), rank.buffer[static_cast<std::size_t>(b)], bytes.size(), rank.stream);

@@ -5,12 +5,8 @@
 #include "sim/lesson/scenario.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -18,6 +14,7 @@
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 #include "sim/core/toml_fields.h"
 
 namespace collsim {
@@ -229,15 +226,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
 }
 
 Scenario load_scenario(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: cannot read the scenario file: it is a folder", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the scenario file: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("{}: error while reading the scenario file", path.string()));
-  return parse_scenario(text.str(), path.string());
+  return parse_scenario(read_text_file(path, "scenario file"), path.string());
 }
 
 }  // namespace collsim

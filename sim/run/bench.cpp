@@ -111,10 +111,9 @@ BenchRow measure_point(const BenchOptions& o, const std::string& algorithm, std:
   row.time_us = time_s * 1e6;
   row.best_time_us = best_s * 1e6;
   row.moved = data_moved(run.schedule);
-  if (time_s > 0) {
-    row.algbw_gbps = static_cast<double>(algorithm_bytes(request.spec)) / time_s / 1e9;
-    row.busbw_gbps = *row.algbw_gbps * busbw_factor(o.collective, o.ranks);
-  }
+  const Bandwidth bw = bandwidth(request.spec, time_s * 1e9);
+  row.algbw_gbps = bw.algbw_gbps;
+  row.busbw_gbps = bw.busbw_gbps;
   // Best against best: memcpy's rate is its fastest trial, so the engine's rate is its
   // fastest iteration. Another process's load only ever slows either one down, and
   // comparing a mean with a best would blame that load on the engine.

@@ -21,12 +21,12 @@ RunRequest point_request(const BenchOptions& o, const std::string& algorithm, st
   return r;
 }
 
-// nccl-tests' algbw and busbw from a time in µs (fractions kept, unlike bandwidth()).
+// nccl-tests' algbw and busbw from a time in µs.
 void set_bandwidths(const BenchOptions& o, SweepPoint& p, double time_us) {
-  if (time_us <= 0 || o.collective == Collective::barrier) return;
   const CollectiveSpec spec{o.collective, o.ranks, p.count, o.dtype, o.op, o.root, false};
-  p.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / (time_us * 1e3);
-  p.busbw_gbps = *p.algbw_gbps * busbw_factor(o.collective, o.ranks);
+  const Bandwidth bw = bandwidth(spec, time_us * 1e3);
+  p.algbw_gbps = bw.algbw_gbps;
+  p.busbw_gbps = bw.busbw_gbps;
 }
 
 std::optional<double> clock_time(const SweepPoint& p, SweepClock clock) {

@@ -3,16 +3,13 @@
 // an error with a position, not a transfer silently left out.
 #include "sim/run/custom_schedule.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "sim/check/checker.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
+#include "sim/core/text_file.h"
 #include "sim/core/toml_fields.h"
 
 namespace collsim {
@@ -27,7 +24,6 @@ const std::string& format_name() {
   return name;
 }
 
-constexpr BufferKind kBuffers[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
 constexpr Action kActions[] = {Action::copy, Action::reduce};
 constexpr int kMaxChunkIndex = 1 << 24;
 
@@ -113,7 +109,7 @@ Place read_place(const ScheduleFile& f, const Table& t, const Entry& owner, std:
 
 BufferKind read_buffer(const Table& t, std::string_view key, BufferKind fallback) {
   const std::optional<Entry> e = t.find(key);
-  return e ? toml_fields::enum_value(*e, kBuffers, "buffer") : fallback;
+  return e ? toml_fields::enum_value(*e, kAllBufferKinds, "buffer") : fallback;
 }
 
 ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {
@@ -261,14 +257,7 @@ ScheduleFile parse_schedule_file(std::string_view text, const std::string& sourc
 }
 
 ScheduleFile load_schedule_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: cannot read the schedule file: it is a folder", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the schedule file: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_schedule_file(text.str(), path.string());
+  return parse_schedule_file(read_text_file(path, "schedule file"), path.string());
 }
 
 bool is_schedule_text(std::string_view text) {

@@ -102,10 +102,4 @@ std::span<const std::byte> output_after_run(const RunResult& r, int rank) {
   return buffer_view(r.schedule, r.buffers, rank, BufferKind::output);
 }
 
-Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns) {
-  if (time_ns <= 0 || spec.collective == Collective::barrier) return {};
-  const double algbw = static_cast<double>(algorithm_bytes(spec)) / static_cast<double>(time_ns);  // bytes/ns = GB/s
-  return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
-}
-
 }  // namespace collsim

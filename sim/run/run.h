@@ -71,12 +71,4 @@ void predict_run(RunResult& r, const TopologyConfig& config);
 // Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
 std::uint64_t available_memory_bytes();
 
-// Summary figures in nccl-tests' definitions. algbw = algorithm_bytes / time,
-// busbw = algbw * busbw_factor; both in GB/s (1e9 bytes/s), nullopt when time is 0
-// and for a barrier (zero-byte signals: no bandwidth to speak of).
-struct Bandwidth {
-  std::optional<double> algbw_gbps, busbw_gbps;
-};
-Bandwidth bandwidth(const CollectiveSpec& spec, std::int64_t time_ns);
-
 }  // namespace collsim

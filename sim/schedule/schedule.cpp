@@ -2,15 +2,6 @@
 
 namespace collsim {
 
-std::string_view to_string(BufferKind b) {
-  switch (b) {
-    case BufferKind::input: return "input";
-    case BufferKind::output: return "output";
-    case BufferKind::scratch: return "scratch";
-  }
-  return "?";
-}
-
 std::string_view to_string(Action a) { return a == Action::copy ? "copy" : "reduce"; }
 
 std::string_view to_string(LocalOpKind k) {

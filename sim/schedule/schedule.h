@@ -11,10 +11,6 @@
 
 namespace collsim {
 
-// Every rank owns up to three buffers. Extra ranks (parameter servers) own only scratch.
-enum class BufferKind : std::uint8_t { input, output, scratch };
-std::string_view to_string(BufferKind b);
-
 // A contiguous run of elements in one rank's buffer.
 struct Region {
   int rank = 0;

@@ -64,10 +64,9 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   p.topology = describe(m.topology);
   p.topology_config = m.config;
   p.time_ns = m.prediction.total_ns;
-  if (p.time_ns > 0 && spec.collective != Collective::barrier) {  // as bandwidth(), with fractional ns
-    p.algbw_gbps = static_cast<double>(algorithm_bytes(spec)) / p.time_ns;
-    p.busbw_gbps = *p.algbw_gbps * busbw_factor(spec.collective, spec.ranks);
-  }
+  const Bandwidth bw = bandwidth(spec, p.time_ns);
+  p.algbw_gbps = bw.algbw_gbps;
+  p.busbw_gbps = bw.busbw_gbps;
   for (const LinkLoad& l : m.prediction.busiest)
     p.busiest_links.push_back({link_name(m.topology, l.link), p.time_ns > 0 ? l.busy_ns / p.time_ns : 0});
   const ClosedForm f = closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology));

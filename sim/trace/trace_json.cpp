@@ -9,19 +9,16 @@
 // Layout: small objects on one line, arrays of objects or strings one element per line,
 // so a trace reads well, diffs well, and is streamed without building one huge tree.
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 #include "sim/trace/json_writer.h"
 #include "sim/trace/trace.h"
 
@@ -272,7 +269,6 @@ class Field {
   const std::string& file_;
 };
 
-constexpr BufferKind kBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
 constexpr Action kActions[] = {Action::copy, Action::reduce};
 constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_identity, LocalOpKind::divide,
                                          LocalOpKind::signal};
@@ -313,10 +309,10 @@ LocalOp read_local_op(const Field& f, const Schedule& s) {
     f.only_keys({"kind", "rank", "buffer", "offset", "count", "source_buffer", "source_offset"});
   else
     f.only_keys({"kind", "rank", "buffer", "offset", "count"});
-  op.target = {read_rank(f["rank"], s), f["buffer"].name_of(kBufferKinds, "buffer"), f["offset"].unsigned_integer(),
+  op.target = {read_rank(f["rank"], s), f["buffer"].name_of(kAllBufferKinds, "buffer"), f["offset"].unsigned_integer(),
                f["count"].unsigned_integer()};
   if (op.kind == LocalOpKind::copy)
-    op.source = {op.target.rank, f["source_buffer"].name_of(kBufferKinds, "buffer"),
+    op.source = {op.target.rank, f["source_buffer"].name_of(kAllBufferKinds, "buffer"),
                  f["source_offset"].unsigned_integer(), op.target.count};
   return op;
 }
@@ -329,9 +325,9 @@ Transfer read_transfer(const Field& f, const Schedule& s) {
   t.dst = read_rank(f["dst"], s);
   t.chunk = f["chunk"].int32(0, std::numeric_limits<int>::max());
   t.action = f["action"].name_of(kActions, "action");
-  t.src_buffer = f["src_buffer"].name_of(kBufferKinds, "buffer");
+  t.src_buffer = f["src_buffer"].name_of(kAllBufferKinds, "buffer");
   t.src_offset = f["src_offset"].unsigned_integer();
-  t.dst_buffer = f["dst_buffer"].name_of(kBufferKinds, "buffer");
+  t.dst_buffer = f["dst_buffer"].name_of(kAllBufferKinds, "buffer");
   t.dst_offset = f["dst_offset"].unsigned_integer();
   t.count = f["count"].unsigned_integer();
   return t;
@@ -560,12 +556,7 @@ Trace parse_trace_json(std::string_view text, const std::string& source_name) {
 }
 
 Trace load_trace_json(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read the trace file: {}", path.string(), std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError(fmt::format("{}: error while reading the trace file", path.string()));
-  return parse_trace_json(text.str(), path.string());
+  return parse_trace_json(read_text_file(path, "trace file"), path.string());
 }
 
 namespace json_layout {

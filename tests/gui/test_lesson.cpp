@@ -15,6 +15,7 @@
 #include "app/gui/loader.h"
 #include "sim/lesson/captions.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 
 using namespace collsim;
 using namespace collsim::gui;
@@ -100,11 +101,6 @@ algorithm = "ring"
 count = 8
 steps = [4, 6]
 )";
-
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 LoadResult load_file(const std::filesystem::path& file) {
   LoadRequest r;
@@ -463,7 +459,7 @@ TEST_CASE("gui lesson: the whole lesson exports as program_to_json, _chrome and 
   std::filesystem::create_directories(dir);
   const std::filesystem::path file = lesson_export_path(dir / "lesson17", LessonExportKind::json);
   CHECK(write_export(file, json).empty());
-  CHECK(read_text(file) == json);
+  CHECK(read_text_file(file, "exported trace") == json);
   // Into a folder that is not there: the error names the path, and nothing is written.
   const std::filesystem::path missing = dir / "no_such_folder" / "x.lesson.json";
   const std::string problem = write_export(missing, json);

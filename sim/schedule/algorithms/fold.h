@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/types.h"
+
 namespace collsim {
 
 struct Fold {
@@ -28,7 +30,7 @@ struct Fold {
   int pof2 = 1;  // N'
   int rem = 0;   // N - N'
 
-  explicit Fold(int n) : ranks(n), pof2(static_cast<int>(std::bit_floor(static_cast<unsigned>(n)))), rem(n - pof2) {}
+  explicit Fold(int n) : ranks(n), pof2(largest_power_of_two(n)), rem(n - pof2) {}
 
   bool active() const { return rem > 0; }
   int rounds() const { return std::countr_zero(static_cast<unsigned>(pof2)); }  // lg N'

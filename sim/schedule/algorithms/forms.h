@@ -20,7 +20,7 @@ using Time = std::optional<double>;
 
 inline int floor_lg(int n) { return std::bit_width(static_cast<unsigned>(n)) - 1; }
 inline int ceil_lg(int n) { return n <= 1 ? 0 : std::bit_width(static_cast<unsigned>(n - 1)); }
-inline int pof2(int n) { return static_cast<int>(std::bit_floor(static_cast<unsigned>(n))); }
+inline int pof2(int n) { return largest_power_of_two(n); }  // N'
 inline bool is_pof2(int n) { return std::has_single_bit(static_cast<unsigned>(n)); }
 
 // The fold-in's extra blocks along the critical path (fold.h): round k of the power-of-two

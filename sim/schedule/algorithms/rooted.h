@@ -30,7 +30,7 @@ struct Rooted {
   static int parent(int v) { return v - (v & -v); }
   // v's parent in the broadcast's doubling tree (v > 0): v minus its highest set bit, the
   // rank that reached v in round floor(lg v) (also a binomial tree, with other subtrees).
-  static int doubling_parent(int v) { return v - static_cast<int>(std::bit_floor(static_cast<unsigned>(v))); }
+  static int doubling_parent(int v) { return v - largest_power_of_two(v); }
   // The tree in real ranks, as the views draw it (AlgorithmInfo::layout): the same
   // parent() (or doubling_parent()) the schedules send along.
   TreeShape binomial_tree(bool doubling = false) const {
