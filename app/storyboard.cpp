@@ -251,12 +251,7 @@ void draw_scene(std::string& o, const gui::ViewModel& vm, int frame) {
 // --- the buffers -----------------------------------------------------------------------
 
 // Every rank a cell ever holds: its stripe slots (the GUI's eventual_ranks).
-std::uint64_t eventual_ranks(const gui::BufferHistory& h, std::uint32_t cell) {
-  std::uint64_t mask = 0;
-  for (const gui::CellChange& c : h.changes_of(cell))
-    if (c.written) mask |= gui::ranks_of(c.contributions).mask;
-  return mask;
-}
+std::uint64_t eventual_ranks(const gui::BufferHistory& h, std::uint32_t cell) { return h.ranks_ever(cell); }
 
 // Many ranks: one shade for how much of its final set the cell holds (the GUI's shade).
 std::string shade(const gui::RankSet& have, int target) {
