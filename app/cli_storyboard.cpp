@@ -29,7 +29,7 @@ constexpr std::string_view kSpecFlags[] = {"--collective", "--algorithm",      "
 // scenario's topology (gui/loader.cpp does the same), so the storyboard's scene is laid out
 // as in the app.
 Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario) {
-  RunResult run = prepare_run(plan.request);
+  RunResult run = prepare_run(plan.request, {.record_history = true});  // the view's history: checked once
   storyboard::check_drawable(run.schedule, scenario.empty() ? "storyboard" : scenario);
   predict_run(run, plan.topology);
   execute_run(run, *make_cpu_backend());
@@ -41,7 +41,7 @@ Trace load_for_storyboard(const std::string& input, const FlagGiven& given) {
   for (std::string_view flag : kSpecFlags)
     if (given(flag))
       throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
-  Trace t = load_trace_json(input);
+  Trace t = load_trace_json(input, true);  // its one check records the view's history
   storyboard::check_drawable(t.schedule, input);
   return t;
 }
@@ -63,7 +63,7 @@ std::vector<std::string> file_captions(const RunPlan& plan, const Schedule& s) {
 // A lesson: every distinct collective run on the CPU backend and verified, the program
 // predicted on the lesson's topology, and one view model per distinct collective.
 int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
-  ProgramResult p = prepare_program(s);
+  ProgramResult p = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
   for (const PhaseRun& pr : p.phases)
     if (pr.run) storyboard::check_drawable(pr.run->schedule, s.source);
   predict_program(p, s, s.topology);

@@ -1,9 +1,12 @@
 // The checker must reject broken schedules, each with a message that says what broke.
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "sim/schedule/algorithm.h"
+#include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "sim/schedule/schedule_builder.h"
@@ -192,4 +195,147 @@ TEST_CASE("ring dependencies: each transfer waits only for the chunk it forwards
       CHECK((feeds_source || same_destination_chunk));
     }
   }
+}
+
+// --- the checker's errors as data (CheckError), for views that phrase them ---------------
+
+namespace {
+
+CheckError error_of(const Schedule& s) {
+  try {
+    check_schedule(s);
+  } catch (const CheckError& e) {
+    return e;
+  }
+  FAIL("the checker passed a broken schedule");
+  return CheckError(CheckErrorKind::step_order, CheckErrorSite::transfer, "unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("check errors: a same-step read names the reader, then the writer it races") {
+  const Schedule s = two_rank_ring(false, false, true);
+  const CheckError e = error_of(s);
+  CHECK(e.kind == CheckErrorKind::read_write_conflict_in_step);
+  CHECK(e.site == CheckErrorSite::transfer);
+  REQUIRE(e.transfers.size() == 2);
+  CHECK(e.transfers[0] == 2);  // the copy from rank 1's output[0,1)...
+  CHECK(e.transfers[1] == 0);  // ...which the reduce of the same step writes
+  CHECK(e.ranks == std::vector<int>{1, 0});
+  REQUIRE(e.regions.size() == 2);
+  CHECK(e.regions[0] == out(1, 0, 1));
+  CHECK(e.regions[1] == out(1, 0, 1));
+  CHECK(std::string(e.what()) == failure_of(s));  // the same words as before
+}
+
+TEST_CASE("check errors: kinds, transfers, ranks and contributors of broken schedules") {
+  SUBCASE("a contribution added twice") {
+    const CheckError e = error_of(two_rank_ring(false, true));
+    CHECK(e.kind == CheckErrorKind::double_contribution);
+    CHECK(e.transfers == std::vector<std::size_t>{4});
+    CHECK(e.ranks == std::vector<int>{1, 0});
+    CHECK(e.regions == std::vector<Region>{out(0, 1, 1)});
+    CHECK(e.contributors == std::vector<int>{1});
+  }
+  SUBCASE("a missing contribution, at the end") {
+    const CheckError e = error_of(two_rank_ring(true));
+    CHECK(e.kind == CheckErrorKind::missing_contribution);
+    CHECK(e.site == CheckErrorSite::final_state);
+    CHECK(e.transfers.empty());
+    CHECK(e.ranks == std::vector<int>{0});
+    CHECK(e.regions == std::vector<Region>{out(0, 0, 1)});
+    CHECK(e.contributors == std::vector<int>{0});
+  }
+  SUBCASE("a read of data never written") {
+    ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+    b.set_scratch(1, 2);
+    b.step("forward");
+    b.copy(0, {1, BufferKind::scratch, 0, 2}, out(0, 0, 2));
+    const CheckError e = error_of(std::move(b).finish());
+    CHECK(e.kind == CheckErrorKind::read_before_write);
+    CHECK(e.transfers == std::vector<std::size_t>{0});
+    CHECK(e.regions == std::vector<Region>{{1, BufferKind::scratch, 0, 2}});
+  }
+  SUBCASE("two copies into one region in one step") {
+    ScheduleBuilder b(all_reduce(3, 1), "hand-made");
+    for (int r = 0; r < 3; ++r) b.pre_copy(in(r, 0, 1), out(r, 0, 1));
+    b.step("two writers");
+    b.copy(0, in(1, 0, 1), out(0, 0, 1));
+    b.copy(0, in(2, 0, 1), out(0, 0, 1));
+    const CheckError e = error_of(std::move(b).finish());
+    CHECK(e.kind == CheckErrorKind::conflicting_writes_in_step);
+    CHECK(e.transfers == std::vector<std::size_t>{1, 0});
+    CHECK(e.ranks == std::vector<int>{2, 0, 1});
+  }
+  SUBCASE("a write into an input, and a region outside its buffer") {
+    ScheduleBuilder b(all_reduce(2, 4), "hand-made");
+    b.step("oops");
+    b.copy(0, out(0, 0, 2), in(1, 0, 2));
+    CHECK(error_of(std::move(b).finish()).kind == CheckErrorKind::input_written);
+    ScheduleBuilder c(all_reduce(2, 4), "hand-made");
+    c.step("oops");
+    c.copy(0, in(0, 2, 4), out(1, 0, 4));
+    const CheckError e = error_of(std::move(c).finish());
+    CHECK(e.kind == CheckErrorKind::region_out_of_range);
+    CHECK(e.regions == std::vector<Region>{in(0, 2, 4)});
+  }
+  SUBCASE("a barrier whose last round is missing") {
+    Schedule s = build_algorithm_schedule({Collective::barrier, 4, 0, DataType::f32, ReduceOp::max, 0}, "dissemination", {});
+    const int last = s.step_count() - 1;
+    std::erase_if(s.transfers, [last](const Transfer& t) { return t.step == last; });
+    const CheckError e = error_of(s);
+    CHECK(e.kind == CheckErrorKind::barrier_incomplete);
+    CHECK(e.site == CheckErrorSite::final_state);
+    CHECK(!e.contributors.empty());
+  }
+}
+
+TEST_CASE("checker_runs counts every check, passed or failed") {
+  const std::uint64_t before = checker_runs();
+  check_schedule(two_rank_ring());
+  CHECK(checker_runs() == before + 1);
+  (void)failure_of(two_rank_ring(true));
+  CHECK(checker_runs() == before + 2);
+  (void)BufferHistory::record(two_rank_ring());  // records during one check, not after it
+  CHECK(checker_runs() == before + 3);
+}
+
+// --- the buffer history (sim/check/buffer_history.h) ----------------------------------------
+
+TEST_CASE("buffer history: the state of a cell after each step, and its last writer") {
+  const Schedule s = two_rank_ring();
+  const BufferHistory h = BufferHistory::record(s);
+  const int row = h.row_of(0, BufferKind::output);
+  REQUIRE(row >= 0);
+  const auto [first, last] = h.cells_in(row, 0, 1);  // rank 0's chunk 0
+  REQUIRE(last == first + 1);
+  CHECK(h.step_count() == 2);
+  CHECK(h.transfers_before_step(1) == 2);
+  CHECK(ranks_of(h.state_after_step(first, 0)->contributions).count == 1);  // its own input
+  CHECK(ranks_of(h.state_after_step(first, 1)->contributions).count == 1);  // it sent; rank 1 reduced
+  CHECK(ranks_of(h.state_after_step(first, 2)->contributions).count == 2);  // the all-gather's copy
+  CHECK(!h.last_writer(first, h.transfers_before_step(1), false));          // the pre-copy's
+  CHECK(h.last_writer(first, s.transfers.size(), true) == std::optional<std::size_t>{2});
+  CHECK(h.ranks_ever(first) == 0b11);
+}
+
+TEST_CASE("buffer history: a failed check keeps what it recorded up to the failure") {
+  const Schedule s = two_rank_ring(false, true);  // transfer #4 adds rank 1's contribution twice
+  std::optional<CheckError> error;
+  const BufferHistory h = BufferHistory::record_until_error(s, error);
+  REQUIRE(error);
+  CHECK(error->kind == CheckErrorKind::double_contribution);
+  const int row = h.row_of(0, BufferKind::output);
+  const auto [first, last] = h.cells_in(row, 1, 2);
+  REQUIRE(last == first + 1);
+  CHECK(h.last_writer(first, s.transfers.size(), true) == std::optional<std::size_t>{1});  // not #4
+  // The checker cuts its buffers where the schedule's regions do (chunk by chunk here).
+  const std::vector<HistoryPiece> before = h.pieces(out(0, 0, 2), 0, false);
+  REQUIRE(before.size() == 2);
+  CHECK(before[0].end == 1);
+  CHECK(before[1].change->transfer == kInitialState);
+  const std::vector<HistoryPiece> at_end = h.pieces(out(0, 0, 2), s.transfers.size(), true);
+  REQUIRE(at_end.size() == 2);
+  CHECK(at_end[0].change->transfer == 2);  // the all-gather's copy
+  CHECK(at_end[1].change->transfer == 1);  // the reduce-scatter's reduce: #4 failed
 }

@@ -362,3 +362,22 @@ TEST_CASE("--schedule on the command line selects the custom algorithm over a sc
   CHECK_THROWS_WITH_AS(build_schedule(RunRequest{}.spec, "ring", flags.options),
                        doctest::Contains("a schedule file is run with --algorithm custom"), InputError);
 }
+
+TEST_CASE("prepare_run checks once, built-in or hand-written, and records the buffer history only when asked") {
+  RunRequest ring;
+  ring.spec = {Collective::all_reduce, 4, 8, DataType::f32, ReduceOp::sum, 0};
+  const RunRequest custom = request_for(exercises() / "solutions" / "ring_allreduce.schedule.toml", 8);
+  for (const RunRequest& r : {ring, custom}) {
+    CAPTURE(r.algorithm);
+    std::uint64_t before = checker_runs();
+    const RunResult plain = prepare_run(r);
+    CHECK(checker_runs() - before == 1);
+    CHECK_FALSE(plain.history);  // the CLI's plain run does not pay for it
+    before = checker_runs();
+    const RunResult viewed = prepare_run(r, {.record_history = true});
+    CHECK(checker_runs() - before == 1);  // the same one check records it
+    REQUIRE(viewed.history);
+    CHECK(viewed.history->transfer_count() == viewed.schedule.transfers.size());
+    CHECK(viewed.dependencies.edge_count() == plain.dependencies.edge_count());
+  }
+}

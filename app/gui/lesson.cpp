@@ -55,6 +55,7 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
     t.records.push_back(r);
   }
   const bool every_step = runs_every_step(pr);
+  if (!every_step) t.history.reset();  // the whole collective's: build_lesson gives the view its window
   if (!every_step) {  // the measured figures of the part: its span, no bandwidths
     t.summary.time_ns = last - first;
     t.summary.algbw_gbps.reset();
@@ -70,8 +71,9 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::size_t n = l.phase_count();
   l.views.assign(n, nullptr);
-  // Phases that run some steps of one collective share its recorded history.
-  std::map<const RunResult*, BufferHistory> histories;
+  // Phases that run some steps of one collective share its history: the one its run's check
+  // recorded (prepare_program with record_history), else recorded here once.
+  std::map<const RunResult*, std::shared_ptr<const BufferHistory>> histories;
   for (std::size_t k = 0; k < n; ++k) {
     const PhaseRun& pr = l.run_of(k);
     if (!pr.run) continue;
@@ -81,11 +83,12 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
       l.views[k] = std::make_shared<ViewModel>(std::move(t));
       continue;
     }
-    auto it = histories.find(pr.run.get());
-    if (it == histories.end()) it = histories.emplace(pr.run.get(), BufferHistory::record(pr.run->schedule)).first;
+    std::shared_ptr<const BufferHistory>& whole = histories[pr.run.get()];
+    if (!whole) whole = pr.run->history ? pr.run->history
+                                        : std::make_shared<const BufferHistory>(BufferHistory::record(pr.run->schedule));
     const Phase& phase = l.phase(k);
     const bool to_the_end = phase.last_step == 0 || phase.last_step == pr.run->schedule.step_count();
-    l.views[k] = std::make_shared<ViewModel>(std::move(t), it->second.window(pr.source_transfer, to_the_end));
+    l.views[k] = std::make_shared<ViewModel>(std::move(t), whole->window(pr.source_transfer, to_the_end));
   }
   l.answers.clear();
   l.answerable.clear();

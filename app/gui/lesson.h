@@ -46,8 +46,8 @@ struct Lesson {
 // A single-collective scenario's is make_trace's, unchanged.
 Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k);
 
-// Builds every view and answers every question of a program that has been prepared,
-// predicted and executed. `progress(k, n)` runs before view k of n (the loader checks for
+// Builds every view and answers every question of a program that has been prepared
+// (with record_history, so that no view checks a schedule again), predicted and executed. `progress(k, n)` runs before view k of n (the loader checks for
 // a cancel there). Throws ScheduleError only for a broken schedule, like ViewModel.
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress = {});
 

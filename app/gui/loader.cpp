@@ -33,7 +33,7 @@ void execute_cancellably(const Progress& p, Execute&& execute) {
 std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyConfig& topology, const std::string& title,
                                       const std::string& description, Progress& p) {
   p.set(0.05f, "building and checking the schedule");
-  RunResult run = prepare_run(request);
+  RunResult run = prepare_run(request, {.record_history = true});  // the view's history: checked once
   // The topology is checked before the (long) execution, so that a bad figure is
   // reported at once; predict_run checks it again, cheaply.
   p.set(0.25f, "checking the topology");
@@ -44,7 +44,7 @@ std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyC
   predict_run(run, topology);
   p.set(0.7f, "recording the trace");
   Trace trace = make_trace(run, title, description);
-  p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
+  p.set(0.75f, "building the view");
   return std::make_unique<ViewModel>(std::move(trace));
 }
 
@@ -90,7 +90,7 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   const std::size_t phases = s.phases.size();
   p.set(0.05f, phases == 1 ? std::string("building and checking the schedule")
                            : fmt::format("building and checking the schedules of {} phases", phases));
-  lesson->program = prepare_program(s);
+  lesson->program = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
   p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
   predict_program(lesson->program, s, s.topology);
   p.set(0.3f, "running on the CPU backend");
@@ -103,8 +103,7 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   lesson->scenario = std::move(s);
   build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
     p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
-          n == 1 ? std::string("replaying the transfers symbolically for the buffers view")
-                 : fmt::format("replaying phase {} of {} symbolically for the buffers view", k + 1, n));
+          n == 1 ? std::string("building the view") : fmt::format("building the view of phase {} of {}", k + 1, n));
   });
   const Scenario& sc = lesson->scenario;
   out.topology = sc.topology;
@@ -134,14 +133,14 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
 void load_trace(const LoadRequest& load, LoadResult& out, Progress& p) {
   if (!load.compare.empty()) p.scope(0.0f, 0.5f, "trace: ");
   p.set(0.05f, fmt::format("reading {}", load.file.string()));
-  Trace trace = load_trace_json(load.file);
+  Trace trace = load_trace_json(load.file, true);  // its one check records the view's history
   const std::optional<TopologyConfig> recorded = trace.predicted ? trace.predicted->topology_config : std::nullopt;
   if (!load.compare.empty() && !recorded)
     throw InputError(fmt::format("{}: a trace cannot be compared with another algorithm: it records its topology's "
                                  "description, not its configuration (open the scenario, or run it, instead)",
                                  load.file.string()));
   out.topology = recorded.value_or(TopologyConfig{});
-  p.set(0.75f, fmt::format("replaying {} transfers symbolically for the buffers view", trace.schedule.transfers.size()));
+  p.set(0.75f, "building the view");
   out.model = std::make_unique<ViewModel>(std::move(trace));
   if (load.compare.empty()) return;
   const Trace& t = out.model->trace();

@@ -16,12 +16,7 @@ palette::Rgb fill(int have, int target) {
   return {c(0.20f + 0.10f * f), c(0.30f + 0.45f * f), c(0.45f + 0.30f * f)};
 }
 
-std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell) {
-  std::uint64_t mask = 0;
-  for (const CellChange& c : vm.buffers().changes_of(cell))
-    if (c.written) mask |= ranks_of(c.contributions).mask;
-  return mask;
-}
+std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell) { return vm.buffers().ranks_ever(cell); }
 
 std::vector<palette::Rgb> stripe_colours(std::uint64_t eventual, const RankSet& have) {
   std::vector<palette::Rgb> out;

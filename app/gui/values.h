@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "app/gui/buffer_history.h"
+#include "sim/check/buffer_history.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::gui {

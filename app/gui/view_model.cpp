@@ -78,12 +78,13 @@ double Tally::done_by(double t) const {
   return it == end.begin() ? 0.0 : bytes[static_cast<std::size_t>(it - end.begin()) - 1];
 }
 
-ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)) {
-  history_ = BufferHistory::record(trace_.schedule);
+ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)), history_(trace_.history) {
+  if (!history_) history_ = std::make_shared<const BufferHistory>(BufferHistory::record(trace_.schedule));
   build();
 }
 
-ViewModel::ViewModel(Trace trace, BufferHistory history) : trace_(std::move(trace)), history_(std::move(history)) {
+ViewModel::ViewModel(Trace trace, BufferHistory history)
+    : trace_(std::move(trace)), history_(std::make_shared<const BufferHistory>(std::move(history))) {
   build();
 }
 
@@ -207,7 +208,7 @@ ClockIndex ViewModel::build_clock(ClockKind kind, std::vector<double> begin, std
   for (std::size_t k = 1; k < c.step_done.size(); ++k) c.step_done[k] = std::max(c.step_done[k], c.step_done[k - 1]);
   if (kind == ClockKind::steps)
     for (std::size_t k = 0; k < c.step_done.size(); ++k) c.step_done[k] = static_cast<double>(k + 1);
-  c.change_keys = history_.change_keys(c.end, c.finish);
+  c.change_keys = history_->change_keys(c.end, c.finish);
 
   c.sent.resize(ranks);
   c.received.resize(ranks);
@@ -255,7 +256,7 @@ void ViewModel::in_flight(ClockKind kind, double t, std::vector<InFlight>& out) 
 }
 
 const CellChange& ViewModel::cell_state(ClockKind kind, std::uint32_t cell, double t) const {
-  return history_.change_at(cell, clock(kind).change_keys, t);
+  return history_->change_at(cell, clock(kind).change_keys, t);
 }
 
 std::string ViewModel::caption(ClockKind kind, double t, int done, const std::vector<InFlight>& flying) const {

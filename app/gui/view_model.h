@@ -9,16 +9,26 @@
 // On every clock, "done by t" means end <= t and "in flight" means begin < t < end.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "app/gui/buffer_history.h"
 #include "app/gui/layout.h"
+#include "sim/check/buffer_history.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::gui {
+
+// The buffer history is sim's (sim/check/buffer_history.h); the app's code names its parts
+// as its own, as it did when the history lived here.
+using collsim::BufferHistory;
+using collsim::BufferRow;
+using collsim::CellChange;
+using collsim::RankSet;
+using collsim::ranks_of;
+using Cell = collsim::BufferCell;
 
 enum class ClockKind : std::uint8_t { steps, measured, predicted };
 inline constexpr ClockKind kAllClocks[] = {ClockKind::steps, ClockKind::measured, ClockKind::predicted};
@@ -72,8 +82,10 @@ std::string start_caption(const Schedule& s);    // "Start: every rank holds onl
 
 class ViewModel {
  public:
-  // Runs the schedule checker over the trace's schedule (ScheduleError if it is broken).
-  // The scene is arranged by the trace's topology when it has one, else by the algorithm.
+  // Shows the buffer history the trace came with (Trace::history: recorded by its run's or
+  // its import's one check), else records it, running the schedule checker (ScheduleError
+  // if the schedule is broken). The scene is arranged by the trace's topology when it has
+  // one, else by the algorithm.
   explicit ViewModel(Trace trace);
   // The same with the cells' history given: a lesson phase's window of its collective's
   // (BufferHistory::window), whose schedule alone the checker cannot replay.
@@ -82,7 +94,7 @@ class ViewModel {
   const Trace& trace() const { return trace_; }
   const Schedule& schedule() const { return trace_.schedule; }
   const Layout& layout() const { return layout_; }
-  const BufferHistory& buffers() const { return history_; }
+  const BufferHistory& buffers() const { return *history_; }
   int step_count() const { return trace_.schedule.step_count(); }
   std::size_t transfer_count() const { return trace_.schedule.transfers.size(); }
 
@@ -130,7 +142,7 @@ class ViewModel {
   LayoutChoice choice_;
   bool by_topology_ = false;
   Layout layout_;
-  BufferHistory history_;
+  std::shared_ptr<const BufferHistory> history_;  // shared with the trace's run: never copied
   std::vector<std::uint32_t> path_first_{0}, link_first_{0};
   std::vector<int> path_nodes_;
   std::vector<std::uint32_t> path_links_;

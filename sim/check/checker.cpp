@@ -1,5 +1,8 @@
 #include "sim/check/checker.h"
 
+#include <algorithm>
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
@@ -7,6 +10,8 @@
 
 namespace collsim {
 namespace {
+
+std::atomic<std::uint64_t> g_checker_runs{0};
 
 // A piece of a symbolic buffer: never written, or written with these contributions.
 struct Cell {
@@ -73,12 +78,49 @@ struct Where {
   }
 };
 
+std::vector<int> ranks_of_transfer(const Transfer& t) {
+  return t.src == t.dst ? std::vector<int>{t.src} : std::vector<int>{t.src, t.dst};
+}
+
+std::vector<int> ranks_in_term(const Term& t) {
+  std::vector<int> ranks;
+  for (int q = t.lo; q < t.hi; ++q) ranks.push_back(q);
+  return ranks;
+}
+
+// The error for what `where` names: its transfer and ranks, or its local operation's rank.
+[[noreturn]] void fail(CheckErrorKind kind, const Where& where, const std::string& message,
+                       const std::vector<Region>& regions = {}, const std::vector<int>& contributors = {}) {
+  CheckError e(kind, where.op ? CheckErrorSite::local_operation : CheckErrorSite::transfer, message);
+  if (where.op) {
+    e.ranks = {where.op->target.rank};
+  } else {
+    e.transfers = {where.transfer};
+    e.ranks = ranks_of_transfer(where.schedule->transfers[where.transfer]);
+  }
+  e.regions = regions;
+  e.contributors = contributors;
+  throw e;
+}
+
+// The error for the final state of `region` (the schedule's coordinates) of its rank.
+[[noreturn]] void fail_final(CheckErrorKind kind, const Region& region, const std::string& message,
+                             const std::vector<int>& contributors = {}) {
+  CheckError e(kind, CheckErrorSite::final_state, message);
+  e.ranks = {region.rank};
+  e.regions = {region};
+  e.contributors = contributors;
+  throw e;
+}
+
 void check_bounds(const Schedule& s, const Region& r, const Where& where) {
   if (r.rank < 0 || r.rank >= s.total_ranks)
-    throw ScheduleError(fmt::format("{}: rank {} does not exist ({} ranks)", where.str(), r.rank, s.total_ranks));
+    fail(CheckErrorKind::rank_out_of_range, where,
+         fmt::format("{}: rank {} does not exist ({} ranks)", where.str(), r.rank, s.total_ranks), {r});
   const std::uint64_t size = s.buffer_elements(r.rank, r.buffer);
   if (r.end() > size || r.end() < r.offset)
-    throw ScheduleError(fmt::format("{}: {} lies outside the buffer ({} elements)", where.str(), describe_region(r), size));
+    fail(CheckErrorKind::region_out_of_range, where,
+         fmt::format("{}: {} lies outside the buffer ({} elements)", where.str(), describe_region(r), size), {r});
 }
 
 bool overlaps(const Region& a, const Region& b) {
@@ -101,29 +143,34 @@ void check_structure(const Schedule& s) {
   int previous_step = 0;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
-    if (t.step < previous_step || t.step >= s.step_count())
-      throw ScheduleError(fmt::format("transfer #{}: step {} is out of order or has no label ({} steps)", i, t.step,
-                                      s.step_count()));
-    previous_step = t.step;
     const Where where{&s, i, nullptr};
-    if (t.count == 0) throw ScheduleError(where.str() + ": moves no data (empty transfers must be dropped)");
+    if (t.step < previous_step || t.step >= s.step_count())
+      fail(CheckErrorKind::step_order, where,
+           fmt::format("transfer #{}: step {} is out of order or has no label ({} steps)", i, t.step, s.step_count()));
+    previous_step = t.step;
+    if (t.count == 0)
+      fail(CheckErrorKind::empty_transfer, where, where.str() + ": moves no data (empty transfers must be dropped)");
     check_bounds(s, t.source(), where);
     check_bounds(s, t.destination(), where);
     if (overlaps(real(s, t.source()), real(s, t.destination())))
-      throw ScheduleError(where.str() + ": source and destination overlap" + in_place_note(s));
+      fail(CheckErrorKind::source_overlaps_destination, where,
+           where.str() + ": source and destination overlap" + in_place_note(s), {t.source(), t.destination()});
     if (!writable(s, t.destination()))
-      throw ScheduleError(where.str() + ": writes into an input buffer" + in_place_note(s));
+      fail(CheckErrorKind::input_written, where, where.str() + ": writes into an input buffer" + in_place_note(s),
+           {t.destination()});
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
       const Where where{&s, 0, &op};
       check_bounds(s, op.target, where);
       if (!may_write(s, op.target))
-        throw ScheduleError(where.str() + ": writes into an input buffer" + in_place_note(s));
+        fail(CheckErrorKind::input_written, where, where.str() + ": writes into an input buffer" + in_place_note(s),
+             {op.target});
       if (op.kind == LocalOpKind::copy) {
         check_bounds(s, op.source, where);
         if (op.source.rank != op.target.rank || op.source.count != op.target.count)
-          throw ScheduleError(where.str() + ": a local copy needs a source of the same length on the same rank");
+          fail(CheckErrorKind::local_copy_mismatch, where,
+               where.str() + ": a local copy needs a source of the same length on the same rank", {op.source, op.target});
       }
     }
 }
@@ -138,8 +185,20 @@ void check_step_conflict(const Schedule& s, std::uint32_t earlier, std::uint32_t
                      : h == Hazard::write_after_read ? "writes what an earlier transfer of the same step reads"
                                                      : "writes a region that another transfer of the same step also "
                                                        "writes, and not both reduce";
-  throw ScheduleError(
-      fmt::format("{}: {} ({}){}", describe_transfer(s, later), what, describe_transfer(s, earlier), in_place_note(s)));
+  const CheckErrorKind kind = h == Hazard::read_after_write   ? CheckErrorKind::read_write_conflict_in_step
+                              : h == Hazard::write_after_read ? CheckErrorKind::write_read_conflict_in_step
+                                                              : CheckErrorKind::conflicting_writes_in_step;
+  CheckError e(kind, CheckErrorSite::transfer,
+               fmt::format("{}: {} ({}){}", describe_transfer(s, later), what, describe_transfer(s, earlier),
+                           in_place_note(s)));
+  e.transfers = {later, earlier};
+  e.ranks = ranks_of_transfer(b);
+  for (int r : ranks_of_transfer(a))
+    if (std::find(e.ranks.begin(), e.ranks.end(), r) == e.ranks.end()) e.ranks.push_back(r);
+  // The later transfer's side that touches the earlier's: what it reads or writes, then the earlier's.
+  e.regions = {h == Hazard::read_after_write ? b.source() : b.destination(),
+               h == Hazard::write_after_read ? a.source() : a.destination()};
+  throw e;
 }
 
 // Fills `moved` (cleared first): the main loop reuses one vector for every transfer.
@@ -148,9 +207,11 @@ void read_source_into(SymbolicBuffers& bufs, const Region& src, std::uint64_t ds
   moved.clear();
   const std::int64_t shift = static_cast<std::int64_t>(src.offset) - static_cast<std::int64_t>(dst_offset);
   std::as_const(bufs.map(src)).visit(src.offset, src.end(), [&](std::uint64_t a, std::uint64_t b, const Cell& c) {
-    if (!c.written)
-      throw ScheduleError(fmt::format("{}: reads {} before anything was written there", where.str(),
-                                      describe_region({src.rank, src.buffer, a, b - a})));
+    if (!c.written) {
+      const Region piece{src.rank, src.buffer, a, b - a};
+      fail(CheckErrorKind::read_before_write, where,
+           fmt::format("{}: reads {} before anything was written there", where.str(), describe_region(piece)), {piece});
+    }
     moved.push_back({a - src.offset + dst_offset, b - src.offset + dst_offset, c.contributions.shifted(shift)});
   });
 }
@@ -173,13 +234,15 @@ void apply(SymbolicBuffers& bufs, const Region& dst, Action action, const std::v
         c = {true, m.contributions};
         return;
       }
+      const Region piece{dst.rank, dst.buffer, a, b - a};
       if (!c.written)
-        throw ScheduleError(fmt::format("{}: reduces into {}, which was never written", where.str(),
-                                        describe_region({dst.rank, dst.buffer, a, b - a})));
+        fail(CheckErrorKind::reduce_into_unwritten, where,
+             fmt::format("{}: reduces into {}, which was never written", where.str(), describe_region(piece)), {piece});
       if (const auto twice = c.contributions.add(m.contributions); twice && !repeats_allowed)
-        throw ScheduleError(fmt::format("{}: {} already holds {}; adding it again would count it twice", where.str(),
-                                        describe_region({dst.rank, dst.buffer, a, b - a}),
-                                        describe_term(*twice, a, b)));
+        fail(CheckErrorKind::double_contribution, where,
+             fmt::format("{}: {} already holds {}; adding it again would count it twice", where.str(),
+                         describe_region(piece), describe_term(*twice, a, b)),
+             {piece}, ranks_in_term(*twice));
     });
 }
 
@@ -208,24 +271,30 @@ void run_local_op(SymbolicBuffers& bufs, const Schedule& s, const LocalOp& op) {
 void check_piece(const Schedule& s, SymbolicBuffers& bufs, int rank, const ExpectedPiece& want) {
   const Region named{rank, want.buffer, want.offset, want.count};
   if (named.end() > s.buffer_elements(rank, want.buffer))
-    throw ScheduleError(fmt::format("at the end {} should hold {}, but the buffer has only {} elements",
-                                    describe_region(named), want.contributions.describe(named.offset, named.end()),
-                                    s.buffer_elements(rank, want.buffer)));
+    fail_final(CheckErrorKind::output_too_small, named,
+               fmt::format("at the end {} should hold {}, but the buffer has only {} elements", describe_region(named),
+                           want.contributions.describe(named.offset, named.end()), s.buffer_elements(rank, want.buffer)));
   const Region at = storage_of(s, named);
   const std::uint64_t shift = at.offset - named.offset;
   std::as_const(bufs.map(at)).visit(at.offset, at.end(), [&](std::uint64_t pa, std::uint64_t pb, const Cell& c) {
     const std::uint64_t a = pa - shift, b = pb - shift;
     const Region where{rank, want.buffer, a, b - a};
     if (!c.written)
-      throw ScheduleError(fmt::format("at the end {} was never written; it should hold {}", describe_region(where),
-                                      want.contributions.describe(a, b)));
+      fail_final(CheckErrorKind::never_written, where,
+                 fmt::format("at the end {} was never written; it should hold {}", describe_region(where),
+                             want.contributions.describe(a, b)));
     const Contributions have = c.contributions.shifted(static_cast<std::int64_t>(shift));
     if (have == want.contributions) return;
     bool missing = false;
     const auto diff = first_difference(have, want.contributions, &missing);
-    throw ScheduleError(fmt::format("at the end {} {} {}; it holds {} but should hold {}", describe_region(where),
-                                    missing ? "lacks" : "wrongly holds", describe_term(*diff, a, b),
-                                    have.describe(a, b), want.contributions.describe(a, b)));
+    const CheckErrorKind kind = !missing                                 ? CheckErrorKind::extra_contribution
+                                : s.spec.collective == Collective::barrier ? CheckErrorKind::barrier_incomplete
+                                                                           : CheckErrorKind::missing_contribution;
+    fail_final(kind, where,
+               fmt::format("at the end {} {} {}; it holds {} but should hold {}", describe_region(where),
+                           missing ? "lacks" : "wrongly holds", describe_term(*diff, a, b), have.describe(a, b),
+                           want.contributions.describe(a, b)),
+               ranks_in_term(*diff));
   });
 }
 
@@ -235,6 +304,30 @@ void check_final(const Schedule& s, SymbolicBuffers& bufs) {
 }
 
 }  // namespace
+
+std::string_view to_string(CheckErrorKind k) {
+  switch (k) {
+    case CheckErrorKind::step_order: return "step_order";
+    case CheckErrorKind::empty_transfer: return "empty_transfer";
+    case CheckErrorKind::rank_out_of_range: return "rank_out_of_range";
+    case CheckErrorKind::region_out_of_range: return "region_out_of_range";
+    case CheckErrorKind::source_overlaps_destination: return "source_overlaps_destination";
+    case CheckErrorKind::input_written: return "input_written";
+    case CheckErrorKind::local_copy_mismatch: return "local_copy_mismatch";
+    case CheckErrorKind::read_write_conflict_in_step: return "read_write_conflict_in_step";
+    case CheckErrorKind::write_read_conflict_in_step: return "write_read_conflict_in_step";
+    case CheckErrorKind::conflicting_writes_in_step: return "conflicting_writes_in_step";
+    case CheckErrorKind::read_before_write: return "read_before_write";
+    case CheckErrorKind::reduce_into_unwritten: return "reduce_into_unwritten";
+    case CheckErrorKind::double_contribution: return "double_contribution";
+    case CheckErrorKind::output_too_small: return "output_too_small";
+    case CheckErrorKind::never_written: return "never_written";
+    case CheckErrorKind::missing_contribution: return "missing_contribution";
+    case CheckErrorKind::extra_contribution: return "extra_contribution";
+    case CheckErrorKind::barrier_incomplete: return "barrier_incomplete";
+  }
+  return "?";
+}
 
 std::string describe_region(const Region& r) {
   return fmt::format("rank {} {}[{},{})", r.rank, to_string(r.buffer), r.offset, r.end());
@@ -260,7 +353,10 @@ void tell_observer(SymbolicBuffers& bufs, const Region& r, std::size_t transfer,
 
 CheckReport check_schedule(const Schedule& s) { return check_schedule(s, {}); }
 
+std::uint64_t checker_runs() { return g_checker_runs.load(); }
+
 CheckReport check_schedule(const Schedule& s, const SymbolicObserver& observe) {
+  g_checker_runs.fetch_add(1);
   check_structure(s);
   CheckReport report;
   const BufferCuts cuts = region_cuts(s);  // computed once for both passes

@@ -8,12 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 
 #include <fmt/format.h>
 
-#include "sim/check/checker.h"
+#include "sim/check/buffer_history.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
@@ -98,20 +99,6 @@ std::string format_value(double v) {
   if (!std::isfinite(v) || v == 0) return fmt::format("{}", v);
   const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
   return fmt::format("{:.{}f}", v, std::max(0, 2 - magnitude));
-}
-
-// How many distinct ranks a contribution set holds: its terms' rank ranges, merged.
-int ranks_held(const Contributions& c) {
-  std::vector<std::pair<int, int>> ranges;
-  for (const Term& t : c.terms()) ranges.emplace_back(t.lo, t.hi);
-  std::sort(ranges.begin(), ranges.end());
-  int count = 0, covered = -1;
-  for (const auto& [lo, hi] : ranges) {
-    const int from = std::max(lo, covered);
-    if (hi > from) count += hi - from;
-    covered = std::max(covered, hi);
-  }
-  return count;
 }
 
 // --- questions ---------------------------------------------------------------------------
@@ -199,48 +186,30 @@ std::vector<Region> chunk_regions(const Question& q, const Schedule& s) {
                 : fmt::format("chunk {} does not exist: the collective has chunks 0..{}", q.chunk, chunks - 1));
 }
 
-// The checker's symbolic execution of the whole collective, stopped after the phase's
-// step `step`: every piece of the chunk's regions holds some set of ranks' contributions;
-// the answer is the fewest (what the whole chunk holds), 0 when a piece is still empty.
+// What the chunk's regions hold after the phase's step `step`, from the buffer history the
+// run's one check recorded (PrepareOptions::record_history): every cell of the chunk's
+// regions holds some set of ranks' contributions; the answer is the fewest (what the whole
+// chunk holds), 0 when a cell is still empty. A run prepared without a history (a program
+// prepared for another purpose) has it recorded here.
 double contributions_after(const Question& q, const PhaseRun& phase, int step) {
   check_rank(q, phase);
   const Schedule& whole = phase.run->schedule;
   const std::vector<Region> chunk = chunk_regions(q, whole);
+  std::shared_ptr<const BufferHistory> history = phase.run->history;
+  if (!history) history = std::make_shared<const BufferHistory>(BufferHistory::record(whole));
   // The phase's step k is step k + offset of the whole schedule (it may run only part of it).
   int offset = 0;
   if (!phase.schedule.transfers.empty())
     offset = whole.transfers[phase.source_transfer.front()].step - phase.schedule.transfers.front().step;
-  const int last_step = step + offset;
-  const bool with_post_ops = last_step >= whole.step_count();
-
-  struct Write {
-    Region piece;
-    std::optional<Contributions> holds;
-  };
-  std::vector<Write> writes;  // in execution order
-  check_schedule(whole, [&](std::size_t transfer, const Region& piece, const Contributions* c) {
-    if (piece.rank != q.rank) return;
-    const bool counts = transfer == kBeforeTransfers || (transfer == kAfterTransfers && with_post_ops) ||
-                        (transfer < whole.transfers.size() && whole.transfers[transfer].step < last_step);
-    if (counts) writes.push_back({piece, c ? std::optional<Contributions>(*c) : std::nullopt});
-  });
-
-  // Cut the chunk at every boundary of every write, then find each cell's last write.
   int fewest = -1;
   for (const Region& region : chunk) {
-    std::vector<std::uint64_t> cuts{region.offset, region.end()};
-    for (const Write& w : writes)
-      if (w.piece.buffer == region.buffer)
-        for (std::uint64_t x : {w.piece.offset, w.piece.end()})
-          if (x > region.offset && x < region.end()) cuts.push_back(x);
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-      int held = 0;
-      for (const Write& w : writes)
-        if (w.piece.buffer == region.buffer && w.piece.offset <= cuts[i] && w.piece.end() >= cuts[i + 1])
-          held = w.holds ? ranks_held(*w.holds) : 0;
-      fewest = fewest < 0 ? held : std::min(fewest, held);
+    const int row = history->row_of(region.rank, region.buffer);
+    if (row < 0) continue;
+    const auto [first, last] = history->cells_in(row, region.offset, region.end());
+    for (std::uint32_t c = first; c < last; ++c) {
+      const CellChange* held = history->state_after_step(c, step + offset);
+      const int ranks = held && held->written ? ranks_of(held->contributions).count : 0;
+      fewest = fewest < 0 ? ranks : std::min(fewest, ranks);
     }
   }
   return std::max(fewest, 0);

@@ -50,11 +50,12 @@ struct DistinctRun {
 // The run a phase names: the earlier phase's when one asked for the same collective, or
 // for one that resolved to what this phase asks (slices 0 there, the default given here).
 std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool model_only,
-                                   std::vector<DistinctRun>& runs) {
+                                   const PrepareOptions& options, std::vector<DistinctRun>& runs) {
   for (const DistinctRun& d : runs)
     if (same_request(phase.request, d.asked) || same_request(phase.request, d.run->request)) return d.run;
   try {
-    auto run = std::make_shared<RunResult>(model_only ? prepare_model_run(phase.request) : prepare_run(phase.request));
+    auto run = std::make_shared<RunResult>(model_only ? prepare_model_run(phase.request, options)
+                                                      : prepare_run(phase.request, options));
     runs.push_back({phase.request, run});
     return run;
   } catch (const InputError& e) {
@@ -374,15 +375,27 @@ int program_workers(const ProgramResult& p) {
   return workers > 0 ? workers : p.total_ranks;
 }
 
-ProgramResult prepare_program(const Scenario& s, bool model_only) {
+namespace {
+
+// A question about contributions reads the buffer history (captions.h): recorded by the
+// runs' own checks rather than by a check of its own.
+PrepareOptions options_for(const Scenario& s, PrepareOptions options) {
+  for (const Question& q : s.questions) options.record_history |= q.metric == Metric::contributions;
+  return options;
+}
+
+}  // namespace
+
+ProgramResult prepare_program(const Scenario& s, bool model_only, const PrepareOptions& asked) {
   ProgramResult p;
+  const PrepareOptions options = options_for(s, asked);
   std::vector<DistinctRun> runs;
   for (std::size_t k = 0; k < s.phases.size(); ++k) {
     const Phase& phase = s.phases[k];
     PhaseRun& pr = p.phases.emplace_back();
     pr.phase = static_cast<int>(k);
     if (phase.kind != PhaseKind::collective) continue;
-    pr.run = run_for(phase, k, model_only, runs);
+    pr.run = run_for(phase, k, model_only, options, runs);
     set_phase_schedule(pr, phase, k);
     p.total_ranks = std::max(p.total_ranks, pr.run->schedule.total_ranks);
   }

@@ -433,18 +433,24 @@ WrongScheduleError::WrongScheduleError(std::string explanation, std::string chec
       checker_(std::move(checker)) {}
 
 Schedule build_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  return build_checked_custom_schedule(spec, options).schedule;
+}
+
+CheckedCustomSchedule build_checked_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   if (options.schedule_file.empty())
     throw InputError(
         "--algorithm custom needs --schedule FILE (in a scenario: `schedule = \"FILE\"` under [collective]): "
         "the schedule you wrote by hand");
   const ScheduleFile f = load_schedule_file(options.schedule_file);
   BuiltSchedule built = build_from_file(f, spec);
-  try {
-    check_schedule(built.schedule);
-  } catch (const ScheduleError& e) {
-    throw WrongScheduleError(explain_schedule_error(f, built, e), e.what());
-  }
-  return std::move(built.schedule);
+  CheckedCustomSchedule out;
+  std::optional<CheckError> error;
+  auto history = std::make_shared<const BufferHistory>(
+      BufferHistory::record_until_error(built.schedule, error, &out.report));
+  if (error) throw WrongScheduleError(explain_schedule_error(f, built, *error, *history), error->what());
+  out.schedule = std::move(built.schedule);
+  out.history = std::move(history);
+  return out;
 }
 
 }  // namespace collsim

@@ -118,8 +118,21 @@ class WrongScheduleError : public ScheduleError {
   std::string explanation_, checker_;
 };
 
-// The words for a checker error on a schedule built from a file.
-std::string explain_schedule_error(const ScheduleFile& file, const BuiltSchedule& built, const ScheduleError& e);
+// The words for a checker error on a schedule built from a file, from the error's fields
+// and the buffer history its check recorded up to the failure
+// (BufferHistory::record_until_error).
+std::string explain_schedule_error(const ScheduleFile& file, const BuiltSchedule& built, const CheckError& e,
+                                   const BufferHistory& history);
+
+// A hand-written schedule built and checked, with what its one check found: the
+// dependencies and the buffer history (small, as a hand-written schedule is), so that
+// prepare_run need not check it again. WrongScheduleError when the checker rejects it.
+struct CheckedCustomSchedule {
+  Schedule schedule;
+  CheckReport report;
+  std::shared_ptr<const BufferHistory> history;
+};
+CheckedCustomSchedule build_checked_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options);
 
 // What build_schedule does for "custom": load options.schedule_file, build it at `spec`,
 // check it, and throw WrongScheduleError (explained) when the checker rejects it.

@@ -1,16 +1,16 @@
 // Explaining why a hand-written schedule is wrong, in a student's words. The checker's
 // message is precise but speaks in regions ("rank 2 output[4,6) lacks rank 1's
 // input[4,6)"); a student thinks in steps, ranks and chunks ("step 4: rank 3 sends chunk 2
-// to rank 0 before it has received rank 1's contribution"). So the checker is run again
-// with an observer that records what every piece held after every transfer; the failing
-// transfer (named "transfer #N" in the checker's message) or the first wrong piece of the
-// final state is then described from those records.
+// to rank 0 before it has received rank 1's contribution"). So the explanation starts from
+// the checker's error as data (CheckError: its kind and the transfers at fault) and reads
+// what every piece held after every transfer from the buffer history that the one check
+// recorded up to the failure (BufferHistory::record_until_error); the checker's words are
+// only ever quoted, never parsed.
 #include <algorithm>
-#include <map>
-#include <regex>
 
 #include <fmt/format.h>
 
+#include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/schedule/partition.h"
@@ -20,63 +20,31 @@ namespace {
 
 // --- what every piece held, transfer by transfer ------------------------------------------
 
-struct Event {
-  std::size_t order = 0;  // 0: after the pre-operations; i + 1: after transfer i; n + 1: at the end
-  std::uint64_t begin = 0, end = 0;
-  bool written = false;
-  Contributions contributions;
-};
+// A stretch of a buffer and the change in effect there (null: nothing was recorded).
+using Piece = HistoryPiece;
 
-struct Piece {
-  std::uint64_t begin = 0, end = 0;
-  const Event* event = nullptr;  // what wrote it last; null: nothing ever reported
-};
-
+// The history asked by order of execution: order 0 is after the pre-operations, i + 1
+// after transfer i, and end_order() after the post-operations.
 class Replay {
  public:
-  explicit Replay(const Schedule& s) : transfers_(s.transfers.size()) {
-    try {
-      check_schedule(s, [this](std::size_t t, const Region& piece, const Contributions* c) {
-        const std::size_t order = t == kBeforeTransfers ? 0 : t == kAfterTransfers ? transfers_ + 1 : t + 1;
-        events_[{piece.rank, static_cast<int>(piece.buffer)}].push_back(
-            {order, piece.offset, piece.end(), c != nullptr, c ? *c : Contributions()});
-      });
-    } catch (const ScheduleError&) {
-      // Expected: the records up to the failure are what the explanation needs.
-    }
-  }
+  Replay(const BufferHistory& h, const Schedule& s) : h_(h), transfers_(s.transfers.size()) {}
   std::size_t end_order() const { return transfers_ + 2; }
 
   // The pieces of `r` (real storage) as they were before `before` (an order).
   std::vector<Piece> state(const Region& r, std::size_t before) const {
-    const auto it = events_.find({r.rank, static_cast<int>(r.buffer)});
-    if (it == events_.end()) return {{r.offset, r.end(), nullptr}};
-    const std::vector<Event>& events = it->second;
-    std::vector<std::uint64_t> cuts{r.offset, r.end()};
-    for (const Event& e : events)
-      if (e.order < before && e.end > r.offset && e.begin < r.end())
-        cuts.push_back(std::max(e.begin, r.offset)), cuts.push_back(std::min(e.end, r.end()));
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::vector<Piece> pieces;
-    for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
-      const Event* last = nullptr;
-      for (const Event& e : events)  // in order, so the last match is the latest
-        if (e.order < before && e.begin <= cuts[i] && e.end >= cuts[i + 1]) last = &e;
-      pieces.push_back({cuts[i], cuts[i + 1], last});
-    }
-    return pieces;
+    const std::size_t done = std::min(before > 0 ? before - 1 : 0, transfers_);
+    return h_.pieces(r, done, before >= end_order());
   }
 
-  // The transfer an event records, if it is one.
-  std::optional<std::size_t> transfer_of(const Event* e) const {
-    if (!e || e->order == 0 || e->order > transfers_) return std::nullopt;
-    return e->order - 1;
+  // The transfer a change records, if it is one.
+  std::optional<std::size_t> transfer_of(const CellChange* c) const {
+    if (!c || c->transfer == kInitialState || c->transfer == kFinalState) return std::nullopt;
+    return c->transfer;
   }
 
  private:
+  const BufferHistory& h_;
   std::size_t transfers_;
-  std::map<std::pair<int, int>, std::vector<Event>> events_;
 };
 
 // --- words ------------------------------------------------------------------------------
@@ -93,8 +61,8 @@ std::vector<int> ranks_in(const Contributions& c) {
 std::vector<int> ranks_in(const std::vector<Piece>& pieces) {
   std::vector<int> all;
   for (const Piece& p : pieces)
-    if (p.event && p.event->written)
-      for (int q : ranks_in(p.event->contributions)) all.push_back(q);
+    if (p.change && p.change->written)
+      for (int q : ranks_in(p.change->contributions)) all.push_back(q);
   std::sort(all.begin(), all.end());
   all.erase(std::unique(all.begin(), all.end()), all.end());
   return all;
@@ -210,29 +178,19 @@ class Words {
 
 // --- the explanations ----------------------------------------------------------------------
 
-std::vector<std::size_t> transfers_named(const std::string& message) {
-  static const std::regex number("transfer #([0-9]+)");
-  std::vector<std::size_t> found;
-  for (auto it = std::sregex_iterator(message.begin(), message.end(), number); it != std::sregex_iterator(); ++it)
-    found.push_back(std::stoul((*it)[1].str()));
-  return found;
-}
-
-bool says(const std::string& message, std::string_view what) { return message.find(what) != std::string::npos; }
-
 // Two transfers of one step touch the same data (the checker's step conflicts).
-std::string explain_conflict(const Words& w, const Schedule& s, const std::string& m, std::size_t later,
+std::string explain_conflict(const Words& w, const Schedule& s, CheckErrorKind kind, std::size_t later,
                              std::size_t earlier) {
   const Transfer& l = s.transfers[later];
   const Transfer& e = s.transfers[earlier];
   const std::string same_time = "The transfers of one step happen at the same time";
-  if (says(m, "reads what an earlier transfer of the same step writes"))
+  if (kind == CheckErrorKind::read_write_conflict_in_step)
     return fmt::format(
         "{}: {}, but in the same step {} writes that data. {}, so rank {} would send what it held before: "
         "move the forward to a later step",
         w.where(later), w.move(later), e.src == e.dst ? "a local transfer" : fmt::format("rank {}", e.src), same_time,
         l.src);
-  if (says(m, "writes what an earlier transfer of the same step reads"))
+  if (kind == CheckErrorKind::write_read_conflict_in_step)
     return fmt::format(
         "{}: {}, but in the same step rank {} sends that data on ({}). {}, so the data would be overwritten "
         "while it is being sent: move one of them to another step",
@@ -243,10 +201,10 @@ std::string explain_conflict(const Words& w, const Schedule& s, const std::strin
       w.where(later), w.move(later), w.move(earlier));
 }
 
-std::string explain_transfer(const Words& w, const Replay& replay, const Schedule& s, const std::string& m,
+std::string explain_transfer(const Words& w, const Replay& replay, const Schedule& s, const CheckError& e,
                              std::size_t t) {
   const Transfer& x = s.transfers[t];
-  if (says(m, "before anything was written there")) {
+  if (e.kind == CheckErrorKind::read_before_write) {
     std::string hint;
     if (x.src_buffer == BufferKind::output && s.buffer_elements(x.src, BufferKind::input) > 0)
       hint =
@@ -256,19 +214,19 @@ std::string explain_transfer(const Words& w, const Replay& replay, const Schedul
       hint = " (copy something into the scratch buffer first)";
     return fmt::format("{}: {}, but nothing has been written there yet{}", w.where(t), w.move(t), hint);
   }
-  if (says(m, "which was never written"))
+  if (e.kind == CheckErrorKind::reduce_into_unwritten)
     return fmt::format(
         "{}: {}, but rank {}'s {} holds nothing yet: a reduce adds to what is there (copy instead, or "
         "fill it first: pre = [\"fill {}\"])",
         w.where(t), w.move(t), x.dst, to_string(x.dst_buffer), to_string(x.dst_buffer));
-  if (says(m, "would count it twice")) {
+  if (e.kind == CheckErrorKind::double_contribution) {
     const std::vector<Piece> held = replay.state(storage_of(s, x.destination()), t + 1);
     const std::vector<int> have = ranks_in(held);
     const std::vector<int> sent = ranks_in(replay.state(storage_of(s, x.source()), t + 1));
     const std::vector<int> both = common(have, sent);
     // The sender's data already includes all the receiver's: a finished chunk, to be copied.
     const bool finished = !have.empty() && minus(have, sent).empty();
-    const std::optional<std::size_t> since = held.size() == 1 ? replay.transfer_of(held[0].event) : std::nullopt;
+    const std::optional<std::size_t> since = held.size() == 1 ? replay.transfer_of(held[0].change) : std::nullopt;
     return fmt::format(
         "{}: {}, but rank {} already holds {} there{}: reducing would count {} twice{}", w.where(t), w.move(t), x.dst,
         contributions_of(both.empty() ? have : both, w.ranks()),
@@ -279,14 +237,14 @@ std::string explain_transfer(const Words& w, const Replay& replay, const Schedul
                                x.src, x.dst)
                  : "");
   }
-  if (says(m, "writes into an input buffer"))
+  if (e.kind == CheckErrorKind::input_written)
     return fmt::format(
         "{}: {}, but it writes into an input buffer, and inputs are read-only: write into the output (or "
         "a scratch buffer)",
         w.where(t), w.move(t));
-  if (says(m, "source and destination overlap"))
+  if (e.kind == CheckErrorKind::source_overlaps_destination)
     return fmt::format("{}: {}, but the data it reads and the place it writes overlap", w.where(t), w.move(t));
-  return fmt::format("{}: {}: {}", w.where(t), w.move(t), m);
+  return fmt::format("{}: {}: {}", w.where(t), w.move(t), e.what());
 }
 
 // Walks back along copies: the first copy that took the incomplete data away from where it
@@ -294,7 +252,7 @@ std::string explain_transfer(const Words& w, const Replay& replay, const Schedul
 std::size_t first_copy_of(const Replay& replay, const Schedule& s, std::size_t t) {
   while (s.transfers[t].action == Action::copy) {
     const std::vector<Piece> src = replay.state(storage_of(s, s.transfers[t].source()), t + 1);
-    const std::optional<std::size_t> before = src.size() == 1 ? replay.transfer_of(src[0].event) : std::nullopt;
+    const std::optional<std::size_t> before = src.size() == 1 ? replay.transfer_of(src[0].change) : std::nullopt;
     if (!before || s.transfers[*before].action != Action::copy) break;
     t = *before;
   }
@@ -305,7 +263,7 @@ struct Shortfall {
   int rank = 0;
   BufferKind buffer = BufferKind::output;
   std::uint64_t begin = 0, end = 0;  // schedule coordinates
-  const Event* event = nullptr;
+  const CellChange* event = nullptr;
   std::vector<int> have, want;
   bool wrong_elements = false;  // the right ranks, the wrong elements of theirs
   std::vector<Term> want_terms;
@@ -320,15 +278,15 @@ std::optional<Shortfall> first_shortfall(const Replay& replay, const Schedule& s
       const Region at = storage_of(s, named);
       const std::uint64_t shift = at.offset - named.offset;
       for (const Piece& p : replay.state(at, replay.end_order())) {
-        const bool written = p.event && p.event->written;
+        const bool written = p.change && p.change->written;
         const Contributions have =
-            written ? p.event->contributions.shifted(static_cast<std::int64_t>(shift)) : Contributions();
+            written ? p.change->contributions.shifted(static_cast<std::int64_t>(shift)) : Contributions();
         if (written && have == want.contributions) continue;
         Shortfall f{r,
                     want.buffer,
                     p.begin - shift,
                     p.end - shift,
-                    p.event,
+                    p.change,
                     written ? ranks_in(have) : std::vector<int>{},
                     ranks_in(want.contributions),
                     false,
@@ -345,8 +303,8 @@ std::optional<Shortfall> first_shortfall(const Replay& replay, const Schedule& s
 // Whether `pieces` hold any of rank q's input elements [lo, hi).
 bool holds_any(const std::vector<Piece>& pieces, int q, std::int64_t lo, std::int64_t hi) {
   for (const Piece& p : pieces)
-    if (p.event && p.event->written)
-      for (const Term& t : p.event->contributions.terms())
+    if (p.change && p.change->written)
+      for (const Term& t : p.change->contributions.terms())
         if (t.lo <= q && q < t.hi && static_cast<std::int64_t>(p.begin) + t.delta < hi &&
             lo < static_cast<std::int64_t>(p.end) + t.delta)
           return true;
@@ -425,18 +383,18 @@ std::string explain_final(const Words& w, const Replay& replay, const Schedule& 
 
 }  // namespace
 
-std::string explain_schedule_error(const ScheduleFile& file, const BuiltSchedule& built, const ScheduleError& e) {
+std::string explain_schedule_error(const ScheduleFile& file, const BuiltSchedule& built, const CheckError& e,
+                                   const BufferHistory& history) {
   const Schedule& s = built.schedule;
-  const std::string m = e.what();
+  const std::string m = e.what();  // quoted where no better words exist, never parsed
   const Words w(file, built);
-  const Replay replay(s);
-  const std::vector<std::size_t> named = transfers_named(m);
+  const Replay replay(history, s);
+  const std::vector<std::size_t>& named = e.transfers;
   const bool valid = !named.empty() && named[0] < s.transfers.size() && built.file_step.size() == s.transfers.size();
-  if (says(m, "at the end ")) return explain_final(w, replay, s, file, m);
-  if (valid && named.size() >= 2 && named[1] < s.transfers.size() && says(m, "of the same step"))
-    return explain_conflict(w, s, m, named[0], named[1]);
-  if (valid) return explain_transfer(w, replay, s, m, named[0]);
-  if (says(m, "-operation")) return fmt::format("{}: a pre-operation is wrong: {}", file.source, m);
+  if (e.site == CheckErrorSite::final_state) return explain_final(w, replay, s, file, m);
+  if (valid && named.size() >= 2 && named[1] < s.transfers.size()) return explain_conflict(w, s, e.kind, named[0], named[1]);
+  if (valid) return explain_transfer(w, replay, s, e, named[0]);
+  if (e.site == CheckErrorSite::local_operation) return fmt::format("{}: a pre-operation is wrong: {}", file.source, m);
   return fmt::format("{}: {}", file.source, m);
 }
 

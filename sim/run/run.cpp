@@ -19,6 +19,34 @@ void refuse_if_too_large(const Schedule& s) {
                                  s.spec.count, format_bytes(need), s.total_ranks, format_bytes(static_cast<double>(have))));
 }
 
+// Checks result.schedule, once: its dependencies, and its buffer history when asked for.
+void check_into(RunResult& result, const PrepareOptions& options) {
+  if (!options.record_history) {
+    result.dependencies = check_schedule(result.schedule).dependencies;
+    return;
+  }
+  CheckReport report;
+  result.history = std::make_shared<const BufferHistory>(BufferHistory::record(result.schedule, &report));
+  result.dependencies = std::move(report.dependencies);
+}
+
+// Builds result.request's schedule into result. Returns whether it is checked already: a
+// hand-written schedule is checked while it is built (so that a wrong one is explained),
+// and that check's dependencies and history are kept instead of checking it again.
+bool build_into(RunResult& result, int max_ranks, const PrepareOptions& options) {
+  const RunRequest& r = result.request;
+  if (r.algorithm != kCustomAlgorithm) {
+    result.schedule = build_algorithm_schedule(r.spec, r.algorithm, r.options, max_ranks);
+    return false;
+  }
+  validate_request(r.spec, nullptr, r.options, max_ranks);
+  CheckedCustomSchedule built = build_checked_custom_schedule(r.spec, r.options);
+  result.schedule = std::move(built.schedule);
+  result.dependencies = std::move(built.report.dependencies);
+  if (options.record_history) result.history = std::move(built.history);
+  return true;
+}
+
 }  // namespace
 
 std::uint64_t available_memory_bytes() {
@@ -35,36 +63,36 @@ Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, 
                         int max_ranks) {
   if (algorithm != kCustomAlgorithm) return build_algorithm_schedule(spec, algorithm, options, max_ranks);
   validate_request(spec, nullptr, options, max_ranks);
-  return build_custom_schedule(spec, options);
+  return build_checked_custom_schedule(spec, options).schedule;
 }
 
-RunResult prepare_run(const RunRequest& request) {
+RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) {
   RunResult result;
   result.request = request;
   result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
-  result.schedule = build_schedule(request.spec, result.request.algorithm, request.options);
+  const bool checked = build_into(result, kMaxRanks, options);
   result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   refuse_if_too_large(result.schedule);
-  result.dependencies = check_schedule(result.schedule).dependencies;
+  if (!checked) check_into(result, options);
   return result;
 }
 
-RunResult prepare_model_run(const RunRequest& request) {
+RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& options) {
   RunResult result;
   result.request = request;
   result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
-  result.schedule = build_schedule(request.spec, result.request.algorithm, request.options, kMaxModelRanks);
+  const bool checked = build_into(result, kMaxModelRanks, options);
   result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   result.model_only = true;
   result.backend = "none";
   result.device = "timing model only (--model-only)";
   result.check_skipped = result.schedule.total_ranks > kMaxRanks;
   if (result.check_skipped) {
-    result.dependencies = derive_dependencies(result.schedule);
+    if (!checked) result.dependencies = derive_dependencies(result.schedule);
     result.verification.rule =
         fmt::format("not executed (--model-only); symbolic check skipped above {} ranks", kMaxRanks);
   } else {
-    result.dependencies = check_schedule(result.schedule).dependencies;
+    if (!checked) check_into(result, options);
     result.verification.rule = "not executed (--model-only); schedule checked symbolically";
   }
   return result;

@@ -3,11 +3,13 @@
 // call this; neither talks to a backend directly.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/schedule/algorithm.h"
 #include "sim/exec/backend.h"
+#include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/exec/reference.h"
 #include "sim/model/timing_model.h"
@@ -34,6 +36,16 @@ struct RunResult {
   std::optional<ModelRun> model;  // the timing model's prediction (predict_run), when one was asked for
   bool model_only = false;        // prepare_model_run: nothing was allocated or executed
   bool check_skipped = false;     // model_only above kMaxRanks: the symbolic check was not run
+  // What every buffer cell held when, recorded by the run's one check when asked for
+  // (PrepareOptions::record_history): views read it instead of checking again.
+  std::shared_ptr<const BufferHistory> history;
+};
+
+// What prepare_run does besides building and checking.
+struct PrepareOptions {
+  // Record the buffer history during the check, for views (the GUI, the storyboard, lesson
+  // answers). Off for the CLI's plain run: a 1024-rank ring's history is large and unread.
+  bool record_history = false;
 };
 
 // Rank `rank`'s input as before the run (what the reference and --dump use) and its
@@ -56,14 +68,14 @@ RunResult run_collective(const RunRequest& request, Backend& backend);
 // output folder only once the request is known to be valid): prepare_run builds, checks
 // and sizes the run (same errors as above) without allocating buffers; execute_run
 // allocates, fills, executes and verifies.
-RunResult prepare_run(const RunRequest& request);
+RunResult prepare_run(const RunRequest& request, const PrepareOptions& options = {});
 void execute_run(RunResult& prepared, Backend& backend);
 
 // --model-only: builds the schedule (up to kMaxModelRanks ranks) and derives its
 // dependencies; checks it symbolically up to kMaxRanks ranks (above, the check would cost
 // more than the model, so check_skipped says it was not made); allocates and executes
 // nothing. The result's verification says "not executed".
-RunResult prepare_model_run(const RunRequest& request);
+RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& options = {});
 // Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
 // configuration, naming the flag, key or file position it came from).
 void predict_run(RunResult& r, const TopologyConfig& config);

@@ -49,6 +49,7 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.device = run.device;
   t.workers = run.execution.workers;
   t.schedule = run.schedule;
+  t.history = run.history;
   t.records = records_of(run);
   t.verification = run.verification;
   const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);

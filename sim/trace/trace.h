@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,6 +80,10 @@ struct Trace {
   Verification verification;
   TraceSummary summary;
   std::optional<PredictedSummary> predicted;  // with the timing model's predictions only
+  // What every buffer cell held when, as the run's or the import's one check recorded it
+  // (PrepareOptions::record_history, parse_trace_json's record_history); null when nobody
+  // asked. Not written to the file: it is derived from the schedule.
+  std::shared_ptr<const BufferHistory> history;
 };
 
 // The figures of a run's prediction (run.model must be set).
@@ -102,10 +107,11 @@ std::string trace_to_csv(const Trace& t);
 // --- importer ------------------------------------------------------------------------
 // Parses a JSON trace. Throws InputError naming `source_name`, the line:column when the
 // text is not JSON, and the JSON path of the offending key ("schedule.transfers[3].src")
-// when it is JSON but not a valid collsim trace of this version.
-Trace parse_trace_json(std::string_view text, const std::string& source_name);
+// when it is JSON but not a valid collsim trace of this version. The schedule is checked
+// once; with `record_history` that check also records Trace::history (for a view).
+Trace parse_trace_json(std::string_view text, const std::string& source_name, bool record_history = false);
 // Reads and parses a file (InputError naming the file when it cannot be read).
-Trace load_trace_json(const std::filesystem::path& path);
+Trace load_trace_json(const std::filesystem::path& path, bool record_history = false);
 
 // "12:7" for the byte `offset` of `text` (1-based line and column, counted in bytes).
 std::string line_column(std::string_view text, std::size_t offset);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
@@ -342,16 +343,20 @@ std::vector<T> read_array(const Field& f, Read&& read) {
 }
 
 // The schedule must be one the engine could have run: regions inside buffers, contributions
-// right. The checker proves it, exactly as before a run.
-void check_imported_schedule(const Field& f, const Schedule& s) {
+// right. The checker proves it, exactly as before a run, once; `history`, when given, gets
+// the buffer history that check recorded (for a view of the trace).
+void check_imported_schedule(const Field& f, const Schedule& s, std::shared_ptr<const BufferHistory>* history) {
   try {
-    check_schedule(s);
+    if (history)
+      *history = std::make_shared<const BufferHistory>(BufferHistory::record(s));
+    else
+      check_schedule(s);
   } catch (const ScheduleError& e) {
     f.fail(fmt::format("not a valid schedule: {}", e.what()));
   }
 }
 
-Schedule read_schedule(const Field& f, const RunRequest& request) {
+Schedule read_schedule(const Field& f, const RunRequest& request, std::shared_ptr<const BufferHistory>* history) {
   f.only_keys({"total_ranks", "scratch_count", "average_divisor", "steps", "pre_ops", "transfers", "post_ops"});
   Schedule s;
   s.spec = request.spec;
@@ -366,7 +371,7 @@ Schedule read_schedule(const Field& f, const RunRequest& request) {
   s.pre_ops = read_array<LocalOp>(f["pre_ops"], [&](const Field& x) { return read_local_op(x, s); });
   s.transfers = read_array<Transfer>(f["transfers"], [&](const Field& x) { return read_transfer(x, s); });
   s.post_ops = read_array<LocalOp>(f["post_ops"], [&](const Field& x) { return read_local_op(x, s); });
-  check_imported_schedule(f, s);
+  check_imported_schedule(f, s, history);
   return s;
 }
 
@@ -503,7 +508,7 @@ void check_identity(const Field& root, const std::string& source_name) {
                                      kTraceFormatVersion));
 }
 
-Trace read_trace(const Field& root, const std::string& source_name) {
+Trace read_trace(const Field& root, const std::string& source_name, bool record_history) {
   check_identity(root, source_name);
   root.only_keys({"format", "version", "collsim_version", "scenario", "request", "backend", "schedule", "records",
                   "verification", "summary", "predicted"});
@@ -520,7 +525,7 @@ Trace read_trace(const Field& root, const std::string& source_name) {
   t.backend = backend["name"].str();
   t.device = backend["device"].str();
   t.workers = backend["workers"].int32(0, std::numeric_limits<int>::max());
-  t.schedule = read_schedule(root["schedule"], t.request);
+  t.schedule = read_schedule(root["schedule"], t.request, record_history ? &t.history : nullptr);
   t.records = read_records(root["records"], t.schedule.transfers.size());
   t.verification = read_verification(root["verification"]);
   t.summary = read_summary(root["summary"]);
@@ -539,7 +544,7 @@ std::string parse_problem(const json::parse_error& e) {
 
 }  // namespace
 
-Trace parse_trace_json(std::string_view text, const std::string& source_name) {
+Trace parse_trace_json(std::string_view text, const std::string& source_name, bool record_history) {
   json doc;
   try {
     doc = json::parse(text);
@@ -552,11 +557,11 @@ Trace parse_trace_json(std::string_view text, const std::string& source_name) {
   if (!doc.is_object())
     throw InputError(fmt::format("{}: not a collsim trace (the top level is a JSON {}, not an object)", source_name,
                                  doc.type_name()));
-  return read_trace(Field(doc, "", source_name), source_name);
+  return read_trace(Field(doc, "", source_name), source_name, record_history);
 }
 
-Trace load_trace_json(const std::filesystem::path& path) {
-  return parse_trace_json(read_text_file(path, "trace file"), path.string());
+Trace load_trace_json(const std::filesystem::path& path, bool record_history) {
+  return parse_trace_json(read_text_file(path, "trace file"), path.string(), record_history);
 }
 
 namespace json_layout {

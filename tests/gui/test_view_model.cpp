@@ -1413,3 +1413,35 @@ TEST_CASE("gui shading: one rule for cells and ranks, shared by the app and the 
   CHECK(s[1] == palette::missing_slot);
   CHECK(s[2] == palette::rank(3));
 }
+
+TEST_CASE("gui loader: a load checks each distinct schedule once, and the views read that check's history") {
+  const std::filesystem::path source = COLLSIM_SOURCE_DIR;
+  Progress p;
+  std::uint64_t before = checker_runs();
+  const LoadResult run = load(run_request(request(Collective::all_reduce, "ring", 4, 8)), p);
+  REQUIRE_MESSAGE(run.model, run.error);
+  CHECK(checker_runs() - before == 1);  // prepare_run's check, which recorded the view's history
+  CHECK(&run.model->buffers() == run.model->trace().history.get());
+
+  // Lesson 12 (DDP): a broadcast and 5 bucket all-reduces, 6 distinct collectives, with
+  // more phases than that (compute in between) and questions answered from the histories.
+  before = checker_runs();
+  const LoadResult ddp = load(file_request(source / "scenarios/lessons/12_ddp_resnet34.toml"), p);
+  REQUIRE_MESSAGE(ddp.lesson, ddp.error);
+  std::set<const RunResult*> distinct;
+  for (const PhaseRun& pr : ddp.lesson->program.phases)
+    if (pr.run) distinct.insert(pr.run.get());
+  CHECK(distinct.size() == 6);
+  CHECK(checker_runs() - before == distinct.size());
+  for (const PhaseRun& pr : ddp.lesson->program.phases)
+    if (pr.run) CHECK(pr.run->history);
+
+  // A trace import checks its schedule once, and that check gives the view its history.
+  const auto file = std::filesystem::temp_directory_path() / "collsim_gui_test_checks.json";
+  REQUIRE(write_export(file, trace_to_json(run.model->trace())).empty());
+  before = checker_runs();
+  const LoadResult imported = load(file_request(file), p);
+  REQUIRE_MESSAGE(imported.model, imported.error);
+  CHECK(checker_runs() - before == 1);
+  CHECK(imported.model->buffers().changes().size() == run.model->buffers().changes().size());
+}
