@@ -324,7 +324,7 @@ TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   }
   // Servers: the parameter_server pattern's, or those of ddp's parameter_server all-reduce.
   if (auto e = t.find("servers"); e && p != TrainingPattern::parameter_server &&
-                                  !(p == TrainingPattern::ddp && spec.algorithm == "parameter_server"))
+                                  !(p == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers))
     e->fail("is used only by the parameter_server pattern, or by ddp with algorithm = \"parameter_server\"");
   if (auto e = t.find("bucket_mb")) spec.bucket_mb = e->number(true);
   if (auto e = t.find("first_bucket_mb")) spec.first_bucket_mb = e->number(true);
@@ -580,7 +580,7 @@ void set_lesson_ranks(Scenario& s, int n) {
                          r.spec.ranks));
     if (collective_has_root(r.spec.collective) && r.spec.root >= n)
       refuse(fmt::format("{} has root = {} (the ranks are 0..{})", phase_label(s, i), r.spec.root, n - 1));
-    if (r.algorithm == "parameter_server" && r.options.servers > n)
+    if (algorithm_knobs(r.spec.collective, r.algorithm).servers && r.options.servers > n)
       refuse(fmt::format("{} has servers = {} (at most the ranks)", phase_label(s, i), r.options.servers));
     r.spec.ranks = n;
   }

@@ -103,7 +103,7 @@ void check_spec(const TrainingSpec& spec, int ranks) {
     case TrainingPattern::parameter_server: break;
   }
   const bool servers_used = spec.pattern == TrainingPattern::parameter_server ||
-                            (spec.pattern == TrainingPattern::ddp && spec.algorithm == "parameter_server");
+                            (spec.pattern == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers);
   if (servers_used && (spec.servers < 1 || spec.servers > ranks))
     fail(spec, "servers", fmt::format("must be between 1 and the {} worker ranks, got {}", ranks, spec.servers));
   if (servers_used && ranks + spec.servers > kMaxRanks)
@@ -129,7 +129,7 @@ struct Generator {
     r.spec.dtype = spec.dtype;
     r.spec.op = ReduceOp::sum;
     r.algorithm = std::move(algorithm);
-    if (r.algorithm == "parameter_server") r.options.servers = spec.servers;
+    if (algorithm_knobs(c, r.algorithm).servers) r.options.servers = spec.servers;
     r.seed = 1;
     return r;
   }
@@ -358,7 +358,7 @@ void parameter_server(Generator& g) {
 std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks) {
   check_spec(spec, ranks);
   const bool extra_servers = spec.pattern == TrainingPattern::parameter_server ||
-                             (spec.pattern == TrainingPattern::ddp && spec.algorithm == "parameter_server");
+                             (spec.pattern == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers);
   Generator g{spec, ranks, ranks + (extra_servers ? spec.servers : 0), layer_names(spec.model), {}};
   switch (spec.pattern) {
     case TrainingPattern::ddp: ddp(g); break;
