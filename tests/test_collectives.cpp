@@ -5,6 +5,8 @@
 // step and byte counts against the textbook (Thakur, Rabenseifner & Gropp 2005).
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <functional>
 #include <string>
@@ -352,6 +354,15 @@ TEST_CASE("collsim list shows every algorithm with its formulas and the busbw fa
     INFO(a.name);
     CHECK(catalogue.find(std::string(a.steps_formula)) != std::string::npos);
     CHECK(catalogue.find(std::string(a.bytes_formula)) != std::string::npos);
+  }
+  // Each collective's default is marked once, on its own algorithm's summary line.
+  for (Collective c : kAllCollectives) {
+    const AlgorithmInfo& d = default_algorithm(c);
+    const std::string mark = fmt::format("{} (the default for {})", d.summary, to_string(c));
+    INFO(mark);
+    CHECK(catalogue.find(mark) != std::string::npos);
+    const std::string tag = fmt::format("(the default for {})", to_string(c));
+    CHECK(catalogue.find(tag) == catalogue.rfind(tag));  // only one algorithm carries it
   }
   for (const char* section : {"all_reduce (busbw = algbw * 2(N-1)/N)", "all_gather (busbw = algbw * (N-1)/N)",
                               "reduce_scatter (busbw = algbw * (N-1)/N)", "all_to_all (busbw = algbw * (N-1)/N)"})

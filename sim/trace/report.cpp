@@ -175,7 +175,8 @@ std::string format_catalogue() {
       any = true;
       fmt::format_to(std::back_inserter(out), "    {:<18} steps {:<8} bytes sent per rank {}\n", a.name, a.steps_formula,
                      a.bytes_formula);
-      fmt::format_to(std::back_inserter(out), "    {:<18} {}\n", "", a.summary);
+      fmt::format_to(std::back_inserter(out), "    {:<18} {}{}\n", "", a.summary,
+                     a.is_default ? fmt::format(" (the default for {})", to_string(c)) : "");
       if (const ClosedFormInfo* f = find_cost_formula(a.collective, a.name)) {
         fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
         if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);
