@@ -354,8 +354,8 @@ void draw_buffers(std::string& o, const gui::ViewModel& vm, int frame) {
     if (shading::stripes(vm.schedule().total_ranks)) rect(o, kBuffersLeft, y, 4, row_h, color(pal::rank(row.rank)));
     if (labels)
       text(o, kBuffersLeft + 9, y + row_h / 2 + 4,
-           fmt::format("rank {}{}", row.rank,
-                       row.buffer == BufferKind::output ? std::string() : " " + std::string(to_string(row.buffer))),
+           row.buffer == BufferKind::output ? fmt::format("rank {}", row.rank)
+                                            : fmt::format("rank {} {}", row.rank, to_string(row.buffer)),
            std::min(13.0f, pitch * 0.6f), pal::text);
     const RowBox g{kBuffersLeft + kLabelWidth, kBuffersRight - kBuffersLeft - kLabelWidth, y, row_h, widest};
     for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c)

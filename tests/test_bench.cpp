@@ -89,7 +89,10 @@ BenchOptions tiny_bench(Collective c, const std::string& algorithm) {
   o.iterations = 2;
   o.warmup = 0;
   o.threads = 1;
-  if (c == Collective::barrier) o.dtype = DataType::i32, o.op = ReduceOp::max;
+  if (c == Collective::barrier) {  // a barrier's tokens: i32 max
+    o.dtype = DataType::i32;
+    o.op = ReduceOp::max;
+  }
   return o;
 }
 

@@ -55,8 +55,8 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
     t.records.push_back(r);
   }
   const bool every_step = runs_every_step(pr);
-  if (!every_step) t.history.reset();  // the whole collective's: build_lesson gives the view its window
   if (!every_step) {  // the measured figures of the part: its span, no bandwidths
+    t.history.reset();  // the whole collective's: build_lesson gives the view its window
     t.summary.time_ns = last - first;
     t.summary.algbw_gbps.reset();
     t.summary.busbw_gbps.reset();
@@ -84,8 +84,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
       continue;
     }
     std::shared_ptr<const BufferHistory>& whole = histories[pr.run.get()];
-    if (!whole) whole = pr.run->history ? pr.run->history
-                                        : std::make_shared<const BufferHistory>(BufferHistory::record(pr.run->schedule));
+    if (!whole) whole = history_or_record(pr.run->history, pr.run->schedule);
     const Phase& phase = l.phase(k);
     const bool to_the_end = phase.last_step == 0 || phase.last_step == pr.run->schedule.step_count();
     l.views[k] = std::make_shared<ViewModel>(std::move(t), whole->window(pr.source_transfer, to_the_end));

@@ -78,8 +78,8 @@ double Tally::done_by(double t) const {
   return it == end.begin() ? 0.0 : bytes[static_cast<std::size_t>(it - end.begin()) - 1];
 }
 
-ViewModel::ViewModel(Trace trace) : trace_(std::move(trace)), history_(trace_.history) {
-  if (!history_) history_ = std::make_shared<const BufferHistory>(BufferHistory::record(trace_.schedule));
+ViewModel::ViewModel(Trace trace)
+    : trace_(std::move(trace)), history_(history_or_record(trace_.history, trace_.schedule)) {
   build();
 }
 
@@ -97,7 +97,7 @@ void ViewModel::build() {
   choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
   layout_ = make_layout(s, choice_);
   build_paths();
-  total_link_bytes();
+  sum_link_bytes();
   total_sent_ = bytes_sent_per_rank(s);
   total_received_ = bytes_received_per_rank(s);
   communication_steps_ = collsim::communication_steps(s);
@@ -131,7 +131,7 @@ void ViewModel::arrange_by_topology(bool by_topology) {
   path_nodes_.clear();
   path_links_.clear();
   build_paths();
-  total_link_bytes();
+  sum_link_bytes();
   for (std::size_t k = 0; k < 3; ++k)
     if (available_[k]) fill_link_tallies(clocks_[k]);
 }
@@ -157,14 +157,17 @@ void ViewModel::build_paths() {
     path_links_.insert(path_links_.end(), route_of.links.begin(), route_of.links.end());  // on a topology: its links
     for (std::size_t j = 0; route_of.links.empty() && j + 1 < path.size(); ++j) {  // a pattern: the pairs it joins
       const auto [it, added] = link_id.emplace(key(path[j], path[j + 1]), static_cast<std::uint32_t>(layout_.links.size()));
-      if (added) layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1])), layout_.link_tree.push_back(-1);
+      if (added) {
+        layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1]));
+        layout_.link_tree.push_back(-1);  // a pair the pattern's transfers join, in no tree
+      }
       path_links_.push_back(it->second);
     }
     link_first_.push_back(static_cast<std::uint32_t>(path_links_.size()));
   }
 }
 
-void ViewModel::total_link_bytes() {
+void ViewModel::sum_link_bytes() {
   const Schedule& s = trace_.schedule;
   link_totals_.assign(layout_.links.size(), 0.0);
   if (layout_.topology) {

@@ -133,7 +133,7 @@ class ViewModel {
  private:
   void build();
   void build_paths();
-  void total_link_bytes();
+  void sum_link_bytes();
   void fill_link_tallies(ClockIndex& c) const;
   ClockIndex build_clock(ClockKind c, std::vector<double> begin, std::vector<double> end) const;
 

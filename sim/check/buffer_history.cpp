@@ -327,4 +327,9 @@ const CellChange& BufferHistory::change_at(std::uint32_t cell, std::span<const d
   return changes_[index];
 }
 
+std::shared_ptr<const BufferHistory> history_or_record(std::shared_ptr<const BufferHistory> recorded,
+                                                       const Schedule& s) {
+  return recorded ? recorded : std::make_shared<const BufferHistory>(BufferHistory::record(s));
+}
+
 }  // namespace collsim

@@ -15,6 +15,7 @@
 // a snapshot of every cell per step.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <utility>
@@ -140,5 +141,10 @@ class BufferHistory {
   std::size_t transfer_count_ = 0;
   std::vector<std::size_t> step_end_;  // per step k: transfers in steps 0..k
 };
+
+// `recorded` (the history a run's one check kept), or, for a run prepared without one, the
+// schedule's history recorded now: the one place a view may check a schedule again.
+std::shared_ptr<const BufferHistory> history_or_record(std::shared_ptr<const BufferHistory> recorded,
+                                                       const Schedule& s);
 
 }  // namespace collsim

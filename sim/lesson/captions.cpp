@@ -195,8 +195,7 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
   check_rank(q, phase);
   const Schedule& whole = phase.run->schedule;
   const std::vector<Region> chunk = chunk_regions(q, whole);
-  std::shared_ptr<const BufferHistory> history = phase.run->history;
-  if (!history) history = std::make_shared<const BufferHistory>(BufferHistory::record(whole));
+  const std::shared_ptr<const BufferHistory> history = history_or_record(phase.run->history, whole);
   // The phase's step k is step k + offset of the whole schedule (it may run only part of it).
   int offset = 0;
   if (!phase.schedule.transfers.empty())

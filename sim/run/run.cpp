@@ -1,7 +1,6 @@
 #include "sim/run/run.h"
 
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -17,6 +16,12 @@ void refuse_if_too_large(const Schedule& s) {
   if (have > 0 && need > 0.8 * static_cast<double>(have))
     throw InputError(fmt::format("--count {} needs {} of buffers for {} ranks, but only {} of memory is available",
                                  s.spec.count, format_bytes(need), s.total_ranks, format_bytes(static_cast<double>(have))));
+}
+
+// A hand-written schedule ("custom"), with the request checked as for any algorithm first.
+CheckedCustomSchedule build_custom(const CollectiveSpec& spec, const AlgorithmOptions& options, int max_ranks) {
+  validate_request(spec, nullptr, options, max_ranks);
+  return build_checked_custom_schedule(spec, options);
 }
 
 // Checks result.schedule, once: its dependencies, and its buffer history when asked for.
@@ -39,8 +44,7 @@ bool build_into(RunResult& result, int max_ranks, const PrepareOptions& options)
     result.schedule = build_algorithm_schedule(r.spec, r.algorithm, r.options, max_ranks);
     return false;
   }
-  validate_request(r.spec, nullptr, r.options, max_ranks);
-  CheckedCustomSchedule built = build_checked_custom_schedule(r.spec, r.options);
+  CheckedCustomSchedule built = build_custom(r.spec, r.options, max_ranks);
   result.schedule = std::move(built.schedule);
   result.dependencies = std::move(built.report.dependencies);
   if (options.record_history) result.history = std::move(built.history);
@@ -62,8 +66,7 @@ std::uint64_t available_memory_bytes() {
 Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,
                         int max_ranks) {
   if (algorithm != kCustomAlgorithm) return build_algorithm_schedule(spec, algorithm, options, max_ranks);
-  validate_request(spec, nullptr, options, max_ranks);
-  return build_checked_custom_schedule(spec, options).schedule;
+  return build_custom(spec, options, max_ranks).schedule;
 }
 
 RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) {

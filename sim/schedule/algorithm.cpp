@@ -1,11 +1,11 @@
 #include "sim/schedule/algorithm.h"
 
-#include <array>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/core/errors.h"
 
@@ -110,9 +110,7 @@ AlgorithmLayout algorithm_layout(const CollectiveSpec& spec, std::string_view al
                                  const AlgorithmOptions& options) {
   const AlgorithmInfo* a = find_algorithm(spec.collective, algorithm);
   if (a && a->layout) return a->layout(spec, resolve_options(spec, algorithm, options));
-  AlgorithmLayout all{LayoutShape::all_pairs, {}, {}, {}, 0};
-  for (int r = 0; r < spec.ranks; ++r) all.order.push_back(r);
-  return all;
+  return layouts::all_pairs(spec.ranks);
 }
 
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options) {
