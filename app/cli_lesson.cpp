@@ -60,6 +60,21 @@ std::string what_it_runs(const Phase& phase, const PhaseRun& pr) {
   return s;
 }
 
+// " on default, waits for 3": the phase's stream and waits, where the lesson names them.
+std::string where_it_runs(const Phase& phase) {
+  std::string s;
+  if (!phase.stream.empty()) s += fmt::format(" on {}", phase.stream);
+  auto list = [](const std::vector<int>& phases) {
+    std::string out;
+    for (const int k : phases) out += fmt::format("{}{}", out.empty() ? "" : ",", k + 1);
+    return out;
+  };
+  if (!phase.wait_for.empty()) s += fmt::format(", waits for {}", list(phase.wait_for));
+  if (!phase.host_wait_for.empty()) s += fmt::format(", host waits for {}", list(phase.host_wait_for));
+  if (phase.synchronize) s += ", after a host sync";
+  return s;
+}
+
 std::string verdict(const ProgramResult& p, const PhaseRun& pr) {
   if (!pr.run || !p.executed) return "";
   return pr.run->verification.ok ? "✓" : "✗ WRONG";
@@ -75,7 +90,7 @@ std::string format_phase_table(const Scenario& s, const ProgramResult& p) {
   std::vector<std::string> what, ranks;
   for (const PhaseRun& pr : p.phases) {
     const Phase& phase = s.phases[static_cast<std::size_t>(pr.phase)];
-    what.push_back(what_it_runs(phase, pr));
+    what.push_back(what_it_runs(phase, pr) + where_it_runs(phase));
     ranks.push_back(rank_ranges(pr.rank_begin_ns));
     name_w = std::max(name_w, width_of(phase.name));
     what_w = std::max(what_w, width_of(what.back()));
@@ -91,6 +106,17 @@ std::string format_phase_table(const Scenario& s, const ProgramResult& p) {
     out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
   }
   return out;
+}
+
+// The peak of each rank's memory line, where the lesson's phases allocate.
+std::string format_memory(const ProgramResult& p) {
+  std::string out;
+  for (std::size_t r = 0; r < p.memory.size() && r < static_cast<std::size_t>(kMaxRankRows); ++r)
+    if (!p.memory[r].empty())
+      out += fmt::format("  rank {}: {} at most, from {} µs\n", r, format_bytes(p.peak_memory_bytes[r]),
+                         us(p.peak_memory_ns[r]));
+  if (out.empty()) return out;
+  return "memory (what the phases allocate and free; peak per rank)\n" + out;
 }
 
 std::string format_rank_table(const ProgramResult& p) {
@@ -110,6 +136,7 @@ std::string format_rank_table(const ProgramResult& p) {
                        us(p.exposed_communication_ns[worst]));
   }
   out += "  (exposed: communication time not hidden behind the rank's own compute)\n";
+  out += format_memory(p);
   return out;
 }
 

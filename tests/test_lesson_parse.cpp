@@ -299,7 +299,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
-        "time_us duration_us busbw_gbps contributions)");
+        "time_us duration_us busbw_gbps contributions peak_memory_bytes)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
@@ -311,8 +311,8 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
         "s.toml:9:8: key 'question[1].rank': must be between 0 and 3, got 4");
   // Keys the metric does not use are refused, not ignored.
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 1\n") ==
-        "s.toml:9:8: key 'question[1].rank': is used only with metric = \"bytes_sent\", \"bytes_received\" or "
-        "\"contributions\"");
+        "s.toml:9:8: key 'question[1].rank': is used only with metric = \"bytes_sent\", \"bytes_received\", "
+        "\"contributions\" or \"peak_memory_bytes\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"time_us\"\nstep = 2\n") ==
         "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
         "\"transfers\" or \"contributions\"");
@@ -563,4 +563,52 @@ TEST_CASE("lesson_parse: --ranks keeps the phases of a Scenario built in code") 
   CHECK(r.phases[0].compute_us == std::vector<double>{1, 2, 3, 4, 0, 0, 0, 0});
   CHECK(r.phases[1].request.spec.ranks == 8);
   CHECK(r.request.spec.ranks == 8);
+}
+
+TEST_CASE("lesson_parse: streams, event waits, host waits and memory are read; bad ones are refused") {
+  const std::string head = "format = 2\nranks = 2\n[[phase]]\nname = \"backward\"\ncompute = 10.0\n";
+  const Scenario s = parse_scenario(head + R"toml(allocates = { "act" = "4MiB", "ws" = 512 }
+[[phase]]
+name = "all-reduce"
+collective = "all_reduce"
+count = "1K"
+stream = "nccl"
+wait_for = ["backward"]
+host_wait_for = ["backward"]
+frees = ["act", "ws"]
+[[phase]]
+compute = 1.0
+stream = "default"
+synchronize = true
+)toml",
+                                    "s.toml");
+  REQUIRE(s.phases.size() == 3);
+  CHECK(s.phases[0].allocates == std::vector<std::pair<std::string, double>>{{"act", 4194304.0}, {"ws", 512.0}});
+  CHECK(s.phases[1].stream == "nccl");
+  CHECK(s.phases[1].wait_for == std::vector<int>{0});
+  CHECK(s.phases[1].host_wait_for == std::vector<int>{0});
+  CHECK(s.phases[1].frees == std::vector<std::string>{"act", "ws"});
+  CHECK(phase_stream(s.phases[0]) == kComputeStream);
+  CHECK(phase_stream(s.phases[2]) == kDefaultStream);
+  CHECK(s.phases[2].synchronize);
+
+  CHECK(lesson_error(head + "[[phase]]\ncompute = 1.0\nwait_for = [\"later\"]\n")
+            .find("key 'phase[2].wait_for': no earlier phase is named 'later'") != std::string::npos);
+  CHECK(lesson_error(head + "[[phase]]\nname = \"backward\"\ncompute = 1.0\n[[phase]]\ncompute = 1.0\nwait_for = [\"backward\"]\n")
+            .find("phases 1 and 2 are both named 'backward'") != std::string::npos);
+  CHECK(lesson_error(head + "stream = \"\"\n").find("key 'phase[1].stream': a stream needs a name") != std::string::npos);
+  CHECK(lesson_error(head + "allocates = { \"act\" = \"lots\" }\n").find("key 'phase[1].allocates.act'") !=
+        std::string::npos);
+  CHECK(lesson_error(head + "allocates = [\"act\"]\n").find("key 'phase[1].allocates'") != std::string::npos);
+  CHECK(lesson_error(head + "synchronize = 1\n").find("key 'phase[1].synchronize'") != std::string::npos);
+}
+
+TEST_CASE("lesson_parse: peak_memory_bytes is a whole-program question about one rank") {
+  const std::string head = "format = 2\nranks = 2\n[[phase]]\ncompute = 10.0\nallocates = { \"a\" = 8 }\n[[question]]\ntext = \"peak?\"\nmetric = \"peak_memory_bytes\"\n";
+  const Scenario s = parse_scenario(head + "rank = 1\n", "s.toml");
+  REQUIRE(s.questions.size() == 1);
+  CHECK(s.questions[0].phase == 0);
+  CHECK(s.questions[0].rank == 1);
+  CHECK(lesson_error(head + "phase = 1\n").find("leave `phase` out") != std::string::npos);
+  CHECK(lesson_error(head + "step = 1\n").find("key 'question[1].step'") != std::string::npos);
 }

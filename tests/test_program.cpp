@@ -435,3 +435,119 @@ TEST_CASE("program: exports parse, count what they should and are deterministic"
     CHECK(j["ranks"].size() == 5);
   }
 }
+
+// --- streams, events, host waits and memory (lesson.h) --------------------------------
+
+namespace {
+
+Phase on(Phase p, std::string stream) {
+  p.stream = std::move(stream);
+  return p;
+}
+
+const std::vector<double> k100us(4, 100.0);
+
+}  // namespace
+
+TEST_CASE("program: a collective on the compute stream waits for the compute before it, and delays the one after") {
+  // backward 2, all-reduce (no regions), backward 1: on one stream they run in order.
+  const Scenario s = lesson({compute("backward 2", k100us), on(collective("all-reduce", all_reduce()), "compute"),
+                             compute("backward 1", k100us)});
+  const ProgramResult p = predicted(s);
+  const PhaseRun& ar = p.phases[1];
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(ar.rank_begin_ns[r] == doctest::Approx(100000).epsilon(1e-12));
+    CHECK(p.phases[2].rank_begin_ns[r] == doctest::Approx(ar.rank_end_ns[r]).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("program: the legacy default stream serialises with every other stream of its rank") {
+  // compute on "compute", an all-reduce on "default" that reads nothing: it still waits for
+  // the backward issued before it, and the backward issued after it waits for it.
+  const Scenario s = lesson({compute("backward 2", k100us), on(collective("all-reduce", all_reduce()), kDefaultStream),
+                             compute("backward 1", k100us), collective("later all-reduce", all_reduce(8192))});
+  const ProgramResult p = predicted(s);
+  const PhaseRun& ar = p.phases[1];
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(ar.rank_begin_ns[r] == doctest::Approx(100000).epsilon(1e-12));
+    CHECK(p.phases[2].rank_begin_ns[r] >= ar.rank_end_ns[r]);
+    CHECK(p.phases[3].rank_begin_ns[r] >= ar.rank_end_ns[r]);  // the comm stream waits for it too
+  }
+  CHECK(p.total_ns == doctest::Approx(ar.end() + 100000).epsilon(1e-9));
+}
+
+TEST_CASE("program: an all-reduce on its own stream with an event wait overlaps the next compute") {
+  Phase ar = collective("all-reduce", all_reduce());
+  ar.wait_for = {0};  // the event recorded after backward 2 (ProcessGroupNCCL's syncStream)
+  const Scenario s = lesson({compute("backward 2", k100us), ar, compute("backward 1", k100us)});
+  const ProgramResult p = predicted(s);
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(p.phases[1].rank_begin_ns[r] == doctest::Approx(100000).epsilon(1e-12));  // after the event, not at 0
+    CHECK(p.phases[2].rank_begin_ns[r] == 100000);                                 // not after the all-reduce
+    CHECK(p.exposed_communication_ns[r] == doctest::Approx(0.0));
+  }
+}
+
+TEST_CASE("program: a host synchronisation waits for every stream, and so does all the host issues after it") {
+  Phase sync = compute("loss.item()", std::vector<double>(4, 1.0));
+  sync.synchronize = true;
+  const Scenario s = lesson({collective("all-reduce", all_reduce()), sync, compute("next forward", k100us)});
+  const ProgramResult p = predicted(s);
+  const PhaseRun& ar = p.phases[0];
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(p.phases[1].rank_begin_ns[r] == doctest::Approx(ar.rank_end_ns[r]).epsilon(1e-12));
+    CHECK(p.phases[2].rank_begin_ns[r] == doctest::Approx(ar.rank_end_ns[r] + 1000).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("program: a host wait for one phase delays the phases issued after it, on every stream") {
+  Phase gather = collective("all-gather", all_reduce(8192));
+  gather.host_wait_for = {0};
+  const Scenario s = lesson({compute("forward 0", k100us), gather, collective("other", all_reduce())});
+  const ProgramResult p = predicted(s);
+  for (std::size_t r = 0; r < 4; ++r) {
+    CHECK(p.phases[1].rank_begin_ns[r] == doctest::Approx(100000).epsilon(1e-12));
+    CHECK(p.phases[2].rank_begin_ns[r] >= 100000);
+  }
+}
+
+TEST_CASE("program: the memory line adds allocations at a phase's begin, removes frees at its end") {
+  Phase a = compute("forward", k100us);
+  a.allocates = {{"activations", 1000.0}, {"workspace", 500.0}};
+  a.frees = {"workspace"};
+  Phase b = compute("backward", k100us);
+  b.allocates = {{"grad", 300.0}};
+  b.frees = {"activations"};
+  const Scenario s = lesson({a, b});
+  const ProgramResult p = predicted(s);
+  for (std::size_t r = 0; r < 4; ++r) {
+    // 1500 from 0; at 100 µs the workspace goes and the gradient comes: 1300; at 200 µs 300.
+    REQUIRE(p.memory[r].size() == 3);
+    CHECK(p.memory[r][0].time_ns == 0);
+    CHECK(p.memory[r][0].bytes == 1500);
+    CHECK(p.memory[r][1].time_ns == 100000);
+    CHECK(p.memory[r][1].bytes == 1300);
+    CHECK(p.memory[r][2].bytes == 300);
+    CHECK(p.peak_memory_bytes[r] == 1500);
+    CHECK(p.peak_memory_ns[r] == 0);
+  }
+}
+
+TEST_CASE("program: bad waits and frees name the phase") {
+  Phase wait = compute("wait", k100us);
+  wait.wait_for = {1};  // itself: not an earlier phase
+  CHECK(prepare_error(lesson({compute("first", k100us), wait})).find("phase 2 ('wait'): waits for phase 2") !=
+        std::string::npos);
+  Phase free = compute("free", k100us);
+  free.frees = {"nothing"};
+  const Scenario s = lesson({free});
+  ProgramResult p = prepare_program(s);
+  const std::string error = testing::input_error([&] { predict_program(p, s, config()); });
+  CHECK(error.find("phase 1 ('free'): frees 'nothing' on rank 0") != std::string::npos);
+  Phase twice = compute("twice", k100us);
+  twice.allocates = {{"x", 1.0}};
+  const Scenario again = lesson({twice, twice});
+  ProgramResult q = prepare_program(again);
+  CHECK(testing::input_error([&] { predict_program(q, again, config()); }).find("allocates 'x' on rank 0 while it still holds it") !=
+        std::string::npos);
+}

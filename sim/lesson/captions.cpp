@@ -24,7 +24,8 @@ namespace {
 
 constexpr std::string_view kCaptionNames[] = {"src",   "dst",    "chunk",  "bytes", "step",  "steps",
                                               "step_bytes", "phase", "phases", "ranks", "label"};
-constexpr std::string_view kAnswerNames[] = {"value", "rank", "step", "chunk", "phase"};
+// value_h: the value as a human size ("9.0 MiB"), for the metrics that count bytes.
+constexpr std::string_view kAnswerNames[] = {"value", "value_h", "rank", "step", "chunk", "phase"};
 
 // Walks a template: literal text and "{{" / "}}" go to `literal`, each {name} to
 // `placeholder`. Throws InputError (prefixed by `where`) for an unclosed '{' or a lone '}'.
@@ -115,6 +116,7 @@ std::string_view metric_name(Metric m) {
     case Metric::duration_us: return "duration_us";
     case Metric::busbw_gbps: return "busbw_gbps";
     case Metric::contributions: return "contributions";
+    case Metric::peak_memory_bytes: return "peak_memory_bytes";
   }
   return "?";
 }
@@ -239,8 +241,17 @@ double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun
   return *bw.busbw_gbps;
 }
 
+// The most memory rank q.rank holds at once (program.h, ProgramResult::memory).
+double peak_memory(const Question& q, const ProgramResult& p) {
+  if (!p.predicted) refuse(q, "the program has not been predicted (peak_memory_bytes needs the timing model)");
+  if (q.rank < 0 || q.rank >= static_cast<int>(p.peak_memory_bytes.size()))
+    refuse(q, fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
+  return p.peak_memory_bytes[static_cast<std::size_t>(q.rank)];
+}
+
 double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {
   if (is_timing(q.metric)) return predicted_time_us(q, p);
+  if (q.metric == Metric::peak_memory_bytes) return peak_memory(q, p);
   const PhaseRun& phase = asked_phase(q, p);
   switch (q.metric) {
     case Metric::steps:
@@ -259,6 +270,7 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
     }
     case Metric::time_us:
     case Metric::duration_us:
+    case Metric::peak_memory_bytes:
       break;
   }
   return 0;
@@ -360,6 +372,7 @@ Answer answer_question(const Question& q, const ProgramResult& p) {
   a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
                 [&](std::string_view name) -> std::optional<std::string> {
                   if (name == "value") return value;
+                  if (name == "value_h") return format_bytes(a.value);
                   if (name == "rank") return std::to_string(q.rank);
                   if (name == "step") return std::to_string(step_shown);
                   if (name == "chunk") return std::to_string(q.chunk);

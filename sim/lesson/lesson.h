@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/run/run.h"
@@ -32,6 +33,10 @@
 namespace collsim {
 
 enum class PhaseKind : std::uint8_t { collective, compute };
+
+inline constexpr const char* kDefaultStream = "default";
+inline constexpr const char* kComputeStream = "compute";
+inline constexpr const char* kCommStream = "comm";
 
 struct Phase {
   PhaseKind kind = PhaseKind::collective;
@@ -52,6 +57,31 @@ struct Phase {
   // waits only for its stream.
   std::vector<std::string> reads, writes;
 
+  // Streams and events (docs/timing-model.md, "Streams"). The stream of its rank the phase
+  // runs on: phases on one stream run in program order, phases on different streams
+  // overlap unless a region, an event or the default stream orders them. Empty: "compute"
+  // for a compute phase, "comm" for a collective (ProcessGroupNCCL's own stream).
+  // kDefaultStream is CUDA's legacy default stream: a phase on it starts after everything
+  // issued before it on the rank's other streams, and everything issued after it on them
+  // waits for it.
+  std::string stream;
+  // Event waits (cudaStreamWaitEvent on an event recorded after each of these earlier
+  // phases, indices into the program's phases): the phase starts on a rank only after
+  // they have ended there. A rank that took no part in one of them does not wait for it.
+  std::vector<int> wait_for;
+  // Host waits (event.synchronize()): the host issues this phase, and everything after it
+  // on the rank, only once these earlier phases have ended there.
+  std::vector<int> host_wait_for;
+  // A host synchronisation before the phase (`.item()`, torch.cuda.synchronize()): the
+  // host waits for everything issued before on every stream of the rank.
+  bool synchronize = false;
+
+  // Memory the phase allocates on every rank that takes part, when it begins there
+  // (name, bytes), and the allocations (by name) it frees when it ends. The program sums
+  // them into a per-rank memory line (ProgramResult::memory).
+  std::vector<std::pair<std::string, double>> allocates;
+  std::vector<std::string> frees;
+
   // Captions. Placeholders (captions.h): {src} {dst} {chunk} {bytes} {step} {steps}
   // {phase} {phases} {ranks} {label}.
   std::string caption;                     // the phase as a whole
@@ -60,6 +90,12 @@ struct Phase {
 
   std::string origin;  // "file:line:column" of the [[phase]] table, or of what generated it
 };
+
+// The stream a phase runs on: its own, or its kind's.
+inline std::string_view phase_stream(const Phase& phase) {
+  if (!phase.stream.empty()) return phase.stream;
+  return phase.kind == PhaseKind::compute ? kComputeStream : kCommStream;
+}
 
 // What a question's answer is computed from (captions.h, answer_question).
 enum class Metric : std::uint8_t {
@@ -72,6 +108,7 @@ enum class Metric : std::uint8_t {
                      // (the whole program, which starts at 0, when phase is 0), µs
   busbw_gbps,        // predicted bus bandwidth of the phase
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
+  peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name); phase 0
 };
 
 // The metrics a compute phase and the whole program (phase = 0) have.

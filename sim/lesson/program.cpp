@@ -119,6 +119,20 @@ void check_compute(const Phase& phase, std::size_t index, int total_ranks) {
     throw InputError(fmt::format("{}: no rank computes in it (every duration is 0)", phase_where(phase, index)));
 }
 
+// Events name earlier phases (the loader resolves names; a generator gives indices), and
+// an allocation is a size in bytes.
+void check_waits_and_memory(const Phase& phase, std::size_t index) {
+  for (const std::vector<int>* waits : {&phase.wait_for, &phase.host_wait_for})
+    for (const int k : *waits)
+      if (k < 0 || static_cast<std::size_t>(k) >= index)
+        throw InputError(fmt::format("{}: waits for phase {}, which is not an earlier phase", phase_where(phase, index),
+                                     k + 1));
+  for (const auto& [name, bytes] : phase.allocates)
+    if (name.empty() || !(bytes >= 0) || bytes > 1e18)
+      throw InputError(fmt::format("{}: allocation '{}' must have a name and a size from 0 to 1e18 bytes, got {}",
+                                   phase_where(phase, index), name, bytes));
+}
+
 // Phases that run parts of one collective must run its steps in order, each once: a
 // range starts at step 1 or right after the previous range of the same collective, and
 // the last range reaches its last step. (Whole phases of one request may repeat: equal
@@ -182,24 +196,45 @@ struct RegionTimes {
   double last_write_end = 0, last_read_end = 0;
 };
 
+// One rank's state as the phases are placed in program order.
 struct RankState {
-  double compute_free = 0, comm_free = 0;
+  double start = 0;  // a straggler's streams start late (Topology::late_ns)
+  std::map<std::string, double, std::less<>> stream_free;  // when each stream is free
+  double default_stream_end = 0;  // the last phase on the legacy default stream ended
+  double host = 0;                // the host issues the next phase no earlier
   std::map<std::string, RegionTimes, std::less<>> regions;
 };
 
 class Timeline {
  public:
   // A late rank's streams start late: the straggler's delay applies once, at program start.
-  explicit Timeline(const Topology& t) : ranks_(t.late_ns.size()) {
-    for (std::size_t r = 0; r < ranks_.size(); ++r) ranks_[r].compute_free = ranks_[r].comm_free = t.late_ns[r];
+  Timeline(const Topology& t, const std::vector<PhaseRun>& placed) : ranks_(t.late_ns.size()), placed_(placed) {
+    for (std::size_t r = 0; r < ranks_.size(); ++r) ranks_[r].start = ranks_[r].host = t.late_ns[r];
   }
 
-  // When rank r may start `phase` on its stream: the stream is free, what it reads has been
-  // written (read after write), and what it writes is no longer written (write after
-  // write) or read (write after read) by an earlier phase.
+  // The host of rank r issues `phase`: it first waits for what the phase's host waits
+  // name (and, for a synchronisation, for everything issued so far). Call once per phase
+  // and rank, before ready().
+  void issue(std::size_t r, const Phase& phase) {
+    RankState& s = ranks_[r];
+    for (const int k : phase.host_wait_for) s.host = std::max(s.host, end_on(r, k));
+    if (phase.synchronize)
+      for (const auto& [name, free] : s.stream_free) s.host = std::max(s.host, free);
+  }
+
+  // When rank r may start `phase`: the host has issued it, its stream is free (the
+  // default stream: every stream is), the events it waits for have happened, what it
+  // reads has been written (read after write), and what it writes is no longer written
+  // (write after write) or read (write after read) by an earlier phase.
   double ready(std::size_t r, const Phase& phase) const {
     const RankState& s = ranks_[r];
-    double t = phase.kind == PhaseKind::compute ? s.compute_free : s.comm_free;
+    const std::string_view stream = phase_stream(phase);
+    double t = std::max({s.start, s.host, s.default_stream_end});
+    if (stream == kDefaultStream)
+      for (const auto& [name, free] : s.stream_free) t = std::max(t, free);
+    else if (const auto it = s.stream_free.find(stream); it != s.stream_free.end())
+      t = std::max(t, it->second);
+    for (const int k : phase.wait_for) t = std::max(t, end_on(r, k));
     for (const std::string& name : phase.reads)
       if (const RegionTimes* g = find(s, name)) t = std::max(t, g->last_write_end);
     for (const std::string& name : phase.writes)
@@ -210,7 +245,10 @@ class Timeline {
   // Rank r ran `phase` until `end`.
   void finish(std::size_t r, const Phase& phase, double end) {
     RankState& s = ranks_[r];
-    (phase.kind == PhaseKind::compute ? s.compute_free : s.comm_free) = end;
+    const std::string_view stream = phase_stream(phase);
+    double& free = s.stream_free[std::string(stream)];
+    free = std::max(free, end);
+    if (stream == kDefaultStream) s.default_stream_end = std::max(s.default_stream_end, end);
     for (const std::string& name : phase.reads) {
       double& t = s.regions[name].last_read_end;
       t = std::max(t, end);
@@ -226,7 +264,13 @@ class Timeline {
     const auto it = s.regions.find(name);
     return it == s.regions.end() ? nullptr : &it->second;
   }
+  // When earlier phase k ended on rank r; 0 (no wait) where r took no part in it.
+  double end_on(std::size_t r, int k) const {
+    const PhaseRun& pr = placed_[static_cast<std::size_t>(k)];
+    return r < pr.rank_end_ns.size() ? std::max(0.0, pr.rank_end_ns[r]) : 0.0;
+  }
   std::vector<RankState> ranks_;
+  const std::vector<PhaseRun>& placed_;  // the program's phases; those before the current one are placed
 };
 
 double compute_us_of(const Phase& phase, std::size_t r) {
@@ -239,6 +283,7 @@ void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline
   for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r) {
     const double us = compute_us_of(phase, r);
     if (us <= 0) continue;
+    timeline.issue(r, phase);
     const double begin = timeline.ready(r, phase);
     pr.rank_begin_ns[r] = begin;
     pr.rank_end_ns[r] = begin + us * 1000.0 * t.slow[r];
@@ -251,7 +296,10 @@ void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline
 // (sent or received); a rank without transfers takes no part.
 void place_collective(PhaseRun& pr, const Phase& phase, const Topology& program_topology, Timeline& timeline) {
   Topology t = program_topology;
-  for (std::size_t r = 0; r < t.late_ns.size(); ++r) t.late_ns[r] = timeline.ready(r, phase);
+  for (std::size_t r = 0; r < t.late_ns.size(); ++r) {
+    timeline.issue(r, phase);
+    t.late_ns[r] = timeline.ready(r, phase);
+  }
   const RunResult& run = *pr.run;
   const bool whole = pr.source_transfer.size() == run.schedule.transfers.size();
   if (whole && run.model && t.late_ns == program_topology.late_ns) {  // the whole collective's own prediction
@@ -331,6 +379,63 @@ void sum_up(ProgramResult& p) {
   }
 }
 
+// The memory line of every rank: each phase's allocations from its begin on the rank,
+// its frees at its end; at equal times frees come first (a free and the allocation it makes
+// room for may meet). A free of nothing held, or an allocation of a name already held, is
+// the lesson's mistake.
+void sum_memory(ProgramResult& p, const Scenario& s) {
+  const auto n = static_cast<std::size_t>(p.total_ranks);
+  p.memory.assign(n, {});
+  p.peak_memory_bytes.assign(n, 0);
+  p.peak_memory_ns.assign(n, 0);
+  struct Change {
+    double time_ns;
+    int order;  // 0: a free, 1: an allocation
+    std::size_t phase;
+    const std::string* name;
+    double bytes;
+  };
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<Change> changes;
+    for (std::size_t k = 0; k < p.phases.size(); ++k) {
+      const PhaseRun& pr = p.phases[k];
+      if (pr.rank_begin_ns[r] < 0) continue;
+      for (const auto& [name, bytes] : s.phases[k].allocates) changes.push_back({pr.rank_begin_ns[r], 1, k, &name, bytes});
+      for (const std::string& name : s.phases[k].frees) changes.push_back({pr.rank_end_ns[r], 0, k, &name, 0});
+    }
+    if (changes.empty()) continue;
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+      return a.time_ns != b.time_ns ? a.time_ns < b.time_ns : a.order < b.order;
+    });
+    std::map<std::string, double, std::less<>> held;
+    double bytes = 0;
+    for (const Change& c : changes) {
+      const Phase& phase = s.phases[c.phase];
+      if (c.order == 1) {
+        if (!held.emplace(*c.name, c.bytes).second)
+          throw InputError(fmt::format("{}: allocates '{}' on rank {} while it still holds it (free it first)",
+                                       phase_where(phase, c.phase), *c.name, r));
+        bytes += c.bytes;
+      } else {
+        const auto it = held.find(*c.name);
+        if (it == held.end())
+          throw InputError(fmt::format("{}: frees '{}' on rank {}, which holds no allocation of that name then",
+                                       phase_where(phase, c.phase), *c.name, r));
+        bytes -= it->second;
+        held.erase(it);
+      }
+      if (!p.memory[r].empty() && p.memory[r].back().time_ns == c.time_ns)
+        p.memory[r].back().bytes = bytes;
+      else
+        p.memory[r].push_back({c.time_ns, bytes});
+      if (bytes > p.peak_memory_bytes[r]) {
+        p.peak_memory_bytes[r] = bytes;
+        p.peak_memory_ns[r] = c.time_ns;
+      }
+    }
+  }
+}
+
 // The program's ranks that are workers (the rest are parameter servers): the largest
 // collective's workers, as run_model resolves one collective's topology.
 
@@ -401,8 +506,10 @@ ProgramResult prepare_program(const Scenario& s, bool model_only, const PrepareO
   }
   if (runs.empty()) p.total_ranks = s.ranks;  // compute only: the lesson's ranks
   check_step_ranges(s, p);
-  for (std::size_t k = 0; k < s.phases.size(); ++k)
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
     if (s.phases[k].kind == PhaseKind::compute) check_compute(s.phases[k], k, p.total_ranks);
+    check_waits_and_memory(s.phases[k], k);
+  }
   if (!model_only) refuse_if_too_large(runs);
   return p;
 }
@@ -431,7 +538,7 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
   // collective, exactly run_model's): the single-run summaries read run->model.
   for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
     run->model = ModelRun{p.topology, predict(run->schedule, run->dependencies, p.topology), config};
-  Timeline timeline(p.topology);
+  Timeline timeline(p.topology, p.phases);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {
     const Phase& phase = s.phases[static_cast<std::size_t>(pr.phase)];
@@ -445,6 +552,7 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
       place_compute(pr, phase, p.topology, timeline);
   }
   sum_up(p);
+  sum_memory(p, s);
   p.predicted = true;
 }
 

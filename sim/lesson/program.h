@@ -35,6 +35,12 @@ struct PhaseRun {
   double end() const;    // latest rank end
 };
 
+// Memory a rank holds from time_ns on (the allocations its phases name), until the next point.
+struct MemoryPoint {
+  double time_ns = 0;
+  double bytes = 0;
+};
+
 struct ProgramResult {
   int total_ranks = 0;           // the ranks of the largest schedule (parameter servers included)
   std::vector<PhaseRun> phases;  // one per Scenario::phases, same order
@@ -45,6 +51,10 @@ struct ProgramResult {
   // Per rank, ns: time busy computing, time with its communication stream busy, and the
   // communication time not hidden behind compute (the overlap lesson's figure).
   std::vector<double> compute_ns, communication_ns, exposed_communication_ns;
+  // Per rank: the memory line (empty when no phase allocates on the rank), its peak and
+  // when the peak begins.
+  std::vector<std::vector<MemoryPoint>> memory;
+  std::vector<double> peak_memory_bytes, peak_memory_ns;
   // Every executed collective verified (false until executed).
   bool verified() const;
 };

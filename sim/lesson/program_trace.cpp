@@ -53,21 +53,43 @@ std::pair<int, int> step_range(const Phase& phase, const PhaseRun& pr) {
 // Chrome trace
 // ---------------------------------------------------------------------------------------
 
-constexpr int kComputeTrack = 1, kCommunicationTrack = 2, kTransfersTrack = 3;
+constexpr int kComputeTrack = 1, kCommunicationTrack = 2, kTransfersTrack = 3, kFirstOtherTrack = 4;
 
 int pid_of(std::size_t rank) { return static_cast<int>(rank) + 1; }  // Perfetto treats pid 0 specially
 
-std::vector<ojson> chrome_metadata(const ProgramResult& p) {
+// A track per stream: compute and comm first (as before streams had names), then the
+// lesson's other streams in the order they first appear.
+std::vector<std::string> other_streams(const Scenario& s) {
+  std::vector<std::string> names;
+  for (const Phase& phase : s.phases) {
+    const std::string_view stream = phase_stream(phase);
+    if (stream == kComputeStream || stream == kCommStream) continue;
+    if (std::find(names.begin(), names.end(), stream) == names.end()) names.emplace_back(stream);
+  }
+  return names;
+}
+
+int track_of(const Phase& phase, const std::vector<std::string>& others) {
+  const std::string_view stream = phase_stream(phase);
+  if (stream == kComputeStream) return kComputeTrack;
+  if (stream == kCommStream) return kCommunicationTrack;
+  return kFirstOtherTrack + static_cast<int>(std::find(others.begin(), others.end(), stream) - others.begin());
+}
+
+std::vector<ojson> chrome_metadata(const ProgramResult& p, const std::vector<std::string>& others) {
   std::vector<ojson> events;
   const int workers = workers_of(p);
+  std::vector<std::pair<int, std::string>> tracks = {
+      {kComputeTrack, "compute"}, {kCommunicationTrack, "communication"}, {kTransfersTrack, "transfers"}};
+  for (std::size_t i = 0; i < others.size(); ++i)
+    tracks.emplace_back(kFirstOtherTrack + static_cast<int>(i), "stream " + others[i]);
   for (std::size_t r = 0; r < static_cast<std::size_t>(p.total_ranks); ++r) {
     const int pid = pid_of(r);
     const std::string name =
         static_cast<int>(r) < workers ? fmt::format("rank {}", r) : fmt::format("rank {} (server)", r);
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
     events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", pid}, {"args", {{"sort_index", r}}}});
-    for (const auto& [tid, track] : {std::pair{kComputeTrack, "compute"}, std::pair{kCommunicationTrack, "communication"},
-                                     std::pair{kTransfersTrack, "transfers"}})
+    for (const auto& [tid, track] : tracks)
       events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", track}}}});
   }
   return events;
@@ -93,20 +115,29 @@ ojson chrome_transfer(const PhaseRun& pr, int number, std::size_t i) {
 }
 
 // A phase: the instant that marks its beginning, a slice per rank that takes part on the
-// rank's stream, and its transfers.
-void chrome_phase(const Scenario& s, const PhaseRun& pr, std::vector<ojson>& events) {
+// track of the phase's stream, and its transfers.
+void chrome_phase(const Scenario& s, const PhaseRun& pr, const std::vector<std::string>& others,
+                  std::vector<ojson>& events) {
   const Phase& phase = phase_of(s, pr);
   const int number = pr.phase + 1;
   events.push_back({{"name", fmt::format("phase {} begins", number)}, {"ph", "i"}, {"s", "g"}, {"pid", 1},
                     {"tid", kComputeTrack}, {"ts", pr.begin() / 1000.0}, {"args", {{"phase", number}, {"name", phase.name}}}});
-  const bool compute = phase.kind == PhaseKind::compute;
   for (std::size_t r = 0; r < pr.rank_begin_ns.size(); ++r)
     if (takes_part(pr, r))
-      events.push_back(complete_event(phase.name, kind_name(phase.kind), r, compute ? kComputeTrack : kCommunicationTrack,
-                                      pr.rank_begin_ns[r], pr.rank_end_ns[r],
-                                      {{"phase", number}, {"kind", kind_name(phase.kind)}}));
-  if (!compute)
+      events.push_back(complete_event(phase.name, kind_name(phase.kind), r, track_of(phase, others), pr.rank_begin_ns[r],
+                                      pr.rank_end_ns[r],
+                                      {{"phase", number}, {"kind", kind_name(phase.kind)},
+                                       {"stream", std::string(phase_stream(phase))}}));
+  if (phase.kind != PhaseKind::compute)
     for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) events.push_back(chrome_transfer(pr, number, i));
+}
+
+// The memory line of each rank as a counter track ("memory", MiB): Perfetto draws it.
+void chrome_memory(const ProgramResult& p, std::vector<ojson>& events) {
+  for (std::size_t r = 0; r < p.memory.size(); ++r)
+    for (const MemoryPoint& m : p.memory[r])
+      events.push_back({{"name", "memory"}, {"ph", "C"}, {"pid", pid_of(r)}, {"ts", m.time_ns / 1000.0},
+                        {"args", {{"MiB", m.bytes / (1024.0 * 1024.0)}}}});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -193,7 +224,22 @@ ojson phase_json(const Scenario& s, const ProgramResult& p, const PhaseRun& pr,
                  const std::vector<const RunResult*>& runs) {
   const Phase& phase = phase_of(s, pr);
   ojson j = {{"phase", pr.phase + 1}, {"name", phase.name}, {"kind", kind_name(phase.kind)},
-             {"reads", phase.reads}, {"writes", phase.writes}};
+             {"reads", phase.reads}, {"writes", phase.writes}, {"stream", std::string(phase_stream(phase))}};
+  // Events and memory only where the phase has them: version 1 files without them stay as they were.
+  auto numbers = [](const std::vector<int>& phases) {
+    std::vector<int> out;
+    for (const int k : phases) out.push_back(k + 1);
+    return out;
+  };
+  if (!phase.wait_for.empty()) j["wait_for"] = numbers(phase.wait_for);
+  if (!phase.host_wait_for.empty()) j["host_wait_for"] = numbers(phase.host_wait_for);
+  if (phase.synchronize) j["synchronize"] = true;
+  if (!phase.allocates.empty()) {
+    ojson a = ojson::object();
+    for (const auto& [name, bytes] : phase.allocates) a[name] = bytes;
+    j["allocates"] = std::move(a);
+  }
+  if (!phase.frees.empty()) j["frees"] = phase.frees;
   if (pr.run) {
     const auto [first, last] = step_range(phase, pr);
     j["collective"] = std::find(runs.begin(), runs.end(), pr.run.get()) - runs.begin();
@@ -222,16 +268,26 @@ ojson phase_json(const Scenario& s, const ProgramResult& p, const PhaseRun& pr,
 }
 
 ojson rank_totals_json(const ProgramResult& p, std::size_t r) {
-  return {{"rank", r}, {"compute_ns", p.compute_ns[r]}, {"communication_ns", p.communication_ns[r]},
-          {"exposed_communication_ns", p.exposed_communication_ns[r]}};
+  ojson j = {{"rank", r}, {"compute_ns", p.compute_ns[r]}, {"communication_ns", p.communication_ns[r]},
+             {"exposed_communication_ns", p.exposed_communication_ns[r]}};
+  if (r < p.memory.size() && !p.memory[r].empty()) {
+    j["peak_memory_bytes"] = p.peak_memory_bytes[r];
+    j["peak_memory_ns"] = p.peak_memory_ns[r];
+    ojson line = ojson::array();
+    for (const MemoryPoint& m : p.memory[r]) line.push_back({m.time_ns, m.bytes});
+    j["memory"] = std::move(line);
+  }
+  return j;
 }
 
 }  // namespace
 
 std::string program_to_chrome(const Scenario& s, const ProgramResult& p) {
   if (!p.predicted) throw std::logic_error("program_to_chrome: predict_program has not run");
-  std::vector<ojson> events = chrome_metadata(p);
-  for (const PhaseRun& pr : p.phases) chrome_phase(s, pr, events);
+  const std::vector<std::string> others = other_streams(s);
+  std::vector<ojson> events = chrome_metadata(p, others);
+  for (const PhaseRun& pr : p.phases) chrome_phase(s, pr, others, events);
+  chrome_memory(p, events);
   std::string out;
   ObjectWriter w(out, 0);
   w.add("displayTimeUnit", "ns");

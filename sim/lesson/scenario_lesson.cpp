@@ -150,14 +150,60 @@ std::vector<std::string> region_names(const Entry& e) {
   return names;
 }
 
-// name, reads, writes and the captions: what every kind of [[phase]] may have.
-void read_phase_common(const Entry& item, const Table& t, Phase& p) {
+// wait_for = ["backward of layer 4"]: earlier phases by name, one phase each.
+std::vector<int> earlier_phases(const Entry& e, const std::vector<Phase>& earlier) {
+  std::vector<int> found;
+  for (const std::string& name : region_names(e)) {
+    int index = -1;
+    for (std::size_t k = 0; k < earlier.size(); ++k) {
+      if (earlier[k].name != name) continue;
+      if (index >= 0)
+        e.fail(fmt::format("phases {} and {} are both named '{}': give the phase you mean a name of its own", index + 1,
+                           k + 1, name));
+      index = static_cast<int>(k);
+    }
+    if (index < 0)
+      e.fail(fmt::format("no earlier phase is named '{}' (a phase can wait only for a phase before it)", name));
+    found.push_back(index);
+  }
+  return found;
+}
+
+// allocates = { "activations.mb1" = "4MiB", "param.fc" = 2052000 }: bytes per name.
+std::vector<std::pair<std::string, double>> allocations(const Entry& e) {
+  if (!e.node().is_table()) e.wrong_type("a table of names and sizes, such as { \"activations\" = \"4MiB\" }");
+  std::vector<std::pair<std::string, double>> out;
+  for (auto&& [key, value] : *e.node().as_table()) {
+    const Entry size(e.file(), fmt::format("{}.{}", e.path(), key.str()), value);
+    out.emplace_back(std::string(key.str()), static_cast<double>(size.count()));
+  }
+  return out;
+}
+
+// The stream a phase runs on: any non-empty name (lesson.h, Phase::stream).
+std::string stream_name(const Entry& e) {
+  std::string name = e.string();
+  if (name.empty())
+    e.fail(fmt::format("a stream needs a name, such as \"{}\", \"{}\" or \"{}\" (the legacy default stream)",
+                       kComputeStream, kCommStream, kDefaultStream));
+  return name;
+}
+
+// name, reads, writes, streams, waits, memory and the captions: what every kind of
+// [[phase]] may have.
+void read_phase_common(const Entry& item, const Table& t, Phase& p, const std::vector<Phase>& earlier) {
   if (auto e = t.find("name")) {
     p.name = e->string();
     if (p.name.empty()) e->fail("must not be empty (leave `name` out for the default name)");
   }
   if (auto e = t.find("reads")) p.reads = region_names(*e);
   if (auto e = t.find("writes")) p.writes = region_names(*e);
+  if (auto e = t.find("stream")) p.stream = stream_name(*e);
+  if (auto e = t.find("wait_for")) p.wait_for = earlier_phases(*e, earlier);
+  if (auto e = t.find("host_wait_for")) p.host_wait_for = earlier_phases(*e, earlier);
+  if (auto e = t.find("synchronize")) p.synchronize = e->boolean();
+  if (auto e = t.find("allocates")) p.allocates = allocations(*e);
+  if (auto e = t.find("frees")) p.frees = region_names(*e);
   read_captions(t, p);
   p.origin = position(item);
 }
@@ -182,20 +228,21 @@ struct LessonContext {
   const std::string& file;
   RunRequest base;             // defaults, the lesson's ranks and [run]'s seed
   std::optional<Entry> ranks;  // the top-level `ranks`, when the file gives it
+  const std::vector<Phase>& earlier;  // the phases read so far (wait_for names them)
 };
 
 Phase read_collective_phase(const Entry& item, const LessonContext& l) {
   const Table t = Table::of(item, "a collective [[phase]]");
   t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "caption", "step_caption",
-               "step_captions"});
+               "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "stream", "wait_for", "host_wait_for",
+               "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions"});
   Phase p = collective_phase(l.base, "");
   read_collective(t, p.request);
   read_custom(t, l.file, p.request);
   require_ranks(t, p.request, l.base.spec.ranks);
   p.name = default_name(p.request);
   if (auto e = t.find("steps")) read_steps(*e, p);
-  read_phase_common(item, t, p);
+  read_phase_common(item, t, p, l.earlier);
   return p;
 }
 
@@ -203,7 +250,8 @@ Phase read_collective_phase(const Entry& item, const LessonContext& l) {
 // are idle). The array's length is checked once the program's ranks are known.
 Phase read_compute_phase(const Entry& item, const LessonContext& l, bool& every_worker) {
   const Table t = Table::of(item, "a compute [[phase]]");
-  t.only_keys({"name", "compute", "reads", "writes", "caption"});
+  t.only_keys({"name", "compute", "reads", "writes", "stream", "wait_for", "host_wait_for", "synchronize", "allocates",
+               "frees", "caption"});
   Phase p;
   p.kind = PhaseKind::compute;
   p.name = "compute";
@@ -216,7 +264,7 @@ Phase read_compute_phase(const Entry& item, const LessonContext& l, bool& every_
     if (e.array().empty()) e.fail("an empty array computes on no rank: give µs per rank, such as [120.0, 80.0]");
     for (std::size_t i = 0; i < e.array().size(); ++i) p.compute_us.push_back(e.item(i).number(false));
   }
-  read_phase_common(item, t, p);
+  read_phase_common(item, t, p, l.earlier);
   return p;
 }
 
@@ -348,16 +396,17 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"duration_us", Metric::duration_us},
     {"busbw_gbps", Metric::busbw_gbps},
     {"contributions", Metric::contributions},
+    {"peak_memory_bytes", Metric::peak_memory_bytes},
 };
 
 Metric read_metric(const Entry& e) {
   const std::string name = e.string();
-  for (const auto& [n, m] : kMetrics)
+  std::string known;
+  for (const auto& [n, m] : kMetrics) {
     if (n == name) return m;
-  e.fail(
-      fmt::format("unknown metric '{}' (use bytes_sent bytes_received transfers steps time_us duration_us busbw_gbps "
-                  "contributions)",
-                  name));
+    known.append(known.empty() ? "" : " ").append(n);
+  }
+  e.fail(fmt::format("unknown metric '{}' (use {})", name, known));
 }
 
 Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
@@ -371,7 +420,11 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   q.text = text->string();
   q.metric = read_metric(*metric);
   const int phases = static_cast<int>(s.phases.size());
-  if (auto e = t.find("phase")) {
+  const bool whole_program = q.metric == Metric::peak_memory_bytes;
+  if (whole_program) {
+    q.phase = 0;
+    if (auto e = t.find("phase")) e->fail("peak_memory_bytes is a figure of the whole program: leave `phase` out");
+  } else if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
     if (q.phase == 0 && !is_timing(q.metric))
       e->fail("phase = 0 is the whole program, which has only metric = \"time_us\" or \"duration_us\"");
@@ -385,10 +438,11 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   // A key the metric does not use would be silently ignored: the answer would not be what
   // the question's author thinks it asks.
   const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
-                        q.metric == Metric::contributions;
-  const bool per_step = per_rank || q.metric == Metric::transfers;
+                        q.metric == Metric::contributions || whole_program;
+  const bool per_step = (per_rank && !whole_program) || q.metric == Metric::transfers;
   if (auto e = t.find("rank")) {
-    if (!per_rank) e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\" or \"contributions\"");
+    if (!per_rank)
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\" or \"peak_memory_bytes\"");
     q.rank = e->int32(0, total_ranks - 1);
   }
   if (auto e = t.find("step")) {
@@ -497,7 +551,7 @@ void read_format2(const Table& top, Scenario& s) {
   const std::optional<Entry> ranks = top.find("ranks");
   s.ranks = ranks ? ranks->int32(1, kMaxRanks) : kDefaultRanks;
   s.request.spec.ranks = s.ranks;
-  const LessonContext l{s.source, s.request, ranks};
+  const LessonContext l{s.source, s.request, ranks, s.phases};
   if (auto e = top.find("caption")) s.caption = caption_text(*e);
 
   const std::optional<Table> collective = top.table("collective");
