@@ -108,6 +108,27 @@ std::string format_phase_table(const Scenario& s, const ProgramResult& p) {
   return out;
 }
 
+// DDP's gradient buckets (sim's ddp_buckets, the ones the phases all-reduce), per iteration.
+std::string format_ddp_buckets(const Scenario& s) {
+  if (!s.training || s.training->pattern != TrainingPattern::ddp) return "";
+  std::string out;
+  for (const DdpPart part : s.training->parts) {
+    if (part == DdpPart::constructor) continue;
+    const std::vector<DdpBucket> buckets = ddp_buckets(*s.training, part);
+    out += fmt::format("DDP buckets, {} ({} bucket{}):\n", part == DdpPart::first ? "first iteration" : "later iterations",
+                       buckets.size(), buckets.size() == 1 ? "" : "s");
+    out += fmt::format("  {:>6}  {:>7}  {:>11}  {:<9}  {}\n", "bucket", "tensors", "size", "limit", "first .. last tensor");
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const DdpBucket& k = buckets[b];
+      const std::string limit = std::isinf(k.limit_bytes) ? "none" : format_bytes(k.limit_bytes);
+      out += fmt::format("  {:>6}  {:>7}  {:>11}  {:<9}  {} .. {}\n", b + 1, k.tensors.size(),
+                         format_bytes(static_cast<double>(k.elements) * dtype_size(s.training->dtype)), limit,
+                         k.tensors.front().name, k.tensors.back().name);
+    }
+  }
+  return out;
+}
+
 // The peak of each rank's memory line, where the lesson's phases allocate.
 std::string format_memory(const ProgramResult& p) {
   std::string out;
@@ -246,6 +267,7 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
              format_phase_table(s, p));
   fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
   fmt::print("{}", format_rank_table(p));
+  fmt::print("{}", format_ddp_buckets(s));
   fmt::print("{}", format_questions(s, answers, f.answers));
   fmt::print("  {:<11} {}\n", "result", result_line(s, p));
   for (const auto& [key, file] : {std::pair{"trace", f.outputs.trace}, {"chrome", f.outputs.chrome}, {"csv", f.outputs.csv}})

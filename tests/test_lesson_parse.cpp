@@ -386,11 +386,12 @@ TEST_CASE("lesson_parse: [training] keys are checked with their position") {
   CHECK(lesson_error(head + "pattern = \"fsdp\"\nmodel = [10]\nalgorithm = \"binomial_tree\"\n") ==
         "s.toml:5:13: key 'training.algorithm': no algorithm 'binomial_tree' for all_gather or reduce_scatter (see "
         "`collsim list`)");
-  CHECK(parse_scenario(head + "pattern = \"fsdp\"\nmodel = [10]\nalgorithm = \"recursive_halving\"\n", "s.toml")
+  CHECK(parse_scenario(head + "pattern = \"fsdp\"\nmodel = [10]\nalgorithm = \"recursive_halving\"\nforward_us = 1\nbackward_us = 2\n",
+                       "s.toml")
             .training->algorithm == "recursive_halving");
   CHECK(lesson_error(head + "model = [10]\ndtype = \"f8\"\n")
             .starts_with("s.toml:4:9: key 'training.dtype': unknown data type"));
-  CHECK(lesson_error(head + "model = [10]\nbatch = 3\n").starts_with("s.toml:4:1: key 'training.batch': unknown key"));
+  CHECK(lesson_error(head + "model = [10]\nlayers = 3\n").starts_with("s.toml:4:1: key 'training.layers': unknown key"));
 }
 
 TEST_CASE("lesson_parse: flags on a lesson: --ranks and --seed apply, collective flags are refused") {
@@ -497,7 +498,9 @@ dtype = "bf16"
 algorithm = "recursive_doubling"
 bucket_mb = 2.5
 first_bucket_mb = 0.5
-broadcast_parameters = false
+iterations = ["constructor", "later"]
+broadcast_buffers = false
+broadcast_bucket_mb = 100
 forward_us = 30
 backward_us = 60.0
 )toml",
@@ -512,7 +515,10 @@ backward_us = 60.0
   CHECK(d.algorithm == "recursive_doubling");
   CHECK(d.bucket_mb == 2.5);
   CHECK(d.first_bucket_mb == 0.5);
-  CHECK_FALSE(d.broadcast_parameters);
+  CHECK(d.parts == std::vector<DdpPart>{DdpPart::constructor, DdpPart::later});
+  CHECK_FALSE(d.broadcast_buffers);
+  CHECK(d.broadcast_bucket_mb == 100);
+  CHECK_FALSE(d.split_by_flops);  // a custom model has no multiply-adds
   CHECK(d.forward_us == 30);
   CHECK(d.backward_us == 60);
   CHECK(d.origin == "d.toml:2:1");
@@ -521,7 +527,8 @@ backward_us = 60.0
   CHECK_FALSE(ddp.single_collective());
 
   const Scenario s = parse_scenario(
-      "format = 2\n[run]\nseed = 3\n[[phase]]\ncompute = 5\n[training]\npattern = \"fsdp\"\nmodel = [1000, 2000]\n",
+      "format = 2\n[run]\nseed = 3\n[[phase]]\ncompute = 5\n[training]\npattern = \"fsdp\"\nmodel = [1000, 2000]\n"
+      "forward_us = 10\nbackward_us = 20\n",
       "t.toml");
   REQUIRE(s.training);
   CHECK(s.file_phases == 1);
@@ -611,4 +618,54 @@ TEST_CASE("lesson_parse: peak_memory_bytes is a whole-program question about one
   CHECK(s.questions[0].rank == 1);
   CHECK(lesson_error(head + "phase = 1\n").find("leave `phase` out") != std::string::npos);
   CHECK(lesson_error(head + "step = 1\n").find("key 'question[1].step'") != std::string::npos);
+}
+
+TEST_CASE("lesson_parse: [training]'s compute, fsdp comparison and ddp keys, and their mistakes") {
+  const std::string fsdp = "format = 2\n[training]\npattern = \"fsdp\"\nmodel = \"resnet34\"\n";
+  const Scenario s = parse_scenario(fsdp + R"toml(image_size = 112
+device_tflops = 50
+batch = 16
+compare = [{ name = "none", backward_prefetch = "none", limit_all_gathers = false }, { name = "defaults" }]
+)toml",
+                                    "f.toml");
+  REQUIRE(s.training);
+  const TrainingSpec& t = *s.training;
+  CHECK(t.model.image_size == 112);
+  CHECK(t.device_tflops == 50);
+  CHECK(t.batch == 16);
+  REQUIRE(t.fsdp.size() == 2);
+  CHECK(t.fsdp[0].name == "none");
+  CHECK(t.fsdp[0].backward_prefetch == BackwardPrefetch::none);
+  CHECK_FALSE(t.fsdp[0].limit_all_gathers);
+  CHECK(t.fsdp[1].backward_prefetch == BackwardPrefetch::backward_pre);  // PyTorch's defaults
+  CHECK(t.fsdp[1].limit_all_gathers);
+  CHECK_FALSE(t.fsdp[1].forward_prefetch);
+  CHECK(s.phases.front().name == "none: all-gather conv1 (forward)");
+
+  CHECK(lesson_error(fsdp + "device_tflops = 50\n").find("key 'training.device_tflops': needs `batch`") != std::string::npos);
+  CHECK(lesson_error(fsdp + "batch = 5\n").find("key 'training.batch': is used only with device_tflops") != std::string::npos);
+  CHECK(lesson_error(fsdp + "device_tflops = 5\nbatch = 5\nforward_us = 3\n").find("key 'training.forward_us': does not go with device_tflops") != std::string::npos);
+  CHECK(lesson_error(fsdp + "backward_prefetch = \"early\"\n").find("unknown backward_prefetch 'early' (use backward_pre, backward_post, none)") != std::string::npos);
+  CHECK(lesson_error(fsdp + "compare = [{ backward_prefetch = \"none\" }]\n").find("needs a `name`") != std::string::npos);
+  CHECK(lesson_error(fsdp + "compare = [{ name = \"a\", bucket_mb = 3 }]\n").find("key 'training.compare[0].bucket_mb': unknown key") != std::string::npos);
+  CHECK(lesson_error(fsdp + "limit_all_gathers = false\ncompare = [{ name = \"a\" }]\n").find("give the options in each entry of `compare`") != std::string::npos);
+  CHECK(lesson_error(fsdp + "iterations = [\"first\"]\n").find("key 'training.iterations': is used only by the ddp pattern") != std::string::npos);
+  CHECK(lesson_error(fsdp + "split = \"layers\"\n").find("unknown split 'layers'") != std::string::npos);
+  const std::string ddp = "format = 2\n[training]\npattern = \"ddp\"\nmodel = [10, 20]\n";
+  CHECK(lesson_error(ddp + "image_size = 64\n").find("key 'training.image_size': is used only with model = \"resnet34\"") != std::string::npos);
+  CHECK(lesson_error(ddp + "split = \"flops\"\n").find("key 'training.split': the model has no multiply-adds") != std::string::npos);
+  CHECK(lesson_error(ddp + "iterations = [\"later\", \"first\"]\n").find("key 'training.iterations[1]': the parts come in the order") != std::string::npos);
+  CHECK(lesson_error(ddp + "iterations = [\"warmup\"]\n").find("unknown part 'warmup' (use constructor, first, later)") != std::string::npos);
+  CHECK(lesson_error(ddp + "backward_prefetch = \"none\"\n").find("is used only by the fsdp pattern") != std::string::npos);
+}
+
+TEST_CASE("lesson_parse: a question about a span of phases") {
+  const std::string head = "format = 2\nranks = 2\n[[phase]]\ncompute = 10.0\n[[phase]]\ncompute = 5.0\n[[question]]\ntext = \"?\"\n";
+  const Scenario s = parse_scenario(head + "metric = \"duration_us\"\nphases = [1, 2]\n", "s.toml");
+  CHECK(s.questions[0].phase == 1);
+  CHECK(s.questions[0].last_phase == 2);
+  CHECK(lesson_error(head + "metric = \"steps\"\nphases = [1, 2]\n").find("key 'question[1].phases': is used only with") != std::string::npos);
+  CHECK(lesson_error(head + "metric = \"time_us\"\nphases = [2, 1]\n").find("the first phase comes after the last") != std::string::npos);
+  CHECK(lesson_error(head + "metric = \"time_us\"\nphases = [1, 3]\n").find("key 'question[1].phases[1]': must be between 1 and 2") != std::string::npos);
+  CHECK(lesson_error(head + "metric = \"time_us\"\nphase = 1\nphases = [1, 2]\n").find("not both") != std::string::npos);
 }

@@ -1,6 +1,8 @@
 // Tests of the training patterns (training.cpp) and the ResNet-34 model (lesson_models.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +34,7 @@ ModelLayers custom(std::vector<std::uint64_t> parameters) {
 TrainingSpec spec_of(TrainingPattern pattern, ModelLayers model) {
   TrainingSpec s;
   s.pattern = pattern;
+  s.split_by_flops = !model.macs.empty();  // as the loader does: by multiply-adds where the model has them
   s.model = std::move(model);
   s.origin = "lesson.toml:12:1";
   return s;
@@ -70,7 +73,11 @@ void check_phases(const std::vector<Phase>& phases, const TrainingSpec& spec, in
     if (p.kind == PhaseKind::compute) continue;
     CHECK(p.request.spec.ranks == ranks);
     CHECK(p.request.spec.dtype == spec.dtype);
-    CHECK(p.request.spec.op == ReduceOp::sum);
+    // DDP and FSDP average the gradients; broadcasts, all-gathers and the parameter server sum.
+    const Collective c = p.request.spec.collective;
+    const bool averaged = spec.pattern != TrainingPattern::parameter_server &&
+                          (c == Collective::all_reduce || c == Collective::reduce_scatter);
+    CHECK(p.request.spec.op == (averaged ? ReduceOp::avg : ReduceOp::sum));
     CHECK(p.request.seed == 1);
     Schedule s;
     REQUIRE_NOTHROW(s = build_schedule(p.request.spec, p.request.algorithm, p.request.options));
@@ -102,132 +109,217 @@ TEST_CASE("resnet34: 37 layers and 21,797,672 parameters, computed from the arch
   CHECK(ModelLayers{}.total() == 0);
 }
 
-TEST_CASE("training ddp: buckets in reverse layer order, capped, issued right after their last backward") {
-  // f32; 1 MiB = 262144 elements, 2 MiB = 524288. Reverse order: L6 alone overflows the
-  // first bucket (it still takes it: a bucket is never left empty); L5 + L4 = 270000; L3 + L2
-  // = 524288 exactly fills bucket 3 (a cap is not exceeded by reaching it); L1 alone.
+namespace {
+
+// PyTorch's compute_bucket_assignment_by_size (reducer.cpp), written here from its
+// description and not from training.cpp: tensors in gradient-ready order (reverse
+// registration order), each added to the open bucket, which closes once its size reaches
+// its limit; the first bucket's limit is `first`, every later one's `rest` (bytes).
+std::vector<std::vector<std::string>> reference_buckets(const ModelLayers& m, double first, double rest) {
+  std::vector<std::pair<std::string, std::uint64_t>> ready;
+  for (std::size_t layer = m.parameters.size(); layer-- > 0;) {
+    const std::vector<ModelTensor> tensors = layer_tensors(m, layer);
+    for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) ready.emplace_back(it->name, it->elements);
+  }
+  std::vector<std::vector<std::string>> buckets(1);
+  double bytes = 0;
+  for (const auto& [name, elements] : ready) {
+    if (buckets.back().empty() && bytes > 0) bytes = 0;
+    buckets.back().push_back(name);
+    bytes += 4.0 * static_cast<double>(elements);
+    if (bytes >= (buckets.size() == 1 ? first : rest)) {
+      buckets.emplace_back();
+      bytes = 0;
+    }
+  }
+  if (buckets.back().empty()) buckets.pop_back();
+  return buckets;
+}
+
+std::vector<std::vector<std::string>> tensor_names(const std::vector<DdpBucket>& buckets) {
+  std::vector<std::vector<std::string>> out;
+  for (const DdpBucket& b : buckets) {
+    out.emplace_back();
+    for (const ModelTensor& t : b.tensors) out.back().push_back(t.name);
+  }
+  return out;
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
+
+TEST_CASE("resnet34: 110 tensors in torchvision's registration order, buffers and multiply-adds from the architecture") {
+  const ModelLayers m = resnet34();
+  std::vector<ModelTensor> all;
+  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
+    for (const ModelTensor& t : layer_tensors(m, layer)) all.push_back(t);
+  REQUIRE(all.size() == 110);  // 36 conv weights + 36 x (bn weight, bn bias) + fc weight, bias
+  CHECK(all[0].name == "conv1.weight");
+  CHECK(all[0].elements == 64 * 3 * 7 * 7);
+  CHECK(all[1].name == "bn1.weight");
+  CHECK(all[2].name == "bn1.bias");
+  CHECK(all[3].name == "layer1.0.conv1.weight");
+  CHECK(all.back().name == "fc.bias");
+  CHECK(all.back().elements == 1000);
+  std::uint64_t sum = 0;
+  for (const ModelTensor& t : all) sum += t.elements;
+  CHECK(sum == 21'797'672);
+  // The shortcut's projection comes after the block's second conv, as BasicBlock registers it.
+  const auto at = [&](const std::string& name) {
+    return std::find_if(all.begin(), all.end(), [&](const ModelTensor& t) { return t.name == name; }) - all.begin();
+  };
+  CHECK(at("layer2.0.downsample.0.weight") == at("layer2.0.bn2.bias") + 1);
+  CHECK(all[static_cast<std::size_t>(at("layer2.0.downsample.0.weight"))].elements == 128 * 64);
+  // Buffers: running_mean and running_var per channel, one num_batches_tracked per batch norm.
+  std::uint64_t channels = 0;
+  for (const ModelTensor& t : all)
+    if (t.name.ends_with(".bias") && t.name != "fc.bias") channels += t.elements;
+  CHECK(m.buffer_bytes() == 4 * 2 * channels + 8 * 36);
+  // Multiply-adds: 3.6 G at 224 x 224 (He et al. 2016, Table 1); layer4 holds most of the
+  // parameters but under a fifth of the multiply-adds.
+  CHECK(m.total_macs() == doctest::Approx(3.6e9).epsilon(0.02));
+  double layer4_macs = 0, layer4_params = 0;
+  for (std::size_t i = 0; i < m.parameters.size(); ++i)
+    if (m.layer_names[i].starts_with("layer4")) layer4_macs += m.macs[i], layer4_params += static_cast<double>(m.parameters[i]);
+  CHECK(layer4_params / static_cast<double>(m.total()) > 0.59);
+  CHECK(layer4_macs / m.total_macs() < 0.2);
+  CHECK(m.macs[0] == 112.0 * 112 * 64 * 3 * 49);  // conv1: 7x7 stride 2 on 224 gives 112 x 112
+  CHECK(resnet34(112).total_macs() < m.total_macs() / 3.5);  // a quarter of the pixels
+}
+
+TEST_CASE("training ddp: buckets by PyTorch's rule on ResNet-34, per tensor, computed independently") {
+  TrainingSpec s = spec_of(TrainingPattern::ddp, resnet34());
+  const auto later = ddp_buckets(s, DdpPart::later);
+  const auto expected = reference_buckets(s.model, 1 * kMiB, 25 * kMiB);
+  CHECK(tensor_names(later) == expected);
+  REQUIRE(later.size() == 5);
+  CHECK(expected[0] == std::vector<std::string>{"fc.bias", "fc.weight"});  // 1.96 MiB: over the 1 MiB limit
+  // The rule adds a tensor before it closes the bucket: buckets exceed 25 MiB.
+  CHECK(static_cast<double>(later[1].elements) * 4 > 25 * kMiB);
+  CHECK(later[1].limit_bytes == 25 * kMiB);
+  CHECK(later[0].limit_bytes == 1 * kMiB);
+  // The first iteration: one bucket of every tensor.
+  const auto first = ddp_buckets(s, DdpPart::first);
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].tensors.size() == 110);
+  CHECK(first[0].elements == s.model.total());
+  CHECK(std::isinf(first[0].limit_bytes));
+  // Another cap, the same rule.
+  s.bucket_mb = 10;
+  CHECK(tensor_names(ddp_buckets(s, DdpPart::later)) == reference_buckets(s.model, 1 * kMiB, 10 * kMiB));
+}
+
+TEST_CASE("training ddp: an iteration broadcasts buffers, computes, and all-reduces each bucket after its last gradient") {
+  // f32, one tensor per layer; 1 MiB = 262144 elements, 2 MiB = 524288. Ready order L6..L1:
+  // L6 alone reaches the first limit; L5 + L4 + L3 = 570000 reaches 2 MiB; L2 + L1 are left.
   TrainingSpec s = spec_of(TrainingPattern::ddp, custom({100000, 224288, 300000, 150000, 120000, 300000}));
   s.first_bucket_mb = 1;
   s.bucket_mb = 2;
   s.forward_us = 60;
   s.backward_us = 120;
+  s.split_by_flops = false;
   const auto phases = training_phases(s, 4);
   check_phases(phases, s, 4);
-
-  const auto reduces = of_collective(phases, Collective::all_reduce);
-  REQUIRE(reduces.size() == 4);
-  const std::vector<std::vector<std::string>> grads = {
-      {"grad.L6"}, {"grad.L5", "grad.L4"}, {"grad.L3", "grad.L2"}, {"grad.L1"}};
-  const std::vector<std::uint64_t> counts = {300000, 270000, 524288, 100000};
-  for (std::size_t b = 0; b < 4; ++b) {
-    CAPTURE(b);
-    CHECK(reduces[b]->reads == grads[b]);
-    CHECK(reduces[b]->writes == grads[b]);
-    CHECK(reduces[b]->request.spec.count == counts[b]);
-    CHECK(reduces[b]->request.algorithm == "ring");
-  }
-  CHECK(reduces[1]->name == "all-reduce bucket 2 (L5 .. L4)");
-
-  // The order a framework issues them in: broadcast, forward, then backward interleaved
-  // with each bucket as soon as its last (lowest) layer's gradient exists.
+  CHECK(tensor_names(ddp_buckets(s, DdpPart::later)) == reference_buckets(s.model, kMiB, 2 * kMiB));
   const std::vector<std::string> expected = {
-      "broadcast parameters", "forward L1", "forward L2", "forward L3", "forward L4", "forward L5", "forward L6",
-      "backward L6", "all-reduce bucket 1 (L6)", "backward L5", "backward L4", "all-reduce bucket 2 (L5 .. L4)",
-      "backward L3", "backward L2", "all-reduce bucket 3 (L3 .. L2)", "backward L1", "all-reduce bucket 4 (L1)"};
-  CHECK(names_of(phases) == expected);
-
-  const Phase& broadcast = phases.front();
-  CHECK(broadcast.request.spec.collective == Collective::broadcast);
-  CHECK(broadcast.request.algorithm == "binomial_tree");
-  CHECK(broadcast.request.spec.count == s.model.total());
-  CHECK(broadcast.request.spec.root == 0);
-
+      "forward L1", "forward L2", "forward L3", "forward L4", "forward L5", "forward L6",
+      "backward L6", "all-reduce bucket 1 (L6.weight)", "backward L5", "backward L4", "backward L3",
+      "all-reduce bucket 2 (L5.weight .. L3.weight)", "backward L2", "backward L1",
+      "all-reduce bucket 3 (L2.weight .. L1.weight)"};
+  CHECK(names_of(phases) == expected);  // a custom model has no buffers to broadcast
+  const auto reduces = of_collective(phases, Collective::all_reduce);
+  REQUIRE(reduces.size() == 3);
+  CHECK(reduces[1]->reads == std::vector<std::string>{"grad.L5", "grad.L4", "grad.L3"});
+  CHECK(reduces[1]->request.spec.count == 570000);
+  CHECK(reduces[1]->request.spec.op == ReduceOp::avg);
   // Compute split by parameters, on every rank; backward writes its layer's gradient.
-  const Phase& backward_l6 = phases[7];
-  REQUIRE(backward_l6.kind == PhaseKind::compute);
-  REQUIRE(backward_l6.compute_us.size() == 4);
+  const Phase& backward_l6 = phases[6];
   for (double us : backward_l6.compute_us) CHECK(us == doctest::Approx(120.0 * 300000 / 1194288));
   CHECK(backward_l6.writes == std::vector<std::string>{"grad.L6"});
-  CHECK(phases[1].compute_us[3] == doctest::Approx(60.0 * 100000 / 1194288));
 }
 
-TEST_CASE("training ddp: without compute times only the broadcast and the buckets remain") {
-  TrainingSpec s = spec_of(TrainingPattern::ddp, custom({100000, 224288, 300000, 150000, 120000, 300000}));
-  s.first_bucket_mb = 1;
-  s.bucket_mb = 2;
-  s.broadcast_parameters = false;
-  s.algorithm = "recursive_doubling";
-  const auto phases = training_phases(s, 8);
-  REQUIRE(phases.size() == 4);
-  for (const Phase& p : phases) {
-    CHECK(p.kind == PhaseKind::collective);
-    CHECK(p.request.algorithm == "recursive_doubling");
-  }
-}
-
-TEST_CASE("training ddp on resnet34: every layer in exactly one bucket, buckets within their caps") {
-  TrainingSpec s = spec_of(TrainingPattern::ddp, resnet34());  // 1 MiB first bucket, then 25 MiB
-  s.backward_us = 1000;
+TEST_CASE("training ddp: the constructor, the first iteration and a later one, in order") {
+  TrainingSpec s = spec_of(TrainingPattern::ddp, resnet34());
+  s.parts = {DdpPart::constructor, DdpPart::first, DdpPart::later};
+  s.device_tflops = 20;
+  s.batch = 32;
   const auto phases = training_phases(s, 4);
+  check_phases(phases, s, 4);
+  const Phase& ctor = phases[0];
+  CHECK(ctor.name == "constructor: broadcast state_dict");
+  CHECK(ctor.request.spec.collective == Collective::broadcast);
+  CHECK(ctor.request.algorithm == "chain");  // NCCL's broadcast: a pipelined chain
+  // Parameters and buffers, counted in f32 elements.
+  CHECK(ctor.request.spec.count == s.model.total() + s.model.buffer_bytes() / 4);
+  CHECK(phases[1].name == "iteration 1: broadcast buffers");
+  CHECK(phases[1].request.spec.count * 4 == s.model.buffer_bytes());
   const auto reduces = of_collective(phases, Collective::all_reduce);
-  // fc (1.96 MiB, alone over the 1 MiB cap); layer4.2.conv2..layer4.2.conv1 (18.0 MiB);
-  // layer4.1.conv2..layer4.0.downsample (18.5); layer4.0.conv2..layer3.3.conv2 (24.8);
-  // the remaining 24 layers (19.9 MiB).
-  REQUIRE(reduces.size() == 5);
-  CHECK(reduces[0]->name == "all-reduce bucket 1 (fc)");
-  CHECK(reduces[4]->name == "all-reduce bucket 5 (layer3.3.conv1 .. conv1)");
-  std::multiset<std::string> seen;
-  std::uint64_t sum = 0;
-  for (std::size_t b = 0; b < reduces.size(); ++b) {
-    seen.insert(reduces[b]->reads.begin(), reduces[b]->reads.end());
-    sum += reduces[b]->request.spec.count;
-    const double cap = (b == 0 ? s.first_bucket_mb : s.bucket_mb) * 1024 * 1024;
-    if (reduces[b]->reads.size() > 1) CHECK(reduces[b]->request.spec.count * 4.0 <= cap);
-  }
-  CHECK(sum == s.model.total());
-  CHECK(seen.size() == 37);
-  for (const std::string& n : s.model.layer_names) CHECK(seen.count("grad." + n) == 1);
-  // The last phase is the bucket holding conv1, right after conv1's backward.
-  CHECK(phases[phases.size() - 2].name == "backward conv1");
-  CHECK(phases.back().name == reduces[4]->name);
+  REQUIRE(reduces.size() == 1 + 5);
+  CHECK(reduces[0]->name.starts_with("iteration 1: all-reduce bucket 1 (fc.bias .. conv1.weight)"));
+  CHECK(reduces[0]->request.spec.count == s.model.total());
+  // Iteration 2's first forward waits for iteration 1's all-reduce.
+  const auto second = std::find_if(phases.begin(), phases.end(), [](const Phase& p) { return p.name == "iteration 2: forward conv1"; });
+  REQUIRE(second != phases.end());
+  REQUIRE(second->wait_for.size() == 1);
+  CHECK(phases[static_cast<std::size_t>(second->wait_for[0])].name == reduces[0]->name);
+  // Compute from multiply-adds: conv1's forward is 2 x MACs x 32 samples at 20 TFLOP/s, backward twice that.
+  const auto f = std::find_if(phases.begin(), phases.end(), [](const Phase& p) { return p.name == "iteration 1: forward conv1"; });
+  CHECK(f->compute_us[0] == doctest::Approx(2 * s.model.macs[0] * 32 / 20e6));
+  const auto b = std::find_if(phases.begin(), phases.end(), [](const Phase& p) { return p.name == "iteration 1: backward conv1"; });
+  CHECK(b->compute_us[0] == doctest::Approx(2 * f->compute_us[0]));
 }
 
-TEST_CASE("training fsdp: gather, compute, gather again, compute, reduce-scatter; shards padded") {
+TEST_CASE("training fsdp: BACKWARD_PRE by default, allocations and frees, limit_all_gathers' host waits") {
   TrainingSpec s = spec_of(TrainingPattern::fsdp, custom({10, 7, 8}));
   s.forward_us = 25;
   s.backward_us = 50;
+  s.split_by_flops = false;
   s.algorithm = "recursive_doubling";  // an all-gather algorithm; the reduce-scatter falls back to ring
   const auto phases = training_phases(s, 4);
   check_phases(phases, s, 4);
   const std::vector<std::string> expected = {
       "all-gather L1 (forward)",  "forward L1",  "all-gather L2 (forward)",  "forward L2",
-      "all-gather L3 (forward)",  "forward L3",  "all-gather L3 (backward)", "backward L3",
-      "reduce-scatter L3 gradient", "all-gather L2 (backward)", "backward L2", "reduce-scatter L2 gradient",
-      "all-gather L1 (backward)", "backward L1", "reduce-scatter L1 gradient"};
+      "all-gather L3 (forward)",  "forward L3",  "all-gather L3 (backward)", "all-gather L2 (backward)",
+      "backward L3", "reduce-scatter L3 gradient", "all-gather L1 (backward)", "backward L2",
+      "reduce-scatter L2 gradient", "backward L1", "reduce-scatter L1 gradient"};
   CHECK(names_of(phases) == expected);
+  // ceil(10/4) = 3 elements per rank; the gathered copy is 4 x 3 f32.
+  CHECK(phases[0].request.spec.count == 3);
+  CHECK(phases[0].allocates == std::vector<std::pair<std::string, double>>{{"param.L1", 48.0}});
+  CHECK(phases[1].frees == std::vector<std::string>{"param.L1"});
+  CHECK(phases[8].frees == std::vector<std::string>{"param.L3"});
+  CHECK(phases[9].request.spec.op == ReduceOp::avg);
+  CHECK(phases[0].request.algorithm == "recursive_doubling");
+  CHECK(phases[9].request.algorithm == "ring");
+  // limit_all_gathers: the third all-gather waits for the first free (forward L1), the
+  // fourth (L3 backward) for the second (forward L2).
+  CHECK(phases[0].host_wait_for.empty());
+  CHECK(phases[2].host_wait_for.empty());
+  CHECK(phases[4].host_wait_for == std::vector<int>{1});
+  CHECK(phases[6].host_wait_for == std::vector<int>{3});
 
-  const auto gathers = of_collective(phases, Collective::all_gather);
-  const auto scatters = of_collective(phases, Collective::reduce_scatter);
-  REQUIRE(gathers.size() == 6);
-  REQUIRE(scatters.size() == 3);
-  // ceil(10/4) = 3, ceil(7/4) = 2, 8/4 = 2 elements per rank.
-  CHECK(gathers[0]->request.spec.count == 3);
-  CHECK(gathers[1]->request.spec.count == 2);
-  CHECK(gathers[2]->request.spec.count == 2);
-  CHECK(scatters[0]->request.spec.count == 2);  // L3
-  CHECK(scatters[2]->request.spec.count == 3);  // L1
-  CHECK(gathers[0]->request.algorithm == "recursive_doubling");
-  CHECK(scatters[0]->request.algorithm == "ring");
-  CHECK(gathers[0]->writes == std::vector<std::string>{"param.L1"});
-  CHECK(phases[1].reads == std::vector<std::string>{"param.L1"});
-  CHECK(phases[7].reads == std::vector<std::string>{"param.L3"});
-  CHECK(phases[7].writes == std::vector<std::string>{"grad.L3"});
-  CHECK(scatters[0]->reads == std::vector<std::string>{"grad.L3"});
-  CHECK(scatters[0]->writes == std::vector<std::string>{"grad.L3"});
-  CHECK(phases[1].compute_us[2] == doctest::Approx(25.0 * 10 / 25));
-
-  s.forward_us = s.backward_us = 0;
-  CHECK(training_phases(s, 3).size() == 3 + 3 * 2);
+  s.fsdp = {FsdpOptions{"none", BackwardPrefetch::none, false, false}, FsdpOptions{"post", BackwardPrefetch::backward_post, true, true}};
+  const auto two = training_phases(s, 4);
+  const std::vector<std::string> none = {
+      "none: all-gather L1 (forward)", "none: forward L1", "none: all-gather L2 (forward)", "none: forward L2",
+      "none: all-gather L3 (forward)", "none: forward L3", "none: all-gather L3 (backward)", "none: backward L3",
+      "none: reduce-scatter L3 gradient", "none: all-gather L2 (backward)", "none: backward L2",
+      "none: reduce-scatter L2 gradient", "none: all-gather L1 (backward)", "none: backward L1",
+      "none: reduce-scatter L1 gradient"};
+  REQUIRE(two.size() == 2 * none.size());
+  const std::vector<std::string> two_names = names_of(two);
+  CHECK(std::vector<std::string>(two_names.begin(), two_names.begin() + 15) == none);
+  for (std::size_t k = 0; k < 15; ++k) CHECK(two[k].host_wait_for.empty());  // no limit
+  // The second step starts after a host synchronisation; forward_prefetch gathers L2 before forward L1.
+  CHECK(two[15].synchronize);
+  CHECK(two[16].name == "post: all-gather L2 (forward)");
+  CHECK(two[17].name == "post: forward L1");
+  // BACKWARD_POST: the next all-gather after the current backward, before its reduce-scatter.
+  const auto& names = two_names;
+  const auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  CHECK(at("post: all-gather L2 (backward)") == at("post: backward L3") + 1);
+  CHECK(at("post: reduce-scatter L3 gradient") == at("post: all-gather L2 (backward)") + 1);
 }
 
 TEST_CASE("training parameter_server: push and pull are steps 1 and 2 of one all-reduce, update on servers only") {
@@ -315,7 +407,27 @@ TEST_CASE("training: impossible input names the [training] table and the key") {
   CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.algorithm': no all-reduce algorithm 'rong'"));
 
   s = good;
+  s.device_tflops = 10;
+  s.batch = 8;
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.device_tflops': the model has no multiply-adds"));
+  s.model = resnet34();
+  CHECK(error_of(s, 2) == "no error");
+  s.batch = 0;
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.batch': must be at least 1"));
+  s = good;
+  s.forward_us = 10;
+  s.split_by_flops = true;  // by multiply-adds, which a custom model does not have
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.split'"));
+  s = good;
+  s.parts = {DdpPart::later, DdpPart::first};
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.iterations': the parts come in the order"));
+
+  s = good;
   s.pattern = TrainingPattern::fsdp;
+  CHECK(error_of(s, 2).starts_with("lesson.toml:12:1: key 'training.pattern': fsdp frees"));
+  s.split_by_flops = false;
+  s.forward_us = 10;
+  s.backward_us = 20;
   CHECK(error_of(s, 1).starts_with("lesson.toml:12:1: key 'training.pattern': fsdp shards"));
   CHECK(error_of(s, 2) == "no error");
 

@@ -216,6 +216,22 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
   return std::max(fewest, 0);
 }
 
+// When phases q.phase..q.last_phase (or q.phase alone) begin and end, ns.
+std::pair<double, double> span_of(const Question& q, const ProgramResult& p) {
+  const int phases = static_cast<int>(p.phases.size());
+  const int last = q.last_phase > 0 ? q.last_phase : q.phase;
+  if (q.phase < 1 || last > phases)
+    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)",
+                          q.phase < 1 ? q.phase : last, phases));
+  double begin = -1, end = 0;
+  for (int k = q.phase; k <= last; ++k) {
+    const PhaseRun& pr = p.phases[static_cast<std::size_t>(k - 1)];
+    begin = begin < 0 ? pr.begin() : std::min(begin, pr.begin());
+    end = std::max(end, pr.end());
+  }
+  return {begin, end};
+}
+
 // time_us: when the phase (or the program) ends; duration_us: how long it takes.
 double predicted_time_us(const Question& q, const ProgramResult& p) {
   if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
@@ -225,8 +241,8 @@ double predicted_time_us(const Question& q, const ProgramResult& p) {
   if (q.phase < 0 || q.phase > phases)
     refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)", q.phase,
                           phases));
-  const PhaseRun& phase = p.phases[static_cast<std::size_t>(q.phase - 1)];
-  return (duration ? phase.end() - phase.begin() : phase.end()) / 1000;
+  const auto [begin, end] = span_of(q, p);
+  return (duration ? end - begin : end) / 1000;
 }
 
 double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
@@ -246,7 +262,16 @@ double peak_memory(const Question& q, const ProgramResult& p) {
   if (!p.predicted) refuse(q, "the program has not been predicted (peak_memory_bytes needs the timing model)");
   if (q.rank < 0 || q.rank >= static_cast<int>(p.peak_memory_bytes.size()))
     refuse(q, fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
-  return p.peak_memory_bytes[static_cast<std::size_t>(q.rank)];
+  const auto r = static_cast<std::size_t>(q.rank);
+  if (q.phase == 0) return p.peak_memory_bytes[r];
+  // The most held at once during the span: what is held when it begins, and every change in it.
+  const auto [begin, end] = span_of(q, p);
+  double most = 0;
+  for (const MemoryPoint& m : p.memory[r]) {
+    if (m.time_ns >= end) break;
+    most = m.time_ns <= begin ? m.bytes : std::max(most, m.bytes);  // before the span: only the last counts
+  }
+  return most;
 }
 
 double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {

@@ -119,25 +119,73 @@ struct Question {
   std::string answer;  // template for the revealed answer: "{value} bytes" ({value} is the metric)
   Metric metric = Metric::bytes_sent;
   int phase = 1;  // 1-based; 0 = the whole program (time_us only)
+  // time_us, duration_us, peak_memory_bytes: phases phase..last_phase as one span
+  // (`phases = [a, b]`); 0 = phase alone.
+  int last_phase = 0;
   int rank = 0;
   int step = 0;   // 0 = after the last step
   int chunk = 0;
   std::string origin;  // "file:line:column" of the [[question]] table
 };
 
-// A model for the training patterns: parameters per layer, input side first.
+// One parameter tensor of a model, as module.parameters() lists it ("layer1.0.bn1.bias").
+struct ModelTensor {
+  std::string name;
+  std::uint64_t elements = 0;
+};
+
+// A model for the training patterns: layers, input side first. A "layer" is what one
+// compute phase stands for (a convolution with its batch norm, or a linear layer).
 struct ModelLayers {
   std::string name;                       // "resnet34", or "custom"
   std::vector<std::string> layer_names;   // "conv1", "layer1.0.conv1", ..., "fc"
-  std::vector<std::uint64_t> parameters;  // per layer
+  std::vector<std::uint64_t> parameters;  // per layer: the sum of its tensors
+  // Per layer, its parameter tensors in registration order (empty for a custom model, which
+  // has one tensor per layer, "<layer>.weight"; layer_tensors() fills it in).
+  std::vector<std::vector<ModelTensor>> tensors;
+  // Per layer, the f32 buffers (BatchNorm running_mean and running_var) and the int64 ones
+  // (num_batches_tracked) that DDP broadcasts with broadcast_buffers; 0 for a custom model.
+  std::vector<std::uint64_t> float_buffers, int64_buffers;
+  // Per layer, multiply-adds of the forward pass for one sample (empty: unknown, as for a
+  // custom model). BatchNorm, ReLU and pooling are not counted.
+  std::vector<double> macs;
+  int image_size = 0;  // the input's side the MACs are for (resnet34: 224 unless the lesson says)
   std::uint64_t total() const;
+  double total_macs() const;
+  std::uint64_t buffer_bytes() const;  // all buffers, f32 and int64
 };
 
-// ResNet-34 (He et al. 2016, 1000 classes): 3-4-6-3 basic blocks; each layer is a convolution
-// with its batch norm (or the final fully connected layer); 21,797,672 parameters.
-ModelLayers resnet34();
+// A layer's tensors: its own, or "<layer>.weight" holding all its parameters.
+std::vector<ModelTensor> layer_tensors(const ModelLayers& m, std::size_t layer);
+
+// ResNet-34 (He et al. 2016, 1000 classes) as torchvision builds it: 3-4-6-3 basic blocks;
+// each layer is a convolution with its batch norm (or the final fully connected layer);
+// 21,797,672 parameters in 110 tensors; MACs for an image_size x image_size RGB input.
+ModelLayers resnet34(int image_size = 224);
 
 enum class TrainingPattern : std::uint8_t { ddp, fsdp, parameter_server };
+
+// FSDP's BackwardPrefetch: when the next unit's all-gather is issued in the backward pass.
+enum class BackwardPrefetch : std::uint8_t {
+  backward_pre,   // before the current unit's gradient computation (PyTorch's default)
+  backward_post,  // after it, once the current unit's parameters are freed
+  none,           // not prefetched: when the next unit's backward needs it
+};
+
+// FSDP's options, PyTorch's defaults (FullyShardedDataParallel.__init__, PyTorch >= 2.1).
+struct FsdpOptions {
+  std::string name;  // shown before each phase's name when a lesson compares several ("" : none)
+  BackwardPrefetch backward_prefetch = BackwardPrefetch::backward_pre;
+  bool forward_prefetch = false;
+  bool limit_all_gathers = true;
+};
+
+// DDP's parts of a training run, in the order they happen.
+enum class DdpPart : std::uint8_t {
+  constructor,  // DistributedDataParallel(...): rank 0 broadcasts the state_dict
+  first,        // the first iteration: one bucket of every gradient
+  later,        // iterations after the first: buckets rebuilt in gradient-ready order
+};
 
 // [training]: a pattern that generates the phases (training.cpp).
 struct TrainingSpec {
@@ -145,15 +193,39 @@ struct TrainingSpec {
   ModelLayers model;
   DataType dtype = DataType::f32;
   std::string algorithm = "ring";  // of the all-reduce (ddp), all-gather and reduce-scatter (fsdp)
-  double bucket_mb = 25;           // ddp: PyTorch's bucket_cap_mb (MiB, 2^20 bytes)
-  double first_bucket_mb = 1;      // ddp: PyTorch's first bucket (_DEFAULT_FIRST_BUCKET_BYTES)
-  bool broadcast_parameters = true;  // ddp: rank 0 broadcasts the initial parameters first
-  double forward_us = 0;   // compute time of the whole forward pass per rank, split by parameters
+  // ddp
+  std::vector<DdpPart> parts = {DdpPart::later};
+  double bucket_mb = 25;            // PyTorch's bucket_cap_mb (MiB, 2^20 bytes)
+  double first_bucket_mb = 1;       // PyTorch's first bucket (_DEFAULT_FIRST_BUCKET_BYTES)
+  bool broadcast_buffers = true;    // rank 0 broadcasts the module's buffers before each forward
+  double broadcast_bucket_mb = 250; // the constructor's coalesced broadcast buckets
+  // fsdp: one training step per entry, one after the other (a host synchronisation in
+  // between), so that one lesson compares FSDP's options side by side.
+  std::vector<FsdpOptions> fsdp = {FsdpOptions{}};
+  // Compute. Either per-layer times from each layer's multiply-adds (device_tflops > 0: a
+  // multiply-add is 2 FLOPs, `batch` samples per rank, backward = 2 x forward), or the
+  // forward_us and backward_us of the whole pass split over the layers by their MACs
+  // (split_by_flops) or by their parameters.
+  double device_tflops = 0;
+  int batch = 0;
+  bool split_by_flops = true;
+  double forward_us = 0;   // compute time of the whole forward pass per rank
   double backward_us = 0;  // the same for the backward pass
   int servers = 1;         // parameter_server: S servers (extra ranks)
   double update_us = 0;    // parameter_server: each server's SGD update of its shard
   std::string origin;      // "file:line:column" of [training]
 };
+
+// PyTorch DDP's gradient buckets (Reducer, compute_bucket_assignment_by_size): tensors in
+// the order their gradients become ready (collsim: reverse registration order), each
+// added to the open bucket, which closes once its size reaches its limit (the first
+// bucket's first_bucket_mb, then bucket_mb). The first iteration has one bucket of all.
+struct DdpBucket {
+  std::vector<ModelTensor> tensors;  // in the order they were added
+  std::uint64_t elements = 0;
+  double limit_bytes = 0;            // the limit it was filled against (infinity: the first iteration's)
+};
+std::vector<DdpBucket> ddp_buckets(const TrainingSpec& spec, DdpPart part);
 
 // Expands a pattern into phases on `ranks` ranks (InputError naming spec.origin when the
 // model or a figure is impossible). Deterministic; names and captions explain each phase.

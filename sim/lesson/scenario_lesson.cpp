@@ -314,12 +314,12 @@ TrainingPattern read_pattern(const Entry& e) {
 }
 
 // model = "resnet34", or parameters per layer [1000, 2000] (input side first).
-ModelLayers read_model(const Entry& e) {
+ModelLayers read_model(const Entry& e, int image_size) {
   if (e.node().is_string()) {
     const std::string name = e.string();
     if (name != "resnet34")
       e.fail(fmt::format("unknown model '{}' (use \"resnet34\", or an array of parameter counts per layer)", name));
-    return resnet34();
+    return resnet34(image_size);
   }
   if (!e.node().is_array()) e.wrong_type("a model's name (\"resnet34\") or an array of parameter counts per layer");
   if (e.array().empty()) e.fail("a model needs at least one layer: give parameters per layer, such as [1000, 2000]");
@@ -340,16 +340,112 @@ void only_for(const std::optional<Entry>& e, TrainingPattern pattern, std::initi
     e->fail(fmt::format("is used only by {}", which));
 }
 
+constexpr std::pair<std::string_view, DdpPart> kDdpParts[] = {
+    {"constructor", DdpPart::constructor}, {"first", DdpPart::first}, {"later", DdpPart::later}};
+constexpr std::pair<std::string_view, BackwardPrefetch> kPrefetches[] = {
+    {"backward_pre", BackwardPrefetch::backward_pre},
+    {"backward_post", BackwardPrefetch::backward_post},
+    {"none", BackwardPrefetch::none}};
+
+template <class T, std::size_t N>
+T named_value(const Entry& e, const std::pair<std::string_view, T> (&names)[N], std::string_view what) {
+  const std::string name = e.string();
+  std::string known;
+  for (const auto& [n, v] : names) {
+    if (n == name) return v;
+    known.append(known.empty() ? "" : ", ").append(n);
+  }
+  e.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
+}
+
+// iterations = ["constructor", "first", "later"]: DDP's parts of a training run.
+std::vector<DdpPart> read_parts(const Entry& e) {
+  std::vector<DdpPart> parts;
+  if (!e.node().is_array() || e.array().empty())
+    e.wrong_type("a non-empty array of \"constructor\", \"first\" and \"later\"");
+  for (std::size_t i = 0; i < e.array().size(); ++i) {
+    parts.push_back(named_value(e.item(i), kDdpParts, "part"));
+    if (i > 0 && parts[i] <= parts[i - 1])
+      e.item(i).fail("the parts come in the order of a training run, each once: constructor, first, later");
+  }
+  return parts;
+}
+
+void read_ddp_keys(const Table& t, TrainingSpec& spec) {
+  if (auto e = t.find("iterations")) spec.parts = read_parts(*e);
+  if (auto e = t.find("bucket_mb")) spec.bucket_mb = e->number(true);
+  if (auto e = t.find("first_bucket_mb")) spec.first_bucket_mb = e->number(true);
+  if (auto e = t.find("broadcast_buffers")) spec.broadcast_buffers = e->boolean();
+  if (auto e = t.find("broadcast_bucket_mb")) spec.broadcast_bucket_mb = e->number(true);
+}
+
+void read_fsdp_options(const Table& t, FsdpOptions& o) {
+  if (auto e = t.find("backward_prefetch")) o.backward_prefetch = named_value(*e, kPrefetches, "backward_prefetch");
+  if (auto e = t.find("forward_prefetch")) o.forward_prefetch = e->boolean();
+  if (auto e = t.find("limit_all_gathers")) o.limit_all_gathers = e->boolean();
+}
+
+// The options of one step, or compare = [{ name = ..., backward_prefetch = ... }, ...]:
+// one step per entry, each key defaulting to PyTorch's default.
+void read_fsdp_keys(const Table& t, TrainingSpec& spec) {
+  read_fsdp_options(t, spec.fsdp.front());
+  const std::optional<Entry> compare = t.find("compare");
+  if (!compare) return;
+  for (std::string_view key : {"backward_prefetch", "forward_prefetch", "limit_all_gathers"})
+    if (auto e = t.find(key)) e->fail("give the options in each entry of `compare` instead");
+  if (!compare->node().is_array() || compare->array().empty())
+    compare->wrong_type("an array of tables, such as [{ name = \"no prefetch\", backward_prefetch = \"none\" }]");
+  spec.fsdp.clear();
+  for (std::size_t i = 0; i < compare->array().size(); ++i) {
+    const Entry item = compare->item(i);
+    const Table entry = Table::of(item, "an entry of training.compare");
+    entry.only_keys({"name", "backward_prefetch", "forward_prefetch", "limit_all_gathers"});
+    FsdpOptions& o = spec.fsdp.emplace_back();
+    const std::optional<Entry> name = entry.find("name");
+    if (!name) item.fail("needs a `name`: it goes before each phase of this step");
+    o.name = name->string();
+    if (o.name.empty()) name->fail("must not be empty");
+    read_fsdp_options(entry, o);
+  }
+}
+
+// Compute: device_tflops with batch, or forward_us/backward_us split by flops or parameters.
+void read_compute_keys(const Table& t, TrainingSpec& spec) {
+  const std::optional<Entry> rate = t.find("device_tflops"), batch = t.find("batch");
+  if (rate) spec.device_tflops = rate->number(true);
+  if (batch && !rate) batch->fail("is used only with device_tflops (the samples each rank computes at that rate)");
+  if (rate && !batch) rate->fail("needs `batch`: the samples each rank computes per iteration");
+  if (batch) spec.batch = batch->int32(1, 1 << 20);
+  for (std::string_view key : {"forward_us", "backward_us", "split"})
+    if (auto e = t.find(key); e && rate)
+      e->fail(fmt::format("does not go with device_tflops ({}:{}:{}), which computes each layer's time from its "
+                          "multiply-adds",
+                          rate->file(), rate->line(), rate->column()));
+  if (auto e = t.find("forward_us")) spec.forward_us = e->number(false);
+  if (auto e = t.find("backward_us")) spec.backward_us = e->number(false);
+  spec.split_by_flops = !spec.model.macs.empty();  // the model's multiply-adds where it knows them
+  if (auto e = t.find("split")) {
+    const std::string split = e->string();
+    if (split != "flops" && split != "parameters") e->fail(fmt::format("unknown split '{}' (use flops or parameters)", split));
+    if (split == "flops" && spec.model.macs.empty())
+      e->fail("the model has no multiply-adds per layer (a custom model): use split = \"parameters\"");
+    spec.split_by_flops = split == "flops";
+  }
+}
+
 TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
-  t.only_keys({"pattern", "model", "dtype", "algorithm", "bucket_mb", "first_bucket_mb", "broadcast_parameters",
-               "forward_us", "backward_us", "servers", "update_us"});
+  t.only_keys({"pattern", "model", "image_size", "dtype", "algorithm", "iterations", "bucket_mb", "first_bucket_mb",
+               "broadcast_buffers", "broadcast_bucket_mb", "backward_prefetch", "forward_prefetch", "limit_all_gathers", "compare",
+               "device_tflops", "batch", "split", "forward_us", "backward_us", "servers", "update_us"});
   TrainingSpec spec;
   spec.origin = position(file, t);
   if (auto e = t.find("pattern")) spec.pattern = read_pattern(*e);
   const TrainingPattern p = spec.pattern;
   only_for(t.find("algorithm"), p, {TrainingPattern::ddp, TrainingPattern::fsdp}, "the ddp and fsdp patterns");
-  for (std::string_view key : {"bucket_mb", "first_bucket_mb", "broadcast_parameters"})
+  for (std::string_view key : {"iterations", "bucket_mb", "first_bucket_mb", "broadcast_buffers", "broadcast_bucket_mb"})
     only_for(t.find(key), p, {TrainingPattern::ddp}, "the ddp pattern");
+  for (std::string_view key : {"backward_prefetch", "forward_prefetch", "limit_all_gathers", "compare"})
+    only_for(t.find(key), p, {TrainingPattern::fsdp}, "the fsdp pattern");
   only_for(t.find("update_us"), p, {TrainingPattern::parameter_server}, "the parameter_server pattern");
 
   const std::optional<Entry> model = t.find("model");
@@ -358,6 +454,12 @@ TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
         fmt::format("{}: key 'training.model' is missing: give \"resnet34\" or parameters per layer, such "
                     "as [1000, 2000]",
                     spec.origin));
+  int image_size = 224;
+  if (auto e = t.find("image_size")) {
+    if (!model->node().is_string()) e->fail("is used only with model = \"resnet34\" (a custom model has no image)");
+    image_size = e->int32(32, 4096);
+  }
+  spec.model = read_model(*model, image_size);
   if (auto e = t.find("dtype")) spec.dtype = enum_value(*e, kAllDataTypes, "data type");
   if (auto e = t.find("algorithm")) {
     // ddp: the all-reduce's. fsdp: the all-gather's or the reduce-scatter's, whichever has
@@ -374,14 +476,11 @@ TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   if (auto e = t.find("servers"); e && p != TrainingPattern::parameter_server &&
                                   !(p == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers))
     e->fail("is used only by the parameter_server pattern, or by ddp with algorithm = \"parameter_server\"");
-  if (auto e = t.find("bucket_mb")) spec.bucket_mb = e->number(true);
-  if (auto e = t.find("first_bucket_mb")) spec.first_bucket_mb = e->number(true);
-  if (auto e = t.find("broadcast_parameters")) spec.broadcast_parameters = e->boolean();
-  if (auto e = t.find("forward_us")) spec.forward_us = e->number(false);
-  if (auto e = t.find("backward_us")) spec.backward_us = e->number(false);
+  read_ddp_keys(t, spec);
+  read_fsdp_keys(t, spec);
+  read_compute_keys(t, spec);
   if (auto e = t.find("servers")) spec.servers = e->int32(1, ranks);
   if (auto e = t.find("update_us")) spec.update_us = e->number(false);
-  spec.model = read_model(*model);  // last: resnet34() is the costly one
   return spec;
 }
 
@@ -409,9 +508,20 @@ Metric read_metric(const Entry& e) {
   e.fail(fmt::format("unknown metric '{}' (use {})", name, known));
 }
 
+// phases = [first, last]: a span of phases, for the metrics of time and memory.
+void read_span(const Entry& e, const Table& t, Question& q, int phases) {
+  if (!is_timing(q.metric) && q.metric != Metric::peak_memory_bytes)
+    e.fail("is used only with metric = \"time_us\", \"duration_us\" or \"peak_memory_bytes\"");
+  if (auto p = t.find("phase")) p->fail("give either `phase` or `phases = [first, last]`, not both");
+  if (!e.node().is_array() || e.array().size() != 2) e.wrong_type("[first, last]: two phase numbers");
+  q.phase = e.item(0).int32(1, std::max(phases, 1));
+  q.last_phase = e.item(1).int32(1, std::max(phases, 1));
+  if (q.last_phase < q.phase) e.fail(fmt::format("[{}, {}]: the first phase comes after the last", q.phase, q.last_phase));
+}
+
 Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const Table t = Table::of(item, "a [[question]]");
-  t.only_keys({"text", "metric", "phase", "rank", "step", "chunk", "answer"});
+  t.only_keys({"text", "metric", "phase", "phases", "rank", "step", "chunk", "answer"});
   Question q;
   q.origin = position(item);
   const std::optional<Entry> text = t.find("text"), metric = t.find("metric");
@@ -421,9 +531,14 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   q.metric = read_metric(*metric);
   const int phases = static_cast<int>(s.phases.size());
   const bool whole_program = q.metric == Metric::peak_memory_bytes;
-  if (whole_program) {
+  const std::optional<Entry> span = t.find("phases");
+  if (span) {
+    read_span(*span, t, q, phases);
+  } else if (whole_program) {
     q.phase = 0;
-    if (auto e = t.find("phase")) e->fail("peak_memory_bytes is a figure of the whole program: leave `phase` out");
+    if (auto e = t.find("phase"))
+      e->fail("peak_memory_bytes is a figure of the whole program, or of a span `phases = [first, last]`: leave "
+              "`phase` out");
   } else if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
     if (q.phase == 0 && !is_timing(q.metric))
@@ -431,7 +546,7 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   } else if (phases == 0) {
     item.fail("needs a `phase`: the lesson has no phases");
   }
-  if (q.phase > 0 && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
+  if (q.phase > 0 && !span && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
       !is_timing(q.metric))
     metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
                              s.phases[static_cast<std::size_t>(q.phase - 1)].name));

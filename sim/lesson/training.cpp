@@ -1,19 +1,31 @@
-// Training patterns (lesson.h): one training step of a model, expanded into the phases a
+// Training patterns (lesson.h): a training run of a model, expanded into the phases a
 // framework issues, in the order it issues them, so that the program runner (program.cpp)
-// shows which communication overlaps which compute.
+// shows which communication overlaps which compute. docs/lessons-sources.md names the
+// PyTorch code each rule comes from, and what collsim simplifies.
 //
-//   ddp   PyTorch DistributedDataParallel. Optionally rank 0 first broadcasts the initial
-//         parameters. Forward, layer by layer. Backward in reverse layer order; gradients
-//         are grouped into buckets in that reverse order (the first bucket capped at
-//         first_bucket_mb, the others at bucket_mb; a layer is never split; a bucket closes
-//         when the next layer would overflow it, unless it is empty), and each bucket is
-//         all-reduced as soon as the backward of its last layer has written its gradient,
-//         while the backward goes on with the layers before it.
+//   ddp   PyTorch DistributedDataParallel, in the parts the spec lists:
+//         constructor: rank 0 broadcasts the state_dict (parameters and buffers) in
+//           coalesced buckets of broadcast_bucket_mb (_sync_module_states), with NCCL's
+//           broadcast, a pipelined chain;
+//         first iteration: the buffers' broadcast (broadcast_buffers), forward layer by
+//           layer, backward in reverse; one bucket of every gradient (the reducer starts
+//           with one bucket unless find_unused_parameters), all-reduced once the backward
+//           has written the last gradient;
+//         later iterations: the same, with the buckets rebuilt (ddp_buckets) in the order
+//           the gradients became ready, each all-reduced as soon as the backward has
+//           written its last tensor, while the backward goes on.
+//         Gradients are averaged: the all-reduces use avg (the reducer divides each
+//         gradient by the world size as it copies it into its bucket, then sums).
 //   fsdp  PyTorch FullyShardedDataParallel (FULL_SHARD), one unit per layer: each rank keeps
-//         1/ranks of every layer (padded to a multiple of the ranks). Forward: all-gather the
-//         layer's parameters, compute. Backward in reverse: all-gather again (FSDP frees the
-//         gathered parameters after the forward), compute, reduce-scatter the gradient so
-//         that each rank keeps the reduced shard it owns.
+//         1/ranks of every layer (padded to a multiple of the ranks). Forward: all-gather
+//         the unit, compute, free the gathered parameters (reshard after forward). Backward
+//         in reverse: all-gather again, compute the gradient, free, reduce-scatter (avg) the
+//         gradient. backward_prefetch issues the next unit's all-gather before (BACKWARD_PRE)
+//         or after (BACKWARD_POST) the current unit's gradient computation, forward_prefetch
+//         the next forward all-gather before the current forward, and limit_all_gathers
+//         makes the host wait, before each all-gather, for the free two frees back
+//         (FSDP's _FreeEventQueue). Every all-gather allocates the unit's gathered
+//         parameters, the compute that last uses them frees them: the memory line.
 //   parameter_server   forward and backward on the workers; "push" (step 1 of the
 //         parameter_server all-reduce: workers send gradient shards to the servers, which
 //         sum them); the servers' SGD update; "pull" (step 2: servers send the reduced
@@ -21,17 +33,21 @@
 //         all-reduce and shows its two steps as two phases, with the update in between.
 //
 // Named regions (lesson.h) order the phases beyond their streams:
-//   ddp   broadcast writes "params"; forward reads "params"; backward of layer L writes
-//         "grad.L"; a bucket's all-reduce reads and writes "grad.L" of its layers.
+//   ddp   broadcasts write "params" and "buffers"; forward reads them; backward of layer L
+//         writes "grad.L"; a bucket's all-reduce reads and writes the "grad.L" of the layers
+//         its tensors belong to. A later iteration's first forward waits for (wait_for)
+//         the previous iteration's all-reduces, as backward() returns only once they end.
 //   fsdp  all-gathers write "param.L"; forward and backward of L read "param.L"; backward
 //         writes "grad.L"; the reduce-scatter reads and writes "grad.L".
 //   ps    forward reads "params"; backward writes "grad"; push reads "grad" and writes
 //         "grad.server"; the update reads "grad.server" and writes "params.shard"; pull
 //         reads "params.shard" (so it waits for the update) and writes "params".
-// Compute times are split over the layers in proportion to their parameters: a crude
-// model (a convolution's FLOPs also grow with the image it slides over), but one a
-// student can check by hand.
+// Compute: a layer's forward time is its multiply-adds at the device's rate (2 FLOPs per
+// multiply-add, `batch` samples), its backward twice that; or the whole pass's time split
+// over the layers by their multiply-adds or by their parameters.
 #include <cmath>
+#include <deque>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +82,32 @@ std::string fsdp_algorithm(const TrainingSpec& spec, Collective c) {
   return find_algorithm(c, spec.algorithm) ? spec.algorithm : std::string("ring");
 }
 
+// Per-layer times need multiply-adds where the spec uses them, and a rate with a batch.
+void check_compute(const TrainingSpec& spec) {
+  const ModelLayers& m = spec.model;
+  const bool has_macs = m.macs.size() == m.parameters.size() && m.total_macs() > 0;
+  if (!std::isfinite(spec.device_tflops) || spec.device_tflops < 0)
+    fail(spec, "device_tflops", fmt::format("must be > 0 TFLOP/s, got {}", spec.device_tflops));
+  if (spec.device_tflops > 0) {
+    if (!has_macs)
+      fail(spec, "device_tflops",
+           "the model has no multiply-adds per layer (a custom model): give forward_us and backward_us instead");
+    if (spec.batch < 1) fail(spec, "batch", fmt::format("must be at least 1 sample per rank, got {}", spec.batch));
+    if (spec.forward_us > 0 || spec.backward_us > 0)
+      fail(spec, "device_tflops", "computes the times from the multiply-adds: leave forward_us and backward_us out");
+  } else if (spec.split_by_flops && !has_macs && (spec.forward_us > 0 || spec.backward_us > 0)) {
+    fail(spec, "split", "the model has no multiply-adds per layer (a custom model): use split = \"parameters\"");
+  }
+}
+
+// DDP's parts in the order a training run has them, each once.
+void check_parts(const TrainingSpec& spec) {
+  if (spec.parts.empty()) fail(spec, "iterations", "give at least one part: \"constructor\", \"first\" or \"later\"");
+  for (std::size_t i = 1; i < spec.parts.size(); ++i)
+    if (spec.parts[i] <= spec.parts[i - 1])
+      fail(spec, "iterations", "the parts come in the order of a training run, each once: constructor, first, later");
+}
+
 void check_spec(const TrainingSpec& spec, int ranks) {
   const ModelLayers& m = spec.model;
   if (m.parameters.empty()) fail(spec, "model", "the model has no layers");
@@ -89,6 +131,9 @@ void check_spec(const TrainingSpec& spec, int ranks) {
   check_time(spec, "forward_us", spec.forward_us);
   check_time(spec, "backward_us", spec.backward_us);
   check_time(spec, "update_us", spec.update_us);
+  check_bucket(spec, "broadcast_bucket_mb", spec.broadcast_bucket_mb);
+  check_compute(spec);
+  check_parts(spec);
   if (ranks < 1 || ranks > kMaxRanks) fail(spec, "pattern", fmt::format("ranks must be between 1 and {}, got {}", kMaxRanks, ranks));
   switch (spec.pattern) {
     case TrainingPattern::ddp:
@@ -96,6 +141,10 @@ void check_spec(const TrainingSpec& spec, int ranks) {
         fail(spec, "algorithm", fmt::format("no all-reduce algorithm '{}' (see `collsim list`)", spec.algorithm));
       break;
     case TrainingPattern::fsdp:
+      if (spec.device_tflops <= 0 && (spec.forward_us <= 0 || spec.backward_us <= 0))
+        fail(spec, "pattern",
+             "fsdp frees a unit's gathered parameters after the compute that uses them: give device_tflops and batch, "
+             "or forward_us and backward_us > 0");
       if (ranks < 2) fail(spec, "pattern", fmt::format("fsdp shards the model over the ranks: it needs at least 2, got {}", ranks));
       if (!find_algorithm(Collective::all_gather, spec.algorithm) && !find_algorithm(Collective::reduce_scatter, spec.algorithm))
         fail(spec, "algorithm", fmt::format("no all-gather or reduce-scatter algorithm '{}' (see `collsim list`)", spec.algorithm));
@@ -121,13 +170,13 @@ struct Generator {
   std::uint64_t params(std::size_t layer) const { return spec.model.parameters[layer]; }
   double bytes(std::uint64_t elements) const { return static_cast<double>(elements * dtype_size(spec.dtype)); }
 
-  RunRequest request(Collective c, std::string algorithm, std::uint64_t count) const {
+  RunRequest request(Collective c, std::string algorithm, std::uint64_t count, ReduceOp op = ReduceOp::sum) const {
     RunRequest r;
     r.spec.collective = c;
     r.spec.ranks = ranks;
     r.spec.count = count;
     r.spec.dtype = spec.dtype;
-    r.spec.op = ReduceOp::sum;
+    r.spec.op = op;
     r.algorithm = std::move(algorithm);
     if (algorithm_knobs(c, r.algorithm).servers) r.options.servers = spec.servers;
     r.seed = 1;
@@ -157,29 +206,66 @@ struct Generator {
     return phases.emplace_back(std::move(p));
   }
 
-  // The share of `total_us` that layer `layer` takes: proportional to its parameters.
+  bool rated() const { return spec.device_tflops > 0; }
+  bool computes_forward() const { return rated() || spec.forward_us > 0; }
+  bool computes_backward() const { return rated() || spec.backward_us > 0; }
+
+  // The share of `total_us` that layer `layer` takes: by its multiply-adds or its parameters.
   double share(double total_us, std::size_t layer) const {
-    return total_us * static_cast<double>(params(layer)) / static_cast<double>(spec.model.total());
+    const ModelLayers& m = spec.model;
+    if (spec.split_by_flops) return total_us * m.macs[layer] / m.total_macs();
+    return total_us * static_cast<double>(params(layer)) / static_cast<double>(m.total());
   }
 
-  void forward(std::size_t layer, std::vector<std::string> reads) {
-    const double us = share(spec.forward_us, layer);
-    compute("forward " + names[layer], us,
-            fmt::format("Forward pass of {} ({} parameters): {:.2f} µs of the {:.1f} µs forward pass, its share of the "
-                        "model's parameters.",
-                        names[layer], params(layer), us, spec.forward_us))
-        .reads = std::move(reads);
+  // µs: 2 FLOPs per multiply-add for `batch` samples at device_tflops (10^6 FLOP per µs per TFLOP/s).
+  double rated_forward_us(std::size_t layer) const {
+    return 2.0 * spec.model.macs[layer] * spec.batch / (spec.device_tflops * 1e6);
+  }
+  double forward_us(std::size_t layer) const { return rated() ? rated_forward_us(layer) : share(spec.forward_us, layer); }
+  double backward_us(std::size_t layer) const {
+    return rated() ? 2 * rated_forward_us(layer) : share(spec.backward_us, layer);
+  }
+
+  // The whole pass, µs.
+  double pass_us(bool backward) const {
+    if (!rated()) return backward ? spec.backward_us : spec.forward_us;
+    double us = 0;
+    for (std::size_t i = 0; i < spec.model.parameters.size(); ++i) us += backward ? backward_us(i) : forward_us(i);
+    return us;
+  }
+
+  // How a layer's time was found, for its caption.
+  std::string time_reason(std::size_t layer, bool backward) const {
+    const double mmacs = spec.model.macs.empty() ? 0 : spec.model.macs[layer] / 1e6;
+    if (rated())
+      return fmt::format("{:.1f} M multiply-adds per sample x {} samples x 2 FLOPs at {} TFLOP/s{}", mmacs, spec.batch,
+                         spec.device_tflops, backward ? ", twice the forward" : "");
+    if (spec.split_by_flops)
+      return fmt::format("its share ({:.1f} M multiply-adds) of the {:.1f} µs {} pass, by multiply-adds", mmacs,
+                         backward ? spec.backward_us : spec.forward_us, backward ? "backward" : "forward");
+    return fmt::format("its share ({} parameters) of the {:.1f} µs {} pass, by parameters", params(layer),
+                       backward ? spec.backward_us : spec.forward_us, backward ? "backward" : "forward");
+  }
+
+  Phase& forward(std::size_t layer, std::vector<std::string> reads) {
+    const double us = forward_us(layer);
+    Phase& p = compute(prefix + "forward " + names[layer], us,
+                       fmt::format("Forward pass of {}: {:.2f} µs, {}.", names[layer], us, time_reason(layer, false)));
+    p.reads = std::move(reads);
+    return p;
   }
 
   Phase& backward(std::size_t layer) {
-    const double us = share(spec.backward_us, layer);
-    Phase& p = compute("backward " + names[layer], us,
-                       fmt::format("Backward pass of {}: {:.2f} µs; it writes the gradient of its {} parameters, "
+    const double us = backward_us(layer);
+    Phase& p = compute(prefix + "backward " + names[layer], us,
+                       fmt::format("Backward pass of {}: {:.2f} µs, {}; it writes the gradient of its {} parameters, "
                                    "grad.{}.",
-                                   names[layer], us, params(layer), names[layer]));
+                                   names[layer], us, time_reason(layer, true), params(layer), names[layer]));
     p.writes = {"grad." + names[layer]};
     return p;
   }
+
+  std::string prefix;  // "iteration 1: " where a lesson has several parts
 };
 
 std::vector<std::string> layer_names(const ModelLayers& m) {
@@ -191,116 +277,232 @@ std::vector<std::string> layer_names(const ModelLayers& m) {
 
 // --- ddp -------------------------------------------------------------------------------
 
-// PyTorch DDP's buckets: layer indices in reverse layer order (the order the backward pass
-// produces gradients), the first bucket capped at first_bucket_mb, the rest at bucket_mb.
-std::vector<std::vector<std::size_t>> ddp_buckets(const Generator& g) {
-  std::vector<std::vector<std::size_t>> buckets(1);
-  double size = 0;
-  for (std::size_t i = g.spec.model.parameters.size(); i-- > 0;) {
-    const double cap = (buckets.size() == 1 ? g.spec.first_bucket_mb : g.spec.bucket_mb) * kMiB;
-    const double b = g.bytes(g.params(i));
-    if (!buckets.back().empty() && size + b > cap) {
-      buckets.emplace_back();
-      size = 0;
-    }
-    buckets.back().push_back(i);
-    size += b;
+// The tensors in the order their gradients become ready: collsim takes reverse
+// registration order (the backward pass visits the layers from the output back).
+std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
+  std::vector<ModelTensor> ready;
+  for (std::size_t layer = m.parameters.size(); layer-- > 0;) {
+    const std::vector<ModelTensor> tensors = layer_tensors(m, layer);
+    ready.insert(ready.end(), tensors.rbegin(), tensors.rend());
   }
-  return buckets;
+  return ready;
 }
 
-void ddp_broadcast(Generator& g) {
-  const char* algorithm = find_algorithm(Collective::broadcast, "binomial_tree") ? "binomial_tree" : "direct";
-  const std::uint64_t total = g.spec.model.total();
-  g.collective("broadcast parameters", g.request(Collective::broadcast, algorithm, total),
-               fmt::format("DDP starts from the same model everywhere: rank 0 broadcasts all {} parameters ({}) to the "
-                           "other ranks.",
-                           total, format_bytes(g.bytes(total))),
-               "broadcast parameters, step {step}/{steps}: {label}")
-      .writes = {"params"};
+// The layer each tensor (by name) belongs to.
+std::size_t layer_of(const ModelLayers& m, const std::string& tensor) {
+  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
+    for (const ModelTensor& t : layer_tensors(m, layer))
+      if (t.name == tensor) return layer;
+  return 0;
 }
 
-void ddp_bucket(Generator& g, const std::vector<std::size_t>& bucket, std::size_t number, std::size_t buckets) {
-  std::uint64_t count = 0;
+Phase& ddp_broadcast(Generator& g, std::string name, std::uint64_t count, std::string caption) {
+  return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count), std::move(caption),
+                      "broadcast, step {step}/{steps}: {label}");
+}
+
+// DistributedDataParallel's constructor: the state_dict, parameters then buffers, in
+// coalesced buckets that close before they would exceed broadcast_bucket_mb (the rule of
+// torch's _take_tensors, not the reducer's).
+void ddp_constructor(Generator& g) {
+  const ModelLayers& m = g.spec.model;
+  const double limit = g.spec.broadcast_bucket_mb * kMiB;
+  const double element = dtype_size(g.spec.dtype);
+  std::vector<double> tensor_bytes;
+  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
+    for (const ModelTensor& t : layer_tensors(m, layer)) tensor_bytes.push_back(static_cast<double>(t.elements) * element);
+  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
+    if (layer < m.float_buffers.size() && m.float_buffers[layer] + m.int64_buffers[layer] > 0)
+      tensor_bytes.push_back(4.0 * m.float_buffers[layer] + 8.0 * m.int64_buffers[layer]);
+  std::vector<double> buckets = {0};
+  for (const double b : tensor_bytes) {
+    if (buckets.back() > 0 && buckets.back() + b > limit) buckets.push_back(0);
+    buckets.back() += b;
+  }
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    const auto count = static_cast<std::uint64_t>(std::ceil(buckets[k] / element));
+    const std::string name = buckets.size() == 1 ? "broadcast state_dict"
+                                                 : fmt::format("broadcast state_dict bucket {}/{}", k + 1, buckets.size());
+    ddp_broadcast(g, name, count,
+                  fmt::format("DistributedDataParallel's constructor: rank 0 broadcasts its parameters and buffers ({}{}) "
+                              "so that every copy starts equal. Once per training run, never again. NCCL's broadcast is "
+                              "a pipelined chain: the root sends the data once.",
+                              format_bytes(buckets[k]),
+                              buckets.size() == 1 ? fmt::format(", one bucket of at most {} MiB", g.spec.broadcast_bucket_mb)
+                                                  : fmt::format(", bucket {} of {}", k + 1, buckets.size())))
+        .writes = {"params", "buffers"};
+  }
+}
+
+void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::size_t buckets) {
+  const ModelLayers& m = g.spec.model;
   std::vector<std::string> grads;
-  for (std::size_t i : bucket) {
-    count += g.params(i);
-    grads.push_back("grad." + g.names[i]);
+  for (const ModelTensor& t : bucket.tensors) {
+    std::string region = "grad." + g.names[layer_of(m, t.name)];
+    if (std::find(grads.begin(), grads.end(), region) == grads.end()) grads.push_back(std::move(region));
   }
-  const std::string& first = g.names[bucket.front()];
-  const std::string& last = g.names[bucket.back()];
-  const std::string layers = bucket.size() == 1 ? first : fmt::format("{} .. {}", first, last);
-  const double cap = number == 1 ? g.spec.first_bucket_mb : g.spec.bucket_mb;
+  const std::string& first = bucket.tensors.front().name;
+  const std::string& last = bucket.tensors.back().name;
+  const std::string tensors = bucket.tensors.size() == 1 ? first : fmt::format("{} .. {}", first, last);
+  const std::string limit = std::isinf(bucket.limit_bytes)
+                                ? std::string("one bucket for every gradient in the first iteration")
+                                : fmt::format("closed once it reached {}", format_bytes(bucket.limit_bytes));
   Phase& p = g.collective(
-      fmt::format("all-reduce bucket {} ({})", number, layers),
-      g.request(Collective::all_reduce, g.spec.algorithm, count),
-      fmt::format("All-reduce bucket {} of {}: layer{} {}, {} parameters, {} (cap {} MiB). DDP starts it as soon as "
-                  "the backward pass has written the gradient of {}, while the backward goes on with the layers "
-                  "before it.",
-                  number, buckets, bucket.size() == 1 ? "" : "s", layers, count, format_bytes(g.bytes(count)), cap, last),
+      fmt::format("{}all-reduce bucket {} ({})", g.prefix, number, tensors),
+      g.request(Collective::all_reduce, g.spec.algorithm, bucket.elements, ReduceOp::avg),
+      fmt::format("All-reduce bucket {} of {}: {} tensor{} ({}), {} elements, {} ({}). DDP starts it as soon as the "
+                  "backward pass has written the gradient of {}; each rank divided its gradients by the {} ranks as "
+                  "it copied them into the bucket, so the sum is the average.",
+                  number, buckets, bucket.tensors.size(), bucket.tensors.size() == 1 ? "" : "s", tensors,
+                  bucket.elements, format_bytes(g.bytes(bucket.elements)), limit, last, g.ranks),
       fmt::format("bucket {}, step {{step}}/{{steps}}: {{label}} (rank {{src}} sends {{bytes}} B to rank {{dst}})", number));
   p.reads = grads;
   p.writes = std::move(grads);
 }
 
-void ddp(Generator& g) {
-  const std::size_t layers = g.spec.model.parameters.size();
-  if (g.spec.broadcast_parameters) ddp_broadcast(g);
-  if (g.spec.forward_us > 0)
-    for (std::size_t i = 0; i < layers; ++i) g.forward(i, {"params"});
-  const auto buckets = ddp_buckets(g);
-  std::size_t next = 0;  // the next bucket to all-reduce
+// One iteration: the buffers' broadcast, forward, backward with the buckets' all-reduces.
+// Returns the indices of its all-reduce phases.
+std::vector<int> ddp_iteration(Generator& g, DdpPart part, const std::vector<int>& previous_all_reduces) {
+  const ModelLayers& m = g.spec.model;
+  const std::size_t layers = m.parameters.size();
+  if (g.spec.broadcast_buffers && m.buffer_bytes() > 0) {
+    const auto count = static_cast<std::uint64_t>(std::ceil(static_cast<double>(m.buffer_bytes()) / dtype_size(g.spec.dtype)));
+    ddp_broadcast(g, "broadcast buffers", count,
+                  fmt::format("Before the forward pass (broadcast_buffers=True), rank 0 broadcasts the module's buffers, "
+                              "{}: BatchNorm's running_mean, running_var and num_batches_tracked, so every copy "
+                              "normalises alike.",
+                              format_bytes(static_cast<double>(m.buffer_bytes()))))
+        .writes = {"buffers"};
+  }
+  if (g.computes_forward())
+    for (std::size_t i = 0; i < layers; ++i) {
+      Phase& f = g.forward(i, {"params", "buffers"});
+      // backward() returned only once the previous iteration's all-reduces had ended.
+      if (i == 0) f.wait_for = previous_all_reduces;
+    }
+  const std::vector<DdpBucket> buckets = ddp_buckets(g.spec, part);
+  std::vector<int> all_reduces;
+  std::size_t next = 0;  // the next bucket to all-reduce: DDP reduces them in order
   for (std::size_t i = layers; i-- > 0;) {
-    if (g.spec.backward_us > 0) g.backward(i);
-    // Buckets hold descending layer indices: this one is ready once its last layer is.
-    if (buckets[next].back() == i) {
+    if (g.computes_backward()) g.backward(i);
+    while (next < buckets.size() && layer_of(m, buckets[next].tensors.back().name) == i) {
+      all_reduces.push_back(static_cast<int>(g.phases.size()));
       ddp_bucket(g, buckets[next], next + 1, buckets.size());
       ++next;
     }
+  }
+  return all_reduces;
+}
+
+void ddp(Generator& g) {
+  const bool several = g.spec.parts.size() > 1;
+  std::vector<int> previous;
+  for (const DdpPart part : g.spec.parts) {
+    // Later iterations are all alike: the lesson shows one, iteration 2.
+    if (several) g.prefix = part == DdpPart::constructor ? "constructor: " : part == DdpPart::first ? "iteration 1: " : "iteration 2: ";
+    if (part == DdpPart::constructor)
+      ddp_constructor(g);
+    else
+      previous = ddp_iteration(g, part, previous);
   }
 }
 
 // --- fsdp ------------------------------------------------------------------------------
 
-void fsdp_gather(Generator& g, std::size_t layer, std::string_view pass) {
+// FSDP's state while it issues one step: which units are gathered (all-gather issued,
+// not yet freed), and the free events of the rate limiter (limit_all_gathers).
+struct FsdpState {
+  const FsdpOptions& options;
+  std::vector<bool> gathered;
+  std::deque<int> free_events;  // phases after which a unit was freed, oldest first
+};
+
+constexpr std::size_t kInflightAllGathers = 2;  // FSDP's _FreeEventQueue limit
+
+void fsdp_gather(Generator& g, FsdpState& st, std::size_t layer, std::string_view pass, std::string_view why) {
+  if (st.gathered[layer]) return;
+  st.gathered[layer] = true;
   const std::uint64_t p = g.params(layer), n = static_cast<std::uint64_t>(g.ranks);
   const std::uint64_t shard = (p + n - 1) / n;
   const std::string padding =
       p % n == 0 ? std::string() : fmt::format(" (padded from {} to {} x {} elements)", p, n, shard);
   const std::string& name = g.names[layer];
-  g.collective(fmt::format("all-gather {} ({})", name, pass),
-               g.request(Collective::all_gather, fsdp_algorithm(g.spec, Collective::all_gather), shard),
-               fmt::format("Before the {} of {}, every rank all-gathers its parameters: each holds a shard of {} "
-                           "elements{}, and ends with all {} ({}).",
-                           pass, name, shard, padding, p, format_bytes(g.bytes(p))),
-               fmt::format("all-gather {}, step {{step}}/{{steps}}: {{label}}", name))
-      .writes = {"param." + name};
+  std::vector<int> host_wait;
+  if (st.options.limit_all_gathers && st.free_events.size() >= kInflightAllGathers) {
+    host_wait = {st.free_events.front()};
+    st.free_events.pop_front();
+  }
+  Phase& ag = g.collective(
+      fmt::format("{}all-gather {} ({})", g.prefix, name, pass),
+      g.request(Collective::all_gather, fsdp_algorithm(g.spec, Collective::all_gather), shard),
+      fmt::format("{}: every rank all-gathers the parameters of {}: each holds a shard of {} elements{}, and ends with "
+                  "all {} ({}).{}",
+                  why, name, shard, padding, p, format_bytes(g.bytes(n * shard)),
+                  host_wait.empty() ? ""
+                                    : fmt::format(" limit_all_gathers: the host first waits until the unit freed in "
+                                                  "phase {} is free, so that at most {} all-gathers are in flight.",
+                                                  host_wait.front() + 1, kInflightAllGathers)),
+      fmt::format("all-gather {}, step {{step}}/{{steps}}: {{label}}", name));
+  ag.writes = {"param." + name};
+  ag.allocates = {{"param." + name, g.bytes(n * shard)}};
+  ag.host_wait_for = std::move(host_wait);
+}
+
+// The compute phase `phase` was the last to use the unit's gathered parameters: it frees them.
+void fsdp_free(Generator& g, FsdpState& st, std::size_t layer, int phase) {
+  g.phases[static_cast<std::size_t>(phase)].frees.push_back("param." + g.names[layer]);
+  st.gathered[layer] = false;
+  st.free_events.push_back(phase);
 }
 
 void fsdp_reduce_scatter(Generator& g, std::size_t layer) {
   const std::uint64_t n = static_cast<std::uint64_t>(g.ranks);
   const std::uint64_t shard = (g.params(layer) + n - 1) / n;
   const std::string& name = g.names[layer];
-  Phase& p = g.collective(fmt::format("reduce-scatter {} gradient", name),
-                          g.request(Collective::reduce_scatter, fsdp_algorithm(g.spec, Collective::reduce_scatter), shard),
-                          fmt::format("The gradient of {} is reduce-scattered: each rank keeps the sum over all ranks "
-                                      "of its own shard ({} elements), the only part its optimizer updates.",
+  Phase& p = g.collective(fmt::format("{}reduce-scatter {} gradient", g.prefix, name),
+                          g.request(Collective::reduce_scatter, fsdp_algorithm(g.spec, Collective::reduce_scatter), shard, ReduceOp::avg),
+                          fmt::format("The gradient of {} is reduce-scattered: each rank keeps the average over all "
+                                      "ranks of its own shard ({} elements), the only part its optimizer updates.",
                                       name, shard),
                           fmt::format("reduce-scatter {}, step {{step}}/{{steps}}: {{label}}", name));
   p.reads = {"grad." + name};
   p.writes = p.reads;
 }
 
-void fsdp(Generator& g) {
+void fsdp_forward(Generator& g, FsdpState& st) {
   const std::size_t layers = g.spec.model.parameters.size();
   for (std::size_t i = 0; i < layers; ++i) {
-    fsdp_gather(g, i, "forward");
-    if (g.spec.forward_us > 0) g.forward(i, {"param." + g.names[i]});
+    fsdp_gather(g, st, i, "forward", "Before the forward of " + g.names[i]);
+    if (st.options.forward_prefetch && i + 1 < layers)
+      fsdp_gather(g, st, i + 1, "forward", "forward_prefetch, before the forward of " + g.names[i]);
+    g.forward(i, {"param." + g.names[i]});
+    fsdp_free(g, st, i, static_cast<int>(g.phases.size()) - 1);  // reshard after forward
   }
-  for (std::size_t i = layers; i-- > 0;) {
-    fsdp_gather(g, i, "backward");
-    if (g.spec.backward_us > 0) g.backward(i).reads = {"param." + g.names[i]};
+}
+
+void fsdp_backward(Generator& g, FsdpState& st) {
+  const BackwardPrefetch prefetch = st.options.backward_prefetch;
+  for (std::size_t i = g.spec.model.parameters.size(); i-- > 0;) {
+    fsdp_gather(g, st, i, "backward", "Before the backward of " + g.names[i]);
+    if (prefetch == BackwardPrefetch::backward_pre && i > 0)
+      fsdp_gather(g, st, i - 1, "backward", "BACKWARD_PRE, before the gradient computation of " + g.names[i]);
+    g.backward(i).reads = {"param." + g.names[i]};
+    fsdp_free(g, st, i, static_cast<int>(g.phases.size()) - 1);
+    if (prefetch == BackwardPrefetch::backward_post && i > 0)
+      fsdp_gather(g, st, i - 1, "backward", "BACKWARD_POST, after the gradient computation of " + g.names[i]);
     fsdp_reduce_scatter(g, i);
+  }
+}
+
+void fsdp(Generator& g) {
+  for (const FsdpOptions& options : g.spec.fsdp) {
+    g.prefix = options.name.empty() ? "" : options.name + ": ";
+    const std::size_t first = g.phases.size();
+    FsdpState st{options, std::vector<bool>(g.spec.model.parameters.size(), false), {}};
+    fsdp_forward(g, st);
+    fsdp_backward(g, st);
+    // The next step starts from scratch: an optimizer step and a loss.item() in between.
+    if (first > 0) g.phases[first].synchronize = true;
   }
 }
 
@@ -309,13 +511,14 @@ void fsdp(Generator& g) {
 void parameter_server(Generator& g) {
   const TrainingSpec& s = g.spec;
   const std::uint64_t total = s.model.total();
-  if (s.forward_us > 0)
-    g.compute("forward", s.forward_us,
-              fmt::format("The {} workers run the forward pass ({:.1f} µs); the servers wait.", g.ranks, s.forward_us))
+  const double forward_us = g.pass_us(false), backward_us = g.pass_us(true);
+  if (forward_us > 0)
+    g.compute("forward", forward_us,
+              fmt::format("The {} workers run the forward pass ({:.1f} µs); the servers wait.", g.ranks, forward_us))
         .reads = {"params"};
-  if (s.backward_us > 0)
-    g.compute("backward", s.backward_us,
-              fmt::format("The workers run the backward pass ({:.1f} µs) and hold the whole gradient.", s.backward_us))
+  if (backward_us > 0)
+    g.compute("backward", backward_us,
+              fmt::format("The workers run the backward pass ({:.1f} µs) and hold the whole gradient.", backward_us))
         .writes = {"grad"};
 
   const RunRequest all_reduce = g.request(Collective::all_reduce, "parameter_server", total);
@@ -354,6 +557,28 @@ void parameter_server(Generator& g) {
 }
 
 }  // namespace
+
+std::vector<DdpBucket> ddp_buckets(const TrainingSpec& spec, DdpPart part) {
+  const std::vector<ModelTensor> ready = gradient_ready_order(spec.model);
+  std::vector<DdpBucket> buckets;
+  if (part == DdpPart::constructor) return buckets;
+  const double element = dtype_size(spec.dtype);
+  const bool one = part == DdpPart::first;
+  const double limits[] = {one ? std::numeric_limits<double>::infinity() : spec.first_bucket_mb * kMiB,
+                           one ? std::numeric_limits<double>::infinity() : spec.bucket_mb * kMiB};
+  DdpBucket open;
+  for (const ModelTensor& t : ready) {
+    open.tensors.push_back(t);  // the tensor goes in first; then the bucket may close
+    open.elements += t.elements;
+    open.limit_bytes = limits[buckets.empty() ? 0 : 1];
+    if (static_cast<double>(open.elements) * element >= open.limit_bytes) {
+      buckets.push_back(std::move(open));
+      open = DdpBucket{};
+    }
+  }
+  if (!open.tensors.empty()) buckets.push_back(std::move(open));
+  return buckets;
+}
 
 std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks) {
   check_spec(spec, ranks);
