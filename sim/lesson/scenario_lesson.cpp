@@ -348,6 +348,8 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"duration_us", Metric::duration_us},
     {"busbw_gbps", Metric::busbw_gbps},
     {"contributions", Metric::contributions},
+    {"latency_us", Metric::latency_us},
+    {"bandwidth_us", Metric::bandwidth_us},
 };
 
 Metric read_metric(const Entry& e) {
@@ -356,7 +358,7 @@ Metric read_metric(const Entry& e) {
     if (n == name) return m;
   e.fail(
       fmt::format("unknown metric '{}' (use bytes_sent bytes_received transfers steps time_us duration_us busbw_gbps "
-                  "contributions)",
+                  "contributions latency_us bandwidth_us)",
                   name));
 }
 
