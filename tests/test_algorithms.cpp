@@ -278,8 +278,8 @@ TEST_CASE("tree-shaped algorithms send only along the edges of their trees") {
       }
   }
   // The binomial trees of all_reduce, broadcast, reduce, gather, scatter and barrier, and
-  // the double binary tree.
-  CHECK(tree_algorithms == 7);
+  // the double binary tree and NCCL's tree (chains under a double binary tree).
+  CHECK(tree_algorithms == 8);
 }
 
 TEST_CASE("double binary tree on 8 ranks: two trees over all ranks, interior ranks disjoint, transfers on their edges") {
@@ -309,6 +309,48 @@ TEST_CASE("double binary tree on 8 ranks: two trees over all ranks, interior ran
     REQUIRE((x.chunk == 0 || x.chunk == 1));
     CHECK(tree_edge({l.trees[static_cast<std::size_t>(x.chunk)]}, x.src, x.dst));
   }
+}
+
+TEST_CASE("NCCL's tree on 2 nodes of 8: chains under a double binary tree, only the nodes' GPU 0 on the network") {
+  const CollectiveSpec spec{Collective::all_reduce, 16, 1000, DataType::f32, ReduceOp::sum, 0};
+  const AlgorithmOptions options{.slices = 4, .ranks_per_node = 8};
+  const AlgorithmLayout l = algorithm_layout(spec, "nccl_tree", options);
+  REQUIRE(l.shape == LayoutShape::trees);
+  REQUIRE(l.trees.size() == 2);
+  for (std::size_t t = 0; t < 2; ++t) {
+    check_tree(l.trees[t], 16);
+    // Inside a node a chain: local rank l hangs under l - 1 (NCCL's tree.up, connect.cc).
+    for (int r = 0; r < 16; ++r)
+      if (r % 8 != 0) CHECK(l.trees[t].parent[static_cast<std::size_t>(r)] == r - 1);
+  }
+  // Between the two nodes, one tree each way: node 0 under node 1 in one, node 1 under node 0
+  // in the other (the double binary tree of 2 nodes).
+  const std::set<std::pair<int, int>> roots{{l.trees[0].root, l.trees[0].parent[8 - static_cast<std::size_t>(l.trees[0].root)]},
+                                            {l.trees[1].root, l.trees[1].parent[8 - static_cast<std::size_t>(l.trees[1].root)]}};
+  CHECK(roots == std::set<std::pair<int, int>>{{0, 0}, {8, 8}});
+  // Only GPU 0 of each node crosses the network; half t of the vector (chunks t*S..t*S+S-1)
+  // moves only on tree t's edges.
+  const Schedule s = build_schedule(spec, "nccl_tree", options);
+  REQUIRE(!s.transfers.empty());
+  for (const Transfer& x : s.transfers) {
+    INFO("transfer ", x.src, " -> ", x.dst, " chunk ", x.chunk);
+    if (x.src / 8 != x.dst / 8) CHECK(((x.src == 0 && x.dst == 8) || (x.src == 8 && x.dst == 0)));
+    REQUIRE((x.chunk >= 0 && x.chunk < 8));
+    CHECK(tree_edge({l.trees[static_cast<std::size_t>(x.chunk / 4)]}, x.src, x.dst));
+  }
+  // Without --ranks-per-node: one node, a single chain, the same for both trees.
+  const AlgorithmLayout one = algorithm_layout(spec, "nccl_tree", {});
+  for (int r = 1; r < 16; ++r) CHECK(one.trees[0].parent[static_cast<std::size_t>(r)] == r - 1);
+  CHECK(one.trees[0].parent == one.trees[1].parent);
+}
+
+TEST_CASE("NCCL's tree refuses a --ranks-per-node that does not split the ranks into nodes") {
+  const CollectiveSpec spec{Collective::all_reduce, 16, 1000, DataType::f32, ReduceOp::sum, 0};
+  CHECK_THROWS_WITH_AS(build_schedule(spec, "nccl_tree", {.ranks_per_node = 3}),
+                       doctest::Contains("--ranks-per-node 3 must divide --ranks 16"), InputError);
+  CHECK_THROWS_WITH_AS(build_schedule(spec, "nccl_tree", {.ranks_per_node = 32}),
+                       doctest::Contains("--ranks-per-node 32 must divide --ranks 16"), InputError);
+  CHECK_NOTHROW(build_schedule(spec, "nccl_tree", {.ranks_per_node = 1}));  // 16 nodes of 1 GPU
 }
 
 TEST_CASE("parameter server: a star around its servers, extra ranks or colocated workers") {

@@ -299,7 +299,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
-        "time_us duration_us busbw_gbps contributions peak_memory_bytes)");
+        "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==

@@ -134,6 +134,11 @@ TEST_CASE("pipelined, multi-server and hierarchical variants match their closed 
   CHECK(check_formula(*ps, 8, options([](AlgorithmOptions& o) { o.colocated = true; }), 1024));
   for (int g : {1, 2, 4, 8})
     CHECK(check_formula(*hier, 16, options([&](AlgorithmOptions& o) { o.ranks_per_node = g; }), 1024));
+  // NCCL's tree has a form on one node only (a chain); with several nodes, none.
+  const AlgorithmInfo* tree = find_algorithm(Collective::all_reduce, "nccl_tree");
+  for (int ranks : {3, 8, 16}) CHECK(check_formula(*tree, ranks, options([&](AlgorithmOptions& o) { o.ranks_per_node = ranks; }), 64));
+  CHECK_FALSE(check_formula(*tree, 16, options([](AlgorithmOptions& o) { o.ranks_per_node = 8; }), 64));
+  CHECK_FALSE(check_formula(*tree, 8, options([](AlgorithmOptions& o) { o.slices = 4; }), 64));
 }
 
 TEST_CASE("a parameter server on a star grows linearly with the workers while the ring stays nearly flat") {
@@ -368,4 +373,42 @@ TEST_CASE("a JSON trace with predictions round-trips byte for byte") {
   CHECK(trace_to_json(parse_trace_json(json, "t.json")) == json);
   CHECK(parse_trace_json(json, "t.json").predicted == t.predicted);
   CHECK(trace_to_csv(t).find(",predicted_begin_ns,predicted_end_ns\n") != std::string::npos);
+}
+
+// split_latency_bandwidth (timing_model.h): the same schedule predicted with only α, and
+// with only β, γ and δ.
+TEST_CASE("the latency and bandwidth parts of a prediction") {
+  const AlgorithmInfo* ring = find_algorithm(Collective::all_reduce, "ring");
+  REQUIRE(ring != nullptr);
+  for (int ranks : {2, 4, 7, 16}) {
+    CAPTURE(ranks);
+    const CollectiveSpec spec = spec_for(*ring, ranks, {}, 4096);
+    const Simulated s = simulate(spec, "ring", {}, switch_config());
+    const CostSplit split = split_latency_bandwidth(s.schedule, s.graph, s.model.topology);
+    // The ring's closed form with α = 0, and with β = γ = 0, computed here:
+    // 2(N-1)/N·nβ + (N-1)/N·nγ and 2(N-1)α.
+    const double N = ranks, n = static_cast<double>(spec.count) * 4;
+    CHECK(split.bandwidth_ns == doctest::Approx(2 * (N - 1) / N * n / 450 + (N - 1) / N * n / 1117).epsilon(1e-9));
+    CHECK(split.latency_ns == doctest::Approx(2 * (N - 1) * 600).epsilon(1e-9));
+    CHECK(s.model.prediction.total_ns >= std::max(split.latency_ns, split.bandwidth_ns));
+  }
+  // Links without latency: the latency part is 0 and the bandwidth part is the whole time.
+  TopologyConfig no_latency = switch_config();
+  no_latency.latency_us = 0.0;
+  for (const char* algorithm : {"ring", "nccl_tree", "double_binary_tree"}) {
+    CAPTURE(algorithm);
+    const CollectiveSpec spec{Collective::all_reduce, 8, 1 << 16, DataType::f32, ReduceOp::sum, 0, false};
+    const Simulated s = simulate(spec, algorithm, {}, no_latency);
+    const CostSplit split = split_latency_bandwidth(s.schedule, s.graph, s.model.topology);
+    CHECK(split.latency_ns == 0);
+    CHECK(split.bandwidth_ns == doctest::Approx(s.model.prediction.total_ns));
+  }
+  // A straggler's late start is neither: it stays in both parts.
+  TopologyConfig late = switch_config();
+  late.stragglers.push_back({1, 50.0, 1.0, "--late 1=50"});
+  const CollectiveSpec spec{Collective::all_reduce, 4, 1 << 16, DataType::f32, ReduceOp::sum, 0, false};
+  const Simulated s = simulate(spec, "ring", {}, late);
+  const CostSplit split = split_latency_bandwidth(s.schedule, s.graph, s.model.topology);
+  CHECK(split.latency_ns >= 50'000);
+  CHECK(split.bandwidth_ns >= 50'000);
 }

@@ -117,6 +117,8 @@ std::string_view metric_name(Metric m) {
     case Metric::busbw_gbps: return "busbw_gbps";
     case Metric::contributions: return "contributions";
     case Metric::peak_memory_bytes: return "peak_memory_bytes";
+    case Metric::latency_us: return "latency_us";
+    case Metric::bandwidth_us: return "bandwidth_us";
   }
   return "?";
 }
@@ -274,6 +276,23 @@ double peak_memory(const Question& q, const ProgramResult& p) {
   return most;
 }
 
+// latency_us, bandwidth_us: the phase's whole collective alone, on the topology it was
+// predicted on (run->model), once with only α and once with only β, γ, δ counting.
+double predicted_part(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
+  if (!p.predicted || !phase.run->model)
+    refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
+  if (phase.schedule.transfers.size() != phase.run->schedule.transfers.size())
+    refuse(q, fmt::format("phase {} runs only some steps of its collective, and the latency and bandwidth parts are "
+                          "figures of a whole collective (ask about duration_us instead)",
+                          q.phase));
+  const RunResult& run = *phase.run;
+  const CostSplit split = split_latency_bandwidth(run.schedule, run.dependencies, run.model->topology);
+  return (q.metric == Metric::latency_us ? split.latency_ns : split.bandwidth_ns) / 1000;
+}
+
+// The metrics answered in µs, to 0.1 µs.
+bool in_microseconds(Metric m) { return is_timing(m) || m == Metric::latency_us || m == Metric::bandwidth_us; }
+
 double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {
   if (is_timing(q.metric)) return predicted_time_us(q, p);
   if (q.metric == Metric::peak_memory_bytes) return peak_memory(q, p);
@@ -293,6 +312,9 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
       if (q.metric == Metric::contributions) return contributions_after(q, phase, step);
       return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
     }
+    case Metric::latency_us:
+    case Metric::bandwidth_us:
+      return predicted_part(q, p, phase);
     case Metric::time_us:
     case Metric::duration_us:
     case Metric::peak_memory_bytes:
@@ -393,7 +415,7 @@ Answer answer_question(const Question& q, const ProgramResult& p) {
   Answer a;
   a.value = metric_value(q, p, &step_shown);
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
-  const std::string value = is_timing(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
+  const std::string value = in_microseconds(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
   a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
                 [&](std::string_view name) -> std::optional<std::string> {
                   if (name == "value") return value;

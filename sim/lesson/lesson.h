@@ -109,6 +109,9 @@ enum class Metric : std::uint8_t {
   busbw_gbps,        // predicted bus bandwidth of the phase
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
   peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name); phase 0
+  latency_us,        // the phase's collective predicted alone with only latency (α) counting, µs
+  bandwidth_us,      // ... with only bandwidth, reduction and copy (β, γ, δ) counting, µs
+                     // (split_latency_bandwidth, sim/model/timing_model.h)
 };
 
 // The metrics a compute phase and the whole program (phase = 0) have.

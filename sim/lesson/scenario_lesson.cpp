@@ -496,6 +496,8 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"busbw_gbps", Metric::busbw_gbps},
     {"contributions", Metric::contributions},
     {"peak_memory_bytes", Metric::peak_memory_bytes},
+    {"latency_us", Metric::latency_us},
+    {"bandwidth_us", Metric::bandwidth_us},
 };
 
 Metric read_metric(const Entry& e) {

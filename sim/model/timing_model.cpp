@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -322,6 +323,15 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
 }
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) { return Simulation(s, g, t).run(); }
+
+CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t) {
+  Topology latency_only = t;  // infinitely fast links, reductions and copies: 1/rate = 0
+  std::fill(latency_only.ns_per_byte.begin(), latency_only.ns_per_byte.end(), 0.0);
+  latency_only.reduce_rate_gbps = latency_only.copy_rate_gbps = std::numeric_limits<double>::infinity();
+  Topology bandwidth_only = t;  // links without latency
+  std::fill(bandwidth_only.latency_ns.begin(), bandwidth_only.latency_ns.end(), 0.0);
+  return {predict(s, g, latency_only).total_ns, predict(s, g, bandwidth_only).total_ns};
+}
 
 ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
   ModelRun m{make_topology(config, s.spec.ranks, s.total_ranks), {}, config};

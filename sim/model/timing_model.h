@@ -66,6 +66,23 @@ inline constexpr std::size_t kBusiestLinks = 3;
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t);
 
+// A prediction split into its latency part and its bandwidth part, so a student can see
+// which dominates (docs/timing-model.md, "Latency and bandwidth"): the same schedule on the
+// same topology, predicted twice by the same rules —
+//   latency_ns:   with every link's bytes·β and every rank's bytes·γ and bytes·δ at 0, so
+//                 only the α of the messages on the critical path counts;
+//   bandwidth_ns: with every link's α at 0, so only bytes·β, bytes·γ and bytes·δ count
+//                 (moving the bytes, and reducing and copying them).
+// Stragglers' late starts stay in both (they are neither). The two parts need not add up to
+// the full prediction: with both costs present the critical path and the order in which
+// messages queue for a link change, so the total may be more or less than their sum (it is
+// at least the larger of the two).
+struct CostSplit {
+  double latency_ns = 0;
+  double bandwidth_ns = 0;
+};
+CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t);
+
 // The bytes each directed link of `t` carries over the whole schedule, along the
 // topology's routes (route()): what the views label links with.
 std::vector<double> link_bytes(const Schedule& s, const Topology& t);

@@ -1,6 +1,8 @@
-// Hierarchical all-reduce for ranks grouped into nodes (NCCL's intra-/inter-node split,
-// Horovod's hierarchical allreduce): G ranks per node (--ranks-per-node), M = N/G nodes,
-// rank = node * G + local index. Fast links inside a node, slow ones between nodes, so
+// Hierarchical all-reduce for ranks grouped into nodes, as Horovod's hierarchical allreduce
+// (HOROVOD_HIERARCHICAL_ALLREDUCE=1; horovod/common/ops/nccl_operations.cc,
+// NCCLHierarchicalAllreduce: ncclReduceScatter in the node, MPI_Allreduce across, ncclAllGather
+// in the node; the middle part is a ring here). NCCL's own algorithms are `ring` and
+// `nccl_tree`. G ranks per node (--ranks-per-node), M = N/G nodes, rank = node * G + local index. Fast links inside a node, slow ones between nodes, so
 // only 1/G of the vector should cross the slow links. Three phases, each a ring:
 //   1. intra-node reduce-scatter, G-1 steps: inside every node the ring of its G ranks
 //      reduces block l (of G blocks) onto local rank l;
@@ -20,7 +22,7 @@
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/schedule/algorithms/forms.h"
 #include "sim/schedule/algorithms/layouts.h"
-#include "sim/core/errors.h"
+#include "sim/schedule/algorithms/nodes.h"
 #include "sim/schedule/partition.h"
 #include "sim/schedule/schedule_builder.h"
 
@@ -120,9 +122,7 @@ AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions& optio
 }
 
 void validate(const CollectiveSpec& spec, const AlgorithmOptions& options, int) {
-  if (options.ranks_per_node > 0 && (options.ranks_per_node > spec.ranks || spec.ranks % options.ranks_per_node != 0))
-    throw InputError(fmt::format("--ranks-per-node {} must divide --ranks {} (N = nodes x ranks per node)",
-                                 options.ranks_per_node, spec.ranks));
+  nodes::validate_ranks_per_node(spec, options);
 }
 
 AlgorithmOptions resolve(const CollectiveSpec& spec, AlgorithmOptions options) {
@@ -135,7 +135,8 @@ AlgorithmOptions resolve(const CollectiveSpec& spec, AlgorithmOptions options) {
 extern const AlgorithmInfo kAllReduceHierarchical{
     .name = "hierarchical",
     .collective = Collective::all_reduce,
-    .summary = "--ranks-per-node G: ring reduce-scatter inside each node, ring all-reduce across nodes, ring all-gather inside",
+    .summary = "Horovod's hierarchical allreduce: --ranks-per-node G, ring reduce-scatter inside each node, ring all-reduce "
+        "across nodes, ring all-gather inside",
     .steps_formula = "2(G-1) + 2(N/G-1)",
     .bytes_formula = "2(N-1)/N * n; across nodes only 2(N/G-1)/N * n",
     .build = &build,
