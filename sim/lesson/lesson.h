@@ -108,11 +108,20 @@ enum class Metric : std::uint8_t {
                      // (the whole program, which starts at 0, when phase is 0), µs
   busbw_gbps,        // predicted bus bandwidth of the phase
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
-  peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name); phase 0
+  peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name): over the
+                     // whole program, or over the span of phases `phase`..`last_phase`
+  span_us,           // predicted time from the first begin to the last end of phases `phase`..`last_phase`
+                     // (the whole program when phase is 0), µs: one variant of a lesson that runs several
+  idle_fraction,     // the fraction of that span in which rank `rank` does not compute (a pipeline's bubble)
 };
 
+// The metrics that ask about a span of phases, `phase`..`last_phase` (phase 0: the whole program).
+inline bool is_span(Metric m) {
+  return m == Metric::peak_memory_bytes || m == Metric::span_us || m == Metric::idle_fraction;
+}
+
 // The metrics a compute phase and the whole program (phase = 0) have.
-inline bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
+inline bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us || m == Metric::span_us; }
 
 struct Question {
   std::string text;    // "How many bytes has rank 0 sent after step 3?"
@@ -122,6 +131,7 @@ struct Question {
   int rank = 0;
   int step = 0;   // 0 = after the last step
   int chunk = 0;
+  int last_phase = 0;  // span metrics (is_span): the span's last phase; 0: `phase` alone
   std::string origin;  // "file:line:column" of the [[question]] table
 };
 
@@ -137,7 +147,18 @@ struct ModelLayers {
 // with its batch norm (or the final fully connected layer); 21,797,672 parameters.
 ModelLayers resnet34();
 
-enum class TrainingPattern : std::uint8_t { ddp, fsdp, parameter_server };
+enum class TrainingPattern : std::uint8_t { ddp, fsdp, parameter_server, pipeline };
+
+// pipeline: the order in which each stage runs its microbatches' forward (F) and backward (B).
+enum class PipelineSchedule : std::uint8_t {
+  gpipe,  // GPipe (Huang et al. 2019): every F, then every B
+  ofob,   // 1F1B, PipeDream-flush (Narayanan et al. 2021): p-s-1 warm-up Fs on stage s, then F B pairs, then the Bs left
+};
+// pipeline: how stages pass activations forward and gradients back.
+enum class PipelineP2p : std::uint8_t {
+  isend,  // isend/irecv: on a stream of the stage pair, after an event on the compute that produced the data
+  send,   // blocking send/recv: on the compute stream, which waits for the message
+};
 
 // [training]: a pattern that generates the phases (training.cpp).
 struct TrainingSpec {
@@ -153,10 +174,26 @@ struct TrainingSpec {
   int servers = 1;         // parameter_server: S servers (extra ranks)
   double update_us = 0;    // parameter_server: each server's SGD update of its shard
   std::string origin;      // "file:line:column" of [training]
+
+  // pipeline (pipeline.cpp): stage s is rank s; forward_us and backward_us are one stage's
+  // time for one microbatch. Every schedule x p2p pair is a variant, generated in that
+  // order (schedule-major), each after a host synchronisation, so one lesson compares them.
+  std::vector<PipelineSchedule> schedules{PipelineSchedule::gpipe};
+  std::vector<PipelineP2p> p2p{PipelineP2p::isend};
+  int stages = 0;                              // 0: the lesson's ranks; else it must equal them
+  int microbatches = 4;                        // m, per training step
+  std::uint64_t activation_count = 1u << 20;   // elements (dtype) a stage sends per microbatch, and their gradient back
+  double activation_bytes = -1;                // memory a stage keeps per microbatch from its F to its B; < 0: the message's
 };
 
 // Expands a pattern into phases on `ranks` ranks (InputError naming spec.origin when the
 // model or a figure is impossible). Deterministic; names and captions explain each phase.
+// Their wait_for and host_wait_for count the generated phases from 0; the loader moves them
+// past the file's own phases.
 std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks);
+// The pipeline pattern's phases (pipeline.cpp); training_phases calls it.
+std::vector<Phase> pipeline_phases(const TrainingSpec& spec, int ranks);
+std::string_view to_string(PipelineSchedule s);  // "gpipe", "1f1b"
+std::string_view to_string(PipelineP2p p);       // "isend", "send"
 
 }  // namespace collsim

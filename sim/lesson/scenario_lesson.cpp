@@ -304,13 +304,14 @@ constexpr std::pair<std::string_view, TrainingPattern> kPatterns[] = {
     {"ddp", TrainingPattern::ddp},
     {"fsdp", TrainingPattern::fsdp},
     {"parameter_server", TrainingPattern::parameter_server},
+    {"pipeline", TrainingPattern::pipeline},
 };
 
 TrainingPattern read_pattern(const Entry& e) {
   const std::string name = e.string();
   for (const auto& [n, p] : kPatterns)
     if (n == name) return p;
-  e.fail(fmt::format("unknown training pattern '{}' (use ddp, fsdp or parameter_server)", name));
+  e.fail(fmt::format("unknown training pattern '{}' (use ddp, fsdp, parameter_server or pipeline)", name));
 }
 
 // model = "resnet34", or parameters per layer [1000, 2000] (input side first).
@@ -340,9 +341,65 @@ void only_for(const std::optional<Entry>& e, TrainingPattern pattern, std::initi
     e->fail(fmt::format("is used only by {}", which));
 }
 
+// --- [training] pattern = "pipeline" (pipeline.cpp) ------------------------------------------
+
+constexpr std::string_view kPipelineKeys[] = {"schedule", "p2p", "stages", "microbatches", "activation_count",
+                                              "activation_bytes"};
+
+// schedule = "gpipe" or ["gpipe", "1f1b"], p2p = "isend" or ["isend", "send"]: one value or several.
+template <class E, std::size_t N>
+std::vector<E> one_or_more(const Entry& e, const std::pair<std::string_view, E> (&names)[N], std::string_view what) {
+  const auto one = [&](const Entry& item) {
+    const std::string name = item.string();
+    std::string known;
+    for (const auto& [n, v] : names) {
+      if (n == name) return v;
+      known.append(known.empty() ? "" : ", ").append(fmt::format("\"{}\"", n));
+    }
+    item.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
+  };
+  if (!e.node().is_array()) return {one(e)};
+  if (e.array().empty()) e.fail(fmt::format("names no {}: give one, or an array of several", what));
+  std::vector<E> out;
+  for (std::size_t i = 0; i < e.array().size(); ++i) out.push_back(one(e.item(i)));
+  return out;
+}
+
+constexpr std::pair<std::string_view, PipelineSchedule> kPipelineSchedules[] = {
+    {"gpipe", PipelineSchedule::gpipe}, {"1f1b", PipelineSchedule::ofob}};
+constexpr std::pair<std::string_view, PipelineP2p> kPipelineP2p[] = {{"isend", PipelineP2p::isend},
+                                                                      {"send", PipelineP2p::send}};
+
+// The pipeline's keys; a model does not apply (stages are timed, not layers).
+TrainingSpec read_pipeline(const Table& t, TrainingSpec spec, int ranks) {
+  if (auto e = t.find("model")) e->fail("is not used by the pipeline pattern: give forward_us and backward_us per stage");
+  if (auto e = t.find("servers")) e->fail("is used only by the parameter_server pattern, or by ddp");
+  if (auto e = t.find("dtype")) spec.dtype = enum_value(*e, kAllDataTypes, "data type");
+  if (auto e = t.find("schedule")) spec.schedules = one_or_more(*e, kPipelineSchedules, "schedule");
+  if (auto e = t.find("p2p")) spec.p2p = one_or_more(*e, kPipelineP2p, "p2p");
+  if (auto e = t.find("stages")) {
+    spec.stages = e->int32(1, kMaxRanks);
+    if (spec.stages != ranks)
+      e->fail(fmt::format("the pipeline has a stage per rank, but the lesson has ranks = {}: give them equal", ranks));
+  }
+  if (auto e = t.find("microbatches")) spec.microbatches = e->int32(1, 1024);
+  if (auto e = t.find("activation_count")) {
+    spec.activation_count = e->count();
+    if (spec.activation_count == 0) e->fail("a stage sends at least 1 element per microbatch");
+  }
+  if (auto e = t.find("activation_bytes")) spec.activation_bytes = static_cast<double>(e->count());
+  for (const auto& [key, us] : {std::pair{"forward_us", &spec.forward_us}, std::pair{"backward_us", &spec.backward_us}}) {
+    const std::optional<Entry> e = t.find(key);
+    if (!e) throw InputError(fmt::format("{}: key 'training.{}' is missing: one stage's µs for one microbatch", spec.origin, key));
+    *us = e->number(true);
+  }
+  return spec;
+}
+
 TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   t.only_keys({"pattern", "model", "dtype", "algorithm", "bucket_mb", "first_bucket_mb", "broadcast_parameters",
-               "forward_us", "backward_us", "servers", "update_us"});
+               "forward_us", "backward_us", "servers", "update_us", "schedule", "p2p", "stages", "microbatches",
+               "activation_count", "activation_bytes"});
   TrainingSpec spec;
   spec.origin = position(file, t);
   if (auto e = t.find("pattern")) spec.pattern = read_pattern(*e);
@@ -351,6 +408,8 @@ TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   for (std::string_view key : {"bucket_mb", "first_bucket_mb", "broadcast_parameters"})
     only_for(t.find(key), p, {TrainingPattern::ddp}, "the ddp pattern");
   only_for(t.find("update_us"), p, {TrainingPattern::parameter_server}, "the parameter_server pattern");
+  for (std::string_view key : kPipelineKeys) only_for(t.find(key), p, {TrainingPattern::pipeline}, "the pipeline pattern");
+  if (p == TrainingPattern::pipeline) return read_pipeline(t, std::move(spec), ranks);
 
   const std::optional<Entry> model = t.find("model");
   if (!model)
@@ -397,6 +456,8 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"busbw_gbps", Metric::busbw_gbps},
     {"contributions", Metric::contributions},
     {"peak_memory_bytes", Metric::peak_memory_bytes},
+    {"span_us", Metric::span_us},
+    {"idle_fraction", Metric::idle_fraction},
 };
 
 Metric read_metric(const Entry& e) {
@@ -409,9 +470,20 @@ Metric read_metric(const Entry& e) {
   e.fail(fmt::format("unknown metric '{}' (use {})", name, known));
 }
 
+// The span a span metric asks about (is_span): phases `phase`..`last_phase`, or the whole
+// program without `phase` (span_us: phase 0 too).
+void read_span(const Table& t, Question& q, int phases) {
+  q.phase = 0;
+  if (auto e = t.find("phase")) q.phase = e->int32(0, phases);
+  if (auto e = t.find("last_phase")) {
+    if (q.phase == 0) e->fail("needs `phase`: the span's first phase (without both, the whole program)");
+    q.last_phase = e->int32(q.phase, phases);
+  }
+}
+
 Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const Table t = Table::of(item, "a [[question]]");
-  t.only_keys({"text", "metric", "phase", "rank", "step", "chunk", "answer"});
+  t.only_keys({"text", "metric", "phase", "last_phase", "rank", "step", "chunk", "answer"});
   Question q;
   q.origin = position(item);
   const std::optional<Entry> text = t.find("text"), metric = t.find("metric");
@@ -420,10 +492,9 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   q.text = text->string();
   q.metric = read_metric(*metric);
   const int phases = static_cast<int>(s.phases.size());
-  const bool whole_program = q.metric == Metric::peak_memory_bytes;
-  if (whole_program) {
-    q.phase = 0;
-    if (auto e = t.find("phase")) e->fail("peak_memory_bytes is a figure of the whole program: leave `phase` out");
+  const bool span = is_span(q.metric);
+  if (span) {
+    read_span(t, q, phases);
   } else if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
     if (q.phase == 0 && !is_timing(q.metric))
@@ -431,18 +502,20 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   } else if (phases == 0) {
     item.fail("needs a `phase`: the lesson has no phases");
   }
-  if (q.phase > 0 && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
+  if (q.phase > 0 && !span && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
       !is_timing(q.metric))
     metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
                              s.phases[static_cast<std::size_t>(q.phase - 1)].name));
   // A key the metric does not use would be silently ignored: the answer would not be what
   // the question's author thinks it asks.
   const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
-                        q.metric == Metric::contributions || whole_program;
-  const bool per_step = (per_rank && !whole_program) || q.metric == Metric::transfers;
+                        q.metric == Metric::contributions || q.metric == Metric::peak_memory_bytes ||
+                        q.metric == Metric::idle_fraction;
+  const bool per_step = (per_rank && !span) || q.metric == Metric::transfers;
   if (auto e = t.find("rank")) {
     if (!per_rank)
-      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\" or \"peak_memory_bytes\"");
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\" "
+              "or \"idle_fraction\"");
     q.rank = e->int32(0, total_ranks - 1);
   }
   if (auto e = t.find("step")) {
@@ -450,6 +523,8 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
       e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\" or \"contributions\"");
     q.step = e->int32(0, kMaxInt);
   }
+  if (auto e = t.find("last_phase"); e && !span)
+    e->fail("is used only with metric = \"span_us\", \"idle_fraction\" or \"peak_memory_bytes\" (a span of phases)");
   if (auto e = t.find("chunk")) {
     if (q.metric != Metric::contributions) e->fail("is used only with metric = \"contributions\"");
     q.chunk = e->int32(0, kMaxInt);
@@ -488,6 +563,10 @@ void generate_training_phases(Scenario& s) {
   if (!s.training) return;
   s.phases.resize(s.file_phases);
   std::vector<Phase> generated = training_phases(*s.training, s.ranks);
+  // A pattern's waits count its own phases; after the file's, they move up by as many.
+  for (Phase& p : generated)
+    for (std::vector<int>* waits : {&p.wait_for, &p.host_wait_for})
+      for (int& k : *waits) k += static_cast<int>(s.file_phases);
   s.phases.insert(s.phases.end(), std::make_move_iterator(generated.begin()), std::make_move_iterator(generated.end()));
 }
 
@@ -661,9 +740,9 @@ void check_questions(const Scenario& s, const std::string& flags) {
   const int total = program_ranks(s);
   for (std::size_t i = 0; i < s.questions.size(); ++i) {
     const Question& q = s.questions[i];
-    if (q.phase > static_cast<int>(s.phases.size()))
+    if (std::max(q.phase, q.last_phase) > static_cast<int>(s.phases.size()))
       throw InputError(fmt::format("{}: question[{}] ({}) asks about phase {}, but the lesson now has {} phases", flags,
-                                   i + 1, q.origin, q.phase, s.phases.size()));
+                                   i + 1, q.origin, std::max(q.phase, q.last_phase), s.phases.size()));
     if (q.rank >= total)
       throw InputError(fmt::format("{}: question[{}] ({}) asks about rank {}, but the program now has ranks 0..{}",
                                    flags, i + 1, q.origin, q.rank, total - 1));
