@@ -218,12 +218,17 @@ TEST_CASE("bad combinations are refused: an algorithm of another collective, a r
                        doctest::Contains("--root"), InputError);
 }
 
-TEST_CASE("send_recv: direct holds buffers on the root and root+1 only; ring_shift on every rank") {
+TEST_CASE("send_recv: direct holds buffers on the root and root+1 only, to_previous on the root and root-1; ring_shift on every rank") {
   const CollectiveSpec spec{Collective::send_recv, 5, 8, DataType::f32, ReduceOp::sum, 4};
   const Schedule d = build_schedule(spec, "direct", {});
   for (int r = 0; r < 5; ++r) {
     CHECK(d.buffer_elements(r, BufferKind::input) == (r == 4 ? 8u : 0u));
     CHECK(d.buffer_elements(r, BufferKind::output) == (r == 0 ? 8u : 0u));
+  }
+  const Schedule back = build_schedule(spec, "to_previous", {});
+  for (int r = 0; r < 5; ++r) {
+    CHECK(back.buffer_elements(r, BufferKind::input) == (r == 4 ? 8u : 0u));
+    CHECK(back.buffer_elements(r, BufferKind::output) == (r == 3 ? 8u : 0u));
   }
   const Schedule s = build_schedule(spec, "ring_shift", {});
   for (int r = 0; r < 5; ++r) {
@@ -350,6 +355,7 @@ const std::vector<Row>& textbook() {
       {Collective::barrier, "binomial_tree", {}, [](int N) { return 2 * lg(N); }, [](int, int, double) { return 0.0; }},
       {Collective::send_recv, "direct", {}, [](int) { return 1; }, [](int, int v, double n) { return v == 0 ? n : 0; }},
       {Collective::send_recv, "ring_shift", {}, [](int) { return 1; }, [](int, int, double n) { return n; }},
+      {Collective::send_recv, "to_previous", {}, [](int) { return 1; }, [](int, int v, double n) { return v == 0 ? n : 0; }},
   };
   return rows;
 }

@@ -299,7 +299,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
-        "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us)");
+        "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us idle_fraction)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
@@ -312,7 +312,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
   // Keys the metric does not use are refused, not ignored.
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 1\n") ==
         "s.toml:9:8: key 'question[1].rank': is used only with metric = \"bytes_sent\", \"bytes_received\", "
-        "\"contributions\" or \"peak_memory_bytes\"");
+        "\"contributions\", \"peak_memory_bytes\" or \"idle_fraction\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"time_us\"\nstep = 2\n") ==
         "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
         "\"transfers\" or \"contributions\"");
@@ -358,7 +358,7 @@ TEST_CASE("lesson_parse: a lesson's shape and format are checked") {
 TEST_CASE("lesson_parse: [training] keys are checked with their position") {
   const std::string head = "format = 2\n[training]\n";
   CHECK(lesson_error(head + "pattern = \"zero3\"\nmodel = [10]\n") ==
-        "s.toml:3:11: key 'training.pattern': unknown training pattern 'zero3' (use ddp, fsdp or parameter_server)");
+        "s.toml:3:11: key 'training.pattern': unknown training pattern 'zero3' (use ddp, fsdp, parameter_server or pipeline)");
   CHECK(lesson_error(head + "model = \"resnet50\"\n") ==
         "s.toml:3:9: key 'training.model': unknown model 'resnet50' (use \"resnet34\", or an array of parameter counts "
         "per layer)");
@@ -610,13 +610,16 @@ synchronize = true
   CHECK(lesson_error(head + "synchronize = 1\n").find("key 'phase[1].synchronize'") != std::string::npos);
 }
 
-TEST_CASE("lesson_parse: peak_memory_bytes is a whole-program question about one rank") {
+TEST_CASE("lesson_parse: peak_memory_bytes is a question about one rank, over the program or a span of phases") {
   const std::string head = "format = 2\nranks = 2\n[[phase]]\ncompute = 10.0\nallocates = { \"a\" = 8 }\n[[question]]\ntext = \"peak?\"\nmetric = \"peak_memory_bytes\"\n";
   const Scenario s = parse_scenario(head + "rank = 1\n", "s.toml");
   REQUIRE(s.questions.size() == 1);
   CHECK(s.questions[0].phase == 0);
   CHECK(s.questions[0].rank == 1);
-  CHECK(lesson_error(head + "phase = 1\n").find("leave `phase` out") != std::string::npos);
+  const Scenario span = parse_scenario(head + "phases = [1, 1]\n", "s.toml");
+  CHECK(span.questions[0].phase == 1);
+  CHECK(span.questions[0].last_phase == 1);
+  CHECK(lesson_error(head + "phase = 1\n").find("key 'question[1].phase'") != std::string::npos);
   CHECK(lesson_error(head + "step = 1\n").find("key 'question[1].step'") != std::string::npos);
 }
 
@@ -668,4 +671,38 @@ TEST_CASE("lesson_parse: a question about a span of phases") {
   CHECK(lesson_error(head + "metric = \"time_us\"\nphases = [2, 1]\n").find("the first phase comes after the last") != std::string::npos);
   CHECK(lesson_error(head + "metric = \"time_us\"\nphases = [1, 3]\n").find("key 'question[1].phases[1]': must be between 1 and 2") != std::string::npos);
   CHECK(lesson_error(head + "metric = \"time_us\"\nphase = 1\nphases = [1, 2]\n").find("not both") != std::string::npos);
+  const Scenario idle = parse_scenario(head + "metric = \"idle_fraction\"\nrank = 1\nphases = [1, 2]\n", "s.toml");
+  CHECK(idle.questions[0].metric == Metric::idle_fraction);
+  CHECK(idle.questions[0].last_phase == 2);
+  CHECK(idle.questions[0].rank == 1);
+  CHECK(parse_scenario(head + "metric = \"idle_fraction\"\n", "s.toml").questions[0].phase == 0);  // the whole program
+  CHECK(lesson_error(head + "metric = \"idle_fraction\"\nphase = 1\n").find("leave `phase` out") != std::string::npos);
+  CHECK(lesson_error(head + "metric = \"duration_us\"\nlast_phase = 2\n").find("key 'question[1].last_phase': unknown key") != std::string::npos);
+}
+
+TEST_CASE("lesson_parse: [training] pattern = \"pipeline\" reads its keys and refuses bad ones at their key") {
+  const std::string head = "format = 2\nranks = 4\n[training]\npattern = \"pipeline\"\nforward_us = 50.0\nbackward_us = 100.0\n";
+  const Scenario s = parse_scenario(head + "schedule = [\"gpipe\", \"1f1b\"]\np2p = \"send\"\nmicrobatches = 3\n"
+                                           "activation_count = \"1K\"\nactivation_bytes = \"2M\"\nstages = 4\n",
+                                    "s.toml");
+  REQUIRE(s.training);
+  CHECK(s.training->pattern == TrainingPattern::pipeline);
+  CHECK(s.training->schedules == std::vector{PipelineSchedule::gpipe, PipelineSchedule::ofob});
+  CHECK(s.training->p2p == std::vector{PipelineP2p::send});
+  CHECK(s.training->microbatches == 3);
+  CHECK(s.training->activation_count == 1024);
+  CHECK(s.training->activation_bytes == 2.0 * 1024 * 1024);
+  CHECK(s.phases.size() == 2 * (2 * 4 * 3 + 2 * 3 * 3));  // two variants: 2pm computes, 2(p-1)m messages
+  CHECK(lesson_error(head + "microbatches = 0\n").find("s.toml:7:16: key 'training.microbatches'") != std::string::npos);
+  CHECK(lesson_error(head + "stages = 3\n").find("key 'training.stages': the pipeline has a stage per rank") !=
+        std::string::npos);
+  CHECK(lesson_error(head + "schedule = \"interleaved\"\n").find("key 'training.schedule': unknown schedule 'interleaved'") !=
+        std::string::npos);
+  CHECK(lesson_error(head + "p2p = []\n").find("key 'training.p2p': names no p2p") != std::string::npos);
+  CHECK(lesson_error(head + "model = \"resnet34\"\n").find("key 'training.model': is not used by the pipeline") !=
+        std::string::npos);
+  CHECK(lesson_error("format = 2\n[training]\npattern = \"pipeline\"\nforward_us = 5.0\n")
+            .find("key 'training.backward_us' is missing") != std::string::npos);
+  CHECK(lesson_error("format = 2\n[training]\npattern = \"ddp\"\nmodel = [10]\nmicrobatches = 2\n")
+            .find("key 'training.microbatches': is used only by the pipeline pattern") != std::string::npos);
 }

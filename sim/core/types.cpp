@@ -79,11 +79,17 @@ bool collective_supports_in_place(Collective c) {
 }
 
 namespace {
-// send_recv `direct` is a single message root -> root+1; every other layout is per rank.
+// send_recv `direct` is a single message root -> root+1, `to_previous` root -> root-1;
+// every other layout is per rank.
 bool is_pair_send(const CollectiveSpec& s, std::string_view algorithm) {
-  return s.collective == Collective::send_recv && algorithm == "direct";
+  return s.collective == Collective::send_recv && (algorithm == "direct" || algorithm == "to_previous");
 }
 }  // namespace
+
+int send_recv_receiver(const CollectiveSpec& s, std::string_view algorithm) {
+  if (s.ranks < 1) return 0;
+  return algorithm == "to_previous" ? (s.root + s.ranks - 1) % s.ranks : (s.root + 1) % s.ranks;
+}
 
 std::uint64_t input_elements(const CollectiveSpec& s, std::string_view algorithm, int rank) {
   if (rank < 0 || rank >= s.ranks) return 0;
@@ -112,7 +118,7 @@ std::uint64_t input_elements(const CollectiveSpec& s, std::string_view algorithm
 
 std::uint64_t output_elements(const CollectiveSpec& s, std::string_view algorithm, int rank) {
   if (rank < 0 || rank >= s.ranks) return 0;
-  if (is_pair_send(s, algorithm)) return rank == (s.root + 1) % s.ranks ? s.count : 0;
+  if (is_pair_send(s, algorithm)) return rank == send_recv_receiver(s, algorithm) ? s.count : 0;
   const std::uint64_t k = s.count, n = static_cast<std::uint64_t>(s.ranks);
   switch (s.collective) {
     case Collective::all_reduce:

@@ -57,10 +57,13 @@ bool collective_supports_in_place(Collective c);
 
 // Buffer sizes in elements, following DESIGN.md's table. Only send_recv's layout depends
 // on the algorithm (`direct`: input on the root, output on root+1, nothing elsewhere;
+// `to_previous`: the same towards root-1;
 // `ring_shift`: every rank both), so the algorithm is part of the question. Ranks beyond
 // spec.ranks (e.g. extra parameter servers) hold no input or output.
 std::uint64_t input_elements(const CollectiveSpec& spec, std::string_view algorithm, int rank);
 std::uint64_t output_elements(const CollectiveSpec& spec, std::string_view algorithm, int rank);
+// The rank a pair send delivers to: root+1 (`direct`) or root-1 (`to_previous`), mod N.
+int send_recv_receiver(const CollectiveSpec& spec, std::string_view algorithm);
 
 // nccl-tests conventions. `algorithm_bytes` is the S of algbw = S / t: the bytes of one
 // rank's larger buffer (all_gather: the whole result; reduce_scatter: the whole input).

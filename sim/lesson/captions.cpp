@@ -119,6 +119,7 @@ std::string_view metric_name(Metric m) {
     case Metric::peak_memory_bytes: return "peak_memory_bytes";
     case Metric::latency_us: return "latency_us";
     case Metric::bandwidth_us: return "bandwidth_us";
+    case Metric::idle_fraction: return "idle_fraction";
   }
   return "?";
 }
@@ -259,21 +260,57 @@ double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun
   return *bw.busbw_gbps;
 }
 
-// The most memory rank q.rank holds at once (program.h, ProgramResult::memory).
-double peak_memory(const Question& q, const ProgramResult& p) {
-  if (!p.predicted) refuse(q, "the program has not been predicted (peak_memory_bytes needs the timing model)");
-  if (q.rank < 0 || q.rank >= static_cast<int>(p.peak_memory_bytes.size()))
+// A span of phases (is_span): from the first begin to the last end of phases
+// q.phase..q.last_phase (q.last_phase 0: q.phase alone), or the whole program for phase 0.
+struct Span {
+  double begin_ns = 0, end_ns = 0;
+};
+
+Span asked_span(const Question& q, const ProgramResult& p) {
+  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
+  if (q.rank < 0 || q.rank >= p.total_ranks)
     refuse(q, fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
-  const auto r = static_cast<std::size_t>(q.rank);
-  if (q.phase == 0) return p.peak_memory_bytes[r];
-  // The most held at once during the span: what is held when it begins, and every change in it.
-  const auto [begin, end] = span_of(q, p);
-  double most = 0;
-  for (const MemoryPoint& m : p.memory[r]) {
-    if (m.time_ns >= end) break;
-    most = m.time_ns <= begin ? m.bytes : std::max(most, m.bytes);  // before the span: only the last counts
+  if (q.phase == 0) return {0, p.total_ns};
+  const int phases = static_cast<int>(p.phases.size()), last = q.last_phase == 0 ? q.phase : q.last_phase;
+  if (q.phase < 0 || last < q.phase || last > phases)
+    refuse(q, fmt::format("phases {}..{} are no span of the lesson's phases 1..{}", q.phase, last, phases));
+  Span s{p.phases[static_cast<std::size_t>(q.phase - 1)].begin(), 0};
+  for (int k = q.phase; k <= last; ++k) {
+    const PhaseRun& pr = p.phases[static_cast<std::size_t>(k - 1)];
+    s.begin_ns = std::min(s.begin_ns, pr.begin());
+    s.end_ns = std::max(s.end_ns, pr.end());
   }
-  return most;
+  return s;
+}
+
+// The most memory rank q.rank holds at once during the span (program.h, ProgramResult::memory):
+// the level when the span begins, and every level it reaches before the span ends.
+double peak_memory(const Question& q, const ProgramResult& p, const Span& span) {
+  if (q.phase == 0) return p.peak_memory_bytes[static_cast<std::size_t>(q.rank)];
+  double peak = 0;
+  for (const MemoryPoint& m : p.memory[static_cast<std::size_t>(q.rank)]) {
+    if (m.time_ns >= span.end_ns) break;
+    peak = m.time_ns <= span.begin_ns ? m.bytes : std::max(peak, m.bytes);
+  }
+  return peak;
+}
+
+// 1 - (the time rank q.rank computes during the span) / (the span): a pipeline's bubble.
+double idle_fraction(const Question& q, const ProgramResult& p, const Span& span) {
+  const double length = span.end_ns - span.begin_ns;
+  if (!(length > 0)) refuse(q, "the span takes no time, so it has no idle fraction");
+  double busy = 0;
+  const auto r = static_cast<std::size_t>(q.rank);
+  for (const PhaseRun& pr : p.phases)
+    if (!pr.run && pr.rank_begin_ns[r] >= 0)  // compute phases do not overlap on a rank's compute stream
+      busy += std::max(0.0, std::min(pr.rank_end_ns[r], span.end_ns) - std::max(pr.rank_begin_ns[r], span.begin_ns));
+  return 1 - busy / length;
+}
+
+double span_metric(const Question& q, const ProgramResult& p) {
+  const Span span = asked_span(q, p);
+  if (q.metric == Metric::peak_memory_bytes) return peak_memory(q, p, span);
+  return idle_fraction(q, p, span);
 }
 
 // latency_us, bandwidth_us: the phase's whole collective alone, on the topology it was
@@ -294,8 +331,8 @@ double predicted_part(const Question& q, const ProgramResult& p, const PhaseRun&
 bool in_microseconds(Metric m) { return is_timing(m) || m == Metric::latency_us || m == Metric::bandwidth_us; }
 
 double metric_value(const Question& q, const ProgramResult& p, int* step_shown) {
+  if (is_span(q.metric)) return span_metric(q, p);
   if (is_timing(q.metric)) return predicted_time_us(q, p);
-  if (q.metric == Metric::peak_memory_bytes) return peak_memory(q, p);
   const PhaseRun& phase = asked_phase(q, p);
   switch (q.metric) {
     case Metric::steps:
@@ -318,6 +355,7 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
     case Metric::time_us:
     case Metric::duration_us:
     case Metric::peak_memory_bytes:
+    case Metric::idle_fraction:
       break;
   }
   return 0;

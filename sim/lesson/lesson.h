@@ -108,13 +108,19 @@ enum class Metric : std::uint8_t {
                      // (the whole program, which starts at 0, when phase is 0), µs
   busbw_gbps,        // predicted bus bandwidth of the phase
   contributions,     // how many ranks' contributions rank `rank`'s chunk `chunk` holds after step `step`
-  peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name); phase 0
+  peak_memory_bytes, // the most memory rank `rank` holds at once (the allocations phases name): over the
+                     // whole program, or over the span `phases = [first, last]`
   latency_us,        // the phase's collective predicted alone with only latency (α) counting, µs
   bandwidth_us,      // ... with only bandwidth, reduction and copy (β, γ, δ) counting, µs
                      // (split_latency_bandwidth, sim/model/timing_model.h)
+  idle_fraction,     // the fraction of the whole program, or of the span, in which rank `rank` does not
+                     // compute (a pipeline's bubble)
 };
 
-// The metrics a compute phase and the whole program (phase = 0) have.
+// The metrics of a rank over the whole program, or over a span `phases = [first, last]`.
+inline bool is_span(Metric m) { return m == Metric::peak_memory_bytes || m == Metric::idle_fraction; }
+
+// The metrics a compute phase and the whole program (phase = 0) have; they take a span too.
 inline bool is_timing(Metric m) { return m == Metric::time_us || m == Metric::duration_us; }
 
 struct Question {
@@ -122,8 +128,8 @@ struct Question {
   std::string answer;  // template for the revealed answer: "{value} bytes" ({value} is the metric)
   Metric metric = Metric::bytes_sent;
   int phase = 1;  // 1-based; 0 = the whole program (time_us only)
-  // time_us, duration_us, peak_memory_bytes: phases phase..last_phase as one span
-  // (`phases = [a, b]`); 0 = phase alone.
+  // time_us, duration_us and the span metrics (is_span): phases phase..last_phase as one
+  // span (`phases = [a, b]`); 0 = phase alone.
   int last_phase = 0;
   int rank = 0;
   int step = 0;   // 0 = after the last step
@@ -166,7 +172,18 @@ std::vector<ModelTensor> layer_tensors(const ModelLayers& m, std::size_t layer);
 // 21,797,672 parameters in 110 tensors; MACs for an image_size x image_size RGB input.
 ModelLayers resnet34(int image_size = 224);
 
-enum class TrainingPattern : std::uint8_t { ddp, fsdp, parameter_server };
+enum class TrainingPattern : std::uint8_t { ddp, fsdp, parameter_server, pipeline };
+
+// pipeline: the order in which each stage runs its microbatches' forward (F) and backward (B).
+enum class PipelineSchedule : std::uint8_t {
+  gpipe,  // GPipe (Huang et al. 2019): every F, then every B
+  ofob,   // 1F1B, PipeDream-flush (Narayanan et al. 2021): p-s-1 warm-up Fs on stage s, then F B pairs, then the Bs left
+};
+// pipeline: how stages pass activations forward and gradients back.
+enum class PipelineP2p : std::uint8_t {
+  isend,  // isend/irecv: on a stream of the stage pair, after an event on the compute that produced the data
+  send,   // blocking send/recv: on the compute stream, which waits for the message
+};
 
 // FSDP's BackwardPrefetch: when the next unit's all-gather is issued in the backward pass.
 enum class BackwardPrefetch : std::uint8_t {
@@ -217,6 +234,16 @@ struct TrainingSpec {
   int servers = 1;         // parameter_server: S servers (extra ranks)
   double update_us = 0;    // parameter_server: each server's SGD update of its shard
   std::string origin;      // "file:line:column" of [training]
+
+  // pipeline (pipeline.cpp): stage s is rank s; forward_us and backward_us are one stage's
+  // time for one microbatch. Every schedule x p2p pair is a variant, generated in that
+  // order (schedule-major), each after a host synchronisation, so one lesson compares them.
+  std::vector<PipelineSchedule> schedules{PipelineSchedule::gpipe};
+  std::vector<PipelineP2p> p2p{PipelineP2p::isend};
+  int stages = 0;                              // 0: the lesson's ranks; else it must equal them
+  int microbatches = 4;                        // m, per training step
+  std::uint64_t activation_count = 1u << 20;   // elements (dtype) a stage sends per microbatch, and their gradient back
+  double activation_bytes = -1;                // memory a stage keeps per microbatch from its F to its B; < 0: the message's
 };
 
 // PyTorch DDP's gradient buckets (Reducer, compute_bucket_assignment_by_size): tensors in
@@ -232,6 +259,12 @@ std::vector<DdpBucket> ddp_buckets(const TrainingSpec& spec, DdpPart part);
 
 // Expands a pattern into phases on `ranks` ranks (InputError naming spec.origin when the
 // model or a figure is impossible). Deterministic; names and captions explain each phase.
+// Their wait_for and host_wait_for count the generated phases from 0; the loader moves them
+// past the file's own phases.
 std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks);
+// The pipeline pattern's phases (pipeline.cpp); training_phases calls it.
+std::vector<Phase> pipeline_phases(const TrainingSpec& spec, int ranks);
+std::string_view to_string(PipelineSchedule s);  // "gpipe", "1f1b"
+std::string_view to_string(PipelineP2p p);       // "isend", "send"
 
 }  // namespace collsim

@@ -304,13 +304,14 @@ constexpr std::pair<std::string_view, TrainingPattern> kPatterns[] = {
     {"ddp", TrainingPattern::ddp},
     {"fsdp", TrainingPattern::fsdp},
     {"parameter_server", TrainingPattern::parameter_server},
+    {"pipeline", TrainingPattern::pipeline},
 };
 
 TrainingPattern read_pattern(const Entry& e) {
   const std::string name = e.string();
   for (const auto& [n, p] : kPatterns)
     if (n == name) return p;
-  e.fail(fmt::format("unknown training pattern '{}' (use ddp, fsdp or parameter_server)", name));
+  e.fail(fmt::format("unknown training pattern '{}' (use ddp, fsdp, parameter_server or pipeline)", name));
 }
 
 // model = "resnet34", or parameters per layer [1000, 2000] (input side first).
@@ -433,10 +434,66 @@ void read_compute_keys(const Table& t, TrainingSpec& spec) {
   }
 }
 
+// --- [training] pattern = "pipeline" (pipeline.cpp) ------------------------------------------
+
+constexpr std::string_view kPipelineKeys[] = {"schedule", "p2p", "stages", "microbatches", "activation_count",
+                                              "activation_bytes"};
+
+// schedule = "gpipe" or ["gpipe", "1f1b"], p2p = "isend" or ["isend", "send"]: one value or several.
+template <class E, std::size_t N>
+std::vector<E> one_or_more(const Entry& e, const std::pair<std::string_view, E> (&names)[N], std::string_view what) {
+  const auto one = [&](const Entry& item) {
+    const std::string name = item.string();
+    std::string known;
+    for (const auto& [n, v] : names) {
+      if (n == name) return v;
+      known.append(known.empty() ? "" : ", ").append(fmt::format("\"{}\"", n));
+    }
+    item.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
+  };
+  if (!e.node().is_array()) return {one(e)};
+  if (e.array().empty()) e.fail(fmt::format("names no {}: give one, or an array of several", what));
+  std::vector<E> out;
+  for (std::size_t i = 0; i < e.array().size(); ++i) out.push_back(one(e.item(i)));
+  return out;
+}
+
+constexpr std::pair<std::string_view, PipelineSchedule> kPipelineSchedules[] = {
+    {"gpipe", PipelineSchedule::gpipe}, {"1f1b", PipelineSchedule::ofob}};
+constexpr std::pair<std::string_view, PipelineP2p> kPipelineP2p[] = {{"isend", PipelineP2p::isend},
+                                                                      {"send", PipelineP2p::send}};
+
+// The pipeline's keys; a model does not apply (stages are timed, not layers).
+TrainingSpec read_pipeline(const Table& t, TrainingSpec spec, int ranks) {
+  if (auto e = t.find("model")) e->fail("is not used by the pipeline pattern: give forward_us and backward_us per stage");
+  if (auto e = t.find("servers")) e->fail("is used only by the parameter_server pattern, or by ddp");
+  if (auto e = t.find("dtype")) spec.dtype = enum_value(*e, kAllDataTypes, "data type");
+  if (auto e = t.find("schedule")) spec.schedules = one_or_more(*e, kPipelineSchedules, "schedule");
+  if (auto e = t.find("p2p")) spec.p2p = one_or_more(*e, kPipelineP2p, "p2p");
+  if (auto e = t.find("stages")) {
+    spec.stages = e->int32(1, kMaxRanks);
+    if (spec.stages != ranks)
+      e->fail(fmt::format("the pipeline has a stage per rank, but the lesson has ranks = {}: give them equal", ranks));
+  }
+  if (auto e = t.find("microbatches")) spec.microbatches = e->int32(1, 1024);
+  if (auto e = t.find("activation_count")) {
+    spec.activation_count = e->count();
+    if (spec.activation_count == 0) e->fail("a stage sends at least 1 element per microbatch");
+  }
+  if (auto e = t.find("activation_bytes")) spec.activation_bytes = static_cast<double>(e->count());
+  for (const auto& [key, us] : {std::pair{"forward_us", &spec.forward_us}, std::pair{"backward_us", &spec.backward_us}}) {
+    const std::optional<Entry> e = t.find(key);
+    if (!e) throw InputError(fmt::format("{}: key 'training.{}' is missing: one stage's µs for one microbatch", spec.origin, key));
+    *us = e->number(true);
+  }
+  return spec;
+}
+
 TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   t.only_keys({"pattern", "model", "image_size", "dtype", "algorithm", "iterations", "bucket_mb", "first_bucket_mb",
                "broadcast_buffers", "broadcast_bucket_mb", "backward_prefetch", "forward_prefetch", "limit_all_gathers", "compare",
-               "device_tflops", "batch", "split", "forward_us", "backward_us", "servers", "update_us"});
+               "device_tflops", "batch", "split", "forward_us", "backward_us", "servers", "update_us", "schedule", "p2p",
+               "stages", "microbatches", "activation_count", "activation_bytes"});
   TrainingSpec spec;
   spec.origin = position(file, t);
   if (auto e = t.find("pattern")) spec.pattern = read_pattern(*e);
@@ -447,6 +504,8 @@ TrainingSpec read_training(const Table& t, const std::string& file, int ranks) {
   for (std::string_view key : {"backward_prefetch", "forward_prefetch", "limit_all_gathers", "compare"})
     only_for(t.find(key), p, {TrainingPattern::fsdp}, "the fsdp pattern");
   only_for(t.find("update_us"), p, {TrainingPattern::parameter_server}, "the parameter_server pattern");
+  for (std::string_view key : kPipelineKeys) only_for(t.find(key), p, {TrainingPattern::pipeline}, "the pipeline pattern");
+  if (p == TrainingPattern::pipeline) return read_pipeline(t, std::move(spec), ranks);
 
   const std::optional<Entry> model = t.find("model");
   if (!model)
@@ -498,6 +557,7 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"peak_memory_bytes", Metric::peak_memory_bytes},
     {"latency_us", Metric::latency_us},
     {"bandwidth_us", Metric::bandwidth_us},
+    {"idle_fraction", Metric::idle_fraction},
 };
 
 Metric read_metric(const Entry& e) {
@@ -512,8 +572,8 @@ Metric read_metric(const Entry& e) {
 
 // phases = [first, last]: a span of phases, for the metrics of time and memory.
 void read_span(const Entry& e, const Table& t, Question& q, int phases) {
-  if (!is_timing(q.metric) && q.metric != Metric::peak_memory_bytes)
-    e.fail("is used only with metric = \"time_us\", \"duration_us\" or \"peak_memory_bytes\"");
+  if (!is_timing(q.metric) && !is_span(q.metric))
+    e.fail("is used only with metric = \"time_us\", \"duration_us\", \"peak_memory_bytes\" or \"idle_fraction\"");
   if (auto p = t.find("phase")) p->fail("give either `phase` or `phases = [first, last]`, not both");
   if (!e.node().is_array() || e.array().size() != 2) e.wrong_type("[first, last]: two phase numbers");
   q.phase = e.item(0).int32(1, std::max(phases, 1));
@@ -532,15 +592,16 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   q.text = text->string();
   q.metric = read_metric(*metric);
   const int phases = static_cast<int>(s.phases.size());
-  const bool whole_program = q.metric == Metric::peak_memory_bytes;
+  const bool whole_program = is_span(q.metric);
   const std::optional<Entry> span = t.find("phases");
   if (span) {
     read_span(*span, t, q, phases);
   } else if (whole_program) {
     q.phase = 0;
     if (auto e = t.find("phase"))
-      e->fail("peak_memory_bytes is a figure of the whole program, or of a span `phases = [first, last]`: leave "
-              "`phase` out");
+      e->fail(fmt::format("{} is a figure of the whole program, or of a span `phases = [first, last]`: leave "
+                          "`phase` out",
+                          metric->string()));
   } else if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
     if (q.phase == 0 && !is_timing(q.metric))
@@ -555,11 +616,13 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   // A key the metric does not use would be silently ignored: the answer would not be what
   // the question's author thinks it asks.
   const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
-                        q.metric == Metric::contributions || whole_program;
-  const bool per_step = (per_rank && !whole_program) || q.metric == Metric::transfers;
+                        q.metric == Metric::contributions || q.metric == Metric::peak_memory_bytes ||
+                        q.metric == Metric::idle_fraction;
+  const bool per_step = (per_rank && !whole_program && !span) || q.metric == Metric::transfers;
   if (auto e = t.find("rank")) {
     if (!per_rank)
-      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\" or \"peak_memory_bytes\"");
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\" "
+              "or \"idle_fraction\"");
     q.rank = e->int32(0, total_ranks - 1);
   }
   if (auto e = t.find("step")) {
@@ -605,6 +668,10 @@ void generate_training_phases(Scenario& s) {
   if (!s.training) return;
   s.phases.resize(s.file_phases);
   std::vector<Phase> generated = training_phases(*s.training, s.ranks);
+  // A pattern's waits count its own phases; after the file's, they move up by as many.
+  for (Phase& p : generated)
+    for (std::vector<int>* waits : {&p.wait_for, &p.host_wait_for})
+      for (int& k : *waits) k += static_cast<int>(s.file_phases);
   s.phases.insert(s.phases.end(), std::make_move_iterator(generated.begin()), std::make_move_iterator(generated.end()));
 }
 
@@ -778,9 +845,9 @@ void check_questions(const Scenario& s, const std::string& flags) {
   const int total = program_ranks(s);
   for (std::size_t i = 0; i < s.questions.size(); ++i) {
     const Question& q = s.questions[i];
-    if (q.phase > static_cast<int>(s.phases.size()))
+    if (std::max(q.phase, q.last_phase) > static_cast<int>(s.phases.size()))
       throw InputError(fmt::format("{}: question[{}] ({}) asks about phase {}, but the lesson now has {} phases", flags,
-                                   i + 1, q.origin, q.phase, s.phases.size()));
+                                   i + 1, q.origin, std::max(q.phase, q.last_phase), s.phases.size()));
     if (q.rank >= total)
       throw InputError(fmt::format("{}: question[{}] ({}) asks about rank {}, but the program now has ranks 0..{}",
                                    flags, i + 1, q.origin, q.rank, total - 1));

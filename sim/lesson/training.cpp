@@ -149,7 +149,8 @@ void check_spec(const TrainingSpec& spec, int ranks) {
       if (!find_algorithm(Collective::all_gather, spec.algorithm) && !find_algorithm(Collective::reduce_scatter, spec.algorithm))
         fail(spec, "algorithm", fmt::format("no all-gather or reduce-scatter algorithm '{}' (see `collsim list`)", spec.algorithm));
       break;
-    case TrainingPattern::parameter_server: break;
+    case TrainingPattern::parameter_server:
+    case TrainingPattern::pipeline: break;
   }
   const bool servers_used = spec.pattern == TrainingPattern::parameter_server ||
                             (spec.pattern == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers);
@@ -581,6 +582,7 @@ std::vector<DdpBucket> ddp_buckets(const TrainingSpec& spec, DdpPart part) {
 }
 
 std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks) {
+  if (spec.pattern == TrainingPattern::pipeline) return pipeline_phases(spec, ranks);  // pipeline.cpp
   check_spec(spec, ranks);
   const bool extra_servers = spec.pattern == TrainingPattern::parameter_server ||
                              (spec.pattern == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers);
@@ -589,6 +591,7 @@ std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks) {
     case TrainingPattern::ddp: ddp(g); break;
     case TrainingPattern::fsdp: fsdp(g); break;
     case TrainingPattern::parameter_server: parameter_server(g); break;
+    case TrainingPattern::pipeline: break;  // above
   }
   return std::move(g.phases);
 }
