@@ -17,6 +17,7 @@ constexpr ImU32 kComputeColor = IM_COL32(92, 128, 186, 255);
 constexpr ImU32 kCommunicationColor = IM_COL32(58, 166, 132, 255);
 constexpr ImU32 kSelectedColor = IM_COL32(240, 190, 70, 255);
 constexpr ImU32 kAnswerColor = IM_COL32(140, 220, 150, 255);
+constexpr ImU32 kMemoryColor = IM_COL32(235, 235, 245, 220);
 
 ImU32 phase_color(const Phase& phase) { return phase.kind == PhaseKind::compute ? kComputeColor : kCommunicationColor; }
 
@@ -148,6 +149,27 @@ float ProgramTimelinePanel::DesiredHeight(const App& app) const {
          2 * ImGui::GetStyle().WindowPadding.y;
 }
 
+namespace {
+
+// Rank r's memory line (sim's ProgramResult::memory), a step line from the lane's bottom
+// (nothing held) to its top (the largest peak of any rank), over the bars.
+void draw_memory_line(ImDrawList* d, const TimeScale& scale, const ProgramResult& p, std::size_t r, double most,
+                      float top, float bottom) {
+  if (r >= p.memory.size() || p.memory[r].empty() || most <= 0) return;
+  const auto y_of = [&](double bytes) { return bottom - static_cast<float>(bytes / most) * (bottom - top); };
+  float x = scale.x0, y = bottom;
+  for (const MemoryPoint& m : p.memory[r]) {
+    const float nx = std::clamp(scale.x_of(m.time_ns), scale.x0, scale.x0 + scale.width);
+    d->AddLine(ImVec2(x, y), ImVec2(nx, y), kMemoryColor, 1.5f);
+    d->AddLine(ImVec2(nx, y), ImVec2(nx, y_of(m.bytes)), kMemoryColor, 1.5f);
+    x = nx;
+    y = y_of(m.bytes);
+  }
+  d->AddLine(ImVec2(x, y), ImVec2(scale.x0 + scale.width, y), kMemoryColor, 1.5f);
+}
+
+}  // namespace
+
 void ProgramTimelinePanel::Draw(App& app) {
   const Lesson& l = *app.doc.lesson;
   const ProgramResult& p = l.program;
@@ -161,7 +183,9 @@ void ProgramTimelinePanel::Draw(App& app) {
   ImGui::SameLine(0, 4);
   help_marker("The whole lesson, predicted: two lanes per rank, its compute stream above and its communication "
               "stream below, a bar per phase (blue: compute, green: communication). The shown phase is yellow, its "
-              "span shaded across the lanes; the red line is the playhead within it. Click a bar to show its phase. "
+              "span shaded across the lanes; the red line is the playhead within it. Where the lesson's phases allocate "
+              "memory, a white line per rank is the memory it holds (top of the lane: the largest peak of any rank). "
+              "Click a bar to show its phase. "
               "Mouse wheel: zoom; drag: pan; double click: the whole program.");
   scale.x0 = origin.x + label_w;
   scale.width = std::max(10.0f, ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize);
@@ -187,6 +211,8 @@ void ProgramTimelinePanel::Draw(App& app) {
   const std::size_t shown = app.doc.phase;
   const PhaseRun& shown_run = l.run_of(shown);
   int hovered = -1, hovered_rank = -1;
+  double most_memory = 0;  // the memory lines share one scale: the largest peak of any rank
+  for (const double peak : p.peak_memory_bytes) most_memory = std::max(most_memory, peak);
   // The shown phase's span, shaded across every lane: its boundaries.
   const float top = ImGui::GetWindowPos().y, bottom = top + ImGui::GetWindowSize().y;
   const float sx0 = std::max(scale.x_of(shown_run.begin()), scale.x0);
@@ -221,6 +247,7 @@ void ProgramTimelinePanel::Draw(App& app) {
                          is_shown ? kSelectedColor : phase_color(l.phase(k)));
         if (is_shown) d->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), colors::highlight);
       }
+      draw_memory_line(d, scale, p, static_cast<std::size_t>(r), most_memory, lp.y + 1, lp.y + lane_h - 2);
       d->PopClipRect();
     }
   // The playhead within the shown phase, in program time (when its view has predictions).
