@@ -82,10 +82,7 @@ BinaryTree make_tree(const std::vector<int>& parents, RankOf rank_of) {
   return t;
 }
 
-struct Move {
-  int tree, slice, child;
-  bool up;
-};
+using Move = TreeMove;
 
 std::string step_label(const std::vector<Move>& moves, int step, int steps, int slices) {
   int up_lo = slices, up_hi = -1, down_lo = slices, down_hi = -1;
@@ -112,22 +109,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   const std::array<BinaryTree, 2> trees = double_binary_tree(n);
   for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
 
-  // Every (tree, slice, rank) moves once up and once down; bucket the moves by step.
-  std::vector<std::vector<Move>> steps;
-  auto at = [&](int step) -> std::vector<Move>& {
-    if (step >= static_cast<int>(steps.size())) steps.resize(static_cast<std::size_t>(step) + 1);
-    return steps[static_cast<std::size_t>(step)];
-  };
-  for (int t = 0; t < 2; ++t) {
-    const BinaryTree& tree = trees[static_cast<std::size_t>(t)];
-    const int height = tree.height[static_cast<std::size_t>(tree.root)];
-    for (int s = 0; s < slices; ++s)
-      for (int r = 0; r < n; ++r) {
-        if (r == tree.root) continue;
-        at(s + tree.height[static_cast<std::size_t>(r)]).push_back({t, s, r, true});
-        at(s + height + tree.depth[static_cast<std::size_t>(r)] - 1).push_back({t, s, r, false});
-      }
-  }
+  std::vector<std::vector<Move>> steps = pipelined_tree_moves(trees, n, slices);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size()), slices));
     for (const Move& m : steps[i]) {

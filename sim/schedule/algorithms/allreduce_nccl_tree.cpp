@@ -96,10 +96,7 @@ std::array<RankTree, 2> rank_trees(const CollectiveSpec& spec, const AlgorithmOp
   return {rank_tree(spec.ranks, g, 0), rank_tree(spec.ranks, g, 1)};
 }
 
-struct Move {
-  int tree, slice, child;
-  bool up;
-};
+using Move = TreeMove;
 
 std::string step_label(const std::vector<Move>& moves, int step, int steps) {
   const bool up = std::any_of(moves.begin(), moves.end(), [](const Move& m) { return m.up; });
@@ -117,22 +114,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   const std::array<RankTree, 2> trees = rank_trees(spec, options);
   for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
 
-  // Every (tree, slice, rank) but the root moves once up and once down; bucket them by step.
-  std::vector<std::vector<Move>> steps;
-  auto at = [&](int step) -> std::vector<Move>& {
-    if (step >= static_cast<int>(steps.size())) steps.resize(static_cast<std::size_t>(step) + 1);
-    return steps[static_cast<std::size_t>(step)];
-  };
-  for (int t = 0; t < 2; ++t) {
-    const RankTree& tree = trees[static_cast<std::size_t>(t)];
-    const int height = tree.height[static_cast<std::size_t>(tree.root)];
-    for (int s = 0; s < slices; ++s)
-      for (int r = 0; r < n; ++r) {
-        if (r == tree.root) continue;
-        at(s + tree.height[static_cast<std::size_t>(r)]).push_back({t, s, r, true});
-        at(s + height + tree.depth[static_cast<std::size_t>(r)] - 1).push_back({t, s, r, false});
-      }
-  }
+  std::vector<std::vector<Move>> steps = pipelined_tree_moves(trees, n, slices);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     // The same pair's moves of both trees next to each other, so that they form one message.
     std::stable_sort(steps[i].begin(), steps[i].end(), [](const Move& x, const Move& y) {

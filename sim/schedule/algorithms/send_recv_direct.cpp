@@ -5,26 +5,16 @@
 // Steps: 1. Bytes each rank sends: n from the root, nothing from the others.
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/schedule/algorithms/forms.h"
-#include "sim/schedule/algorithms/layouts.h"
-#include "sim/schedule/schedule_builder.h"
+#include "sim/schedule/algorithms/send_recv.h"
 
 namespace collsim {
 namespace {
 
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  ScheduleBuilder b(spec, "direct");
-  const int to = (spec.root + 1) % spec.ranks;
-  b.step("send: the root sends its buffer to the next rank");
-  b.copy(0, {spec.root, BufferKind::input, 0, spec.count}, {to, BufferKind::output, 0, spec.count});
-  return std::move(b).finish();
+  return send_recv::one_message(spec, "direct", "send: the root sends its buffer to the next rank");
 }
 
-// The one hop root -> root+1 (one rank: itself).
-AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  std::vector<int> order{spec.root};
-  if (spec.ranks > 1) order.push_back((spec.root + 1) % spec.ranks);
-  return layouts::chain(std::move(order));
-}
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) { return send_recv::one_hop(spec, "direct"); }
 
 }  // namespace
 

@@ -7,26 +7,16 @@
 // Steps: 1. Bytes each rank sends: n from the root, nothing from the others.
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/schedule/algorithms/forms.h"
-#include "sim/schedule/algorithms/layouts.h"
-#include "sim/schedule/schedule_builder.h"
+#include "sim/schedule/algorithms/send_recv.h"
 
 namespace collsim {
 namespace {
 
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  ScheduleBuilder b(spec, "to_previous");
-  const int to = send_recv_receiver(spec, "to_previous");
-  b.step("send: the root sends its buffer to the previous rank");
-  b.copy(0, {spec.root, BufferKind::input, 0, spec.count}, {to, BufferKind::output, 0, spec.count});
-  return std::move(b).finish();
+  return send_recv::one_message(spec, "to_previous", "send: the root sends its buffer to the previous rank");
 }
 
-// The one hop root -> root-1 (one rank: itself).
-AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  std::vector<int> order{spec.root};
-  if (spec.ranks > 1) order.push_back(send_recv_receiver(spec, "to_previous"));
-  return layouts::chain(std::move(order));
-}
+AlgorithmLayout layout(const CollectiveSpec& spec, const AlgorithmOptions&) { return send_recv::one_hop(spec, "to_previous"); }
 
 }  // namespace
 

@@ -19,4 +19,36 @@ struct BinaryTree {
 // one tree (see allreduce_double_binary_tree.cpp for the construction).
 std::array<BinaryTree, 2> double_binary_tree(int ranks);
 
+// One move of a reduce-then-broadcast pipelined over two trees (double_binary_tree,
+// nccl_tree): slice `slice` of tree `tree`'s half between `child` and its parent, up
+// (reduced into the parent) or down (copied to the child).
+struct TreeMove {
+  int tree, slice, child;
+  bool up;
+};
+
+// Every (tree, slice, rank but the root) moves up once, in step slice + height, and down
+// once, in step slice + H + depth - 1 (H: the tree's height): the moves, bucketed by step.
+// Steps are not barriers: slice s+1 climbs while slice s descends. Tree: any type with
+// root, height and depth per rank.
+template <class Tree>
+std::vector<std::vector<TreeMove>> pipelined_tree_moves(const std::array<Tree, 2>& trees, int ranks, int slices) {
+  std::vector<std::vector<TreeMove>> steps;
+  auto at = [&](int step) -> std::vector<TreeMove>& {
+    if (step >= static_cast<int>(steps.size())) steps.resize(static_cast<std::size_t>(step) + 1);
+    return steps[static_cast<std::size_t>(step)];
+  };
+  for (int t = 0; t < 2; ++t) {
+    const Tree& tree = trees[static_cast<std::size_t>(t)];
+    const int height = tree.height[static_cast<std::size_t>(tree.root)];
+    for (int s = 0; s < slices; ++s)
+      for (int r = 0; r < ranks; ++r) {
+        if (r == tree.root) continue;
+        at(s + tree.height[static_cast<std::size_t>(r)]).push_back({t, s, r, true});
+        at(s + height + tree.depth[static_cast<std::size_t>(r)] - 1).push_back({t, s, r, false});
+      }
+  }
+  return steps;
+}
+
 }  // namespace collsim
