@@ -113,15 +113,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size()), slices));
     for (const Move& m : steps[i]) {
-      const Block part = sub_block(even_block(spec.count, 2, static_cast<std::uint64_t>(m.tree)),
-                                   static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(m.slice));
-      const Region child{m.child, BufferKind::output, part.offset, part.count};
-      Region parent = child;
-      parent.rank = trees[static_cast<std::size_t>(m.tree)].parent[static_cast<std::size_t>(m.child)];
-      if (m.up)
-        b.reduce(m.tree * slices + m.slice, child, parent);
-      else
-        b.copy(m.tree * slices + m.slice, parent, child);
+      add_tree_move(b, spec, trees, slices, m);
     }
   }
   return std::move(b).finish();

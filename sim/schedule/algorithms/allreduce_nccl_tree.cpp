@@ -123,15 +123,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size())));
     for (const Move& m : steps[i]) {
       // Tree t owns half t of the vector (NCCL: channel c and c + nChannels), in S slices.
-      const Block part = sub_block(even_block(spec.count, 2, static_cast<std::uint64_t>(m.tree)),
-                                   static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(m.slice));
-      const Region child{m.child, BufferKind::output, part.offset, part.count};
-      Region parent = child;
-      parent.rank = trees[static_cast<std::size_t>(m.tree)].parent[static_cast<std::size_t>(m.child)];
-      if (m.up)
-        b.reduce(m.tree * slices + m.slice, child, parent);
-      else
-        b.copy(m.tree * slices + m.slice, parent, child);
+      add_tree_move(b, spec, trees, slices, m);
     }
   }
   return std::move(b).finish();

@@ -2,7 +2,11 @@
 // that tests (and views) can inspect their shape.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <vector>
+
+#include "sim/schedule/partition.h"
+#include "sim/schedule/schedule_builder.h"
 
 namespace collsim {
 
@@ -49,6 +53,23 @@ std::vector<std::vector<TreeMove>> pipelined_tree_moves(const std::array<Tree, 2
       }
   }
   return steps;
+}
+
+// The transfer of one move: tree t owns half t of the vector, cut into `slices`; up, the
+// child's partial slice is reduced into its parent's; down, the parent's finished slice is
+// copied to the child. Chunk number: tree * slices + slice.
+template <class Tree>
+void add_tree_move(ScheduleBuilder& b, const CollectiveSpec& spec, const std::array<Tree, 2>& trees, int slices,
+                   const TreeMove& m) {
+  const Block part = sub_block(even_block(spec.count, 2, static_cast<std::uint64_t>(m.tree)),
+                               static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(m.slice));
+  const Region child{m.child, BufferKind::output, part.offset, part.count};
+  Region parent = child;
+  parent.rank = trees[static_cast<std::size_t>(m.tree)].parent[static_cast<std::size_t>(m.child)];
+  if (m.up)
+    b.reduce(m.tree * slices + m.slice, child, parent);
+  else
+    b.copy(m.tree * slices + m.slice, parent, child);
 }
 
 }  // namespace collsim
