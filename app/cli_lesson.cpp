@@ -121,9 +121,10 @@ std::string format_ddp_buckets(const Scenario& s) {
     for (std::size_t b = 0; b < buckets.size(); ++b) {
       const DdpBucket& k = buckets[b];
       const std::string limit = std::isinf(k.limit_bytes) ? "none" : format_bytes(k.limit_bytes);
-      out += fmt::format("  {:>6}  {:>7}  {:>11}  {:<9}  {} .. {}\n", b + 1, k.tensors.size(),
-                         format_bytes(static_cast<double>(k.elements) * dtype_size(s.training->dtype)), limit,
-                         k.tensors.front().name, k.tensors.back().name);
+      const std::string tensors = k.tensors.size() == 1 ? k.tensors.front().name
+                                                        : k.tensors.front().name + " .. " + k.tensors.back().name;
+      out += fmt::format("  {:>6}  {:>7}  {:>11}  {:<9}  {}\n", b + 1, k.tensors.size(),
+                         format_bytes(static_cast<double>(k.elements) * dtype_size(s.training->dtype)), limit, tensors);
     }
   }
   return out;
