@@ -141,14 +141,6 @@ Scenario with_line(const char* file, const std::string& line, const std::string&
   return parse_scenario(toml, file);
 }
 double total_us(const ProgramResult& p) { return p.total_ns / 1000; }
-double total_ms(const ProgramResult& p) { return p.total_ns / 1e6; }
-// The end of the last compute phase (the backward, where the optimizer is not a phase).
-double compute_end_us(const Scenario& s, const ProgramResult& p) {
-  double end = 0;
-  for (std::size_t k = 0; k < s.phases.size(); ++k)
-    if (s.phases[k].kind == PhaseKind::compute) end = std::max(end, p.phases[k].end() / 1000);
-  return end;
-}
 // A figure the text quotes, to its rounding: "about 0.57 ms" is within(0.57, 0.005) in ms.
 // (Approx's epsilon is relative to the larger side, near enough to the figure's.)
 doctest::Approx within(double figure, double tolerance) {

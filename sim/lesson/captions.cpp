@@ -219,33 +219,32 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
   return std::max(fewest, 0);
 }
 
-// When phases q.phase..q.last_phase (or q.phase alone) begin and end, ns.
-std::pair<double, double> span_of(const Question& q, const ProgramResult& p) {
-  const int phases = static_cast<int>(p.phases.size());
-  const int last = q.last_phase > 0 ? q.last_phase : q.phase;
-  if (q.phase < 1 || last > phases)
-    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)",
-                          q.phase < 1 ? q.phase : last, phases));
-  double begin = -1, end = 0;
+// A span of phases: from the first begin to the last end of phases q.phase..q.last_phase
+// (q.last_phase 0: q.phase alone), or the whole program, which starts at 0, for phase 0.
+struct Span {
+  double begin_ns = 0, end_ns = 0;
+};
+
+Span phase_span(const Question& q, const ProgramResult& p) {
+  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
+  if (q.phase == 0) return {0, p.total_ns};
+  const int phases = static_cast<int>(p.phases.size()), last = q.last_phase == 0 ? q.phase : q.last_phase;
+  if (q.phase < 0 || last < q.phase || last > phases)
+    refuse(q, fmt::format("phases {}..{} are no span of the lesson's phases 1..{} (0: the whole program)", q.phase,
+                          last, phases));
+  Span s{p.phases[static_cast<std::size_t>(q.phase - 1)].begin(), 0};
   for (int k = q.phase; k <= last; ++k) {
     const PhaseRun& pr = p.phases[static_cast<std::size_t>(k - 1)];
-    begin = begin < 0 ? pr.begin() : std::min(begin, pr.begin());
-    end = std::max(end, pr.end());
+    s.begin_ns = std::min(s.begin_ns, pr.begin());
+    s.end_ns = std::max(s.end_ns, pr.end());
   }
-  return {begin, end};
+  return s;
 }
 
-// time_us: when the phase (or the program) ends; duration_us: how long it takes.
+// time_us: when the phase, the span or the program ends; duration_us: how long it takes.
 double predicted_time_us(const Question& q, const ProgramResult& p) {
-  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
-  const bool duration = q.metric == Metric::duration_us;
-  if (q.phase == 0) return p.total_ns / 1000;  // the program starts at 0: its end is its length
-  const int phases = static_cast<int>(p.phases.size());
-  if (q.phase < 0 || q.phase > phases)
-    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{} (0: the whole program)", q.phase,
-                          phases));
-  const auto [begin, end] = span_of(q, p);
-  return (duration ? end - begin : end) / 1000;
+  const Span s = phase_span(q, p);
+  return (q.metric == Metric::duration_us ? s.end_ns - s.begin_ns : s.end_ns) / 1000;
 }
 
 double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun& phase) {
@@ -260,27 +259,11 @@ double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun
   return *bw.busbw_gbps;
 }
 
-// A span of phases (is_span): from the first begin to the last end of phases
-// q.phase..q.last_phase (q.last_phase 0: q.phase alone), or the whole program for phase 0.
-struct Span {
-  double begin_ns = 0, end_ns = 0;
-};
-
+// The span a rank's metric (is_span) asks about.
 Span asked_span(const Question& q, const ProgramResult& p) {
-  if (!p.predicted) refuse(q, fmt::format("the program has not been predicted ({} needs the timing model)", metric_name(q.metric)));
   if (q.rank < 0 || q.rank >= p.total_ranks)
     refuse(q, fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
-  if (q.phase == 0) return {0, p.total_ns};
-  const int phases = static_cast<int>(p.phases.size()), last = q.last_phase == 0 ? q.phase : q.last_phase;
-  if (q.phase < 0 || last < q.phase || last > phases)
-    refuse(q, fmt::format("phases {}..{} are no span of the lesson's phases 1..{}", q.phase, last, phases));
-  Span s{p.phases[static_cast<std::size_t>(q.phase - 1)].begin(), 0};
-  for (int k = q.phase; k <= last; ++k) {
-    const PhaseRun& pr = p.phases[static_cast<std::size_t>(k - 1)];
-    s.begin_ns = std::min(s.begin_ns, pr.begin());
-    s.end_ns = std::max(s.end_ns, pr.end());
-  }
-  return s;
+  return phase_span(q, p);
 }
 
 // The most memory rank q.rank holds at once during the span (program.h, ProgramResult::memory):

@@ -141,6 +141,7 @@ struct Question {
 struct ModelTensor {
   std::string name;
   std::uint64_t elements = 0;
+  std::size_t layer = 0;  // the index of the layer it belongs to (one compute phase)
 };
 
 // A model for the training patterns: layers, input side first. A "layer" is what one

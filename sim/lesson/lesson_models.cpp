@@ -38,7 +38,9 @@ struct Builder {
   // `bn`.weight and `bn`.bias.
   void conv_bn(const std::string& layer, const std::string& conv, const std::string& bn, std::uint64_t k,
                std::uint64_t in, std::uint64_t out, int side) {
-    std::vector<ModelTensor> tensors = {{conv + ".weight", k * k * in * out}, {bn + ".weight", out}, {bn + ".bias", out}};
+    const std::size_t at = m.parameters.size();  // the layer these tensors belong to
+    std::vector<ModelTensor> tensors = {
+        {conv + ".weight", k * k * in * out, at}, {bn + ".weight", out, at}, {bn + ".bias", out, at}};
     const auto s = static_cast<double>(side);
     add(layer, std::move(tensors), s * s * static_cast<double>(out * in * k * k), 2 * out, 1);
   }
@@ -72,7 +74,7 @@ std::uint64_t ModelLayers::buffer_bytes() const {
 std::vector<ModelTensor> layer_tensors(const ModelLayers& m, std::size_t layer) {
   if (layer < m.tensors.size() && !m.tensors[layer].empty()) return m.tensors[layer];
   const std::string name = layer < m.layer_names.size() ? m.layer_names[layer] : fmt::format("layer{}", layer + 1);
-  return {{name + ".weight", m.parameters[layer]}};
+  return {{name + ".weight", m.parameters[layer], layer}};
 }
 
 ModelLayers resnet34(int image_size) {
@@ -103,7 +105,8 @@ ModelLayers resnet34(int image_size) {
       in = width;
     }
   }
-  b.add("fc", {{"fc.weight", in * kClasses}, {"fc.bias", kClasses}}, static_cast<double>(in * kClasses), 0, 0);
+  const std::size_t fc = b.m.parameters.size();
+  b.add("fc", {{"fc.weight", in * kClasses, fc}, {"fc.bias", kClasses, fc}}, static_cast<double>(in * kClasses), 0, 0);
   return std::move(b.m);
 }
 

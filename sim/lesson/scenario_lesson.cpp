@@ -300,6 +300,18 @@ void each_numbered(const Table& top, std::string_view key, F&& f) {
 
 // --- [training] ---------------------------------------------------------------------------
 
+// name = "..." from a table of names and values; an unknown name lists the known ones.
+template <class T, std::size_t N>
+T named_value(const Entry& e, const std::pair<std::string_view, T> (&names)[N], std::string_view what) {
+  const std::string name = e.string();
+  std::string known;
+  for (const auto& [n, v] : names) {
+    if (n == name) return v;
+    known.append(known.empty() ? "" : ", ").append(n);
+  }
+  e.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
+}
+
 constexpr std::pair<std::string_view, TrainingPattern> kPatterns[] = {
     {"ddp", TrainingPattern::ddp},
     {"fsdp", TrainingPattern::fsdp},
@@ -348,16 +360,6 @@ constexpr std::pair<std::string_view, BackwardPrefetch> kPrefetches[] = {
     {"backward_post", BackwardPrefetch::backward_post},
     {"none", BackwardPrefetch::none}};
 
-template <class T, std::size_t N>
-T named_value(const Entry& e, const std::pair<std::string_view, T> (&names)[N], std::string_view what) {
-  const std::string name = e.string();
-  std::string known;
-  for (const auto& [n, v] : names) {
-    if (n == name) return v;
-    known.append(known.empty() ? "" : ", ").append(n);
-  }
-  e.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
-}
 
 // iterations = ["constructor", "first", "later"]: DDP's parts of a training run.
 std::vector<DdpPart> read_parts(const Entry& e) {
@@ -442,15 +444,7 @@ constexpr std::string_view kPipelineKeys[] = {"schedule", "p2p", "stages", "micr
 // schedule = "gpipe" or ["gpipe", "1f1b"], p2p = "isend" or ["isend", "send"]: one value or several.
 template <class E, std::size_t N>
 std::vector<E> one_or_more(const Entry& e, const std::pair<std::string_view, E> (&names)[N], std::string_view what) {
-  const auto one = [&](const Entry& item) {
-    const std::string name = item.string();
-    std::string known;
-    for (const auto& [n, v] : names) {
-      if (n == name) return v;
-      known.append(known.empty() ? "" : ", ").append(fmt::format("\"{}\"", n));
-    }
-    item.fail(fmt::format("unknown {} '{}' (use {})", what, name, known));
-  };
+  const auto one = [&](const Entry& item) { return named_value(item, names, what); };
   if (!e.node().is_array()) return {one(e)};
   if (e.array().empty()) e.fail(fmt::format("names no {}: give one, or an array of several", what));
   std::vector<E> out;

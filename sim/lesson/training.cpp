@@ -289,14 +289,6 @@ std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
   return ready;
 }
 
-// The layer each tensor (by name) belongs to.
-std::size_t layer_of(const ModelLayers& m, const std::string& tensor) {
-  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
-    for (const ModelTensor& t : layer_tensors(m, layer))
-      if (t.name == tensor) return layer;
-  return 0;
-}
-
 Phase& ddp_broadcast(Generator& g, std::string name, std::uint64_t count, std::string caption) {
   return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count), std::move(caption),
                       "broadcast, step {step}/{steps}: {label}");
@@ -336,10 +328,9 @@ void ddp_constructor(Generator& g) {
 }
 
 void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::size_t buckets) {
-  const ModelLayers& m = g.spec.model;
   std::vector<std::string> grads;
   for (const ModelTensor& t : bucket.tensors) {
-    std::string region = "grad." + g.names[layer_of(m, t.name)];
+    std::string region = "grad." + g.names[t.layer];
     if (std::find(grads.begin(), grads.end(), region) == grads.end()) grads.push_back(std::move(region));
   }
   const std::string& first = bucket.tensors.front().name;
@@ -386,7 +377,7 @@ std::vector<int> ddp_iteration(Generator& g, DdpPart part, const std::vector<int
   std::size_t next = 0;  // the next bucket to all-reduce: DDP reduces them in order
   for (std::size_t i = layers; i-- > 0;) {
     if (g.computes_backward()) g.backward(i);
-    while (next < buckets.size() && layer_of(m, buckets[next].tensors.back().name) == i) {
+    while (next < buckets.size() && buckets[next].tensors.back().layer == i) {
       all_reduces.push_back(static_cast<int>(g.phases.size()));
       ddp_bucket(g, buckets[next], next + 1, buckets.size());
       ++next;
@@ -586,7 +577,7 @@ std::vector<Phase> training_phases(const TrainingSpec& spec, int ranks) {
   check_spec(spec, ranks);
   const bool extra_servers = spec.pattern == TrainingPattern::parameter_server ||
                              (spec.pattern == TrainingPattern::ddp && algorithm_knobs(Collective::all_reduce, spec.algorithm).servers);
-  Generator g{spec, ranks, ranks + (extra_servers ? spec.servers : 0), layer_names(spec.model), {}};
+  Generator g{spec, ranks, ranks + (extra_servers ? spec.servers : 0), layer_names(spec.model), {}, {}};
   switch (spec.pattern) {
     case TrainingPattern::ddp: ddp(g); break;
     case TrainingPattern::fsdp: fsdp(g); break;
