@@ -1,5 +1,7 @@
 #include "app/cli_io.h"
 
+#include "sim/lesson/captions.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -65,7 +67,11 @@ void check_trace_outputs(const TraceOutputs& outputs) {
 
 void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
                          OutputFileSet& files) {
-  if (outputs.any()) stage_trace(make_trace(result, plan.title, plan.description), outputs, files);
+  if (!outputs.any()) return;
+  const std::string description = plan.scenario
+                                      ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, result.schedule))
+                                      : plan.description;
+  stage_trace(make_trace(result, plan.title, description), outputs, files);
 }
 
 int command_convert(const std::string& trace_path, const TraceOutputs& outputs) {

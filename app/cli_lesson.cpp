@@ -1,5 +1,7 @@
 #include "app/cli_lesson.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -192,18 +194,30 @@ void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const Trace
 }
 
 // The caption lines of a phase's header and its step table with each step's own caption.
-std::string explained_phase(const Scenario& s, std::size_t k, const Schedule& schedule) {
-  const Phase& phase = s.phases[k];
-  const int number = static_cast<int>(k) + 1, phases = static_cast<int>(s.phases.size());
+std::string explained_phase(const Scenario& s, const LessonFacts& f, std::size_t k, const Schedule& schedule) {
   std::string out;
-  if (const std::string caption = shown_caption(s, k, schedule, 0); !caption.empty())
+  if (const std::string caption = shown_caption(s, f, k, schedule, 0); !caption.empty())
     out += fmt::format("  » {}\n", caption);
-  std::vector<std::string> notes;
-  for (int step = 1; step <= schedule.step_count(); ++step) {
-    std::string note = step_caption(phase, schedule, step, number, phases);
-    notes.push_back(note == schedule.step_labels[static_cast<std::size_t>(step - 1)] ? "" : note);  // no caption of its own
-  }
+  std::vector<std::string> notes;  // "" for a step without a caption of its own
+  for (int step = 1; step <= schedule.step_count(); ++step) notes.push_back(caption_parts(s, f, k, schedule, step).step);
   return out + format_step_table(schedule, notes);
+}
+
+// The same lesson at another rank count, for the literal-number check: one more rank, else
+// twice as many; nullopt when it runs at neither.
+std::optional<LessonFacts> facts_at_other_ranks(const Scenario& s) {
+  for (const int n : {s.ranks + 1, 2 * s.ranks, s.ranks + 2}) {
+    try {
+      RunRequest r = s.request;
+      r.spec.ranks = n;
+      const Scenario other = apply_scenario_overrides(s, r, s.topology, [](std::string_view flag) { return flag == "--ranks"; });
+      const ProgramResult p = model_program(other);
+      return lesson_facts(other, p);
+    } catch (const InputError&) {
+      continue;  // the lesson does not run at n ranks (a root, servers, nodes that do not fit)
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -214,17 +228,18 @@ ProgramResult model_program(const Scenario& s) {
   return p;
 }
 
-std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p) {
-  std::vector<Answer> answers;
-  for (const Question& q : s.questions) answers.push_back(answer_question(q, p));
-  return answers;
+LessonFacts checked_facts(const Scenario& s, const ProgramResult& p) {
+  LessonFacts f = lesson_facts(s, p);
+  check_lesson_text(s, p, f);
+  return f;
 }
 
-std::string format_questions(const Scenario& s, const std::vector<Answer>& answers, bool show) {
+std::string format_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool show) {
   if (s.questions.empty()) return "";
+  const std::vector<Answer> answers = answer_questions(s, p, f);
   std::string out = "questions:\n";
   for (std::size_t i = 0; i < s.questions.size(); ++i) {
-    out += fmt::format("  {}. {}\n", i + 1, s.questions[i].text);
+    out += fmt::format("  {}. {}\n", i + 1, question_text(s, f, i));
     if (show && i < answers.size()) out += fmt::format("     Answer: {}\n", answers[i].text);
   }
   if (!show) out += "  (run with --answers to see the answers)\n";
@@ -240,7 +255,8 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
   // Everything that can be refused is refused before anything runs or is written.
   ProgramResult p = prepare_program(s, f.model_only);
   predict_program(p, s, plan.topology);
-  const std::vector<Answer> answers = answer_questions(s, p);
+  const LessonFacts facts = checked_facts(s, p);
+  const std::string questions = format_questions(s, p, facts, f.answers);
   check_trace_outputs(f.outputs);
   std::unique_ptr<Backend> backend;
   if (!f.model_only) {
@@ -269,7 +285,7 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
   fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
   fmt::print("{}", format_rank_table(p));
   fmt::print("{}", format_ddp_buckets(s));
-  fmt::print("{}", format_questions(s, answers, f.answers));
+  fmt::print("{}", questions);
   fmt::print("  {:<11} {}\n", "result", result_line(s, p));
   for (const auto& [key, file] : {std::pair{"trace", f.outputs.trace}, {"chrome", f.outputs.chrome}, {"csv", f.outputs.csv}})
     if (!file.empty()) fmt::print("  {:<11} {}\n", key, file);
@@ -277,26 +293,39 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
 }
 
 int command_explain_lesson(const Scenario& s) {
-  const ProgramResult p = prepare_program(s, true);  // builds and checks every schedule; runs nothing
+  const ProgramResult p = model_program(s);  // builds and checks every schedule, predicts; runs nothing
+  const LessonFacts facts = checked_facts(s, p);
   fmt::print("lesson: {}\n", lesson_name(s, s.source));
   for (std::size_t k = 0; k < s.phases.size(); ++k) {
     const PhaseRun& pr = p.phases[k];
     fmt::print("\nphase {}/{}: {} ({})\n", k + 1, s.phases.size(), s.phases[k].name, what_it_runs(s.phases[k], pr));
     if (pr.run)
-      fmt::print("{}", explained_phase(s, k, pr.schedule));
-    else if (const std::string caption = shown_caption(s, k, Schedule{}, 0); !caption.empty())
+      fmt::print("{}", explained_phase(s, facts, k, pr.schedule));
+    else if (const std::string caption = shown_caption(s, facts, k, Schedule{}, 0); !caption.empty())
       fmt::print("  » {}\n", caption);
   }
   return 0;
 }
 
 std::string format_explained_collective(const Scenario& s, const Schedule& schedule) {
-  return s.phases.size() == 1 ? explained_phase(s, 0, schedule) : format_step_table(schedule);
+  if (s.phases.size() != 1) return format_step_table(schedule);
+  if (s.format < 2) return explained_phase(s, single_run_facts(s, schedule), 0, schedule);
+  const ProgramResult p = model_program(s);  // a lesson's text may name its times and answers
+  return explained_phase(s, checked_facts(s, p), 0, schedule);
 }
 
-std::string validate_lesson(const Scenario& s) {
+std::vector<std::string> lesson_warnings(const Scenario& s) {
+  if (s.format < 2 || s.ranks_fixed) return {};
+  const std::optional<LessonFacts> other = facts_at_other_ranks(s);
+  if (!other) return {};
   const ProgramResult p = model_program(s);
-  answer_questions(s, p);
+  return lesson_text_warnings(s, lesson_facts(s, p), *other);
+}
+
+std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings) {
+  const ProgramResult p = model_program(s);
+  answer_questions(s, p, checked_facts(s, p));
+  warnings = lesson_warnings(s);
   const auto collectives = static_cast<std::size_t>(
       std::count_if(p.phases.begin(), p.phases.end(), [](const PhaseRun& pr) { return pr.run != nullptr; }));
   const bool skipped = std::any_of(p.phases.begin(), p.phases.end(),

@@ -38,15 +38,22 @@ std::string format_explained_collective(const Scenario& s, const Schedule& sched
 // The program of a scenario prepared and predicted on its own topology, nothing executed:
 // what answers questions without a run.
 ProgramResult model_program(const Scenario& s);
-// Every question of `s` answered from `p` (InputError naming the question's position for
-// one the program cannot answer: a phase, rank, step or chunk it does not have).
-std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p);
+// The program's facts with every text of the lesson rendered once (check_lesson_text:
+// InputError naming the text's file, line and key for a name the run does not have).
+LessonFacts checked_facts(const Scenario& s, const ProgramResult& p);
 // "questions:" and each question, with "Answer: ..." under it when `show` (else one line
-// on how to see them); empty for a scenario without questions.
-std::string format_questions(const Scenario& s, const std::vector<Answer>& answers, bool show);
+// on how to see them); empty for a scenario without questions. Every question of `s`
+// answered from `p` (InputError naming the question's position for one the program cannot
+// answer: a phase, rank, step or chunk it does not have).
+std::string format_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool show);
 
 // `collsim validate` of a lesson: every phase prepared (schedules built and checked), the
-// program predicted on its topology and every question answered; the "OK (...)" text.
-std::string validate_lesson(const Scenario& s);
+// program predicted on its topology, every text rendered and every question answered; the
+// "OK (...)" text. Warnings (lesson_text_warnings: literal numbers that change with the
+// rank count, compared with the lesson at another rank count) go to `warnings`.
+std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings);
+// The warnings alone, for any format 2 scenario (none for ranks_fixed, or when the lesson
+// runs at no other rank count).
+std::vector<std::string> lesson_warnings(const Scenario& s);
 
 }  // namespace collsim::cli

@@ -131,8 +131,10 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   // A single collective's questions are answered from the model, before anything runs.
   const std::string questions =
       plan.scenario && !plan.scenario->questions.empty()
-          ? cli::format_questions(*plan.scenario, cli::answer_questions(*plan.scenario, cli::model_program(*plan.scenario)),
-                                  rf.answers)
+          ? [&] {
+              const ProgramResult p = cli::model_program(*plan.scenario);
+              return cli::format_questions(*plan.scenario, p, cli::checked_facts(*plan.scenario, p), rf.answers);
+            }()
           : "";
   if (mf.model_only) {
     const int status = cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);

@@ -34,7 +34,9 @@ Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario) {
   predict_run(run, plan.topology);
   execute_run(run, *make_cpu_backend());
   if (!run.verification.ok) throw std::runtime_error("the run gave a wrong result: " + run.verification.first_mismatch);
-  return make_trace(run, plan.title, plan.description);
+  const std::string description =
+      plan.scenario ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, run.schedule)) : plan.description;
+  return make_trace(run, plan.title, description);
 }
 
 Trace load_for_storyboard(const std::string& input, const FlagGiven& given) {
@@ -52,11 +54,12 @@ std::vector<std::string> file_captions(const RunPlan& plan, const Schedule& s) {
   if (!plan.scenario) return {};
   const Scenario& sc = *plan.scenario;
   const Phase& phase = sc.phases.at(0);
-  const bool step_captions = !sc.caption.empty() || !phase.step_caption.empty() ||
+  const bool step_captions = !sc.caption.empty() || !phase.step_caption.empty() || !phase.stage_captions.empty() ||
                              std::any_of(phase.step_captions.begin(), phase.step_captions.end(),
                                          [](const std::string& c) { return !c.empty(); });
-  std::vector<std::string> captions{shown_caption(sc, 0, s, 0)};
-  for (int k = 1; k <= s.step_count(); ++k) captions.push_back(step_captions ? shown_caption(sc, 0, s, k) : "");
+  const LessonFacts facts = single_run_facts(sc, s);
+  std::vector<std::string> captions{shown_caption(sc, facts, 0, s, 0)};
+  for (int k = 1; k <= s.step_count(); ++k) captions.push_back(step_captions ? shown_caption(sc, facts, 0, s, k) : "");
   return captions;
 }
 
@@ -73,6 +76,8 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
       throw std::runtime_error(fmt::format("phase {} ('{}') gave a wrong result: {}", pr.phase + 1,
                                            s.phases[static_cast<std::size_t>(pr.phase)].name,
                                            pr.run->verification.first_mismatch));
+  const LessonFacts facts = lesson_facts(s, p);
+  const std::string description = lesson_description(s, facts);
   std::vector<std::unique_ptr<gui::ViewModel>> models;  // one per distinct collective
   std::vector<const RunResult*> model_of;
   std::vector<const gui::ViewModel*> views;
@@ -86,11 +91,11 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
       views.push_back(models[static_cast<std::size_t>(it - model_of.begin())].get());
       continue;
     }
-    models.push_back(std::make_unique<gui::ViewModel>(make_trace(*pr.run, s.title, s.description)));
+    models.push_back(std::make_unique<gui::ViewModel>(make_trace(*pr.run, s.title, description)));
     model_of.push_back(pr.run.get());
     views.push_back(models.back().get());
   }
-  const storyboard::Storyboard board = storyboard::make_lesson_storyboard(s, p, views);
+  const storyboard::Storyboard board = storyboard::make_lesson_storyboard(s, p, facts, views);
   ensure_writable_folder(out_dir, "--out");
   OutputFileSet files;
   for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);
@@ -113,10 +118,14 @@ std::string validate_schedule(const std::string& path) {
                      to_string(s.spec.collective), s.spec.ranks, s.step_count(), s.transfers.size(), s.spec.count);
 }
 
-std::string validate_scenario(const std::string& path) {
+std::string validate_scenario(const std::string& path, std::vector<std::string>& warnings) {
   const Scenario sc = load_scenario(path);
-  if (!sc.single_collective()) return validate_lesson(sc);
-  if (!sc.questions.empty()) answer_questions(sc, model_program(sc));  // refuses one the run cannot answer
+  if (!sc.single_collective()) return validate_lesson(sc, warnings);
+  if (sc.format >= 2) {  // every text rendered, every question answered (refuses one the run cannot answer)
+    const ProgramResult p = model_program(sc);
+    answer_questions(sc, p, checked_facts(sc, p));
+    warnings = lesson_warnings(sc);
+  }
   RunResult run = prepare_model_run(sc.request);
   predict_run(run, sc.topology);  // a bad [topology] (an unknown link name) shows only here
   return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}{}", sc.title.empty() ? "" : " '" + sc.title + "'",
@@ -128,14 +137,14 @@ std::string validate_scenario(const std::string& path) {
                                                         sc.questions.size() == 1 ? "" : "s"));
 }
 
-std::string validate_one(const std::string& path) {
+std::string validate_one(const std::string& path, std::vector<std::string>& warnings) {
   if (gui::is_trace_file(path)) {
     const Trace t = load_trace_json(path);
     return fmt::format("trace: {} with {} on {} ranks, {} transfers, {}", to_string(t.request.spec.collective),
                        t.request.algorithm, t.request.spec.ranks, t.schedule.transfers.size(),
                        t.verification.ok ? "verified" : "WRONG result recorded");
   }
-  return is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path) : validate_scenario(path);
+  return is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path) : validate_scenario(path, warnings);
 }
 
 }  // namespace
@@ -166,8 +175,11 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
 
 int command_validate(const std::vector<std::string>& files) {
   for (const std::string& f : files) {
-    const std::string what = validate_one(f);  // throws at the first bad file
+    std::vector<std::string> warnings;
+    const std::string what = validate_one(f, warnings);  // throws at the first bad file
     fmt::print("{}: OK ({})\n", f, what);
+    std::fflush(stdout);
+    for (const std::string& w : warnings) std::fprintf(stderr, "collsim: warning: %s\n", w.c_str());
     std::fflush(stdout);  // the OK lines come before an error about a later file
   }
   return 0;

@@ -680,14 +680,14 @@ std::string lesson_title(const Scenario& s) {
 }
 
 // A compute phase as a card: one bar per rank, as long as its compute time.
-std::string compute_svg(const Scenario& s, const ProgramResult& p, std::size_t k) {
+std::string compute_svg(const Scenario& s, const ProgramResult& p, const LessonFacts& f, std::size_t k) {
   const Phase& phase = s.phases[k];
   const PhaseRun& pr = p.phases[k];
   const std::string counter = fmt::format("phase {}/{}", k + 1, s.phases.size());
   std::string o = svg_open(fmt::format("{}: {} ({})", lesson_title(s), phase.name, counter));
   rect(o, kSceneLeft - 4, kTop - 24, kBuffersRight - kSceneLeft + 10, kBottom - kTop + 30, color(pal::panel),
        "rx=\"6\"");
-  const std::string caption = shown_caption(s, k, Schedule{}, 0);
+  const std::string caption = shown_caption(s, f, k, Schedule{}, 0);
   draw_header(o, {lesson_title(s), counter, caption.empty() ? phase.name : phase.name + ": " + caption});
   text(o, kSceneLeft + 4, kTop - 6,
        "compute: timed only (no data moves); each rank is busy for its time on its compute stream", 12, pal::text_dim);
@@ -719,7 +719,7 @@ std::string compute_svg(const Scenario& s, const ProgramResult& p, std::size_t k
 
 }  // namespace
 
-Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
+Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, const LessonFacts& f,
                                   std::span<const gui::ViewModel* const> views) {
   if (views.size() != s.phases.size() || p.phases.size() != s.phases.size())
     throw std::logic_error("make_lesson_storyboard: one view (or nullptr) per phase");
@@ -749,7 +749,7 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
   for (std::size_t k = 0; k < s.phases.size(); ++k) {
     const Phase& phase = s.phases[k];
     const PhaseRun& pr = p.phases[k];
-    const std::string caption = shown_caption(s, k, pr.schedule, 0);
+    const std::string caption = shown_caption(s, f, k, pr.schedule, 0);
     const std::string kind = views[k] ? fmt::format("{} with {}, {} step{}", to_string(pr.schedule.spec.collective),
                                                     pr.schedule.algorithm, pr.schedule.step_count(),
                                                     pr.schedule.step_count() == 1 ? "" : "s")
@@ -759,7 +759,7 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
     if (!views[k]) {
       b.frames.push_back({fmt::format("phase-{:0{}}-compute.svg", k + 1, phase_digits),
                           fmt::format("{}: {}", phase.name, caption.empty() ? "compute" : caption),
-                          compute_svg(s, p, k)});
+                          compute_svg(s, p, f, k)});
       continue;
     }
     // The phase's step j is step offset + j of its collective, whose view model draws it.
@@ -767,7 +767,7 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
     const int steps = pr.schedule.step_count();
     for (int j = 1; j <= steps; ++j) {
       const std::string counter = fmt::format("phase {}/{} · step {}/{}", k + 1, s.phases.size(), j, steps);
-      const std::string text = fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown_caption(s, k, pr.schedule, j));
+      const std::string text = fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown_caption(s, f, k, pr.schedule, j));
       b.frames.push_back({fmt::format("phase-{:0{}}-step-{:0{}}.svg", k + 1, phase_digits, j, step_digits), text,
                           step_svg(*views[k], offset + j, {title, counter, text},
                                    fmt::format("{}: {} ({})", title, phase.name, counter))});
@@ -777,7 +777,7 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p,
   const std::string run =
       fmt::format("{} phase{} on {} ranks{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
                   p.predicted ? fmt::format(", predicted {}", format_duration_ns(p.total_ns)) : "");
-  b.index_html = index_page(title, run, s.description, contents, b.frames);
+  b.index_html = index_page(title, run, lesson_description(s, f), contents, b.frames);
   return b;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/gui/view_model.h"
+#include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 
@@ -53,7 +54,8 @@ Storyboard make_storyboard(const gui::ViewModel& vm, std::span<const std::string
 // card of bars, each rank's compute time: "phase-01-compute.svg" (views[k] is nullptr).
 // index.html lists the phases, each linked to its first frame. `p` is prepared and
 // predicted from `s`. InputError when the frames are too many to draw.
-Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, std::span<const gui::ViewModel* const> views);
+Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, const LessonFacts& f,
+                                  std::span<const gui::ViewModel* const> views);
 
 // The parts, for tests.
 std::string frame_file(const gui::ViewModel& vm, int frame);

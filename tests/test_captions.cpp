@@ -2,6 +2,7 @@
 // run, so a caption or an answer stays right when a student changes the ranks or the
 // count; a template with a typo is refused with where it is.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <memory>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "sim/core/errors.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/lesson/text.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -87,23 +89,49 @@ std::string error_of(const Question& q, const ProgramResult& p) {
   return testing::input_error([&] { answer_question(q, p); });
 }
 
-std::string caption_error(const std::string& text) {
-  return testing::input_error([&] { check_caption(text, "l.toml:3:16: key 'phase[2].step_caption'"); });
+std::string text_error(const std::string& text) {
+  return testing::input_error([&] { parse_text(text, "l.toml:3:16: key 'phase[2].step_caption'"); });
+}
+
+// A lesson of `phases` phases that all run `s`, with `text` as phase `phase`'s step caption
+// (and its caption, for step 0): what a view shows for step `step` of it.
+std::string expand(const std::string& text, const Schedule& s, int step, int phase = 1, int phases = 1) {
+  Scenario lesson;
+  lesson.ranks = s.spec.ranks;
+  lesson.phases.resize(static_cast<std::size_t>(phases));
+  Phase& p = lesson.phases[static_cast<std::size_t>(phase - 1)];
+  p.step_caption = text;
+  p.caption = text;
+  LessonFacts f = single_run_facts(lesson, s);
+  f.phases.assign(static_cast<std::size_t>(phases), f.phases.at(0));
+  const CaptionParts parts = caption_parts(lesson, f, static_cast<std::size_t>(phase - 1), s, step);
+  return step == 0 ? parts.phase : parts.step;
+}
+
+// The same with stage captions: what step `step` shows.
+std::string staged(const std::vector<Phase::StageCaption>& captions, const Schedule& s, int step) {
+  Scenario lesson;
+  lesson.ranks = s.spec.ranks;
+  lesson.phases.resize(1);
+  lesson.phases[0].stage_captions = captions;
+  return step_caption(lesson, single_run_facts(lesson, s), 0, s, step);
 }
 
 }  // namespace
 
 TEST_CASE("every caption placeholder is filled from a 4-rank ring all-reduce's step") {
   const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
-  const CaptionContext c = caption_context(s, 2, 3, 5);
   // Step 2 of the ring: rank 0 sends chunk (0 - 1) mod 4 = 3, 2 floats, to rank 1.
-  CHECK(expand_caption("{src}>{dst} c{chunk} {bytes}B", c) == "0>1 c3 8B");
-  CHECK(expand_caption("step {step}/{steps}, {step_bytes} B in all", c) == "step 2/6, 32 B in all");
-  CHECK(expand_caption("phase {phase}/{phases} on {ranks} ranks", c) == "phase 3/5 on 4 ranks");
-  CHECK(expand_caption("{label}", c) == s.step_labels[1]);
-  CHECK(expand_caption("{{src}} is {src}", c) == "{src} is 0");
-  // Before the first step nothing moves: no focus transfer.
-  CHECK(expand_caption("{src}->{dst} {bytes}", caption_context(s, 0, 1, 1)) == "-->- 0");
+  CHECK(expand("{src}>{dst} c{chunk} {bytes}B", s, 2, 3, 5) == "0>1 c3 8B");
+  CHECK(expand("step {step}/{steps}, {step_bytes} B in all", s, 2, 3, 5) == "step 2/6, 32 B in all");
+  CHECK(expand("phase {phase}/{phases} on {ranks} ranks", s, 2, 3, 5) == "phase 3/5 on 4 ranks");
+  CHECK(expand("{label}", s, 2) == s.step_labels[1]);
+  CHECK(expand("{{src}} is {src}", s, 2) == "{src} is 0");
+  CHECK(expand("{stage}, {stage_step} of {stage_steps}", s, 5) == "all-gather, 2 of 3");
+  CHECK(expand("{bytes_h} of {block_bytes:h}", s, 2) == "8 B of 32 B");
+  // Before the first step nothing moves: the step's names do not exist yet.
+  CHECK(expand("{steps} steps", s, 0) == "6 steps");
+  CHECK_THROWS_AS(expand("{src}", s, 0), InputError);
   CHECK_THROWS_AS(caption_context(s, 7, 1, 1), InputError);
 }
 
@@ -126,52 +154,103 @@ TEST_CASE("the focus transfer is rank 0's send, else the first send, else the fi
                  transfer(1, 1, 1, 5), transfer(1, 2, 3, 7), transfer(1, 3, 0, 6),
                  transfer(2, 1, 1, 5)};
   const std::string focus = "{src}->{dst} chunk {chunk}, {step_bytes} B in the step";
-  CHECK(expand_caption(focus, caption_context(s, 1, 1, 1)) == "0->1 chunk 9, 8 B in the step");
-  CHECK(expand_caption(focus, caption_context(s, 2, 1, 1)) == "2->3 chunk 7, 8 B in the step");
-  CHECK(expand_caption(focus, caption_context(s, 3, 1, 1)) == "1->1 chunk 5, 0 B in the step");
+  CHECK(expand(focus, s, 1) == "0->1 chunk 9, 8 B in the step");
+  CHECK(expand(focus, s, 2) == "2->3 chunk 7, 8 B in the step");
+  CHECK(expand(focus, s, 3) == "1->1 chunk 5, 0 B in the step");
 }
 
-TEST_CASE("a step's caption is its own entry, else the phase's step_caption, else the step label") {
+TEST_CASE("expressions, formats and choices of words in lesson text") {
+  const Schedule s = build_schedule(ring_spec(4, 1 << 20), "ring", {});
+  CHECK(expand("{ranks-1} steps, {2*(ranks-1)/ranks:.2f} times", s, 0) == "3 steps, 1.50 times");
+  CHECK(expand("{block_bytes:h} = {block_bytes_h}", s, 0) == "4 MiB = 4 MiB");
+  CHECK(expand("{ranks > 8 ? 'many' : 'few'} ranks", s, 0) == "few ranks");
+  CHECK(expand("{algorithm == 'ring' ? 'a ring' : 'other'}", s, 0) == "a ring");
+  CHECK(expand("{min(ranks, 2)} {max(ranks, 2)} {log2(ranks)} {1/3} {0.25:.0%} {2.6:d}", s, 0) == "2 4 2 0.333 25 % 3");
+  CHECK(expand("steps {reduce_scatter.range}, then {all_gather.range} ({all_gather.steps})", s, 0) ==
+        "steps 1-3, then 4-6 (3)");
+  // Mistakes name the text and the placeholder.
+  CHECK(testing::input_error([&] { expand("{ranks / (ranks - 4)}", s, 0); }).find("division by zero") != std::string::npos);
+  const std::string unknown = testing::input_error([&] { expand("{rnaks}", s, 0); });
+  CHECK(unknown.find("placeholder '{rnaks}': unknown name 'rnaks' (this text knows: ranks") != std::string::npos);
+  CHECK(testing::input_error([&] { expand("{algorithm + 1}", s, 0); }).find("'ring' is words, not a number") !=
+        std::string::npos);
+}
+
+TEST_CASE("a template that does not parse is refused with where it is") {
+  CHECK(text_error("rank {src} sends {bytes} B ({{literal}})").empty());
+  CHECK(text_error("{2*(ranks-1)/ranks:.2f} {a < b ? 'x' : 'y'}").empty());
+  CHECK(text_error("rank {src sends").find("l.toml:3:16: key 'phase[2].step_caption': unclosed '{'") == 0);
+  CHECK(text_error("rank {src {dst}").find("unclosed '{'") != std::string::npos);
+  CHECK(text_error("rank src} sends").find("unmatched '}'") != std::string::npos);
+  CHECK(text_error("{}").find("placeholder '{}': expected a value") != std::string::npos);
+  CHECK(text_error("{ranks:.2x}").find("unknown format ':.2x'") != std::string::npos);
+  CHECK(text_error("{(ranks}").find("expected ')'") != std::string::npos);
+  CHECK(text_error("{a ? 'x'}").find("expected ':'") != std::string::npos);
+  CHECK(text_error("{sqrt(ranks)}").find("unknown function 'sqrt'") != std::string::npos);
+  CHECK(text_error("{'open}").find("unclosed quote") != std::string::npos);
+}
+
+TEST_CASE("stage captions land on the algorithm's stages at every rank count") {
+  const std::vector<Phase::StageCaption> captions = {
+      {"every", "any {step}", ""},
+      {"reduce_scatter", "rs {stage_step}/{stage_steps}", ""},
+      {"reduce_scatter.last", "rs done at {step}", ""},
+      {"all_gather.first", "ag starts at {step}", ""},
+      {"last", "the end", ""},
+  };
+  for (int n : {3, 4, 8}) {
+    CAPTURE(n);
+    const Schedule s = build_schedule(ring_spec(n, 64), "ring", {});
+    CHECK(staged(captions, s, 1) == fmt::format("rs 1/{}", n - 1));
+    CHECK(staged(captions, s, n - 1) == fmt::format("rs done at {}", n - 1));
+    CHECK(staged(captions, s, n) == fmt::format("ag starts at {}", n));
+    CHECK(staged(captions, s, 2 * n - 2) == "the end");
+    if (n > 3) CHECK(staged(captions, s, n + 1) == fmt::format("any {}", n + 1));
+  }
+  // A stage the algorithm does not have selects nothing; a malformed selector is refused.
+  const Schedule tree = build_schedule(ring_spec(4, 64), "binomial_tree", {});
+  CHECK(staged({{"reduce_scatter", "x", ""}}, tree, 1) == tree.step_labels[0]);
+  CHECK(staged({{"reduce", "up {stage_step}", ""}, {"broadcast.last", "done", ""}}, tree, 1) == "up 1");
+  CHECK(staged({{"reduce", "up", ""}, {"broadcast.last", "done", ""}}, tree, tree.step_count()) == "done");
+  CHECK_THROWS_WITH_AS(check_stage_selector("Reduce-Scatter", "l.toml:4:1: key 'collective.stage_captions[0].at'"),
+                       doctest::Contains("l.toml:4:1: key 'collective.stage_captions[0].at': 'Reduce-Scatter' selects no steps"),
+                       InputError);
+}
+
+TEST_CASE("a step's caption is its own entry, else its stage caption, else the step_caption, else the label") {
   const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
-  Phase phase;
-  CHECK(step_caption(phase, s, 1, 1, 1) == s.step_labels[0]);
+  Scenario lesson;
+  lesson.ranks = 4;
+  lesson.phases.resize(1);
+  Phase& phase = lesson.phases[0];
+  const LessonFacts f = single_run_facts(lesson, s);
+  CHECK(step_caption(lesson, f, 0, s, 1) == s.step_labels[0]);
   phase.step_caption = "Step {step}: rank {src} sends chunk {chunk} to rank {dst}";
   phase.step_captions = {"first: {bytes} B", ""};
-  CHECK(step_caption(phase, s, 1, 1, 1) == "first: 8 B");
-  CHECK(step_caption(phase, s, 2, 1, 1) == "Step 2: rank 0 sends chunk 3 to rank 1");  // "" falls back
-  CHECK(step_caption(phase, s, 3, 1, 1) == "Step 3: rank 0 sends chunk 2 to rank 1");  // past the list
-  CHECK(step_caption(phase, s, 0, 1, 1).empty());
+  phase.stage_captions = {{"all_gather.last", "last copy", ""}};
+  CHECK(step_caption(lesson, f, 0, s, 1) == "first: 8 B");
+  CHECK(step_caption(lesson, f, 0, s, 2) == "Step 2: rank 0 sends chunk 3 to rank 1");  // "" falls back
+  CHECK(step_caption(lesson, f, 0, s, 3) == "Step 3: rank 0 sends chunk 2 to rank 1");  // past the list
+  CHECK(step_caption(lesson, f, 0, s, 6) == "last copy");
+  CHECK(step_caption(lesson, f, 0, s, 0).empty());
 }
 
 TEST_CASE("a view shows the lesson's caption before the phase's, or before the step's") {
   const Schedule s = build_schedule(ring_spec(4, 8), "ring", {});
   Scenario lesson;
+  lesson.ranks = 4;
   lesson.caption = "Phase {phase}/{phases} on {ranks} ranks.";
   lesson.phases.resize(2);
   lesson.phases[1].caption = "The ring.";
   lesson.phases[1].step_caption = "Rank {src} sends {bytes} B.";
-  CHECK(shown_caption(lesson, 1, s, 0) == "Phase 2/2 on 4 ranks. The ring.");
-  CHECK(shown_caption(lesson, 1, s, 1) == "Phase 2/2 on 4 ranks. Rank 0 sends 8 B.");
+  LessonFacts f = single_run_facts(lesson, s);
+  f.phases.push_back(f.phases[0]);
+  CHECK(shown_caption(lesson, f, 1, s, 0) == "Phase 2/2 on 4 ranks. The ring.");
+  CHECK(shown_caption(lesson, f, 1, s, 1) == "Phase 2/2 on 4 ranks. Rank 0 sends 8 B.");
   lesson.caption.clear();
-  CHECK(shown_caption(lesson, 1, s, 2) == "Rank 0 sends 8 B.");
-  CHECK(shown_caption(lesson, 0, s, 3) == s.step_labels[2]);  // no captions at all: the step label
-  CHECK(shown_caption(lesson, 0, s, 0).empty());
-}
-
-TEST_CASE("a caption with an unknown placeholder or an unbalanced brace is refused with where it is") {
-  CHECK(caption_error("rank {src} sends {bytes} B ({{literal}})").empty());
-  const std::string unknown = caption_error("rank {sender} sends");
-  CHECK(unknown.find("l.toml:3:16: key 'phase[2].step_caption': unknown placeholder '{sender}' in the caption") == 0);
-  CHECK(unknown.find("captions know: {src} {dst}") != std::string::npos);
-  CHECK(caption_error("rank {src sends").find("l.toml:3:16: key 'phase[2].step_caption': unclosed '{'") == 0);
-  CHECK(caption_error("rank {src {dst}").find("unclosed '{'") != std::string::npos);
-  CHECK(caption_error("rank src} sends").find("unmatched '}'") != std::string::npos);
-  CHECK(caption_error("{}").find("unknown placeholder '{}'") != std::string::npos);
-
-  CHECK_NOTHROW(check_answer_template("{value} bytes by rank {rank} after step {step}", "q"));
-  CHECK_THROWS_WITH_AS(check_answer_template("{src}", "l.toml:9:10: key 'question[1].answer'"),
-                       doctest::Contains("unknown placeholder '{src}' in the answer (answers know: {value}"),
-                       InputError);
+  CHECK(shown_caption(lesson, f, 1, s, 2) == "Rank 0 sends 8 B.");
+  CHECK(shown_caption(lesson, f, 0, s, 3) == s.step_labels[2]);  // no captions at all: the step label
+  CHECK(shown_caption(lesson, f, 0, s, 0).empty());
 }
 
 TEST_CASE("answers are computed from the run, for every metric") {

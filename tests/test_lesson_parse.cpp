@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/lesson/captions.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -20,6 +22,18 @@ namespace {
 // The message of the InputError that parsing `text` as "s.toml" throws ("" if none).
 std::string lesson_error(const std::string& text) {
   return testing::input_error([&] { parse_scenario(text, "s.toml"); });
+}
+
+// The message of the InputError that rendering the lesson's text throws ("" if none): the
+// names a text may use depend on the run (the algorithm's stages, the questions), so they
+// are checked once the program is prepared and predicted, before anything executes.
+std::string text_error(const std::string& text) {
+  return testing::input_error([&] {
+    const Scenario s = parse_scenario(text, "s.toml");
+    ProgramResult p = prepare_program(s, true);
+    predict_program(p, s, s.topology);
+    check_lesson_text(s, p, lesson_facts(s, p));
+  });
 }
 
 // The message of the InputError that the flags throw on a parsed scenario ("" if none).
@@ -287,10 +301,12 @@ TEST_CASE("lesson_parse: a bad phase is refused with file:line:column and its ke
         "s.toml:4:10: key 'phase[1].reads[0]': a region needs a name, such as \"grad.layer4\"");
   CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nstep_captions = [\"a\", 3]\n") ==
         "s.toml:4:23: key 'phase[1].step_captions[1]': expected a string, got an integer");
-  CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nstep_caption = \"{source}\"\n")
-            .starts_with("s.toml:4:16: key 'phase[1].step_caption': unknown placeholder '{source}'"));
-  CHECK(lesson_error("format = 2\ncaption = \"{phase} of {phasen}\"\n[collective]\n")
-            .starts_with("s.toml:2:11: key 'caption': unknown placeholder '{phasen}'"));
+  CHECK(text_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nstep_caption = \"{source}\"\n")
+            .starts_with("s.toml:4:16: key 'phase[1].step_caption': placeholder '{source}': unknown name 'source'"));
+  CHECK(text_error("format = 2\ncaption = \"{phase} of {phasen}\"\n[collective]\n")
+            .starts_with("s.toml:2:11: key 'caption': placeholder '{phasen}': unknown name 'phasen'"));
+  CHECK(lesson_error("format = 2\ncaption = \"{phase of\"\n[collective]\n")
+            .starts_with("s.toml:2:11: key 'caption': unclosed '{'"));
   CHECK(lesson_error("format = 2\nphase = 3\n").starts_with("s.toml:2:9: key 'phase': expected [[phase]] tables"));
 }
 
@@ -318,8 +334,9 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
         "\"transfers\" or \"contributions\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
         "s.toml:9:9: key 'question[1].chunk': is used only with metric = \"contributions\"");
-  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {ranks}\"\n")
-            .starts_with("s.toml:9:10: key 'question[1].answer': unknown placeholder '{ranks}'"));
+  CHECK(text_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {rnaks}\"\n")
+            .find("placeholder '{rnaks}': unknown name 'rnaks'") != std::string::npos);
+  CHECK(text_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} of {ranks} ranks\"\n").empty());
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value\"\n")
             .starts_with("s.toml:9:10: key 'question[1].answer': unclosed '{'"));
   CHECK(lesson_error(head + "metric = \"steps\"\n") ==

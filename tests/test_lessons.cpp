@@ -48,54 +48,47 @@ bool register_lesson(const char* file) { return tested_lessons().insert(file).se
 struct Lesson {
   Scenario scenario;
   ProgramResult program;
+  LessonFacts facts;
 };
 
 bool no_placeholder_left(std::string_view text) { return text.find('{') == std::string_view::npos; }
 
 // Every caption a viewer shows: the lesson's and each phase's before its first step, and
-// each step's of each collective phase.
-void check_captions(const Scenario& s, const ProgramResult& p) {
-  const int phases = static_cast<int>(s.phases.size());
-  for (int k = 0; k < phases; ++k) {
-    const Phase& phase = s.phases[static_cast<std::size_t>(k)];
-    const PhaseRun& run = p.phases[static_cast<std::size_t>(k)];
-    CAPTURE(phase.name);
-    CaptionContext before;
-    if (run.run) {
-      before = caption_context(run.schedule, 0, k + 1, phases);
-    } else {
-      before.phase = k + 1;
-      before.phases = phases;
-      before.ranks = s.ranks;
-    }
-    CHECK(no_placeholder_left(expand_caption(s.caption, before)));
-    CHECK(no_placeholder_left(expand_caption(phase.caption, before)));
-    if (!run.run) continue;
-    for (int step = 1; step <= run.schedule.step_count(); ++step) {
+// each step's of each collective phase; every text rendered (check_lesson_text).
+void check_captions(const Scenario& s, const ProgramResult& p, const LessonFacts& f) {
+  REQUIRE_NOTHROW(check_lesson_text(s, p, f));
+  CHECK(no_placeholder_left(lesson_description(s, f)));
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const PhaseRun& run = p.phases[k];
+    CAPTURE(s.phases[k].name);
+    const Schedule none;
+    const Schedule& schedule = run.run ? run.schedule : none;
+    for (int step = 0; step <= schedule.step_count(); ++step) {
       CAPTURE(step);
-      std::string text;
-      REQUIRE_NOTHROW(text = step_caption(phase, run.schedule, step, k + 1, phases));
-      CHECK(!text.empty());
+      const std::string text = shown_caption(s, f, k, schedule, step);
+      if (step > 0) CHECK(!text.empty());
       CHECK(no_placeholder_left(text));
     }
   }
 }
 
-void check_questions(const Scenario& s, const ProgramResult& p) {
+void check_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f) {
   CHECK(!s.questions.empty());
-  for (const Question& q : s.questions) {
+  for (std::size_t k = 0; k < s.questions.size(); ++k) {
+    const Question& q = s.questions[k];
     CAPTURE(q.text);
     Answer a;
-    REQUIRE_NOTHROW(a = answer_question(q, p));
+    REQUIRE_NOTHROW(a = answer_question(q, p, &f));
     CHECK(std::isfinite(a.value));
     CHECK(!a.text.empty());
     CHECK(no_placeholder_left(a.text));
+    CHECK(no_placeholder_left(question_text(s, f, k)));
   }
 }
 
 // Loads, executes, verifies and predicts a lesson, and checks its captions and questions.
 Lesson run_lesson(const char* file) {
-  Lesson l{load_scenario(lessons_dir() / file), {}};
+  Lesson l{load_scenario(lessons_dir() / file), {}, {}};
   const Scenario& s = l.scenario;
   CHECK(s.format == 2);
   CHECK(!s.title.empty());
@@ -104,8 +97,9 @@ Lesson run_lesson(const char* file) {
   execute_program(l.program, testing::cpu());
   predict_program(l.program, s, s.topology);
   CHECK(l.program.verified());
-  check_captions(s, l.program);
-  check_questions(s, l.program);
+  l.facts = lesson_facts(s, l.program);
+  check_captions(s, l.program, l.facts);
+  check_questions(s, l.program, l.facts);
   return l;
 }
 
@@ -154,12 +148,11 @@ double duration_us(const ProgramResult& p, int phase) {
   return (phase_run(p, phase).end() - phase_run(p, phase).begin()) / 1000;
 }
 double answer(const Lesson& l, std::size_t question) {
-  return answer_question(l.scenario.questions.at(question), l.program).value;
+  return answer_question(l.scenario.questions.at(question), l.program, &l.facts).value;
 }
 std::string step_text(const Lesson& l, int phase, int step) {
   const auto k = static_cast<std::size_t>(phase - 1);
-  return step_caption(l.scenario.phases[k], l.program.phases[k].schedule, step, phase,
-                      static_cast<int>(l.scenario.phases.size()));
+  return step_caption(l.scenario, l.facts, k, l.program.phases[k].schedule, step);
 }
 bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
@@ -788,6 +781,88 @@ LESSON_TEST("19_pipeline_1f1b.toml") {
   CHECK(answer_question(pcie_s.questions[1], pcie).value == within(2866.4, 0.05));
   for (int q = 4; q < 7; ++q)
     CHECK(answer_question(pcie_s.questions[static_cast<std::size_t>(q)], pcie).value == answer(l, static_cast<std::size_t>(q)));
+}
+
+}  // namespace collsim
+
+// --- text that stays true at every rank count --------------------------------------------
+
+namespace collsim {
+namespace {
+
+// The facts the text names, checked against the schedules and answers they come from: each
+// {steps} is the schedule's step count, each stage's range is the steps whose stage it is,
+// each qK is question K's answer, every byte figure is the buffers'.
+void check_facts(const Scenario& s, const ProgramResult& p, const LessonFacts& f) {
+  CHECK(f.ranks == s.ranks);
+  REQUIRE(f.phases.size() == s.phases.size());
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const PhaseFacts& ph = f.phases[k];
+    const PhaseRun& pr = p.phases[k];
+    CHECK(ph.collective == (pr.run != nullptr));
+    if (!pr.run) continue;
+    const Schedule& sch = pr.schedule;
+    CHECK(ph.steps == sch.step_count());
+    CHECK(ph.transfers == static_cast<int>(sch.transfers.size()));
+    CHECK(ph.block_bytes == static_cast<double>(sch.spec.count * dtype_size(sch.spec.dtype)));
+    CHECK(ph.sent == static_cast<double>(bytes_sent_per_rank(sch)[0]));
+    int covered = 0;
+    for (const StageFacts& st : ph.stages) {
+      CAPTURE(st.name);
+      for (int step = st.first; step <= st.last; ++step) CHECK(sch.stage_of(step - 1) == st.name);
+      if (st.first > 1) CHECK(sch.stage_of(st.first - 2) != st.name);
+      if (st.last < sch.step_count()) CHECK(sch.stage_of(st.last) != st.name);
+      covered += st.last - st.first + 1;
+    }
+    if (!sch.step_stages.empty()) CHECK(covered == sch.step_count());
+    // A step's stage caption is one whose selector selects it.
+    for (int step = 1; step <= sch.step_count(); ++step)
+      for (const Phase::StageCaption& c : s.phases[k].stage_captions)
+        if (step_caption(s, f, k, sch, step) == render_text(c.text, [&](std::string_view) { return std::nullopt; }, "", ""))
+          CHECK(stage_selector_rank(c.at, sch, step) >= 0);
+  }
+  REQUIRE(f.answers.size() == s.questions.size());
+  for (std::size_t q = 0; q < s.questions.size(); ++q) {
+    CAPTURE(s.questions[q].text);
+    REQUIRE(f.answers[q].has_value());
+    CHECK(*f.answers[q] == answer_question(s.questions[q], p, &f).value);
+  }
+}
+
+}  // namespace
+}  // namespace collsim
+
+namespace collsim {
+
+TEST_CASE("every lesson's text is true at its own rank count and at 3, 8 and 16 ranks") {
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
+    if (e.path().extension() != ".toml") continue;
+    CAPTURE(e.path().filename().string());
+    const Scenario file = load_scenario(e.path());
+    const std::vector<int> counts = {file.ranks, 3, 8, 16};
+    std::vector<Scenario> scenarios;
+    std::vector<LessonFacts> facts;
+    for (const int n : counts) {
+      CAPTURE(n);
+      if (file.ranks_fixed && n != file.ranks) {  // refused, with the reason
+        CHECK_THROWS_WITH_AS(with_ranks(file, n), doctest::Contains("ranks_fixed"), InputError);
+        continue;
+      }
+      Scenario s = n == file.ranks ? file : with_ranks(file, n);  // a lesson without ranks_fixed runs at every N
+      const ProgramResult p = predict_only(s);
+      const LessonFacts f = lesson_facts(s, p);
+      check_captions(s, p, f);
+      check_facts(s, p, f);
+      scenarios.push_back(std::move(s));
+      facts.push_back(f);
+    }
+    // No literal that states a fact of the rank count, at any of them.
+    for (std::size_t i = 0; scenarios.size() > 1 && i < scenarios.size(); ++i) {
+      const std::vector<std::string> warnings = lesson_text_warnings(scenarios[i], facts[i], facts[(i + 1) % facts.size()]);
+      CAPTURE(scenarios[i].ranks);
+      for (const std::string& w : warnings) FAIL_CHECK(w);
+    }
+  }
 }
 
 }  // namespace collsim

@@ -307,7 +307,7 @@ step_caption = "Rank {src} forwards chunk {chunk}."
   predict_program(p, s, s.topology);
   const gui::ViewModel vm(make_trace(*p.phases[1].run));
   const std::vector<const gui::ViewModel*> views{nullptr, &vm, &vm};
-  const storyboard::Storyboard b = storyboard::make_lesson_storyboard(s, p, views);
+  const storyboard::Storyboard b = storyboard::make_lesson_storyboard(s, p, lesson_facts(s, p), views);
 
   REQUIRE(b.frames.size() == 7);  // the card and the two phases' 3 steps each
   CHECK(b.frames[0].file == "phase-01-compute.svg");

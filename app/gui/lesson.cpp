@@ -30,9 +30,9 @@ void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double du
 
 }  // namespace
 
-Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description) {
   const PhaseRun& pr = p.phases.at(k);
-  Trace whole = make_trace(*pr.run, s.title, s.description);
+  Trace whole = make_trace(*pr.run, s.title, description);
   if (s.single_collective()) return whole;
   Trace t = whole;
   t.schedule = pr.schedule;
@@ -70,6 +70,9 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k) {
 
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::size_t n = l.phase_count();
+  l.facts = lesson_facts(l.scenario, l.program);
+  check_lesson_text(l.scenario, l.program, l.facts, false);  // a bad name is refused before any view is built
+  l.description = lesson_description(l.scenario, l.facts);
   l.views.assign(n, nullptr);
   // Phases that run some steps of one collective share its history: the one its run's check
   // recorded (prepare_program with record_history), else recorded here once.
@@ -78,7 +81,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
     const PhaseRun& pr = l.run_of(k);
     if (!pr.run) continue;
     if (progress) progress(k, n);
-    Trace t = phase_trace(l.scenario, l.program, k);
+    Trace t = phase_trace(l.scenario, l.program, k, l.description);
     if (runs_every_step(pr)) {
       l.views[k] = std::make_shared<ViewModel>(std::move(t));
       continue;
@@ -91,9 +94,12 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
   }
   l.answers.clear();
   l.answerable.clear();
-  for (const Question& q : l.scenario.questions) {
+  l.questions.clear();
+  for (std::size_t k = 0; k < l.scenario.questions.size(); ++k) {
+    const Question& q = l.scenario.questions[k];
+    l.questions.push_back(question_text(l.scenario, l.facts, k));
     try {
-      l.answers.push_back(answer_question(q, l.program).text);
+      l.answers.push_back(answer_question(q, l.program, &l.facts).text);
       l.answerable.push_back(true);
     } catch (const InputError& e) {
       l.answers.push_back(fmt::format("this run cannot answer it: {}", e.what()));
@@ -119,15 +125,10 @@ Narration narration(const Lesson& l, std::size_t k, int step) {
   const Phase& phase = l.phase(k);
   const Schedule none;
   const Schedule& s = phase.kind == PhaseKind::collective ? l.run_of(k).schedule : none;
-  const int number = static_cast<int>(k) + 1, phases = static_cast<int>(l.phase_count());
   step = std::clamp(step, 0, s.step_count());
-  CaptionContext c = caption_context(s, step, number, phases);
-  if (phase.kind == PhaseKind::compute) c.ranks = l.scenario.ranks;  // no schedule to ask
-  Narration out{expand_caption(l.scenario.caption, c), expand_caption(phase.caption, c), {}};
-  const auto index = static_cast<std::size_t>(std::max(step - 1, 0));
-  const bool own = !phase.step_caption.empty() || (index < phase.step_captions.size() && !phase.step_captions[index].empty());
-  if (step > 0 && own) out.step = step_caption(phase, s, step, number, phases);
-  return out;
+  CaptionParts parts = caption_parts(l.scenario, l.facts, k, s, step);
+  if (step > 0) parts.phase = caption_parts(l.scenario, l.facts, k, s, 0).phase;
+  return {std::move(parts.lesson), std::move(parts.phase), std::move(parts.step)};
 }
 
 int caption_step(const Frame& f, int steps) { return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), steps); }

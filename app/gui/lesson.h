@@ -20,6 +20,7 @@
 
 #include "app/gui/playback.h"
 #include "app/gui/view_model.h"
+#include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 
@@ -34,6 +35,11 @@ struct Lesson {
   // the run cannot answer it (a --ranks re-run left it a rank it no longer has), why.
   std::vector<std::string> answers;
   std::vector<bool> answerable;
+  // The facts of the run the lesson's text names (sim/lesson/captions.h), and the text
+  // rendered with them: the description and each question.
+  LessonFacts facts;
+  std::string description;
+  std::vector<std::string> questions;
 
   std::size_t phase_count() const { return scenario.phases.size(); }
   bool multi_phase() const { return !scenario.single_collective(); }
@@ -44,7 +50,8 @@ struct Lesson {
 // What a collective phase's view shows: its run's trace cut to the phase's transfers,
 // measured times from the phase's first transfer and predicted ones from its begin.
 // A single-collective scenario's is make_trace's, unchanged.
-Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k);
+// `description` is the lesson's, rendered (lesson_description).
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description);
 
 // Builds every view and answers every question of a program that has been prepared
 // (with record_history, so that no view checks a schedule again), predicted and executed. `progress(k, n)` runs before view k of n (the loader checks for

@@ -127,7 +127,7 @@ void LessonPanel::DrawQuestions(App& app) {
   ImGui::PushTextWrapPos(0);
   for (std::size_t k = 0; k < qs.size(); ++k) {
     ImGui::PushID(static_cast<int>(k));
-    ImGui::TextWrapped("%zu. %s", k + 1, qs[k].text.c_str());
+    ImGui::TextWrapped("%zu. %s", k + 1, l.questions[k].c_str());
     const bool shown = k < app.reveals.shown.size() && app.reveals.shown[k];
     if (shown) {
       const bool ok = k < l.answerable.size() && l.answerable[k];

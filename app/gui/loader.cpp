@@ -108,7 +108,7 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   const Scenario& sc = lesson->scenario;
   out.topology = sc.topology;
   out.title = sc.title;
-  out.description = sc.description;
+  out.description = lesson->description;
   out.model = lesson->views.front();
   // What the editor starts from: the first collective phase's run (a single collective's own).
   out.request = sc.request;

@@ -1,15 +1,21 @@
-// Captions and questions of lessons (captions.h).
+// Lesson text (captions.h): the facts of a run, the names text may use for them, step
+// captions by stage, questions and answers, and the checks that keep the text true.
 //
-// Both are templates with {name} placeholders, filled from the schedule and the run
-// rather than written by hand, so that a lesson stays right when a student changes the
-// ranks or the count: "rank {src} sends {bytes} B" and "{value} bytes" are recomputed.
+// Every text is a template (text.h) rendered in a scope of names computed here from the
+// schedule and the run, never written by hand, so that a lesson stays right when a student
+// changes the ranks or the count: "rank {src} sends {bytes_h}" and "{value} bytes" are
+// recomputed for every run.
 #include "sim/lesson/captions.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 
 #include <fmt/format.h>
@@ -22,84 +28,160 @@
 namespace collsim {
 namespace {
 
-constexpr std::string_view kCaptionNames[] = {"src",   "dst",    "chunk",  "bytes", "step",  "steps",
-                                              "step_bytes", "phase", "phases", "ranks", "label"};
-// value_h: the value as a human size ("9.0 MiB"), for the metrics that count bytes.
-constexpr std::string_view kAnswerNames[] = {"value", "value_h", "rank", "step", "chunk", "phase"};
+using Names = std::vector<std::pair<std::string, TextValue>>;
 
-// Walks a template: literal text and "{{" / "}}" go to `literal`, each {name} to
-// `placeholder`. Throws InputError (prefixed by `where`) for an unclosed '{' or a lone '}'.
-void scan_template(std::string_view text, const std::string& where, const std::function<void(std::string_view)>& literal,
-                   const std::function<void(std::string_view)>& placeholder) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const std::size_t brace = text.find_first_of("{}", i);
-    if (brace == std::string_view::npos) {
-      literal(text.substr(i));
-      return;
-    }
-    literal(text.substr(i, brace - i));
-    const char c = text[brace];
-    if (brace + 1 < text.size() && text[brace + 1] == c) {  // "{{" or "}}": a literal brace
-      literal(text.substr(brace, 1));
-      i = brace + 2;
-      continue;
-    }
-    if (c == '}')
-      throw InputError(fmt::format("{}: unmatched '}}' at character {} of the caption (write '}}}}' for a brace)",
-                                   where, brace + 1));
-    const std::size_t close = text.find_first_of("{}", brace + 1);
-    if (close == std::string_view::npos || text[close] != '}')
-      throw InputError(fmt::format("{}: unclosed '{{' at character {} of the caption (write '{{{{' for a brace)",
-                                   where, brace + 1));
-    placeholder(text.substr(brace + 1, close - brace - 1));
-    i = close + 1;
-  }
+// "No phase": the names of the lesson alone (an optional<size_t> trips GCC 12's
+// -Wmaybe-uninitialized here).
+constexpr std::size_t kNoPhase = static_cast<std::size_t>(-1);
+
+// The phase a question names (0-based), or kNoPhase for the whole program.
+std::size_t phase_of(const Question& q) { return q.phase > 0 ? static_cast<std::size_t>(q.phase - 1) : kNoPhase; }
+
+void add(Names& n, std::string name, double v) { n.emplace_back(std::move(name), TextValue::of(v)); }
+void add(Names& n, std::string name, std::string words) { n.emplace_back(std::move(name), TextValue::of(std::move(words))); }
+void add(Names& n, std::string name, const std::optional<double>& v) {
+  if (v) add(n, std::move(name), *v);
 }
 
-std::string known_list(std::span<const std::string_view> names) {
-  std::string s;
-  for (std::string_view n : names) s += fmt::format("{}{{{}}}", s.empty() ? "" : " ", n);
-  return s;
+// A scope over names, the later entries first (a step's {bytes} before its phase's).
+TextScope scope_of(const Names& names) {
+  return [&names](std::string_view name) -> std::optional<TextValue> {
+    for (auto it = names.rbegin(); it != names.rend(); ++it)
+      if (it->first == name) return it->second;
+    return std::nullopt;
+  };
 }
 
-void check_template(std::string_view text, const std::string& where, std::span<const std::string_view> names,
-                    std::string_view what) {
-  scan_template(
-      text, where, [](std::string_view) {},
-      [&](std::string_view name) {
-        if (std::find(names.begin(), names.end(), name) == names.end())
-          throw InputError(fmt::format("{}: unknown placeholder '{{{}}}' in the {} ({} know: {})", where, name, what,
-                                       what == "caption" ? "captions" : "answers", known_list(names)));
-      });
-}
-
-// Fills a template that check_template accepted; a name `value_of` does not know stays as
-// written, braces included (a caption a program built rather than a file).
-std::string fill(std::string_view text, const std::function<std::optional<std::string>(std::string_view)>& value_of) {
+// The names for an error message: "ranks steps p1.steps ..." (without the per-stage ones
+// of other phases, to keep it readable).
+std::string known_names(const Names& names) {
+  std::set<std::string> seen;
   std::string out;
-  try {
-    scan_template(
-        text, "", [&](std::string_view s) { out += s; },
-        [&](std::string_view name) {
-          const std::optional<std::string> v = value_of(name);
-          out += v ? *v : fmt::format("{{{}}}", name);
-        });
-  } catch (const InputError&) {
-    return std::string(text);  // never checked and malformed: show it as it is
+  for (const auto& [name, value] : names) {
+    if (!seen.insert(name).second) continue;
+    if (name.size() > 2 && name[0] == 'p' && std::isdigit(static_cast<unsigned char>(name[1])) &&
+        std::count(name.begin(), name.end(), '.') > 1)
+      continue;
+    out.append(out.empty() ? "" : " ").append(name);
   }
   return out;
 }
 
-std::string rank_or_dash(int v) { return v < 0 ? "-" : std::to_string(v); }
+std::string render(std::string_view text, const Names& names, const std::string& where) {
+  return render_text(text, scope_of(names), where, known_names(names));
+}
 
-// Integers as plain digits ("393216"); anything else to 3 significant digits, never in
-// exponent form ("1230", "12.3", "0.0123").
-std::string format_value(double v) {
-  if (std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<std::int64_t>(v));
-  if (!std::isfinite(v) || v == 0) return fmt::format("{}", v);
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  return fmt::format("{:.{}f}", v, std::max(0, 2 - magnitude));
+std::string range_words(const StageFacts& st) {
+  return st.first == st.last ? fmt::format("{}", st.first) : fmt::format("{}-{}", st.first, st.last);
+}
+
+// A phase's names, each prefixed ("p2." or "").
+void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) {
+  add(n, prefix + "name", ph.name);
+  if (!ph.collective) {
+    add(n, prefix + "begin_us", ph.begin_us);
+    add(n, prefix + "time_us", ph.end_us);
+    add(n, prefix + "duration_us", ph.duration_us);
+    return;
+  }
+  add(n, prefix + "collective", ph.collective_name);
+  add(n, prefix + "algorithm", ph.algorithm);
+  add(n, prefix + "steps", ph.steps);
+  add(n, prefix + "transfers", ph.transfers);
+  add(n, prefix + "chunks", ph.chunks);
+  add(n, prefix + "total_ranks", ph.total_ranks);
+  add(n, prefix + "servers", ph.servers);
+  add(n, prefix + "count", ph.count);
+  add(n, prefix + "block_bytes", ph.block_bytes);
+  add(n, prefix + "input_bytes", ph.input_bytes);
+  add(n, prefix + "output_bytes", ph.output_bytes);
+  add(n, prefix + "chunk_bytes", ph.chunk_bytes);
+  add(n, prefix + "sent", ph.sent);
+  add(n, prefix + "sent_max", ph.sent_max);
+  add(n, prefix + "stages", static_cast<double>(ph.stages.size()));
+  for (const StageFacts& st : ph.stages) {
+    const std::string id = prefix + stage_id(st.name);
+    add(n, id + ".first", st.first);
+    add(n, id + ".last", st.last);
+    add(n, id + ".steps", st.last - st.first + 1);
+    add(n, id + ".range", range_words(st));
+  }
+  add(n, prefix + "begin_us", ph.begin_us);
+  add(n, prefix + "time_us", ph.end_us);
+  add(n, prefix + "duration_us", ph.duration_us);
+  add(n, prefix + "busbw", ph.busbw);
+}
+
+Names lesson_scope(const LessonFacts& f, std::size_t phase) {
+  Names n;
+  add(n, "ranks", f.ranks);
+  add(n, "phases", static_cast<double>(f.phases.size()));
+  add(n, "total_us", f.total_us);
+  for (std::size_t k = 0; k < f.answers.size(); ++k) add(n, fmt::format("q{}", k + 1), f.answers[k]);
+  for (std::size_t k = 0; k < f.phases.size(); ++k) add_phase_names(n, f.phases[k], fmt::format("p{}.", k + 1));
+  if (phase < f.phases.size()) {
+    add_phase_names(n, f.phases[phase], "");
+    add(n, "phase", static_cast<double>(phase + 1));
+  }
+  return n;
+}
+
+void add_step_names(Names& n, const CaptionContext& c) {
+  if (c.step == 0) return;
+  add(n, "step", c.step);
+  // A step with no transfer between ranks has no focus: "-".
+  for (const auto& [name, v] : {std::pair{"src", c.src}, {"dst", c.dst}, {"chunk", c.chunk}})
+    if (v < 0) add(n, name, std::string("-"));
+    else add(n, name, v);
+  add(n, "bytes", static_cast<double>(c.bytes));
+  add(n, "step_bytes", static_cast<double>(c.step_bytes));
+  add(n, "label", c.label);
+  add(n, "stage", c.stage);
+  add(n, "stage_step", c.stage_step);
+  add(n, "stage_steps", c.stage_steps);
+}
+
+// --- facts ------------------------------------------------------------------------------------
+
+PhaseFacts collective_facts(const Phase& phase, const Schedule& s) {
+  PhaseFacts ph;
+  ph.collective = true;
+  ph.name = phase.name;
+  ph.collective_name = std::string(to_string(s.spec.collective));
+  ph.algorithm = s.algorithm;
+  ph.steps = s.step_count();
+  ph.transfers = static_cast<int>(s.transfers.size());
+  ph.total_ranks = s.total_ranks;
+  ph.servers = s.total_ranks - s.spec.ranks;
+  ph.count = static_cast<double>(s.spec.count);
+  const double size = static_cast<double>(dtype_size(s.spec.dtype));
+  ph.block_bytes = ph.count * size;
+  if (s.total_ranks > 0) {
+    ph.input_bytes = static_cast<double>(s.buffer_elements(0, BufferKind::input)) * size;
+    ph.output_bytes = static_cast<double>(s.buffer_elements(0, BufferKind::output)) * size;
+  }
+  for (const Transfer& t : s.transfers) {
+    ph.chunks = std::max(ph.chunks, t.chunk + 1);
+    if (ph.chunk_bytes == 0 && !t.is_local()) ph.chunk_bytes = static_cast<double>(s.bytes(t));
+  }
+  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+  if (!sent.empty()) {
+    ph.sent = static_cast<double>(sent[0]);
+    ph.sent_max = static_cast<double>(*std::max_element(sent.begin(), sent.end()));
+  }
+  ph.stages = schedule_stages(s);
+  return ph;
+}
+
+void add_times(PhaseFacts& ph, const PhaseRun& pr, const ProgramResult& p) {
+  if (!p.predicted) return;
+  ph.begin_us = pr.begin() / 1000;
+  ph.end_us = pr.end() / 1000;
+  ph.duration_us = (pr.end() - pr.begin()) / 1000;
+  if (pr.run && pr.schedule.transfers.size() == pr.run->schedule.transfers.size()) {
+    const Bandwidth bw = bandwidth(pr.run->schedule.spec, static_cast<std::int64_t>(std::llround(pr.end() - pr.begin())));
+    if (bw.busbw_gbps) ph.busbw = *bw.busbw_gbps;
+  }
 }
 
 // --- questions ---------------------------------------------------------------------------
@@ -344,18 +426,216 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
   return 0;
 }
 
+// --- stage selectors ----------------------------------------------------------------------
+
+struct Selector {
+  std::string stage;     // a stage id, or "" for any
+  std::string position;  // "first", "last" or "" (every step)
+};
+
+Selector parse_selector(std::string_view at) {
+  if (at == "every") return {};
+  if (at == "first" || at == "last") return {"", std::string(at)};
+  const std::size_t dot = at.rfind('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view tail = at.substr(dot + 1);
+    if (tail == "first" || tail == "last") return {std::string(at.substr(0, dot)), std::string(tail)};
+  }
+  return {std::string(at), ""};
+}
+
+// The caption entries a step may show, most specific first; the step's own from the file.
+const std::string* own_step_caption(const Phase& phase, const Schedule& s, int step, std::string* where) {
+  const auto index = static_cast<std::size_t>(step - 1);
+  if (index < phase.step_captions.size() && !phase.step_captions[index].empty()) {
+    if (where) *where = index < phase.step_captions_where.size() ? phase.step_captions_where[index] : phase.origin;
+    return &phase.step_captions[index];
+  }
+  int best = -1;
+  const Phase::StageCaption* chosen = nullptr;
+  for (const Phase::StageCaption& c : phase.stage_captions) {
+    const int rank = stage_selector_rank(c.at, s, step);
+    if (rank > best) {
+      best = rank;
+      chosen = &c;
+    }
+  }
+  if (chosen) {
+    if (where) *where = chosen->where;
+    return &chosen->text;
+  }
+  if (!phase.step_caption.empty()) {
+    if (where) *where = phase.step_caption_where.empty() ? phase.origin : phase.step_caption_where;
+    return &phase.step_caption;
+  }
+  return nullptr;
+}
+
+std::string where_or(const std::string& where, const std::string& fallback) { return where.empty() ? fallback : where; }
+
+// --- questions with expressions -----------------------------------------------------------
+
+// The question with its rank, step and chunk expressions evaluated in the run's scope.
+Question resolved(const Question& q, const LessonFacts* f) {
+  if (q.rank_expr.empty() && q.step_expr.empty() && q.chunk_expr.empty()) return q;
+  if (!f) refuse(q, "its rank, step or chunk is an expression, and this view has no facts of the run to evaluate it");
+  const std::size_t phase = phase_of(q);
+  const Names names = lesson_scope(*f, phase);
+  Question out = q;
+  auto evaluate = [&](const std::string& expr, const char* key, int& field) {
+    if (expr.empty()) return;
+    const std::string text = render(fmt::format("{{{}:d}}", expr), names, fmt::format("{}: key '{}'", q.origin, key));
+    field = std::stoi(text);
+  };
+  evaluate(q.rank_expr, "rank", out.rank);
+  evaluate(q.step_expr, "step", out.step);
+  evaluate(q.chunk_expr, "chunk", out.chunk);
+  return out;
+}
+
+// --- literal numbers ----------------------------------------------------------------------------
+
+constexpr std::array<std::string_view, 18> kNumberWords = {
+    "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
+
+// The numbers written in literal text: digits ("3", "1.5", "4-6" gives 4 and 6) and the
+// number words three..twenty. 0, 1 and 2 are left out: "rank 0", "two phases" and
+// "2(N-1)/N" are true at every N, and too common to check.
+std::vector<std::pair<std::string, double>> literal_numbers(std::string_view text) {
+  std::vector<std::pair<std::string, double>> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (std::isdigit(c)) {
+      const bool after_word = i > 0 && (std::isalpha(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_');
+      std::size_t j = i;
+      while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) ||
+                                 (text[j] == '.' && j + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[j + 1])))))
+        ++j;
+      const std::string digits(text.substr(i, j - i));
+      const double v = std::stod(digits);
+      if (!after_word && v > 2) out.emplace_back(digits, v);  // "f32", "nvlink4" are names
+      i = j;
+      continue;
+    }
+    if (std::isalpha(c)) {
+      std::size_t j = i;
+      while (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) ++j;
+      std::string word(text.substr(i, j - i));
+      std::transform(word.begin(), word.end(), word.begin(), [](unsigned char x) { return std::tolower(x); });
+      for (std::size_t k = 0; k < kNumberWords.size(); ++k)
+        if (word == kNumberWords[k]) out.emplace_back(std::string(text.substr(i, j - i)), static_cast<double>(k + 3));
+      i = j;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+// The facts that change with the rank count: names whose value differs between the two runs
+// (or exist in only one), with their value at `f`.
+std::vector<std::pair<std::string, double>> rank_dependent(const LessonFacts& f, const LessonFacts& other,
+                                                           std::size_t phase) {
+  const Names here = lesson_scope(f, phase), there = lesson_scope(other, phase);
+  std::map<std::string, TextValue> at_other;
+  for (const auto& [name, v] : there) at_other.emplace(name, v);
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& [name, v] : here) {
+    if (!v.is_number) continue;
+    const auto it = at_other.find(name);
+    if (it != at_other.end() && it->second.is_number && it->second.number == v.number) continue;
+    out.emplace_back(name, v.number);
+  }
+  return out;
+}
+
+void warn_literals(std::string_view text, const std::string& where, const std::vector<std::pair<std::string, double>>& facts,
+                   int ranks, std::vector<std::string>& out) {
+  if (text.empty()) return;
+  ParsedText parsed;
+  try {
+    parsed = parse_text(text, where);
+  } catch (const InputError&) {
+    return;  // check_lesson_text reports it
+  }
+  // The lesson's own names first in the suggestion ("{steps}" rather than "{p1.steps}").
+  std::vector<std::pair<std::string, double>> ordered = facts;
+  std::stable_partition(ordered.begin(), ordered.end(), [](const auto& x) {
+    return !(x.first.size() > 1 && x.first[0] == 'p' && std::isdigit(static_cast<unsigned char>(x.first[1])));
+  });
+  std::set<std::string> said;
+  for (const std::string& literal : parsed.literals)
+    for (const auto& [written, value] : literal_numbers(literal)) {
+      // A time or a bandwidth printed rounded can equal a literal by chance: only facts
+      // that are counts and sizes (integers) are compared.
+      const auto fact = std::find_if(ordered.begin(), ordered.end(), [&](const auto& x) {
+        return x.second == value && x.second == std::round(x.second) && !x.first.ends_with("_us") &&
+               !x.first.ends_with("busbw") && !(x.first.size() > 1 && x.first[0] == 'q');
+      });
+      if (fact == ordered.end() || !said.insert(written).second) continue;
+      out.push_back(fmt::format("{}: '{}' is {} at {} ranks, which changes with --ranks: write {{{}}} (or set "
+                                "ranks_fixed = true if the text is meant for {} ranks only)",
+                                where, written, fact->first, ranks, fact->first, ranks));
+    }
+}
+
 }  // namespace
 
-std::string_view caption_placeholders() {
-  return "{src} {dst} {chunk} {bytes} {step} {steps} {step_bytes} {phase} {phases} {ranks} {label}";
+// --- public ------------------------------------------------------------------------------------
+
+std::string stage_id(std::string_view stage) {
+  std::string id;
+  for (char c : stage) id += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '_';
+  return id;
 }
 
-void check_caption(std::string_view text, const std::string& where) {
-  check_template(text, where, kCaptionNames, "caption");
+std::vector<StageFacts> schedule_stages(const Schedule& s) {
+  std::vector<StageFacts> out;
+  for (int k = 0; k < s.step_count(); ++k) {
+    const std::string_view stage = s.stage_of(k);
+    if (stage.empty()) continue;
+    if (!out.empty() && out.back().name == stage && out.back().last == k) {
+      out.back().last = k + 1;
+      continue;
+    }
+    out.push_back({std::string(stage), k + 1, k + 1});
+  }
+  return out;
 }
 
-void check_answer_template(std::string_view text, const std::string& where) {
-  check_template(text, where, kAnswerNames, "answer");
+LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
+  LessonFacts f;
+  f.ranks = s.ranks;
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const Phase& phase = s.phases[k];
+    PhaseFacts ph;
+    if (k < p.phases.size() && p.phases[k].run) ph = collective_facts(phase, p.phases[k].schedule);
+    else ph.name = phase.name;
+    if (k < p.phases.size()) add_times(ph, p.phases[k], p);
+    f.phases.push_back(std::move(ph));
+  }
+  if (p.predicted) f.total_us = p.total_ns / 1000;
+  for (const Question& q : s.questions) {
+    try {
+      f.answers.push_back(answer_question(q, p, &f).value);
+    } catch (const InputError&) {
+      f.answers.push_back(std::nullopt);  // answer_question says why where it is asked
+    }
+  }
+  return f;
+}
+
+LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule) {
+  LessonFacts f;
+  f.ranks = schedule.spec.ranks;
+  if (!s.phases.empty()) f.phases.push_back(collective_facts(s.phases[0], schedule));
+  return f;
+}
+
+std::vector<std::pair<std::string, TextValue>> lesson_names(const LessonFacts& f, std::optional<std::size_t> phase) {
+  return lesson_scope(f, phase.value_or(kNoPhase));
 }
 
 CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases) {
@@ -370,6 +650,14 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
   c.ranks = phase_schedule.spec.ranks;
   if (step == 0) return c;
   c.label = phase_schedule.step_labels[static_cast<std::size_t>(step - 1)];
+  c.stage = std::string(phase_schedule.stage_of(step - 1));
+  if (!c.stage.empty()) {
+    int first = step, last = step;
+    while (first > 1 && phase_schedule.stage_of(first - 2) == c.stage) --first;
+    while (last < steps && phase_schedule.stage_of(last) == c.stage) ++last;
+    c.stage_step = step - first + 1;
+    c.stage_steps = last - first + 1;
+  }
 
   // The focus: rank 0's first send to another rank, else any first send, else the first.
   const Transfer* first = nullptr;
@@ -393,61 +681,165 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
   return c;
 }
 
-std::string expand_caption(std::string_view text, const CaptionContext& c) {
-  return fill(text, [&](std::string_view name) -> std::optional<std::string> {
-    if (name == "src") return rank_or_dash(c.src);
-    if (name == "dst") return rank_or_dash(c.dst);
-    if (name == "chunk") return rank_or_dash(c.chunk);
-    if (name == "bytes") return std::to_string(c.bytes);
-    if (name == "step") return std::to_string(c.step);
-    if (name == "steps") return std::to_string(c.steps);
-    if (name == "step_bytes") return std::to_string(c.step_bytes);
-    if (name == "phase") return std::to_string(c.phase);
-    if (name == "phases") return std::to_string(c.phases);
-    if (name == "ranks") return std::to_string(c.ranks);
-    if (name == "label") return c.label;
-    return std::nullopt;
+void check_stage_selector(std::string_view at, const std::string& where) {
+  const Selector sel = parse_selector(at);
+  const bool word = !sel.stage.empty() && std::all_of(sel.stage.begin(), sel.stage.end(), [](unsigned char c) {
+    return std::islower(c) || std::isdigit(c) || c == '_';
   });
+  if (sel.stage.empty() || word) return;
+  throw InputError(fmt::format("{}: '{}' selects no steps: write \"every\", \"first\", \"last\", a stage such as "
+                               "\"reduce_scatter\" (lower case, '_' for '-' and spaces), or \"reduce_scatter.first\" "
+                               "/ \"reduce_scatter.last\"",
+                               where, at));
 }
 
-std::string step_caption(const Phase& phase, const Schedule& phase_schedule, int step, int phase_number, int phases) {
-  if (step == 0) return {};
-  const CaptionContext c = caption_context(phase_schedule, step, phase_number, phases);
-  const auto index = static_cast<std::size_t>(step - 1);
-  if (index < phase.step_captions.size() && !phase.step_captions[index].empty())
-    return expand_caption(phase.step_captions[index], c);
-  if (!phase.step_caption.empty()) return expand_caption(phase.step_caption, c);
-  return c.label;
+int stage_selector_rank(std::string_view at, const Schedule& s, int step) {
+  if (step < 1 || step > s.step_count()) return -1;
+  const Selector sel = parse_selector(at);
+  int first = 1, last = s.step_count();
+  if (!sel.stage.empty()) {
+    if (stage_id(s.stage_of(step - 1)) != sel.stage || s.stage_of(step - 1).empty()) return -1;
+    first = step;
+    while (first > 1 && s.stage_of(first - 2) == s.stage_of(step - 1)) --first;
+    last = step;
+    while (last < s.step_count() && s.stage_of(last) == s.stage_of(step - 1)) ++last;
+  }
+  if (sel.position == "first" && step != first) return -1;
+  if (sel.position == "last" && step != last) return -1;
+  const bool positioned = !sel.position.empty();
+  return positioned ? (sel.stage.empty() ? 2 : 3) : (sel.stage.empty() ? 0 : 1);
 }
 
-std::string shown_caption(const Scenario& s, std::size_t index, const Schedule& phase_schedule, int step) {
+CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                           int step) {
   const Phase& phase = s.phases.at(index);
   const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
-  CaptionContext c = caption_context(phase_schedule, step, number, phases);
-  if (phase.kind == PhaseKind::compute) c.ranks = s.ranks;  // a compute phase has no schedule to ask
-  std::string text = expand_caption(s.caption, c);
-  const std::string own = step == 0 ? expand_caption(phase.caption, c) : step_caption(phase, phase_schedule, step, number, phases);
-  if (!text.empty() && !own.empty()) text += ' ';
-  return text + own;
+  const bool collective = phase.kind == PhaseKind::collective;
+  const CaptionContext c = caption_context(collective ? phase_schedule : Schedule{}, collective ? step : 0, number, phases);
+  Names names = lesson_scope(f, index);
+  add_step_names(names, c);
+  CaptionParts out;
+  out.lesson = render(s.caption, names, where_or(s.caption_where, s.source));
+  if (c.step == 0) {
+    out.phase = render(phase.caption, names, where_or(phase.caption_where, phase.origin));
+    return out;
+  }
+  std::string where;
+  if (const std::string* own = own_step_caption(phase, phase_schedule, c.step, &where))
+    out.step = render(*own, names, where_or(where, phase.origin));
+  return out;
 }
 
-Answer answer_question(const Question& q, const ProgramResult& p) {
+std::string shown_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                          int step) {
+  CaptionParts parts = caption_parts(s, f, index, phase_schedule, step);
+  if (step > 0 && parts.step.empty() && s.phases.at(index).kind == PhaseKind::collective)
+    parts.step = phase_schedule.step_labels.at(static_cast<std::size_t>(step - 1));
+  std::string text = parts.lesson;
+  for (const std::string* part : {&parts.phase, &parts.step}) {
+    if (part->empty()) continue;
+    if (!text.empty()) text += ' ';
+    text += *part;
+  }
+  return text;
+}
+
+std::string step_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                         int step) {
+  if (step == 0) return {};
+  const std::string own = caption_parts(s, f, index, phase_schedule, step).step;
+  return own.empty() ? phase_schedule.step_labels.at(static_cast<std::size_t>(step - 1)) : own;
+}
+
+std::string lesson_description(const Scenario& s, const LessonFacts& f) {
+  // A lesson of one phase may name its facts unprefixed; with more, they need pK.
+  const std::size_t phase = f.phases.size() == 1 ? 0 : kNoPhase;
+  return render(s.description, lesson_scope(f, phase), where_or(s.description_where, s.source));
+}
+
+std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t k) {
+  const Question& q = s.questions.at(k);
+  const std::size_t phase = phase_of(q);
+  return render(q.text, lesson_scope(f, phase), fmt::format("{}: key 'question[{}].text'", q.origin, k + 1));
+}
+
+Answer answer_question(const Question& asked, const ProgramResult& p, const LessonFacts* f) {
+  const Question q = resolved(asked, f);
   int step_shown = q.step;
   Answer a;
   a.value = metric_value(q, p, &step_shown);
+  Names names;
+  if (f) {
+    const std::size_t phase = phase_of(q);
+    names = lesson_scope(*f, phase);
+  }
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
-  const std::string value = in_microseconds(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
-  a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
-                [&](std::string_view name) -> std::optional<std::string> {
-                  if (name == "value") return value;
-                  if (name == "value_h") return format_bytes(a.value);
-                  if (name == "rank") return std::to_string(q.rank);
-                  if (name == "step") return std::to_string(step_shown);
-                  if (name == "chunk") return std::to_string(q.chunk);
-                  if (name == "phase") return std::to_string(q.phase);
-                  return std::nullopt;
-                });
+  TextValue value = TextValue::of(a.value);
+  if (in_microseconds(q.metric)) value.shown = fmt::format("{:.1f}", a.value);
+  names.emplace_back("value", value);
+  add(names, "value_h", format_bytes(a.value));
+  add(names, "rank", q.rank);
+  add(names, "step", step_shown);
+  add(names, "chunk", q.chunk);
+  add(names, "phase", q.phase);
+  a.text = render(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer), names,
+                  fmt::format("{}: key 'answer'", q.origin));
   return a;
+}
+
+std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f) {
+  std::vector<Answer> answers;
+  for (const Question& q : s.questions) answers.push_back(answer_question(q, p, &f));
+  return answers;
+}
+
+void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool answers) {
+  lesson_description(s, f);
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const bool collective = k < p.phases.size() && p.phases[k].run;
+    const Schedule none;
+    const Schedule& schedule = collective ? p.phases[k].schedule : none;
+    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts(s, f, k, schedule, step);
+  }
+  for (std::size_t k = 0; k < s.questions.size(); ++k) {
+    question_text(s, f, k);
+    if (answers) answer_question(s.questions[k], p, &f);
+  }
+}
+
+std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other) {
+  std::vector<std::string> out;
+  if (s.ranks_fixed) return out;
+  const std::size_t single = f.phases.size() == 1 ? 0 : kNoPhase;
+  const auto lesson_facts_changing = rank_dependent(f, other, single);
+  warn_literals(s.description, where_or(s.description_where, s.source), lesson_facts_changing, f.ranks, out);
+  warn_literals(s.caption, where_or(s.caption_where, s.source), lesson_facts_changing, f.ranks, out);
+  for (std::size_t k = 0; k < s.phases.size() && k < s.file_phases; ++k) {
+    const Phase& phase = s.phases[k];
+    const auto changing = rank_dependent(f, other, k);
+    warn_literals(phase.caption, where_or(phase.caption_where, phase.origin), changing, f.ranks, out);
+    warn_literals(phase.step_caption, where_or(phase.step_caption_where, phase.origin), changing, f.ranks, out);
+    for (const Phase::StageCaption& c : phase.stage_captions) warn_literals(c.text, c.where, changing, f.ranks, out);
+    if (!phase.step_captions.empty())
+      out.push_back(fmt::format("{}: step_captions attach captions to step numbers, which move when --ranks changes the "
+                                "step count: use stage_captions (at = \"reduce_scatter.last\", ...), or set "
+                                "ranks_fixed = true",
+                                phase.step_captions_where.empty() ? phase.origin : phase.step_captions_where.front()));
+  }
+  for (std::size_t k = 0; k < s.questions.size(); ++k) {
+    const Question& q = s.questions[k];
+    const std::size_t phase = phase_of(q);
+    const auto changing = rank_dependent(f, other, phase);
+    warn_literals(q.text, fmt::format("{}: key 'question[{}].text'", q.origin, k + 1), changing, f.ranks, out);
+    warn_literals(q.answer, fmt::format("{}: key 'question[{}].answer'", q.origin, k + 1), changing, f.ranks, out);
+    const bool steps_change = phase < f.phases.size() && phase < other.phases.size() &&
+                              f.phases[phase].steps != other.phases[phase].steps;
+    if (q.step > 0 && q.step_expr.empty() && steps_change)
+      out.push_back(fmt::format("{}: key 'question[{}].step': step = {} names another step when --ranks changes the step "
+                                "count: write the step as an expression, such as step = \"reduce_scatter.last\"",
+                                q.origin, k + 1, q.step));
+  }
+  return out;
 }
 
 }  // namespace collsim

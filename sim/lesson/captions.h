@@ -1,12 +1,19 @@
-// Captions and questions of lessons (lesson.h): placeholder expansion and answers
-// computed from the run, so they stay right when a student changes a number.
+// Lesson text — the description, captions, questions and answers — computed from the run,
+// so that it stays true when a student changes the rank count (docs/scenario-format.md,
+// "Text computed from the run"). Text is a template (text.h) over the facts below; step
+// captions attach to the algorithm's stages ("the reduce-scatter's last step"), not to
+// step numbers. Every view (CLI, storyboard, GUI) shows text through these functions.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "sim/lesson/lesson.h"
+#include "sim/lesson/text.h"
 #include "sim/schedule/schedule.h"
 
 namespace collsim {
@@ -14,50 +21,130 @@ namespace collsim {
 struct ProgramResult;
 struct Scenario;
 
-// The placeholders a caption may use, for docs and error messages:
-// {src} {dst} {chunk} {bytes} {step} {steps} {step_bytes} {phase} {phases} {ranks} {label}.
-std::string_view caption_placeholders();
+// --- the facts a lesson's text may name ----------------------------------------------------
 
-// Throws InputError "WHERE: unknown placeholder '{x}' (captions know: ...)" or for an
-// unclosed brace; `where` is "file:line:column: key 'phase[2].step_caption'".
-void check_caption(std::string_view text, const std::string& where);
-// The same for a question's answer template, whose placeholders are {value} {rank} {step}
-// {chunk} {phase} ("... in the answer (answers know: ...)").
-void check_answer_template(std::string_view text, const std::string& where);
+// A run of consecutive steps of one stage of an algorithm (Schedule::step_stages).
+struct StageFacts {
+  std::string name;     // "reduce-scatter"; named in text as reduce_scatter (stage_id)
+  int first = 0, last = 0;  // 1-based steps of the phase
+};
+// "reduce-scatter" -> "reduce_scatter": lower case, every other character an underscore.
+std::string stage_id(std::string_view stage);
+// The stages of a schedule in step order.
+std::vector<StageFacts> schedule_stages(const Schedule& s);
 
-// What a step's placeholders stand for. The focus transfer is the first transfer of the
-// step that rank 0 sends to another rank, else the step's first transfer to another rank,
-// else its first transfer: {src} {dst} {chunk} {bytes} describe it; {step_bytes} is the
-// whole step's bytes between ranks.
+struct PhaseFacts {
+  bool collective = false;
+  std::string name;                 // the phase's name
+  std::string collective_name;      // "all_reduce" (collective phases)
+  std::string algorithm;            // "ring"
+  int steps = 0, transfers = 0, chunks = 0;
+  int total_ranks = 0, servers = 0;  // the schedule's ranks; those beyond the workers
+  double count = 0;                  // elements per block (the request's count)
+  double block_bytes = 0;            // count x the type's size
+  double input_bytes = 0, output_bytes = 0;  // rank 0's buffers
+  double chunk_bytes = 0;            // the phase's first transfer between two ranks
+  double sent = 0, sent_max = 0;     // bytes rank 0, and the rank that sends most, send to other ranks
+  std::vector<StageFacts> stages;
+  // Predicted (µs), when the program was: when the phase begins and ends, its length, and its
+  // bus bandwidth (GB/s; whole collectives that have one).
+  std::optional<double> begin_us, end_us, duration_us, busbw;
+};
+
+struct LessonFacts {
+  int ranks = 0;  // the workers (a parameter server's servers are extra ranks)
+  std::vector<PhaseFacts> phases;
+  std::vector<std::optional<double>> answers;  // per question; nullopt: the run cannot answer it
+  std::optional<double> total_us;              // the program's predicted end
+};
+
+// The facts of a program (prepared, and predicted for the times; answers from answer_question).
+LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p);
+// The facts of a single collective run without a program (`collsim explain` of one run): its
+// one phase, no times, no answers.
+LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule);
+
+// Every name a text may use and its value, as the scopes below see them: the lesson's
+// (ranks, phases, total_us, qK for question K, pK.NAME for phase K's facts), then the
+// phase's own names unprefixed when `phase` (0-based) is given. For docs, messages and the
+// literal-number check (lesson_text_warnings).
+std::vector<std::pair<std::string, TextValue>> lesson_names(const LessonFacts& f, std::optional<std::size_t> phase);
+
+// --- step captions ---------------------------------------------------------------------------
+
+// What a step's names stand for, beyond its phase's facts. The focus transfer is the first
+// transfer of the step that rank 0 sends to another rank, else the step's first transfer to
+// another rank, else its first transfer: {src} {dst} {chunk} {bytes} describe it;
+// {step_bytes} is the whole step's bytes between ranks; {stage} the step's stage, and
+// {stage_step} of {stage_steps} its place in it.
 struct CaptionContext {
   int step = 0, steps = 0;    // 1-based step of the phase's schedule; its step count
   int phase = 1, phases = 1;  // 1-based
   int ranks = 0;
   std::string label;          // the schedule's step label
+  std::string stage;          // the step's stage ("" for an algorithm of one stage)
+  int stage_step = 0, stage_steps = 0;
   int src = -1, dst = -1, chunk = -1;
   std::uint64_t bytes = 0, step_bytes = 0;
 };
 CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases);
-std::string expand_caption(std::string_view text, const CaptionContext& c);
 
-// The caption of step `step` (1-based) of a phase: its step_captions entry, else its
-// step_caption, else the schedule's step label; expanded. Empty for step 0 (before).
-std::string step_caption(const Phase& phase, const Schedule& phase_schedule, int step, int phase_number, int phases);
+// Which steps a stage caption's `at` selects (Phase::stage_captions): "every", "first",
+// "last", a stage ("reduce_scatter": all its steps), or a stage's "first" or "last"
+// ("reduce_scatter.last"). Throws InputError naming `where` for a malformed selector.
+void check_stage_selector(std::string_view at, const std::string& where);
+// How specific `at` is for step `step` (1-based) of the schedule: -1 when it does not select
+// it; the most specific selector gives the step its caption (a stage's first or last, then
+// the phase's first or last, then a stage, then every; ties: the first in the file).
+int stage_selector_rank(std::string_view at, const Schedule& phase_schedule, int step);
 
-// What a view shows with step `step` of phase `index` (0-based) of `s`: the lesson's
-// caption, then the step's (step_caption), each expanded; for step 0 (before the phase's
-// first step), the lesson's caption, then the phase's caption. Empty parts are left out.
-// A compute phase has only step 0: pass any schedule (Schedule{}); {ranks} is s.ranks.
-std::string shown_caption(const Scenario& s, std::size_t index, const Schedule& phase_schedule, int step);
+// What a view shows with step `step` (0: before the phase's first step) of phase `index`
+// (0-based): the lesson's caption, the phase's caption (step 0) or the step's own caption
+// (its step_captions entry, else the most specific stage caption, else its step_caption),
+// each rendered; empty where there is none. A compute phase: pass any schedule (Schedule{}).
+struct CaptionParts {
+  std::string lesson, phase, step;
+};
+CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                           int step);
+// The parts joined by spaces, the step's label standing in for a step without a caption.
+std::string shown_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                          int step);
+// The step's own caption, or its label when it has none (step >= 1).
+std::string step_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                         int step);
 
-// A question's answer computed from the program (which must be predicted for time_us
-// and busbw_gbps): the value and the answer template expanded ({value}; the question's
-// own placeholders {rank} {step} {chunk} {phase} too). InputError naming the question's
-// origin when it asks about a phase, rank, step or chunk the run does not have.
+// --- the description and the questions -----------------------------------------------------
+
+std::string lesson_description(const Scenario& s, const LessonFacts& f);
+std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t question);
+
+// A question's answer computed from the program (which must be predicted for the metrics
+// of time): the value and the answer template rendered ({value} {value_h} {rank} {step}
+// {chunk} {phase}, and every lesson name). InputError naming the question's origin when it
+// asks about a phase, rank, step or chunk the run does not have. Without facts, the answer
+// template may use only the question's own names.
 struct Answer {
   double value = 0;
   std::string text;
 };
-Answer answer_question(const Question& q, const ProgramResult& p);
+Answer answer_question(const Question& q, const ProgramResult& p, const LessonFacts* f = nullptr);
+// All of them, in order (the first that cannot be answered throws).
+std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f);
+
+// --- checks ------------------------------------------------------------------------------------
+
+// Renders every text of the lesson — description, captions of every phase and step, stage
+// captions, questions and answers — at this run, so that a bad name or a selector error is
+// an InputError naming the text's file, line and key before the long work starts. Without
+// `answers`, the questions' texts only (the GUI shows why a run cannot answer one).
+void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool answers = true);
+
+// Literal numbers that state an N-dependent fact: each number (or number word, "four")
+// written in a text's literal part that equals a fact of the run that changes with the
+// rank count (comparing `f` with `other`, the same lesson's facts at another rank count).
+// One warning per number: "WHERE: '3' is p1.steps at 4 ranks (it changes with --ranks):
+// write {p1.steps}, or set ranks_fixed = true". Lessons with ranks_fixed have none.
+std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other);
 
 }  // namespace collsim

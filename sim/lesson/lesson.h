@@ -82,11 +82,22 @@ struct Phase {
   std::vector<std::pair<std::string, double>> allocates;
   std::vector<std::string> frees;
 
-  // Captions. Placeholders (captions.h): {src} {dst} {chunk} {bytes} {step} {steps}
-  // {phase} {phases} {ranks} {label}.
+  // Captions: templates over the run's facts (captions.h, text.h). A step's own caption is
+  // its step_captions entry, else its most specific stage caption, else step_caption.
   std::string caption;                     // the phase as a whole
-  std::string step_caption;                // every step that has no entry below
-  std::vector<std::string> step_captions;  // step k's caption at [k-1]; "" falls back
+  std::string step_caption;                // every step that has no caption of its own
+  std::vector<std::string> step_captions;  // step k's caption at [k-1]; "" falls back. Fixed
+                                           // step numbers: only for ranks_fixed lessons
+  struct StageCaption {
+    std::string at;     // the steps it is for: "reduce_scatter.last" (check_stage_selector)
+    std::string text;
+    std::string where;  // "file:line:column: key 'collective.stage_captions[2]'"
+  };
+  std::vector<StageCaption> stage_captions;
+  // Where each caption was written, for messages ("file:line:column: key '...'"); empty
+  // for a phase a program generated.
+  std::string caption_where, step_caption_where;
+  std::vector<std::string> step_captions_where;
 
   std::string origin;  // "file:line:column" of the [[phase]] table, or of what generated it
 };
@@ -134,6 +145,10 @@ struct Question {
   int rank = 0;
   int step = 0;   // 0 = after the last step
   int chunk = 0;
+  // rank, step and chunk as expressions over the run's facts ("ranks-1",
+  // "reduce_scatter.last"), when the file gave a string: evaluated for each run, so the
+  // question asks about the same thing at every rank count. Empty: the number above.
+  std::string rank_expr, step_expr, chunk_expr;
   std::string origin;  // "file:line:column" of the [[question]] table
 };
 

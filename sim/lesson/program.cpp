@@ -80,6 +80,8 @@ Schedule sub_schedule(const Schedule& whole, int first, int last, std::vector<st
   if (first == 1) s.pre_ops = whole.pre_ops;
   if (last == whole.step_count()) s.post_ops = whole.post_ops;
   s.step_labels.assign(whole.step_labels.begin() + (first - 1), whole.step_labels.begin() + last);
+  if (!whole.step_stages.empty())
+    s.step_stages.assign(whole.step_stages.begin() + (first - 1), whole.step_stages.begin() + last);
   for (std::size_t i = 0; i < whole.transfers.size(); ++i) {
     const Transfer& t = whole.transfers[i];
     if (t.step < first - 1 || t.step > last - 1) continue;

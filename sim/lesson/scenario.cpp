@@ -3,6 +3,7 @@
 // file reads a scenario's frame (format, title, [run], [topology]) and applies flags;
 // scenario_lesson.cpp reads what it runs ([collective], [[phase]], [training], [[question]]).
 #include "sim/lesson/scenario.h"
+#include "sim/lesson/text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -209,16 +210,25 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {
-    refuse_format2_keys(top, {"caption", "ranks", "phase", "training", "question"});
+    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "phase", "training", "question"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
     top.only_keys({"format", "title", "description", "collective", "run", "topology"});
   } else {
-    top.only_keys({"format", "title", "description", "caption", "ranks", "collective", "phase", "training", "question",
-                   "run", "topology"});
+    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "collective", "phase",
+                   "training", "question", "run", "topology"});
   }
   s.request = default_run_request();
   if (auto e = top.find("title")) s.title = e->string();
-  if (auto e = top.find("description")) s.description = e->string();
+  if (auto e = top.find("description")) {
+    s.description = e->string();
+    s.description_where = e->where();
+    parse_text(s.description, s.description_where);  // the syntax now; the names once the run is known
+  }
+  if (auto e = top.find("ranks_fixed")) {
+    // true, or the reason: "its figures are for 2 nodes of 8 GPUs".
+    s.ranks_fixed = e->node().is_string() || e->boolean();
+    if (e->node().is_string()) s.ranks_fixed_why = e->string();
+  }
   if (auto t = top.table("run")) read_run(*t, s);  // first: its seed goes to every phase
   if (auto t = top.table("topology")) read_topology(*t, s.topology);
   read_scenario_program(top, s);

@@ -25,7 +25,14 @@ inline constexpr int kOldestScenarioFormat = 1;
 struct Scenario {
   std::string source;       // the file it came from, as given
   std::string title;        // empty when the file has none
-  std::string description;  // for the student: what to look for, and why
+  std::string description;  // for the student: what to look for, and why (a template: captions.h)
+  // The lesson's text is true only at its own rank count: `--ranks` with another is refused
+  // (docs/scenario-format.md). Without it, numbers that change with the rank count must be
+  // computed (placeholders), and `collsim validate` warns about literal ones.
+  bool ranks_fixed = false;
+  std::string ranks_fixed_why;  // the file's reason (`ranks_fixed = "why"`), for the refusal
+  // Where the description and the lesson caption were written ("file:line:column: key '...'").
+  std::string description_where, caption_where;
   // Keys the file leaves out take the command line's defaults: all_reduce with ring on 4
   // ranks, count 1M, f32, sum, root 0, out of place, slices 0 (the algorithm's default),
   // servers 1, not colocated, ranks_per_node 0 (automatic), seed 1.

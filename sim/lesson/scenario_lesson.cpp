@@ -17,6 +17,7 @@
 
 #include "sim/schedule/algorithm.h"
 #include "sim/lesson/captions.h"
+#include "sim/lesson/text.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/scenario.h"
@@ -126,17 +127,46 @@ std::string position(const Entry& e) { return fmt::format("{}:{}:{}", e.file(), 
 
 // --- the keys phases share ----------------------------------------------------------------
 
+// A text template (text.h): its syntax is checked here, its names once the run is known
+// (check_lesson_text), since they depend on the algorithm's stages and the questions.
 std::string caption_text(const Entry& e) {
   std::string text = e.string();
-  check_caption(text, e.where());
+  parse_text(text, e.where());
   return text;
 }
 
+// stage_captions = [{ at = "reduce_scatter.last", text = "..." }, ...]
+std::vector<Phase::StageCaption> stage_captions(const Entry& e) {
+  std::vector<Phase::StageCaption> out;
+  for (std::size_t i = 0; i < e.array().size(); ++i) {
+    const Entry item = e.item(i);
+    const Table t = Table::of(item, "a stage caption");
+    t.only_keys({"at", "text"});
+    const std::optional<Entry> at = t.find("at"), text = t.find("text");
+    if (!at) item.fail("needs `at`: the steps it captions (\"every\", \"first\", \"last\", a stage such as \"reduce_scatter\", or \"reduce_scatter.last\")");
+    if (!text) item.fail("needs `text`: the caption");
+    Phase::StageCaption c{at->string(), caption_text(*text), item.where()};
+    check_stage_selector(c.at, at->where());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 void read_captions(const Table& t, Phase& p) {
-  if (auto e = t.find("caption")) p.caption = caption_text(*e);
-  if (auto e = t.find("step_caption")) p.step_caption = caption_text(*e);
+  if (auto e = t.find("caption")) {
+    p.caption = caption_text(*e);
+    p.caption_where = e->where();
+  }
+  if (auto e = t.find("step_caption")) {
+    p.step_caption = caption_text(*e);
+    p.step_caption_where = e->where();
+  }
   if (auto e = t.find("step_captions"))
-    for (std::size_t i = 0; i < e->array().size(); ++i) p.step_captions.push_back(caption_text(e->item(i)));
+    for (std::size_t i = 0; i < e->array().size(); ++i) {
+      p.step_captions.push_back(caption_text(e->item(i)));
+      p.step_captions_where.push_back(e->item(i).where());
+    }
+  if (auto e = t.find("stage_captions")) p.stage_captions = stage_captions(*e);
 }
 
 // reads = ["grad.layer4", "params"]: names of per-rank regions.
@@ -235,7 +265,7 @@ Phase read_collective_phase(const Entry& item, const LessonContext& l) {
   const Table t = Table::of(item, "a collective [[phase]]");
   t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "root", "in_place", "slices", "servers",
                "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "stream", "wait_for", "host_wait_for",
-               "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions"});
+               "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions", "stage_captions"});
   Phase p = collective_phase(l.base, "");
   read_collective(t, p.request);
   read_custom(t, l.file, p.request);
@@ -575,6 +605,14 @@ void read_span(const Entry& e, const Table& t, Question& q, int phases) {
   if (q.last_phase < q.phase) e.fail(fmt::format("[{}, {}]: the first phase comes after the last", q.phase, q.last_phase));
 }
 
+// rank = 3, or rank = "ranks-1": a number, or an expression the run evaluates (text.h).
+int number_or_expression(const Entry& e, int lo, int hi, std::string& expression) {
+  if (!e.node().is_string()) return e.int32(lo, hi);
+  expression = e.string();
+  parse_text(fmt::format("{{{}}}", expression), e.where());
+  return 0;
+}
+
 Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const Table t = Table::of(item, "a [[question]]");
   t.only_keys({"text", "metric", "phase", "phases", "rank", "step", "chunk", "answer"});
@@ -583,7 +621,6 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const std::optional<Entry> text = t.find("text"), metric = t.find("metric");
   if (!text) item.fail("needs a `text`: the question the student reads");
   if (!metric) item.fail("needs a `metric`: what the answer is computed from (bytes_sent, time_us, ...)");
-  q.text = text->string();
   q.metric = read_metric(*metric);
   const int phases = static_cast<int>(s.phases.size());
   const bool whole_program = is_span(q.metric);
@@ -617,23 +654,20 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
     if (!per_rank)
       e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\" "
               "or \"idle_fraction\"");
-    q.rank = e->int32(0, total_ranks - 1);
+    q.rank = number_or_expression(*e, 0, total_ranks - 1, q.rank_expr);
   }
   if (auto e = t.find("step")) {
     if (!per_step)
       e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\" or \"contributions\"");
-    q.step = e->int32(0, kMaxInt);
+    q.step = number_or_expression(*e, 0, kMaxInt, q.step_expr);
   }
   if (auto e = t.find("chunk")) {
     if (q.metric != Metric::contributions) e->fail("is used only with metric = \"contributions\"");
-    q.chunk = e->int32(0, kMaxInt);
+    q.chunk = number_or_expression(*e, 0, kMaxInt, q.chunk_expr);
   }
-  if (auto e = t.find("answer")) {
-    q.answer = e->string();
-    check_answer_template(q.answer, e->where());
-  } else {
-    q.answer = "{value}";
-  }
+  q.text = caption_text(*text);
+  if (auto e = t.find("answer")) q.answer = caption_text(*e);
+  else q.answer = "{value}";
   return q;
 }
 
@@ -712,7 +746,8 @@ void read_format1(const Table& top, Scenario& s) {
 // Format 2's [collective]: format 1's keys and captions; `ranks` here or at the top level.
 Phase read_lesson_collective(const Table& t, const LessonContext& l) {
   t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "schedule", "caption", "step_caption", "step_captions"});
+               "colocated", "ranks_per_node", "schedule", "caption", "step_caption", "step_captions",
+               "stage_captions"});
   if (auto e = t.find("ranks"); e && l.ranks)
     e->fail(fmt::format("ranks is given at the top level too ({}:{}:{}): give it once", e->file(), l.ranks->line(),
                         l.ranks->column()));
@@ -730,7 +765,10 @@ void read_format2(const Table& top, Scenario& s) {
   s.ranks = ranks ? ranks->int32(1, kMaxRanks) : kDefaultRanks;
   s.request.spec.ranks = s.ranks;
   const LessonContext l{s.source, s.request, ranks, s.phases};
-  if (auto e = top.find("caption")) s.caption = caption_text(*e);
+  if (auto e = top.find("caption")) {
+    s.caption = caption_text(*e);
+    s.caption_where = e->where();
+  }
 
   const std::optional<Table> collective = top.table("collective");
   const std::optional<Entry> phases = top.find("phase"), training = top.find("training");
@@ -861,8 +899,22 @@ void read_scenario_program(const Table& top, Scenario& s) {
     read_format2(top, s);
 }
 
+namespace {
+// ranks_fixed: the lesson's text is true at its own rank count only.
+void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const FlagGiven& given) {
+  if (!s.ranks_fixed || !given("--ranks") || from_flags.spec.ranks == s.ranks) return;
+  throw InputError(fmt::format("--ranks {}: {} is written for {} ranks only (ranks_fixed){}: its text states facts of {} "
+                               "ranks that would be false at {}; copy the file and edit it to try another rank count",
+                               from_flags.spec.ranks, s.source, s.ranks,
+                               s.ranks_fixed_why.empty() ? "" : fmt::format(", because {}", s.ranks_fixed_why), s.ranks,
+                               from_flags.spec.ranks));
+}
+
+}  // namespace
+
 Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
                                   const FlagGiven& given) {
+  refuse_fixed_ranks(s, from_flags, given);
   Scenario out = s;
   out.topology = apply_topology_overrides(s.topology, topology_flags, given);
   if (s.single_collective()) {

@@ -67,10 +67,19 @@ struct Schedule {
   std::vector<LocalOp> pre_ops;
   std::vector<Transfer> transfers;        // ordered by step
   std::vector<std::string> step_labels;   // one per step; "local" when every transfer is local
+  // The algorithm's stage of each step ("reduce-scatter", "all-gather"; "" for an algorithm
+  // of one stage), so that lesson captions can name "the reduce-scatter's last step" at any
+  // N (sim/lesson/captions.h). Either empty (no stages) or one per step.
+  std::vector<std::string> step_stages;
   std::vector<LocalOp> post_ops;
   std::int64_t average_divisor = 1;       // what `divide` post-ops divide by
 
   int step_count() const { return static_cast<int>(step_labels.size()); }
+  // The stage of step `step` (0-based); "" when the schedule has no stages.
+  std::string_view stage_of(int step) const {
+    return step >= 0 && static_cast<std::size_t>(step) < step_stages.size() ? std::string_view(step_stages[static_cast<std::size_t>(step)])
+                                                                                : std::string_view();
+  }
   // The size of the buffer as the schedule names it (DESIGN.md's table, or scratch).
   std::uint64_t buffer_elements(int rank, BufferKind b) const;
   // Payload bytes. A barrier's tokens are zero-byte signals: the engine moves one i32

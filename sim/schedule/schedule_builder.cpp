@@ -54,6 +54,7 @@ void ScheduleBuilder::pre_fill_identity(Region target) {
 
 void ScheduleBuilder::step(std::string label) {
   schedule_.step_labels.push_back(std::move(label));
+  schedule_.step_stages.push_back(stage_);
   current_step_ = static_cast<int>(schedule_.step_labels.size()) - 1;
 }
 
@@ -89,14 +90,18 @@ Schedule ScheduleBuilder::finish() && {
     new_index[static_cast<std::size_t>(t.step)] = 0;
     if (!t.is_local()) has_remote[static_cast<std::size_t>(t.step)] = true;
   }
-  std::vector<std::string> labels;
+  std::vector<std::string> labels, stages;
   for (std::size_t i = 0; i < old_steps; ++i) {
     if (new_index[i] < 0) continue;
     new_index[i] = static_cast<int>(labels.size());
     labels.push_back(has_remote[i] ? std::move(s.step_labels[i]) : std::string("local"));
+    stages.push_back(i < s.step_stages.size() ? std::move(s.step_stages[i]) : std::string());
   }
   for (Transfer& t : s.transfers) t.step = new_index[static_cast<std::size_t>(t.step)];
   s.step_labels = std::move(labels);
+  // No stage named anywhere: the schedule has none (an empty list, as Schedule says).
+  if (std::all_of(stages.begin(), stages.end(), [](const std::string& x) { return x.empty(); })) stages.clear();
+  s.step_stages = std::move(stages);
 
   if (s.spec.op == ReduceOp::avg && collective_reduces(s.spec.collective))
     for (int r = 0; r < s.spec.ranks; ++r)

@@ -30,6 +30,9 @@ class ScheduleBuilder {
 
   // Starts a new step; following transfers belong to it.
   void step(std::string label);
+  // The algorithm's stage the following steps belong to ("reduce-scatter"), until the next
+  // call; "" (the default) for none. Schedule::step_stages records it per step.
+  void stage(std::string name) { stage_ = std::move(name); }
   void copy(int chunk, Region from, Region to) { add(Action::copy, chunk, from, to); }
   void reduce(int chunk, Region from, Region to) { add(Action::reduce, chunk, from, to); }
   void add(Action action, int chunk, Region from, Region to);
@@ -39,6 +42,7 @@ class ScheduleBuilder {
  private:
   Schedule schedule_;
   int current_step_ = -1;
+  std::string stage_;
 };
 
 }  // namespace collsim

@@ -130,6 +130,8 @@ void write_schedule(ObjectWriter& parent, const Schedule& s) {
   w.add("scratch_count", s.scratch_count);
   w.add("average_divisor", s.average_divisor);
   w.add_array("steps", s.step_labels.size(), [&](std::size_t i) { return ojson(s.step_labels[i]); });
+  if (!s.step_stages.empty())
+    w.add_array("stages", s.step_stages.size(), [&](std::size_t i) { return ojson(s.step_stages[i]); });
   w.add_array("pre_ops", s.pre_ops.size(), [&](std::size_t i) { return local_op_json(s.pre_ops[i]); });
   w.add_array("transfers", s.transfers.size(), [&](std::size_t i) { return transfer_json(s.transfers[i]); });
   w.add_array("post_ops", s.post_ops.size(), [&](std::size_t i) { return local_op_json(s.post_ops[i]); });
@@ -357,7 +359,7 @@ void check_imported_schedule(const Field& f, const Schedule& s, std::shared_ptr<
 }
 
 Schedule read_schedule(const Field& f, const RunRequest& request, std::shared_ptr<const BufferHistory>* history) {
-  f.only_keys({"total_ranks", "scratch_count", "average_divisor", "steps", "pre_ops", "transfers", "post_ops"});
+  f.only_keys({"total_ranks", "scratch_count", "average_divisor", "steps", "stages", "pre_ops", "transfers", "post_ops"});
   Schedule s;
   s.spec = request.spec;
   s.algorithm = request.algorithm;
@@ -368,6 +370,12 @@ Schedule read_schedule(const Field& f, const RunRequest& request, std::shared_pt
   s.scratch_count = read_array<std::uint64_t>(scratch, [](const Field& x) { return x.unsigned_integer(); });
   s.average_divisor = f["average_divisor"].integer(1);
   s.step_labels = read_array<std::string>(f["steps"], [](const Field& x) { return x.str(); });
+  if (f.has("stages")) {  // optional: traces written before stages existed have none
+    const Field stages = f["stages"];
+    if (stages.size() != s.step_labels.size())
+      stages.fail(fmt::format("has {} entries, expected one per step ({})", stages.size(), s.step_labels.size()));
+    s.step_stages = read_array<std::string>(stages, [](const Field& x) { return x.str(); });
+  }
   s.pre_ops = read_array<LocalOp>(f["pre_ops"], [&](const Field& x) { return read_local_op(x, s); });
   s.transfers = read_array<Transfer>(f["transfers"], [&](const Field& x) { return read_transfer(x, s); });
   s.post_ops = read_array<LocalOp>(f["post_ops"], [&](const Field& x) { return read_local_op(x, s); });

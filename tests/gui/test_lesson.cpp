@@ -175,7 +175,7 @@ TEST_CASE("gui lesson: a single collective's narration is its file's step captio
   for (int k = 1; k <= 6; ++k) {
     CAPTURE(k);
     const Narration n = narration(l, 0, k);
-    CHECK(n.step == step_caption(l.phase(0), s, k, 1, 1));
+    CHECK(n.step == step_caption(l.scenario, l.facts, 0, s, k));
     CHECK(n.step.find('{') == std::string::npos);
     CHECK(n.step.find(fmt::format("Step {}", k)) != std::string::npos);
   }
@@ -254,12 +254,12 @@ TEST_CASE("gui lesson: each phase narrates its caption and its steps' captions")
   CHECK(narration(l, 1, 0).phase == "Phase 2 of 4: the workers push.");
   CHECK(narration(l, 1, 0).step.empty());
   const Narration push = narration(l, 1, 1);
-  CHECK(push.step == step_caption(l.phase(1), l.run_of(1).schedule, 1, 2, 4));
+  CHECK(push.step == step_caption(l.scenario, l.facts, 1, l.run_of(1).schedule, 1));
   CHECK(push.step.find("pushes") != std::string::npos);
   CHECK(push.step.find("rank 0 ") != std::string::npos);  // the focus transfer: rank 0's send
   CHECK(narration(l, 2, 0).phase == "The servers update.");
   const Narration pull = narration(l, 3, 1);
-  CHECK(pull.step == step_caption(l.phase(3), l.run_of(3).schedule, 1, 4, 4));
+  CHECK(pull.step == step_caption(l.scenario, l.facts, 3, l.run_of(3).schedule, 1));
   CHECK(pull.step.starts_with("step 1/1: server "));
   CHECK(narration(l, 3, 0).phase.empty());
 }

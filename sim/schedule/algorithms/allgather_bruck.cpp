@@ -36,6 +36,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   const int rounds = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(lg N)
+  b.stage("gather");
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << round, count = std::min(d, n - d);
     b.step(fmt::format("gather {}/{}: every rank r appends the first {} block{} of rank r+{} at its block {}",
@@ -45,6 +46,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
       b.copy(from, at(from, BufferKind::scratch, 0, count), at(r, BufferKind::scratch, d, d + count));
     }
   }
+  b.stage("rotate");
   b.step("rotate: every rank r copies scratch block i to output block (r+i) mod N");
   for (int r = 0; r < n; ++r) {
     b.copy(r, at(r, BufferKind::scratch, 0, n - r), at(r, BufferKind::output, r, n));

@@ -36,9 +36,11 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, blocks(r, r, r + 1));
 
   if (f.active()) {
+    b.stage("fold-in");
     b.step(f.fold_in_label("sends its block to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r, blocks(r, r, r + 1), blocks(r + 1, r, r + 1));
   }
+  b.stage("recursive doubling");
   for (int round = 0; round < f.rounds(); ++round) {
     const int d = 1 << round;
     b.step(fmt::format("recursive doubling {}/{}: every rank receives all that {} has gathered", round + 1,
@@ -50,6 +52,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     }
   }
   if (f.active()) {
+    b.stage("fold-out");
     b.step(f.fold_out_label("sends all other blocks to"));
     for (int r = 0; r < 2 * f.rem; r += 2) {
       b.copy(0, blocks(r + 1, 0, r), blocks(r, 0, r));

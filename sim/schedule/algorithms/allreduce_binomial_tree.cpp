@@ -32,6 +32,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
 
   // Phase 1: reduce — partial sums flow down to rank 0.
+  b.stage("reduce");
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << round;
     b.step(fmt::format("reduce {}/{}: every rank r with r mod {} = {} sends its partial vector to rank r-{}, which "
@@ -40,6 +41,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     for (int r = d; r < n; r += 2 * d) b.reduce(r, out(r), out(Rooted::parent(r)));
   }
   // Phase 2: broadcast — the result flows back up the same tree, farthest subtree first.
+  b.stage("broadcast");
   for (int round = rounds - 1; round >= 0; --round) {
     const int d = 1 << round;
     b.step(fmt::format("broadcast {}/{}: every rank r with r mod {} = 0 copies the result to rank r+{}",

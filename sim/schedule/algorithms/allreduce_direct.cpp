@@ -20,9 +20,11 @@ void exchange_through_scratch(ScheduleBuilder& b) {
   const std::uint64_t k = b.spec().count;
   const auto slot = [&](int dst, int i) { return Region{dst, BufferKind::scratch, static_cast<std::uint64_t>(i - 1) * k, k}; };
   for (int r = 0; r < n; ++r) b.set_scratch(r, static_cast<std::uint64_t>(n - 1) * k);
+  b.stage("exchange");
   b.step("exchange: every rank sends its whole buffer to every other rank, into a scratch slot");
   for (int dst = 0; dst < n; ++dst)
     for (int i = 1; i < n; ++i) b.copy((dst + i) % n, {(dst + i) % n, BufferKind::input, 0, k}, slot(dst, i));
+  b.stage("reduce");
   b.step("local: every rank reduces the N-1 received buffers into its own");
   for (int dst = 0; dst < n; ++dst)
     for (int i = 1; i < n; ++i) b.reduce((dst + i) % n, slot(dst, i), {dst, BufferKind::output, 0, k});

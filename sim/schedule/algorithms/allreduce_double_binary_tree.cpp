@@ -111,6 +111,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
 
   std::vector<std::vector<Move>> steps = pipelined_tree_moves(trees, n, slices);
   for (std::size_t i = 0; i < steps.size(); ++i) {
+    b.stage(tree_stage(steps[i]));
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size()), slices));
     for (const Move& m : steps[i]) {
       add_tree_move(b, spec, trees, slices, m);

@@ -82,6 +82,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
 
   // Phase 1: intra-node reduce-scatter — block l ends reduced over the node on local rank l.
+  b.stage("intra-node reduce-scatter");
   for (int k = 0; k < g - 1; ++k) {
     b.step(fmt::format("intra-node reduce-scatter {}/{}: inside each of the {} nodes every rank sends one block to its "
                        "right neighbour, which reduces it",
@@ -89,18 +90,21 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     intra_step(b, grid, Action::reduce, [&](int l) { return mod(l - k - 1, g); });
   }
   // Phase 2: inter-node ring all-reduce of block l among the ranks with local index l.
+  b.stage("inter-node reduce-scatter");
   for (int k = 0; k < grid.m - 1; ++k) {
     b.step(fmt::format("inter-node reduce-scatter {}/{}: the ranks with the same local index form a ring across the "
                        "nodes; each sends one piece of its block to the next node, which reduces it",
                        k + 1, grid.m - 1));
     inter_step(b, grid, Action::reduce, [&](int i) { return mod(i - k, grid.m); });
   }
+  b.stage("inter-node all-gather");
   for (int k = 0; k < grid.m - 1; ++k) {
     b.step(fmt::format("inter-node all-gather {}/{}: across the nodes each rank forwards a finished piece of its block",
                        k + 1, grid.m - 1));
     inter_step(b, grid, Action::copy, [&](int i) { return mod(i + 1 - k, grid.m); });
   }
   // Phase 3: intra-node all-gather of the G finished blocks.
+  b.stage("intra-node all-gather");
   for (int k = 0; k < g - 1; ++k) {
     b.step(fmt::format("intra-node all-gather {}/{}: inside each node every rank forwards a finished block to its "
                        "right neighbour",

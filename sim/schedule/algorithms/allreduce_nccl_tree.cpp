@@ -120,6 +120,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     std::stable_sort(steps[i].begin(), steps[i].end(), [](const Move& x, const Move& y) {
       return std::tie(x.child, x.up) < std::tie(y.child, y.up);
     });
+    b.stage(tree_stage(steps[i]));
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size())));
     for (const Move& m : steps[i]) {
       // Tree t owns half t of the vector (NCCL: channel c and c + nChannels), in S slices.

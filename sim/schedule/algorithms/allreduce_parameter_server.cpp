@@ -57,6 +57,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   }
 
   // Phase 1: push — gradients flow into the servers.
+  b.stage("push");
   b.step(fmt::format("push: every worker sends shard s of its gradient to server s ({} server{}), which reduces it",
                      p.servers, p.servers == 1 ? "" : "s"));
   for (int w = 0; w < p.workers; ++w)
@@ -67,6 +68,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     }
 
   // Phase 2: pull — reduced shards flow back to every worker.
+  b.stage("pull");
   b.step("pull: every server sends its reduced shard back to every worker");
   for (int s = 0; s < p.servers; ++s)
     for (int w = 0; w < p.workers; ++w) {

@@ -59,10 +59,12 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
 
   if (f.active()) {
+    b.stage("fold-in");
     b.step(f.fold_in_label("reduces its vector into"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
   }
   // Phase 1: reduce-scatter by recursive halving — distance N'/2 first, half the data each time.
+  b.stage("reduce-scatter");
   for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
     b.step(fmt::format("reduce-scatter {}/{}: every rank sends half of its blocks to {}, which reduces them; it "
                        "keeps the other half",
@@ -70,11 +72,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     exchange(b, h, d, Action::reduce);
   }
   // Phase 2: all-gather by recursive doubling — distance 1 first, twice the data each time.
+  b.stage("all-gather");
   for (int round = 1, d = 1; d < f.pof2; ++round, d *= 2) {
     b.step(fmt::format("all-gather {}/{}: every rank sends its finished blocks to {}", round, f.rounds(), f.partner(d)));
     exchange(b, h, d, Action::copy);
   }
   if (f.active()) {
+    b.stage("fold-out");
     b.step(f.fold_out_label("sends the result to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
   }

@@ -35,9 +35,11 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   if (f.active()) {
+    b.stage("fold-in");
     b.step(f.fold_in_label("reduces its vector into"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
   }
+  b.stage("recursive doubling");
   for (int round = 0; round < f.rounds(); ++round) {
     const int distance = 1 << round;
     b.step(fmt::format("recursive doubling {}/{}: every rank receives the whole vector of {}", round + 1, f.rounds(),
@@ -50,6 +52,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     for (int v = 0; v < f.pof2; ++v) b.reduce(f.real_rank(v ^ distance), scratch(f.real_rank(v)), out(f.real_rank(v)));
   }
   if (f.active()) {
+    b.stage("fold-out");
     b.step(f.fold_out_label("sends the result to"));
     for (int r = 0; r < 2 * f.rem; r += 2) b.copy(r + 1, out(r + 1), out(r));
   }

@@ -55,6 +55,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   }
 
   // Phase 1: reduce-scatter — partial sums travel around the ring.
+  b.stage("reduce-scatter");
   for (int k = 0; k < n - 1; ++k)
     ring_step(b, Action::reduce, k == 0 ? BufferKind::input : BufferKind::output,
               fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
@@ -62,6 +63,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
               options.slices_or(1), [&](int r) { return mod(r - k, n); });
 
   // Phase 2: all-gather — finished chunks travel around the ring and overwrite.
+  b.stage("all-gather");
   for (int k = 0; k < n - 1; ++k)
     ring_step(b, Action::copy, BufferKind::output,
               fmt::format("all-gather {}/{}: every rank forwards a finished chunk to its right neighbour", k + 1, n - 1),

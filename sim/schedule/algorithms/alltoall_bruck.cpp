@@ -44,6 +44,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   const int rounds = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(lg N)
+  b.stage("exchange");
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << round;
     // The slots with bit k set form runs [j*2d + d, j*2d + 2d), packed one after another.
@@ -65,6 +66,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
       }
     }
   }
+  b.stage("unrotate");
   b.step("unrotate: every rank r copies slot i to output block (r-i) mod N");
   for (int r = 0; r < n; ++r)
     for (int i = 0; i < n; ++i) b.copy(i, slots(r, i, i + 1), at(r, BufferKind::output, (r - i + n) % n, (r - i + n) % n + 1));

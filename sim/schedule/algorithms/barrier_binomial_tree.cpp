@@ -37,6 +37,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   // Phase 1: arrive — signals of ever larger subtrees flow to rank 0.
+  b.stage("arrive");
   for (int k = 0; k < rounds; ++k) {
     const int d = 1 << k;
     b.step(fmt::format("arrive {}/{}: every rank {} mod {} signals rank r-{} that its subtree has arrived", k + 1,
@@ -44,6 +45,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     for (int r = d; r < n; r += 2 * d) b.reduce(r, token(r), token(Rooted::parent(r)));
   }
   // Phase 2: release — the full token flows back down the same tree.
+  b.stage("release");
   for (int k = rounds - 1; k >= 0; --k) {
     const int d = 1 << k;
     b.step(fmt::format("release {}/{}: every released rank r with r mod {} = 0 releases rank r+{}", rounds - k, rounds,

@@ -40,6 +40,7 @@ Region blocks(const Rooted& t, std::uint64_t k, int v, int a, int b) {
 void scatter(ScheduleBuilder& b, const Rooted& t) {
   const std::uint64_t k = b.spec().count;
   const int rounds = t.rounds();
+  b.stage("scatter");
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << (rounds - 1 - round);
     b.step(
@@ -61,6 +62,7 @@ void ring_all_gather(ScheduleBuilder& b, const Rooted& t) {
     r.buffer = BufferKind::output;
     return r;
   };
+  b.stage("all-gather");
   for (int j = 0; j < n - 1; ++j) {
     b.step(fmt::format("all-gather {}/{}: every rank forwards one block to its right neighbour", j + 1, n - 1));
     for (int v = 0; v < n; ++v) {

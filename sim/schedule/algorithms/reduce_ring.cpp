@@ -39,6 +39,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     b.pre_copy({r, BufferKind::input, 0, k}, {r, accumulator(r), 0, k});
   }
 
+  b.stage("reduce-scatter");
   // Phase 1: reduce-scatter — partial sums travel around the ring.
   for (int step = 0; step < n - 1; ++step) {
     b.step(fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
@@ -50,6 +51,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   // Phase 2: gather — the finished chunks go to the root.
+  b.stage("gather");
   b.step("gather: every rank but the root sends its fully reduced chunk to the root");
   for (int r = 0; r < n; ++r) {
     const int c = mod(r + 1, n);

@@ -69,9 +69,11 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   }
 
   if (f.active()) {
+    b.stage("fold-in");
     b.step(f.fold_in_label("reduces its whole input into"));
     for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::reduce, r, r + 1, 0, n, true);
   }
+  b.stage("recursive halving");
   for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
     b.step(fmt::format("recursive halving {}/{}: every rank sends the half of its blocks that belongs to {}, which "
                        "reduces it; it keeps the other half",
@@ -82,6 +84,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     }
   }
   if (f.active()) {
+    b.stage("fold-out");
     b.step(f.fold_out_label("sends the block it finished for"));
     for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::copy, r + 1, r, r, r + 1);
   }

@@ -1,8 +1,10 @@
 // The two complementary binary trees of the double-binary-tree all-reduce, exposed so
 // that tests (and views) can inspect their shape.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/schedule/partition.h"
@@ -53,6 +55,15 @@ std::vector<std::vector<TreeMove>> pipelined_tree_moves(const std::array<Tree, 2
       }
   }
   return steps;
+}
+
+// The stage of a step of such moves, for lesson captions (Schedule::step_stages): "reduce"
+// while every move climbs, "broadcast" while every move descends, and "reduce and broadcast"
+// where the pipeline does both at once.
+inline std::string tree_stage(const std::vector<TreeMove>& moves) {
+  const bool up = std::any_of(moves.begin(), moves.end(), [](const TreeMove& m) { return m.up; });
+  const bool down = std::any_of(moves.begin(), moves.end(), [](const TreeMove& m) { return !m.up; });
+  return up && down ? "reduce and broadcast" : up ? "reduce" : "broadcast";
 }
 
 // The transfer of one move: tree t owns half t of the vector, cut into `slices`; up, the
