@@ -308,6 +308,7 @@ Topology make_topology(const TopologyConfig& c, int workers, int total_ranks) {
   t.workers = workers;
   t.group = has_groups(c.kind) ? (c.group_size > 0 ? c.group_size : default_group_size(c.kind)) : 1;
   t.nic_per_gpu = c.kind == TopologyKind::two_level && c.nic_per_gpu;
+  t.protocol_to_choose = c.protocol == Protocol::automatic;
   const std::optional<ProtocolFigures> protocol = protocol_figures(c.protocol);
   if (protocol) {
     t.protocol = c.protocol;
@@ -429,6 +430,7 @@ std::string describe(const Topology& t) {
   if (const auto p = protocol_figures(t.protocol))
     out += fmt::format("; protocol {}: base {:g} us, {}/{} of every link's bandwidth", protocol_label(t.protocol),
                        p->base_latency_us, p->data_bytes, p->line_bytes);
+  if (t.protocol_to_choose) out += "; protocol auto (the fastest of LL, LL128 and Simple per collective)";
   out += fmt::format("; reduce {:g} GB/s, copy {:g} GB/s", t.reduce_rate_gbps, t.copy_rate_gbps);
   return out + stragglers_text(t);
 }

@@ -137,6 +137,7 @@ struct Topology {
   // The protocol applied (never auto: make_topology leaves auto's links as none's, and
   // run_model chooses), its share of every link's bandwidth and the collective's base latency.
   Protocol protocol = Protocol::none;
+  bool protocol_to_choose = false;  // configured auto, not yet chosen: describe() says so
   double bandwidth_share = 1;
   double base_latency_ns = 0;
   double reduce_rate_gbps = kDefaultReduceRateGbps, copy_rate_gbps = kDefaultCopyRateGbps;
