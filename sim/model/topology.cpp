@@ -428,8 +428,10 @@ std::string describe(const Topology& t) {
   if (t.overridden_links > 0)
     out += fmt::format(", {} link{} overridden", t.overridden_links, t.overridden_links == 1 ? "" : "s");
   if (const auto p = protocol_figures(t.protocol))
-    out += fmt::format("; protocol {}: base {:g} us, {}/{} of every link's bandwidth", protocol_label(t.protocol),
-                       p->base_latency_us, p->data_bytes, p->line_bytes);
+    out += fmt::format("; protocol {}: base {:g} us, {} of every link's bandwidth", protocol_label(t.protocol),
+                       p->base_latency_us,
+                       p->data_bytes == p->line_bytes ? std::string("all")
+                                                      : fmt::format("{}/{}", p->data_bytes, p->line_bytes));
   if (t.protocol_to_choose) out += "; protocol auto (the fastest of LL, LL128 and Simple per collective)";
   out += fmt::format("; reduce {:g} GB/s, copy {:g} GB/s", t.reduce_rate_gbps, t.copy_rate_gbps);
   return out + stragglers_text(t);
