@@ -182,7 +182,9 @@ int command_explain(const SpecFlags& sf, const std::string& scenario, const cli:
 void add_model_flags(CLI::App& cmd, cli::ModelFlags& f) {
   cmd.add_option("--topology", f.topology, "what the timing model predicts on: " + topology_kind_names())
       ->capture_default_str();
-  cmd.add_option("--link", f.link, "preset of the rank links: " + link_preset_names() + " (default: the topology's)");
+  cmd.add_option("--link", f.link,
+                 "preset of the rank links: " + link_preset_names() + " (default: the topology's; `collsim list` "
+                 "gives their figures and classes)");
   cmd.add_option("--bandwidth", f.bandwidth, "GB/s (1e9 B/s) per direction of every rank link, instead of the preset's");
   cmd.add_option("--latency", f.latency, "µs of every rank link, instead of the preset's");
   cmd.add_option("--uplink", f.uplink,
@@ -196,6 +198,11 @@ void add_model_flags(CLI::App& cmd, cli::ModelFlags& f) {
   cmd.add_option("--copy-rate", f.copy_rate, "GB/s at which a rank copies locally (δ = 1/rate; default 1675)");
   cmd.add_option("--link-override", f.link_overrides,
                  "NAME=GBPS[,US] or NAME=PRESET for one link, e.g. rank3=25 (repeatable)");
+  cmd.add_option("--protocol", f.protocol,
+                 "NCCL's protocol: none (the links' own latencies, which are NCCL's LL figures, and full bandwidth), "
+                 "simple, ll, ll128 (NCCL's per-hop latency for each link's class, its share of the bandwidth and "
+                 "its base latency), or auto (the fastest of them for this collective and size)")
+      ->capture_default_str();
   cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
   cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
 }

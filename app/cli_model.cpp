@@ -137,6 +137,10 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
   c.nic_per_gpu = f.nic == "gpu";
   if (given("--reduce-rate")) c.reduce_rate_gbps = positive("--reduce-rate", f.reduce_rate);
   if (given("--copy-rate")) c.copy_rate_gbps = positive("--copy-rate", f.copy_rate);
+  const auto protocol = parse_protocol(f.protocol);
+  if (!protocol)
+    throw InputError(fmt::format("--protocol: unknown protocol '{}' (use {})", f.protocol, protocol_names()));
+  c.protocol = *protocol;
   for (const std::string& text : f.link_overrides) c.overrides.push_back(link_override(text));
   c.stragglers = stragglers(f);
   return c;

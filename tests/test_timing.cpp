@@ -64,7 +64,7 @@ bool check_formula(const AlgorithmInfo& a, int ranks, const AlgorithmOptions& op
   spec.in_place = in_place;
   const ClosedFormInfo* f = &a.closed_form;
   const Simulated s = simulate(spec, a.name, options, switch_config());
-  const auto want = f->time_ns(cost_params(s.model.topology), cost_shape(spec, a.name, options));
+  const auto want = closed_form_time_ns(*f, cost_params(s.model.topology), cost_shape(spec, a.name, options));
   if (!want) return false;
   const double got = s.model.prediction.total_ns;
   INFO(fmt::format("{} {} on N = {}, count {}, slices {}{}: simulated {} ns, formula {} = {} ns",

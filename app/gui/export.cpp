@@ -49,6 +49,7 @@ std::string topology_toml(const TopologyConfig& t) {
   if (t.kind == TopologyKind::two_level) out += fmt::format("nic = \"{}\"\n", t.nic_per_gpu ? "gpu" : "node");
   if (t.reduce_rate_gbps) out += fmt::format("reduce_rate = {}\n", toml_number(*t.reduce_rate_gbps));
   if (t.copy_rate_gbps) out += fmt::format("copy_rate = {}\n", toml_number(*t.copy_rate_gbps));
+  if (t.protocol != Protocol::none) out += fmt::format("protocol = \"{}\"\n", to_string(t.protocol));
   if (!t.overrides.empty()) {
     out += "overrides = [\n";
     for (const LinkOverride& o : t.overrides) {

@@ -11,9 +11,11 @@
 namespace collsim::gui {
 namespace {
 
-// The topology the trace was predicted on, or the default switch: the closed forms' α-β-γ-δ.
+// The topology the trace was predicted on (under the protocol auto chose, if auto), or the
+// default switch: the closed forms' α-β-γ-δ.
 CostParams cost_params_of(const Trace& t) {
-  const TopologyConfig config = t.predicted && t.predicted->topology_config ? *t.predicted->topology_config : TopologyConfig{};
+  TopologyConfig config = t.predicted && t.predicted->topology_config ? *t.predicted->topology_config : TopologyConfig{};
+  if (config.protocol == Protocol::automatic) config.protocol = t.predicted->protocol;
   try {
     return cost_params(make_topology(config, t.schedule.spec.ranks, t.schedule.total_ranks));
   } catch (const InputError&) {

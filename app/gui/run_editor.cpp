@@ -86,6 +86,7 @@ void RunEditor::set_topology_kind(TopologyKind k) {
   TopologyConfig next;
   next.kind = k;
   next.link = topology.link;
+  next.protocol = topology.protocol;
   next.stragglers = std::move(topology.stragglers);
   topology = std::move(next);
   uplink_bandwidth.clear();  // (the rank links' figures and the compute rates stay: every kind has them)

@@ -102,6 +102,7 @@ State state_of(const App& app) {
              {"group_size", std::to_string(app.doc.topology.group_size)},
              {"overrides", std::to_string(app.doc.topology.overrides.size())},
              {"stragglers", std::to_string(app.doc.topology.stragglers.size())},
+             {"protocol", std::string(to_string(app.doc.topology.protocol))},
              {"predicted_on", vm.trace().predicted ? vm.trace().predicted->topology : "none"},
              {"predicted_us", vm.trace().predicted ? number(vm.trace().predicted->time_ns / 1000) : "none"},
              {"sent_total", number(sent)},
@@ -248,6 +249,8 @@ void edit_run(RunEditor& e, const std::vector<std::string>& w) {
       e.reduce_rate = value;
     } else if (key == "copy_rate") {
       e.copy_rate = value;
+    } else if (key == "protocol") {
+      e.topology.protocol = named(parse_protocol(value), "protocol", value);
     } else if (key == "compare") {
       e.compare = value == "none" ? "" : value;
     } else {

@@ -120,6 +120,32 @@ void figure_fields(const char* id, std::string& bw, std::string& lat, std::strin
   ImGui::PopID();
 }
 
+// NCCL's protocol for the timing model; the tooltip of each choice gives its figures
+// (sim/model/protocol.h, the same table `collsim list` prints).
+void protocol_combo(Protocol& value) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.5f);
+  if (ImGui::BeginCombo("##protocol", std::string(protocol_label(value)).c_str())) {
+    for (Protocol p : kAllProtocols) {
+      if (ImGui::Selectable(std::string(protocol_label(p)).c_str(), p == value)) value = p;
+      if (!ImGui::IsItemHovered()) continue;
+      if (const auto f = protocol_figures(p))
+        ImGui::SetTooltip("NCCL's %s: base latency %s µs once; per hop NVLink %s, PCIe %s, network %s µs; %d of every %d "
+                          "bytes carry data",
+                          std::string(protocol_label(p)).c_str(), format_figure(f->base_latency_us).c_str(),
+                          format_figure(f->hop_latency(LinkClass::nvlink)).c_str(),
+                          format_figure(f->hop_latency(LinkClass::pcie)).c_str(),
+                          format_figure(f->hop_latency(LinkClass::network)).c_str(), f->data_bytes, f->line_bytes);
+      else
+        ImGui::SetTooltip("%s", p == Protocol::none ? "the links' own latencies (NCCL's LL per-hop figures) and full "
+                                                      "bandwidth, no base latency"
+                                                    : "the fastest of LL, LL128 (NVLink only) and Simple for this run");
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("NCCL's protocol: what a hop costs, the share of the bandwidth and a base latency (docs/timing-model.md)");
+}
+
 // What a kind's uplinks connect, for labels: "switch uplinks", "network links", "server links".
 const char* uplinks_label(TopologyKind k) {
   return k == TopologyKind::pcie_tree ? "switch uplinks" : k == TopologyKind::star ? "server links" : "network links";
@@ -389,6 +415,8 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
   preset_combo("##link", e.topology.link, fallback, "the preset of the rank links (docs/timing-model.md)");
   ImGui::SameLine();
   figure_fields("link", e.bandwidth, e.latency, e.topology.link.empty() ? fallback : e.topology.link, "rank link");
+  ImGui::SameLine();
+  protocol_combo(e.topology.protocol);
   ImGui::SameLine();
   links_popup(e);
   ImGui::SameLine();

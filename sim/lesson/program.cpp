@@ -293,18 +293,19 @@ void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline
   }
 }
 
-// A collective phase: the timing model on its steps, every rank starting when it is
-// ready. A rank takes part from its first transfer's begin to its last transfer's end
+// A collective phase: the timing model on its steps, on its collective's topology (the
+// program's, under the protocol that collective's prediction used), every rank starting
+// when it is ready. A rank takes part from its first transfer's begin to its last transfer's end
 // (sent or received); a rank without transfers takes no part.
-void place_collective(PhaseRun& pr, const Phase& phase, const Topology& program_topology, Timeline& timeline) {
-  Topology t = program_topology;
+void place_collective(PhaseRun& pr, const Phase& phase, const Topology& run_topology, Timeline& timeline) {
+  Topology t = run_topology;
   for (std::size_t r = 0; r < t.late_ns.size(); ++r) {
     timeline.issue(r, phase);
     t.late_ns[r] = timeline.ready(r, phase);
   }
   const RunResult& run = *pr.run;
   const bool whole = pr.source_transfer.size() == run.schedule.transfers.size();
-  if (whole && run.model && t.late_ns == program_topology.late_ns) {  // the whole collective's own prediction
+  if (whole && run.model && t.late_ns == run_topology.late_ns) {  // the whole collective's own prediction
     pr.begin_ns = run.model->prediction.begin_ns;
     pr.end_ns = run.model->prediction.end_ns;
   } else {
@@ -537,9 +538,11 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
     throw std::logic_error("predict_program: the program was prepared from another scenario");
   p.topology = make_topology(config, program_workers(p), p.total_ranks);
   // Each collective alone, from time 0, on the program's topology (for a lesson of one
-  // collective, exactly run_model's): the single-run summaries read run->model.
+  // collective, exactly run_model's): the single-run summaries read run->model. Under
+  // protocol auto each collective gets its own protocol there, as NCCL chooses per call,
+  // and its phases are placed under that protocol.
   for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
-    run->model = ModelRun{p.topology, predict(run->schedule, run->dependencies, p.topology), config};
+    run->model = run_model(run->schedule, run->dependencies, config, program_workers(p), p.total_ranks);
   Timeline timeline(p.topology, p.phases);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {
@@ -549,7 +552,7 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
     pr.rank_begin_ns.assign(n, -1);
     pr.rank_end_ns.assign(n, -1);
     if (pr.run)
-      place_collective(pr, phase, p.topology, timeline);
+      place_collective(pr, phase, pr.run->model->topology, timeline);
     else
       place_compute(pr, phase, p.topology, timeline);
   }

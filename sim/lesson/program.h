@@ -46,7 +46,8 @@ struct ProgramResult {
   std::vector<PhaseRun> phases;  // one per Scenario::phases, same order
   bool executed = false;         // execute_program ran (false: model only)
   bool predicted = false;        // predict_program ran
-  Topology topology;             // what predict_program predicted on
+  Topology topology;             // what predict_program predicted on (a collective phase: under
+                                 // its run's protocol, run->model->topology; auto differs per run)
   double total_ns = 0;           // the last phase end on any rank
   // Per rank, ns: time busy computing, time with its communication stream busy, and the
   // communication time not hidden behind compute (the overlap lesson's figure).

@@ -76,8 +76,9 @@ Straggler read_straggler(const Entry& item, const Table& t) {
 // checked against the file's own kind (the command line may still change it).
 void read_topology(const Table& t, TopologyConfig& c) {
   t.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol"});
   if (auto e = t.find("kind")) c.kind = enum_value(*e, kAllTopologyKinds, "topology");
+  if (auto e = t.find("protocol")) c.protocol = enum_value(*e, kAllProtocols, "protocol");
   if (auto e = t.find("link")) c.link = preset(*e);
   if (auto e = t.find("bandwidth")) c.bandwidth_gbps = e->number(true);
   if (auto e = t.find("latency")) c.latency_us = e->number(false);
@@ -171,6 +172,7 @@ constexpr TopologyOverride kTopologyOverrides[] = {
     {"--reduce-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.reduce_rate_gbps = f.reduce_rate_gbps; }},
     {"--copy-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
     {"--link-override", [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
+    {"--protocol", [](TopologyConfig& t, const TopologyConfig& f) { t.protocol = f.protocol; }},
 };
 
 }  // namespace

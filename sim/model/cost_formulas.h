@@ -33,7 +33,13 @@ CostShape cost_shape(const CollectiveSpec& spec, std::string_view algorithm, con
 // hand-written algorithm and one without a form yet.
 const ClosedFormInfo* find_cost_formula(Collective c, std::string_view algorithm);
 
-// A run's closed form with its numbers, for the summary and the trace.
+// The form's time with the protocol's base latency: b + the algorithm's form, where the
+// form gives more than 0 (a collective that moves nothing pays no base latency, as the
+// simulation's does not: its time is that of its last transfer).
+std::optional<double> closed_form_time_ns(const ClosedFormInfo& f, const CostParams& p, const CostShape& shape);
+
+// A run's closed form with its numbers, for the summary and the trace. Under a protocol
+// the formula starts with "b + " and the values name b.
 struct ClosedForm {
   std::string formula;  // empty when the algorithm has no entry yet
   std::string scope;    // where it holds

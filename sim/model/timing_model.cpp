@@ -167,10 +167,12 @@ class Simulation {
  private:
   const Transfer& head(std::uint32_t m) const { return s_.transfers[messages_.begin(m)]; }
 
-  // Stragglers: no message starts before both of its ranks have.
+  // No message starts before both of its ranks have (stragglers), and then the protocol's
+  // base latency later: every rank pays it once, when it starts the collective.
   double earliest_start(std::uint32_t m) const {
     const Transfer& x = head(m);
-    return std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
+    return t_.base_latency_ns +
+           std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
   }
 
   const std::vector<Hop>& route_of(std::uint32_t m) {
@@ -308,7 +310,8 @@ class Simulation {
 }  // namespace
 
 CostParams cost_params(const Topology& t) {
-  return {t.link_latency_us * 1000.0, 1.0 / t.link_gbps, 1.0 / t.reduce_rate_gbps, 1.0 / t.copy_rate_gbps};
+  return {t.link_latency_us * 1000.0, 1.0 / (t.link_gbps * t.bandwidth_share), 1.0 / t.reduce_rate_gbps,
+          1.0 / t.copy_rate_gbps, t.base_latency_ns};
 }
 
 TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int dst, double copied_bytes,
@@ -328,14 +331,39 @@ CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, c
   Topology latency_only = t;  // infinitely fast links, reductions and copies: 1/rate = 0
   std::fill(latency_only.ns_per_byte.begin(), latency_only.ns_per_byte.end(), 0.0);
   latency_only.reduce_rate_gbps = latency_only.copy_rate_gbps = std::numeric_limits<double>::infinity();
-  Topology bandwidth_only = t;  // links without latency
+  Topology bandwidth_only = t;  // links without latency, and no protocol base latency
   std::fill(bandwidth_only.latency_ns.begin(), bandwidth_only.latency_ns.end(), 0.0);
+  bandwidth_only.base_latency_ns = 0;
   return {predict(s, g, latency_only).total_ns, predict(s, g, bandwidth_only).total_ns};
 }
 
 ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
-  ModelRun m{make_topology(config, s.spec.ranks, s.total_ranks), {}, config};
-  m.prediction = predict(s, g, m.topology);
+  return run_model(s, g, config, s.spec.ranks, s.total_ranks);
+}
+
+// auto: every candidate the topology allows, predicted in full; the smallest time wins,
+// the earlier candidate on a tie (NCCL's tuner: topoGetAlgoInfo in src/enqueue.cc keeps
+// the first minimum of its cost table).
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config, int workers,
+                   int total_ranks) {
+  ModelRun m{make_topology(config, workers, total_ranks), {}, config, {}};
+  if (config.protocol != Protocol::automatic) {
+    m.prediction = predict(s, g, m.topology);
+    return m;
+  }
+  const LinkClass rank_links = m.topology.link_class;
+  bool first = true;
+  for (Protocol p : kCandidateProtocols) {
+    if (!auto_considers(p, rank_links)) continue;
+    Topology t = make_topology(with_protocol(config, p), workers, total_ranks);
+    Prediction pred = predict(s, g, t);
+    m.candidates.push_back({p, pred.total_ns});
+    if (first || pred.total_ns < m.prediction.total_ns) {
+      m.topology = std::move(t);
+      m.prediction = std::move(pred);
+    }
+    first = false;
+  }
   return m;
 }
 

@@ -5,8 +5,9 @@
 // The rules, all in timing_model.cpp:
 //   - A transfer becomes ready when every transfer it depends on (the derived graph of
 //     dependencies.h: read after write, write after read, write after write) has ended,
-//     and not before a late rank at either end has started. There is no barrier between
-//     steps: steps are the teaching view only.
+//     and not before a late rank at either end has started, plus the protocol's base
+//     latency (topology.h: none under protocol none), which every rank so pays once, at
+//     its start. There is no barrier between steps: steps are the teaching view only.
 //   - It then needs every link of its route (topology.h). Contention is serialisation:
 //     a link carries one transfer at a time, in the order the transfers became ready
 //     (ties: schedule order). A transfer starts once every link of its route has finished
@@ -33,8 +34,9 @@
 namespace collsim {
 
 // CostParams (the α-β-γ-δ of the closed forms) is in sim/schedule/algorithm.h.
-// The rank links' figures (a switch port), the rates and no stragglers: what the closed
-// forms assume everywhere.
+// The rank links' figures (a switch port) under the topology's protocol (its per-hop
+// latency, its share of the bandwidth, its base latency), the rates and no stragglers:
+// what the closed forms assume everywhere.
 CostParams cost_params(const Topology& t);
 
 // The one time function of the model, for a message (one or more transfers of one step
@@ -70,8 +72,10 @@ Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& 
 // which dominates (docs/timing-model.md, "Latency and bandwidth"): the same schedule on the
 // same topology, predicted twice by the same rules —
 //   latency_ns:   with every link's bytes·β and every rank's bytes·γ and bytes·δ at 0, so
-//                 only the α of the messages on the critical path counts;
-//   bandwidth_ns: with every link's α at 0, so only bytes·β, bytes·γ and bytes·δ count
+//                 only the α of the messages on the critical path counts (and the
+//                 protocol's base latency);
+//   bandwidth_ns: with every link's α and the base latency at 0, so only bytes·β, bytes·γ
+//                 and bytes·δ count
 //                 (moving the bytes, and reducing and copying them).
 // Stragglers' late starts stay in both (they are neither). The two parts need not add up to
 // the full prediction: with both costs present the critical path and the order in which
@@ -87,15 +91,32 @@ CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, c
 // topology's routes (route()): what the views label links with.
 std::vector<double> link_bytes(const Schedule& s, const Topology& t);
 
-// A prediction with the topology it was made on, and that topology's configuration as
-// given (what a trace records, so that a replay can run again on the same topology).
+// What protocol `auto` predicted for one candidate.
+struct ProtocolTime {
+  Protocol protocol = Protocol::none;
+  double total_ns = 0;
+  friend bool operator==(const ProtocolTime&, const ProtocolTime&) = default;
+};
+
+// A prediction with the topology it was made on (under the protocol used: auto's choice,
+// topology.protocol), and that topology's configuration as given (what a trace records,
+// so that a replay can run again on the same topology).
 struct ModelRun {
   Topology topology;
   Prediction prediction;
   TopologyConfig config;
+  // With protocol auto: every candidate's time, in kCandidateProtocols' order (LL128 only
+  // where auto_considers it); empty otherwise.
+  std::vector<ProtocolTime> candidates;
 };
 // Resolves the configuration for the schedule's ranks and predicts (InputError for a bad
-// configuration, naming the flag, key or file position).
+// configuration, naming the flag, key or file position). With protocol auto it predicts
+// under each candidate and keeps the fastest, as NCCL's tuner picks the protocol with the
+// least estimated time (docs/timing-model.md, "Protocols").
 ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config);
+// The same on a topology resolved for `workers` and `total_ranks` (a lesson program's,
+// which may have more ranks than this collective).
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config, int workers,
+                   int total_ranks);
 
 }  // namespace collsim

@@ -22,30 +22,33 @@ namespace collsim {
 namespace {
 
 // Every figure is per direction. Bandwidths come from the vendors' datasheets and the
-// link standards; latencies from NCCL's own cost model (src/graph/tuning.cc, hwLat, the
-// Ring/LL row: the per-step latency NCCL assumes for its low-latency protocol), except
-// Ethernet's, which NCCL does not tabulate.
+// link standards; latencies from NCCL's own cost model (src/graph/tuning.cc,
+// ncclTunerConstantsDefaults.hwLatencies, the Ring/LL column: the per-step latency NCCL
+// assumes for its low-latency protocol on that class of link), except Ethernet's, which
+// NCCL does not tabulate. These latencies are what protocol `none` uses; under simple,
+// ll or ll128 every link takes its class's figures from protocol.cpp instead (so Ethernet
+// takes NCCL's NET row, as NCCL's tuner does whatever the transport).
 constexpr LinkPreset kLinkPresets[] = {
     // NVLink 4, H100 SXM5: 900 GB/s per GPU, both directions together (NVIDIA H100 datasheet),
     // so 450 each way; latency: tuning.cc hwLat[NVLINK][Ring][LL] = 0.6 us.
-    {"nvlink4", 450, 0.6, "NVLink 4 (H100 SXM), all 18 links of one GPU"},
+    {"nvlink4", 450, 0.6, LinkClass::nvlink, "NVLink 4 (H100 SXM), all 18 links of one GPU"},
     // NVLink 3, A100 SXM4: 600 GB/s both directions (NVIDIA A100 datasheet), so 300; latency as NVLink 4.
-    {"nvlink3", 300, 0.6, "NVLink 3 (A100 SXM), all 12 links of one GPU"},
+    {"nvlink3", 300, 0.6, LinkClass::nvlink, "NVLink 3 (A100 SXM), all 12 links of one GPU"},
     // PCIe 5.0 x16: 32 GT/s x 16 lanes x 128/130 (encoding) / 8 bits = 63.0 GB/s (PCI-SIG base
     // specification 5.0); latency: tuning.cc hwLat[PCI][Ring][LL] = 1.0 us.
-    {"pcie5", 63.0, 1.0, "PCIe 5.0 x16"},
+    {"pcie5", 63.0, 1.0, LinkClass::pcie, "PCIe 5.0 x16"},
     // PCIe 4.0 x16: 16 GT/s, the same arithmetic: 31.5 GB/s (PCI-SIG base specification 4.0).
-    {"pcie4", 31.5, 1.0, "PCIe 4.0 x16"},
+    {"pcie4", 31.5, 1.0, LinkClass::pcie, "PCIe 4.0 x16"},
     // InfiniBand NDR: 400 Gb/s = 50 GB/s per port (NVIDIA ConnectX-7 datasheet);
     // latency: tuning.cc hwLat[NET][Ring][LL] = 2.7 us.
-    {"ib_ndr", 50, 2.7, "InfiniBand NDR 400 Gb/s"},
+    {"ib_ndr", 50, 2.7, LinkClass::network, "InfiniBand NDR 400 Gb/s"},
     // InfiniBand HDR: 200 Gb/s = 25 GB/s per port (NVIDIA ConnectX-6 datasheet); latency as NDR.
-    {"ib_hdr", 25, 2.7, "InfiniBand HDR 200 Gb/s"},
+    {"ib_hdr", 25, 2.7, LinkClass::network, "InfiniBand HDR 200 Gb/s"},
     // 100 Gb Ethernet: 12.5 GB/s (IEEE 802.3ba). Latency: an assumption, not a datasheet
     // figure: kernel TCP sockets (NCCL's socket transport) take about 10 us one way on a LAN.
-    {"eth100", 12.5, 10, "Ethernet 100 Gb/s, TCP sockets"},
+    {"eth100", 12.5, 10, LinkClass::network, "Ethernet 100 Gb/s, TCP sockets"},
     // 10 Gb Ethernet: 1.25 GB/s (IEEE 802.3ae); latency as above.
-    {"eth10", 1.25, 10, "Ethernet 10 Gb/s, TCP sockets"},
+    {"eth10", 1.25, 10, LinkClass::network, "Ethernet 10 Gb/s, TCP sockets"},
 };
 
 constexpr std::pair<TopologyKind, std::string_view> kKindNames[] = {
@@ -80,17 +83,20 @@ std::size_t directed_links(const Topology& t) {
 
 std::uint32_t pair_link(int ranks, int a, int b) { return id(a * (ranks - 1) + (b < a ? b : b - 1)); }
 
-// A figure from the preset, unless the user gave one.
+// A figure from the preset, unless the user gave one; the latency from the protocol
+// (if any) for the preset's class, unless the user gave one.
 struct Figures {
   std::string preset;
   double gbps, latency_us;
+  LinkClass link_class;
 };
 
 Figures figures(std::string preset, std::optional<double> gbps, std::optional<double> latency_us,
-                std::string_view what) {
+                const std::optional<ProtocolFigures>& protocol, std::string_view what) {
   const LinkPreset* p = find_link_preset(preset);
   if (!p) throw InputError(fmt::format("{}: unknown link preset '{}' (use {})", what, preset, link_preset_names()));
-  Figures f{preset, gbps.value_or(p->bandwidth_gbps), latency_us.value_or(p->latency_us)};
+  const double own_latency = protocol ? protocol->hop_latency(p->link_class) : p->latency_us;
+  Figures f{preset, gbps.value_or(p->bandwidth_gbps), latency_us.value_or(own_latency), p->link_class};
   if (gbps || latency_us) f.preset = fmt::format("{} (changed)", preset);
   return f;
 }
@@ -101,8 +107,10 @@ void check_figure(double v, bool may_be_zero, std::string_view what) {
     throw InputError(fmt::format("{} must be {}, got {}", what, may_be_zero ? ">= 0" : "> 0", v));
 }
 
+// The protocol's share applies to every bandwidth, the user's too: it is the share of a
+// line that carries data, whatever the link.
 void set_link(Topology& t, std::uint32_t link, double gbps, double latency_us) {
-  t.ns_per_byte[link] = 1.0 / gbps;  // GB/s = bytes per ns
+  t.ns_per_byte[link] = 1.0 / (gbps * t.bandwidth_share);  // GB/s = bytes per ns
   t.latency_ns[link] = latency_us * 1000.0;
 }
 
@@ -114,7 +122,7 @@ void apply_override(Topology& t, const LinkOverride& o) {
   if (o.bandwidth_gbps) check_figure(*o.bandwidth_gbps, false, o.origin + ": bandwidth");
   if (o.latency_us) check_figure(*o.latency_us, true, o.origin + ": latency");
   for (std::uint32_t l : *links) {
-    if (o.bandwidth_gbps) t.ns_per_byte[l] = 1.0 / *o.bandwidth_gbps;
+    if (o.bandwidth_gbps) t.ns_per_byte[l] = 1.0 / (*o.bandwidth_gbps * t.bandwidth_share);
     if (o.latency_us) t.latency_ns[l] = *o.latency_us * 1000.0;
   }
   ++t.overridden_links;
@@ -300,17 +308,26 @@ Topology make_topology(const TopologyConfig& c, int workers, int total_ranks) {
   t.workers = workers;
   t.group = has_groups(c.kind) ? (c.group_size > 0 ? c.group_size : default_group_size(c.kind)) : 1;
   t.nic_per_gpu = c.kind == TopologyKind::two_level && c.nic_per_gpu;
+  t.protocol_to_choose = c.protocol == Protocol::automatic;
+  const std::optional<ProtocolFigures> protocol = protocol_figures(c.protocol);
+  if (protocol) {
+    t.protocol = c.protocol;
+    t.bandwidth_share = protocol->bandwidth_share();
+    t.base_latency_ns = protocol->base_latency_us * 1000.0;
+  }
   const Figures link = figures(c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link, c.bandwidth_gbps,
-                               c.latency_us, "link");
+                               c.latency_us, protocol, "link");
   check_figure(link.gbps, false, "the links' bandwidth");
   check_figure(link.latency_us, true, "the links' latency");
-  std::tie(t.link_preset, t.link_gbps, t.link_latency_us) = std::tuple(link.preset, link.gbps, link.latency_us);
+  std::tie(t.link_preset, t.link_gbps, t.link_latency_us, t.link_class) =
+      std::tuple(link.preset, link.gbps, link.latency_us, link.link_class);
   if (has_uplinks(c.kind)) {
     const Figures up = figures(c.uplink.empty() ? std::string(default_uplink_preset(c.kind)) : c.uplink,
-                               c.uplink_bandwidth_gbps, c.uplink_latency_us, "uplink");
+                               c.uplink_bandwidth_gbps, c.uplink_latency_us, protocol, "uplink");
     check_figure(up.gbps, false, "the uplinks' bandwidth");
     check_figure(up.latency_us, true, "the uplinks' latency");
-    std::tie(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us) = std::tuple(up.preset, up.gbps, up.latency_us);
+    std::tie(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us, t.uplink_class) =
+        std::tuple(up.preset, up.gbps, up.latency_us, up.link_class);
   }
   t.reduce_rate_gbps = c.reduce_rate_gbps.value_or(kDefaultReduceRateGbps);
   t.copy_rate_gbps = c.copy_rate_gbps.value_or(kDefaultCopyRateGbps);
@@ -328,6 +345,11 @@ Topology make_topology(const TopologyConfig& c, int workers, int total_ranks) {
   t.slow.assign(static_cast<std::size_t>(total_ranks), 1);
   for (const Straggler& s : c.stragglers) apply_straggler(t, s);
   return t;
+}
+
+TopologyConfig with_protocol(TopologyConfig config, Protocol protocol) {
+  config.protocol = protocol;
+  return config;
 }
 
 void route(const Topology& t, int src, int dst, std::vector<Hop>& out) {
@@ -405,6 +427,12 @@ std::string describe(const Topology& t) {
   }
   if (t.overridden_links > 0)
     out += fmt::format(", {} link{} overridden", t.overridden_links, t.overridden_links == 1 ? "" : "s");
+  if (const auto p = protocol_figures(t.protocol))
+    out += fmt::format("; protocol {}: base {:g} us, {} of every link's bandwidth", protocol_label(t.protocol),
+                       p->base_latency_us,
+                       p->data_bytes == p->line_bytes ? std::string("all")
+                                                      : fmt::format("{}/{}", p->data_bytes, p->line_bytes));
+  if (t.protocol_to_choose) out += "; protocol auto (the fastest of LL, LL128 and Simple per collective)";
   out += fmt::format("; reduce {:g} GB/s, copy {:g} GB/s", t.reduce_rate_gbps, t.copy_rate_gbps);
   return out + stragglers_text(t);
 }

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/model/protocol.h"
+
 namespace collsim {
 
 enum class TopologyKind : std::uint8_t {
@@ -32,12 +34,14 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view s);
 // "switch ring fully_connected pcie_tree two_level star", for messages.
 std::string topology_kind_names();
 
-// One row of the preset table (topology.cpp): a kind of link, its speed per direction
-// and its latency.
+// One row of the preset table (topology.cpp): a kind of link, its speed per direction,
+// its latency (NCCL's per-hop figure for its LL protocol on the link's class: what a hop
+// costs with protocol `none`) and the class whose protocol figures it takes otherwise.
 struct LinkPreset {
   std::string_view name;  // "nvlink4"
   double bandwidth_gbps;  // per direction
   double latency_us;
+  LinkClass link_class;
   std::string_view what;  // "NVLink 4 (H100 SXM), per GPU"
 };
 std::span<const LinkPreset> link_presets();
@@ -89,6 +93,11 @@ struct TopologyConfig {
   std::optional<double> reduce_rate_gbps, copy_rate_gbps;
   std::vector<LinkOverride> overrides;
   std::vector<Straggler> stragglers;
+  // NCCL's protocol (protocol.h): none keeps the links' own figures; simple, ll and ll128
+  // give every link the protocol's per-hop latency for its class (unless the user gave
+  // the latency) and its share of the bandwidth, and the collective a base latency; auto
+  // is whichever of the three predicts the least time (run_model).
+  Protocol protocol = Protocol::none;
   friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
 
@@ -121,10 +130,19 @@ struct Topology {
   int group = 1;    // GPUs per PCIe switch or node
   bool nic_per_gpu = false;
   std::string link_preset, uplink_preset;  // names as resolved ("custom" when figures were overridden)
+  LinkClass link_class = LinkClass::nvlink, uplink_class = LinkClass::network;  // the presets'
+  // The links' bandwidths as given (before the protocol's share) and latencies as the
+  // protocol makes them (the protocol's per-hop figure unless the user gave one).
   double link_gbps = 0, link_latency_us = 0, uplink_gbps = 0, uplink_latency_us = 0;
+  // The protocol applied (never auto: make_topology leaves auto's links as none's, and
+  // run_model chooses), its share of every link's bandwidth and the collective's base latency.
+  Protocol protocol = Protocol::none;
+  bool protocol_to_choose = false;  // configured auto, not yet chosen: describe() says so
+  double bandwidth_share = 1;
+  double base_latency_ns = 0;
   double reduce_rate_gbps = kDefaultReduceRateGbps, copy_rate_gbps = kDefaultCopyRateGbps;
   std::vector<double> latency_ns;   // per directed link
-  std::vector<double> ns_per_byte;  // per directed link: 1 / bandwidth in GB/s
+  std::vector<double> ns_per_byte;  // per directed link: 1 / (bandwidth in GB/s x bandwidth_share)
   std::vector<double> late_ns;      // per rank
   std::vector<double> slow;         // per rank, >= 0; 1 = as fast as the rest
   int overridden_links = 0;         // physical links given other figures
@@ -135,8 +153,12 @@ struct Topology {
 
 // Resolves a configuration for `workers` ranks plus `total_ranks - workers` extra servers.
 // Throws InputError naming the origin of a bad override (unknown link) or straggler
-// (rank out of range), or the key/flag of a bad figure.
+// (rank out of range), or the key/flag of a bad figure. With protocol auto the links get
+// protocol none's figures and `protocol` says none: auto needs a schedule to choose
+// (run_model); structure, routes and names are the same under every protocol.
 Topology make_topology(const TopologyConfig& config, int workers, int total_ranks);
+// The same configuration under another protocol (auto's candidates, a recorded choice).
+TopologyConfig with_protocol(TopologyConfig config, Protocol protocol);
 
 // The hops from src to dst, appended to `out` (cleared first); none when src == dst.
 void route(const Topology& t, int src, int dst, std::vector<Hop>& out);

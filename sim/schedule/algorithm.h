@@ -57,6 +57,9 @@ struct CostParams {
   double beta_ns_per_byte = 0;   // 1 / link bandwidth
   double gamma_ns_per_byte = 0;  // 1 / reduction rate
   double delta_ns_per_byte = 0;  // 1 / local copy rate
+  // A protocol's latency, paid once by a collective that moves anything (b in the forms;
+  // sim/model/protocol.h). The algorithms' forms leave it out: closed_form_time_ns adds it.
+  double base_ns = 0;
 };
 
 // What a closed form depends on.

@@ -23,6 +23,15 @@ std::string busiest_text(const PredictedSummary& p) {
   return text;
 }
 
+// "LL (auto: LL 12.1 µs, LL128 14.5 µs, Simple 20.3 µs)", or "Simple" when it was given.
+std::string protocol_text(const PredictedSummary& p) {
+  std::string text(protocol_label(p.protocol));
+  for (std::size_t i = 0; i < p.protocol_candidates.size(); ++i)
+    text += fmt::format("{}{} {}", i == 0 ? " (auto: " : ", ", protocol_label(p.protocol_candidates[i].protocol),
+                        format_duration_ns(p.protocol_candidates[i].total_ns));
+  return p.protocol_candidates.empty() ? text : text + ")";
+}
+
 // The timing model's lines of the run summary.
 void append_prediction(std::string& out, const RunResult& r) {
   const PredictedSummary p = summarize_prediction(r);
@@ -30,6 +39,7 @@ void append_prediction(std::string& out, const RunResult& r) {
     fmt::format_to(std::back_inserter(out), "  {:<11} {}\n", key, value);
   };
   line("predicted", fmt::format("{} on {}", format_duration_ns(p.time_ns), p.topology));
+  if (p.protocol != Protocol::none) line("protocol", protocol_text(p));
   line("pred. algbw", gbps(p.algbw_gbps));
   line("pred. busbw", gbps(p.busbw_gbps));
   line("bottleneck", busiest_text(p));
@@ -185,6 +195,21 @@ std::string format_catalogue() {
   }
   out += "data types: f32 f64 f16 bf16 i32 i64\n";
   out += "reduce ops: sum prod min max avg (avg = sum, then one division by N)\n";
+  out += "link presets (--link, --uplink; per direction; the latency is NCCL's LL per-hop figure for the class,\n"
+         "  except Ethernet's: what a hop costs with --protocol none):\n";
+  for (const LinkPreset& p : link_presets())
+    fmt::format_to(std::back_inserter(out), "  {:<8} {:>7g} GB/s {:>5g} us  {:<8} {}\n", p.name, p.bandwidth_gbps,
+                   p.latency_us, to_string(p.link_class), p.what);
+  out += "protocols (--protocol; NCCL's figures, docs/timing-model.md):\n"
+         "  none     every link's own latency and full bandwidth, no base latency (the default)\n";
+  for (Protocol p : {Protocol::simple, Protocol::ll, Protocol::ll128}) {
+    const ProtocolFigures f = *protocol_figures(p);
+    fmt::format_to(std::back_inserter(out),
+                   "  {:<8} base {:g} us; per hop NVLink {:g}, PCIe {:g}, network {:g} us; {}/{} of the bandwidth\n",
+                   to_string(p), f.base_latency_us, f.hop_latency(LinkClass::nvlink), f.hop_latency(LinkClass::pcie),
+                   f.hop_latency(LinkClass::network), f.data_bytes, f.line_bytes);
+  }
+  out += "  auto     the fastest of ll, ll128 (NVLink rank links only) and simple for each collective\n";
   return out;
 }
 

@@ -75,6 +75,8 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   p.closed_form = f.formula.empty() || f.time_ns ? f.formula : fmt::format("{} (holds for {})", f.formula, f.scope);
   p.closed_form_values = f.values;
   p.closed_form_ns = f.time_ns;
+  p.protocol = m.topology.protocol;
+  p.protocol_candidates = m.candidates;
   return p;
 }
 

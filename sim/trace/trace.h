@@ -56,6 +56,10 @@ struct PredictedSummary {
   // files) where it does not apply to this run (e.g. double_binary_tree with N = 6).
   std::string closed_form, closed_form_values;
   std::optional<double> closed_form_ns;
+  // The protocol the prediction used (auto's choice; none in traces written before
+  // protocols, whose JSON has no "protocol" key) and, under auto, every candidate's time.
+  Protocol protocol = Protocol::none;
+  std::vector<ProtocolTime> protocol_candidates;
   friend bool operator==(const PredictedSummary&, const PredictedSummary&) = default;
 };
 

@@ -89,6 +89,7 @@ ojson topology_config_json(const TopologyConfig& c) {
   if (c.nic_per_gpu) j["nic"] = "gpu";
   add_figure("reduce_rate", c.reduce_rate_gbps);
   add_figure("copy_rate", c.copy_rate_gbps);
+  if (c.protocol != Protocol::none) j["protocol"] = to_string(c.protocol);
   if (!c.overrides.empty()) {
     ojson& overrides = j["overrides"] = ojson::array();
     for (const LinkOverride& o : c.overrides) {
@@ -121,6 +122,13 @@ ojson predicted_json(const PredictedSummary& p) {
   j["closed_form"] = p.closed_form;
   j["closed_form_values"] = p.closed_form_values;
   j["closed_form_ns"] = bandwidth_json(p.closed_form_ns);
+  // Only where a protocol was used, so traces without one read as before.
+  if (p.protocol != Protocol::none) j["protocol"] = to_string(p.protocol);
+  if (!p.protocol_candidates.empty()) {
+    ojson& candidates = j["protocol_candidates"] = ojson::array();
+    for (const ProtocolTime& c : p.protocol_candidates)
+      candidates.push_back({{"protocol", to_string(c.protocol)}, {"time_ns", finite_or_string(c.total_ns)}});
+  }
   return j;
 }
 
@@ -460,9 +468,10 @@ Straggler read_straggler(const Field& f) {
 // configuration the prediction was made on, and make_topology ignored them there too.
 TopologyConfig read_topology_config(const Field& f) {
   f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers"});
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol"});
   TopologyConfig c;
   c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
+  if (f.has("protocol")) c.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
   if (f.has("link")) c.link = preset_name(f["link"]);
   c.bandwidth_gbps = optional_figure(f, "bandwidth", true);
   c.latency_us = optional_figure(f, "latency", false);
@@ -484,10 +493,10 @@ TopologyConfig read_topology_config(const Field& f) {
 
 PredictedSummary read_predicted(const Field& f) {
   f.only_keys({"topology", "topology_config", "time_ns", "algbw_gbps", "busbw_gbps", "busiest_links", "closed_form",
-               "closed_form_values", "closed_form_ns"});
+               "closed_form_values", "closed_form_ns", "protocol", "protocol_candidates"});
   PredictedSummary p{f["topology"].str(), std::nullopt, f["time_ns"].number(), f["algbw_gbps"].number_or_na(),
                      f["busbw_gbps"].number_or_na(), {}, f["closed_form"].str(), f["closed_form_values"].str(),
-                     f["closed_form_ns"].number_or_na()};
+                     f["closed_form_ns"].number_or_na(), Protocol::none, {}};
   // Optional: traces written before collsim recorded the configuration have only its description.
   if (f.has("topology_config")) p.topology_config = read_topology_config(f["topology_config"]);
   const Field links = f["busiest_links"];
@@ -495,6 +504,15 @@ PredictedSummary read_predicted(const Field& f) {
     const Field l = links.at(i);
     l.only_keys({"link", "utilisation"});
     p.busiest_links.push_back({l["link"].str(), l["utilisation"].number()});
+  }
+  if (f.has("protocol")) p.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
+  if (f.has("protocol_candidates")) {
+    const Field candidates = f["protocol_candidates"];
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const Field c = candidates.at(i);
+      c.only_keys({"protocol", "time_ns"});
+      p.protocol_candidates.push_back({c["protocol"].name_of(kAllProtocols, "protocol"), c["time_ns"].number()});
+    }
   }
   return p;
 }

@@ -776,6 +776,14 @@ run_case(model-stragglers ARGS run --model-only --late 1=50 --slow 2=3 --link-ov
 expect_exit(0)
 expect_output_contains("1 link overridden" "stragglers: rank 1 starts 50 us late, rank 2 computes 3x slower")
 
+# Protocols: auto names its choice and every candidate; an explicit one names itself.
+run_case(model-protocol-auto ARGS run --model-only --ranks 8 --count 1K --protocol auto)
+expect_exit(0)
+expect_output_matches("protocol +LL \\(auto: LL [0-9.]+ (ns|us|µs), LL128 [0-9.]+ (ns|us|µs), Simple [0-9.]+ (ns|us|µs)\\)")
+run_case(model-protocol-simple ARGS run --model-only --ranks 8 --count 64M --protocol simple)
+expect_exit(0)
+expect_output_contains("protocol    Simple\n" "protocol Simple: base 8.4 us" "closed form b + ")
+
 set(_model "${WORK_DIR}/model")
 file(MAKE_DIRECTORY "${_model}")
 foreach(_copy IN ITEMS a b)
@@ -804,6 +812,8 @@ endif()
 expect_bad_input(topology-unknown ARGS run --topology torus STDERR "--topology: unknown topology 'torus'")
 expect_bad_input(bandwidth-zero ARGS run --bandwidth 0 STDERR "--bandwidth: must be > 0")
 expect_bad_input(link-unknown ARGS run --link nvlink9 STDERR "--link: unknown link preset 'nvlink9'")
+expect_bad_input(protocol-unknown ARGS run --protocol LL
+  STDERR "--protocol: unknown protocol 'LL' \\(use none simple ll ll128 auto\\)")
 expect_bad_input(link-override-unknown-link ARGS run --link-override rank9=10
   STDERR "--link-override rank9=10: no link 'rank9' on switch with 4 ranks")
 expect_bad_input(link-override-shape ARGS run --link-override rank1 STDERR "--link-override 'rank1': expected NAME=")
