@@ -7,13 +7,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "sim/schedule/algorithms/trees.h"
 #include "sim/core/errors.h"
+#include "sim/core/text_file.h"
 #include "sim/trace/report.h"
 #include "sim/run/run.h"
 #include "test_support.h"
@@ -364,7 +368,35 @@ TEST_CASE("collsim list shows every algorithm with its formulas and the busbw fa
     const std::string tag = fmt::format("(the default for {})", to_string(c));
     CHECK(catalogue.find(tag) == catalogue.rfind(tag));  // only one algorithm carries it
   }
+  // The "used by" column: each algorithm's libraries, on their own line of its block.
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (a.used_by.empty()) continue;
+    INFO(a.name);
+    CHECK(catalogue.find(fmt::format("used by {}\n", a.used_by)) != std::string::npos);
+  }
   for (const char* section : {"all_reduce (busbw = algbw * 2(N-1)/N)", "all_gather (busbw = algbw * (N-1)/N)",
                               "reduce_scatter (busbw = algbw * (N-1)/N)", "all_to_all (busbw = algbw * (N-1)/N)"})
     CHECK(catalogue.find(section) != std::string::npos);
+}
+
+TEST_CASE("each 'used by' entry names its library, and docs/lessons-sources.md backs the algorithm's") {
+  const std::string sources =
+      read_text_file(std::filesystem::path(COLLSIM_SOURCE_DIR) / "docs" / "lessons-sources.md", "sources");
+  const std::array<std::string_view, 5> libraries = {"NCCL ", "Gloo ", "Open MPI ", "MPICH ", "Horovod "};
+  int described = 0;
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (a.used_by.empty()) continue;
+    ++described;
+    INFO(a.name, " (", to_string(a.collective), "): ", a.used_by);
+    std::string_view rest = a.used_by;
+    while (!rest.empty()) {
+      const std::size_t end = std::min(rest.find("; "), rest.size());
+      const std::string_view entry = rest.substr(0, end);
+      CHECK(std::any_of(libraries.begin(), libraries.end(), [&](std::string_view l) { return entry.starts_with(l); }));
+      rest.remove_prefix(std::min(rest.size(), end + 2));
+    }
+    // Section 11's table has a row for it: "| `all_reduce ring` | ...".
+    CHECK(sources.find(fmt::format("| `{} {}` |", to_string(a.collective), a.name)) != std::string::npos);
+  }
+  CHECK(described >= 20);
 }

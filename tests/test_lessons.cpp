@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <set>
 #include <array>
+#include <bit>
 #include <tuple>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -22,6 +24,7 @@
 #include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/schedule/algorithm.h"
 #include "test_support.h"
 
 namespace collsim {
@@ -781,6 +784,93 @@ LESSON_TEST("19_pipeline_1f1b.toml") {
   CHECK(answer_question(pcie_s.questions[1], pcie).value == within(2866.4, 0.05));
   for (int q = 4; q < 7; ++q)
     CHECK(answer_question(pcie_s.questions[static_cast<std::size_t>(q)], pcie).value == answer(l, static_cast<std::size_t>(q)));
+}
+
+LESSON_TEST("20_what_libraries_pick.toml") {
+  const Lesson l = run_lesson("20_what_libraries_pick.toml");
+  const Scenario& s = l.scenario;
+  REQUIRE(s.phases.size() == 8);
+  // Phases 1-4 at 1 KiB, 5-8 at 4 MiB, the same four algorithms in the same order.
+  const std::array<std::string_view, 4> algorithms = {"recursive_doubling", "rabenseifner", "ring",
+                                                      "double_binary_tree"};
+  for (std::size_t k = 0; k < 8; ++k) {
+    CHECK(s.phases[k].request.algorithm == algorithms[k % 4]);
+    CHECK(s.phases[k].request.spec.count == (k < 4 ? 256u : 1024u * 1024));
+  }
+  const double small = 256 * 4, large = 1024 * 1024 * 4;
+  // The sizes sit on both sides of the switch points the description quotes: MPICH's
+  // MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE (2048 B, "at most"), Open MPI's 4 KiB / 8 KiB for 4-31
+  // ranks and, for 3 ranks, recursive doubling from 8 B below 4 KiB and Rabenseifner from 256 KiB.
+  CHECK(small <= 2048);
+  CHECK(large > 2048);
+  CHECK(small >= 8);
+  CHECK(small < 4096);
+  CHECK(large >= 256 * 1024);
+  // The names the description gives are the ones `collsim list` prints ("used by").
+  const auto used_by = [](std::string_view name) {
+    return std::string(find_algorithm(Collective::all_reduce, name)->used_by);
+  };
+  CHECK(contains(used_by("recursive_doubling"), "Open MPI tuned recursive_doubling (3)"));
+  CHECK(contains(used_by("recursive_doubling"), "MPICH recursive_doubling"));
+  CHECK(contains(used_by("rabenseifner"), "Open MPI tuned rabenseifner (6)"));
+  CHECK(contains(used_by("rabenseifner"), "MPICH reduce_scatter_allgather"));
+  CHECK(contains(used_by("rabenseifner"), "Gloo AllreduceHalvingDoubling"));
+  CHECK(contains(used_by("ring"), "NCCL Ring (NCCL_ALGO=Ring)"));
+  CHECK(contains(used_by("ring"), "Gloo allreduce ring (PyTorch's ProcessGroupGloo"));
+  CHECK(contains(used_by("ring"), "Open MPI tuned ring (4)"));
+  CHECK(contains(used_by("double_binary_tree"), "NCCL Tree (NCCL_ALGO=Tree) with one GPU per node"));
+
+  // What the description says the run shows, at the file's N and at the --ranks a student
+  // is invited to try.
+  for (int n : {8, 3, 16}) {
+    CAPTURE(n);
+    const Scenario sn = with_ranks(s, n);
+    const ProgramResult p = n == 8 ? l.program : predict_only(sn);
+    const auto ask = [&](std::size_t q) { return answer_question(sn.questions.at(q), p).value; };
+    const auto most_sent = [&](int phase) {
+      const std::vector<std::uint64_t> sent = bytes_sent_per_rank(phase_run(p, phase).schedule);
+      return *std::max_element(sent.begin(), sent.end());
+    };
+    // "At 1 KiB ... the algorithm with the fewest messages in a row wins": recursive doubling
+    // is the fastest, and it has the smallest latency part.
+    for (int k : {2, 3, 4}) CHECK(duration_us(p, 1) < duration_us(p, k));
+    CHECK(ask(4) < ask(5));  // questions 5 and 6: the latency parts of phases 1 and 3
+    CHECK(ask(0) == doctest::Approx(duration_us(p, 1)));
+    // "at 4 MiB ... the algorithms that send the fewest bytes win": the fastest of phases 5-8
+    // sends no more bytes from any rank than the others, and recursive doubling loses.
+    int fastest = 5;
+    for (int k = 6; k <= 8; ++k)
+      if (duration_us(p, k) < duration_us(p, fastest)) fastest = k;
+    for (int k = 5; k <= 8; ++k) CHECK(most_sent(fastest) <= most_sent(k));
+    CHECK(fastest != 5);
+    // Question 11: "a whole buffer in every message it sends" (rank 1, recursive doubling).
+    int messages = 0;
+    const Schedule& rd = phase_run(p, 5).schedule;
+    for (const Transfer& t : rd.transfers)
+      if (t.src == 1 && t.dst != 1) {
+        CHECK(rd.bytes(t) == large);
+        ++messages;
+      }
+    CHECK(ask(10) == messages * large);
+    // Question 13 and the ring's bullet: 2(N-1)/N of the buffer per rank (chunks rounded to
+    // whole elements); Rabenseifner the same for N a power of two.
+    CHECK(ask(12) == doctest::Approx(2.0 * (n - 1) / n * large).epsilon(1e-5));
+    if (std::has_single_bit(static_cast<unsigned>(n))) CHECK(ask(11) == ask(12));
+    // NCCL's Tree against its Ring: the ring wins the long message at every N; the tree the
+    // short one "once there are enough ranks for lg N to be well below N".
+    CHECK(duration_us(p, 7) < duration_us(p, 8));
+    if (n >= 8) CHECK(duration_us(p, 4) < duration_us(p, 3));
+  }
+  // "Try: --link eth100 (Ethernet's longer latency makes the short message's spread larger)".
+  const auto short_spread = [](const ProgramResult& p) {
+    double lo = duration_us(p, 1), hi = lo;
+    for (int k = 2; k <= 4; ++k) {
+      lo = std::min(lo, duration_us(p, k));
+      hi = std::max(hi, duration_us(p, k));
+    }
+    return hi - lo;
+  };
+  CHECK(short_spread(predict_only(with_link(s, "eth100"))) > short_spread(l.program));
 }
 
 }  // namespace collsim

@@ -94,6 +94,10 @@ struct AlgorithmInfo {
   std::string_view summary;        // one sentence for `collsim list`
   std::string_view steps_formula;  // communication steps, in N (display only)
   std::string_view bytes_formula;  // bytes each rank sends, in N and n (display only)
+  // Which libraries offer this algorithm, and under which name or option: entries separated
+  // by "; ", each starting with the library ("NCCL Ring (NCCL_ALGO=Ring); Open MPI tuned ring
+  // (4)"), every one backed by docs/lessons-sources.md, section 11. Empty: none we know of.
+  std::string_view used_by{};
   Schedule (*build)(const CollectiveSpec&, const AlgorithmOptions&);
   // How the views draw it; null: all_pairs in rank order.
   AlgorithmLayout (*layout)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;

@@ -173,7 +173,8 @@ std::string format_catalogue() {
       "  N' = 2^floor(lg N): where N is not a power of two, recursive doubling and halving fold the other\n"
       "  N - N' ranks in first and out last (2 more steps); S = --slices; G = --ranks-per-node\n"
       "  time: what the timing model gives on a switch with latency α, 1/β = bandwidth, 1/γ = reduction rate,\n"
-      "  1/δ = local copy rate (docs/timing-model.md); the textbook form where there is one\n";
+      "  1/δ = local copy rate (docs/timing-model.md); the textbook form where there is one\n"
+      "  used by: the libraries that offer the algorithm, under their names (docs/lessons-sources.md, section 11)\n";
   for (Collective c : kAllCollectives) {
     bool any = false;
     for (const AlgorithmInfo& a : all_algorithms()) {
@@ -187,6 +188,7 @@ std::string format_catalogue() {
                      a.bytes_formula);
       fmt::format_to(std::back_inserter(out), "    {:<18} {}{}\n", "", a.summary,
                      a.is_default ? fmt::format(" (the default for {})", to_string(c)) : "");
+      if (!a.used_by.empty()) fmt::format_to(std::back_inserter(out), "    {:<18} used by {}\n", "", a.used_by);
       if (const ClosedFormInfo* f = find_cost_formula(a.collective, a.name)) {
         fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
         if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);

@@ -382,6 +382,41 @@ expect_output_matches(
   "direct +steps 1 +bytes sent per rank \\(N-1\\) \\* n"
   "data types: f32 f64 f16 bf16 i32 i64"
   "reduce ops: sum prod min max avg")
+# The "used by" column: on a line of the algorithm's own block (its lines after the first
+# are indented 23 spaces; the next algorithm's name is not), which libraries offer it.
+set(_more "(\n                       [^\n]*)*")
+set(_used "\n                       used by ")
+expect_output_matches(
+  "\n    ring +steps 2\\(N-1\\)[^\n]*${_more}${_used}NCCL Ring \\(NCCL_ALGO=Ring\\); Gloo allreduce ring"
+  "\n    recursive_doubling +steps lg N[^\n]*${_more}${_used}Open MPI tuned recursive_doubling \\(3\\)[^\n]*; MPICH recursive_doubling"
+  "\n    rabenseifner +steps[^\n]*${_more}${_used}Open MPI tuned rabenseifner \\(6\\)[^\n]*; MPICH reduce_scatter_allgather"
+  "\n    double_binary_tree +steps[^\n]*${_more}${_used}NCCL Tree \\(NCCL_ALGO=Tree\\)"
+  "\n    chain +steps[^\n]*${_more}${_used}NCCL Broadcast")
+# Every entry of every "used by" line names the library it speaks of, first. (The entries'
+# "; " would split CMake's lists: mark them before matching the lines.)
+string(REPLACE "; " "<next>" _listing "${CASE_OUT}")
+string(REGEX MATCHALL "used by [^\n]*" _used_by_lines "${_listing}")
+list(LENGTH _used_by_lines _used_by_count)
+if(_used_by_count LESS 20)
+  _fail("only ${_used_by_count} 'used by' lines")
+else()
+  _ok("${_used_by_count} 'used by' lines")
+endif()
+set(_unnamed "")
+foreach(_line IN LISTS _used_by_lines)
+  string(REGEX REPLACE "^used by " "" _line "${_line}")
+  string(REPLACE "<next>" ";" _entries "${_line}")
+  foreach(_entry IN LISTS _entries)
+    if(NOT _entry MATCHES "^(NCCL|Gloo|Open MPI|MPICH|Horovod) ")
+      list(APPEND _unnamed "${_entry}")
+    endif()
+  endforeach()
+endforeach()
+if(_unnamed)
+  _fail("'used by' entries that do not start with their library: ${_unnamed}")
+else()
+  _ok("every 'used by' entry starts with its library")
+endif()
 
 # --- 3. runs --------------------------------------------------------------------------------------
 run_case(run-default ARGS run)

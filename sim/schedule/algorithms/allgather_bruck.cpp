@@ -67,6 +67,7 @@ extern const AlgorithmInfo kAllGatherBruck{
     .summary = "rank r gathers the blocks of r+1, r+2, ... in ceil(lg N) doubling steps, then rotates them into place",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "(N-1)/N * n",
+    .used_by = "Open MPI tuned allgather bruck-k-fanout (2) at fanout 2; MPICH allgather brucks",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"ceil(lg N)α + (N-1)/N·nβ + nδ (the final rotation)", "",

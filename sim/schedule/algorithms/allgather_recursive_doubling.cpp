@@ -80,6 +80,7 @@ extern const AlgorithmInfo kAllGatherRecursiveDoubling{
     .summary = "lg N rounds; in round k every rank swaps all it has gathered with the rank 2^k away",
     .steps_formula = "lg N' (+2 fold if N != N')",
     .bytes_formula = "(N-1)/N * n for N = N'; uneven otherwise",
+    .used_by = "Open MPI tuned allgather recursive_doubling (3); MPICH allgather recursive_doubling",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"lg N·α + (N-1)/N·nβ", "other N: (lg N' + 2)α + (N' + N - 1 + X)/N·nβ, X = sum over k < lg N' of min(2^k, rem)",

@@ -42,6 +42,7 @@ extern const AlgorithmInfo kAllGatherRing{
     .summary = "every rank forwards blocks around a ring, N-1 steps; bandwidth-optimal",
     .steps_formula = "N-1",
     .bytes_formula = "(N-1)/N * n",
+    .used_by = "NCCL AllGather Ring; Open MPI tuned allgather ring (4); MPICH allgather ring",
     .build = &build,
     .layout = &layouts::ring_of,
     .closed_form = {"(N-1)(α + nβ/N)", "",

@@ -69,6 +69,7 @@ extern const AlgorithmInfo kAllReduceBinomialTree{
     .summary = "binomial-tree reduce to rank 0, then binomial-tree broadcast; simple, but rank 0's link carries lg N vectors",
     .steps_formula = "2 ceil(lg N)",
     .bytes_formula = "n * (1 + children); rank 0: ceil(lg N) * n",
+    .used_by = "Open MPI tuned nonoverlapping (2) where its reduce and bcast pick binomial trees",
     .build = &build,
     .layout = &layout,
     .closed_form = {"2 ceil(lg N)(α + nβ) + ceil(lg N)·nγ", "",

@@ -161,6 +161,7 @@ extern const AlgorithmInfo kAllReduceDoubleBinaryTree{
         "pipelined in --slices",
     .steps_formula = "2H + S - 1 (H: tree height, lg N for N = 2^k)",
     .bytes_formula = "n/2 per parent and per child, both trees; at most 2n",
+    .used_by = "NCCL Tree (NCCL_ALGO=Tree) with one GPU per node (collsim's own pair of trees)",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(2 lg N - 1)(2α + nβ + nγ/2)", "",

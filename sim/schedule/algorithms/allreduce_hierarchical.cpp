@@ -143,6 +143,7 @@ extern const AlgorithmInfo kAllReduceHierarchical{
         "across nodes, ring all-gather inside",
     .steps_formula = "2(G-1) + 2(N/G-1)",
     .bytes_formula = "2(N-1)/N * n; across nodes only 2(N/G-1)/N * n",
+    .used_by = "Horovod HOROVOD_HIERARCHICAL_ALLREDUCE=1 (MPI between nodes)",
     .build = &build,
     .layout = &layout,
     .closed_form = {"2(G-1 + N/G-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "",

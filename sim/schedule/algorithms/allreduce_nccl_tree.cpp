@@ -165,6 +165,7 @@ extern const AlgorithmInfo kAllReduceNcclTree{
         "half the vector on each tree; reduce up, broadcast down, pipelined in --slices",
     .steps_formula = "2H + S - 1 (H = G-1 + height of the tree between the N/G nodes)",
     .bytes_formula = "about n up and n down each chain; n/2 per tree edge between nodes",
+    .used_by = "NCCL Tree (NCCL_ALGO=Tree): a chain inside each node, a double binary tree between nodes",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(N-1)(2α + 2nβ + nγ)", "G < N or S > 1: none here (the simulation only)",

@@ -116,6 +116,8 @@ extern const AlgorithmInfo kAllReduceParameterServer{
     .summary = "workers push shards to S servers (extra ranks, or --colocated on workers), servers reduce and send back",
     .steps_formula = "2",
     .bytes_formula = "worker: n; extra server: W*n/S; colocated server: n - n/S + (W-1)*n/S",
+    .used_by = "Open MPI tuned basic_linear (1) as --colocated with one server: a linear reduce to rank 0, then "
+                "a linear bcast",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(S-1)(α + nβ/S) + W(2α + 2nβ/S + nγ/S)", "colocated, S = 1: (W-1)(2α + 2nβ + nγ)",

@@ -100,6 +100,9 @@ extern const AlgorithmInfo kAllReduceRabenseifner{
     .summary = "reduce-scatter by recursive halving, then all-gather by recursive doubling; bandwidth-optimal in 2 lg N steps",
     .steps_formula = "2 lg N' (+2 fold if N != N')",
     .bytes_formula = "2(N'-1)/N' * n; paired ranks: even n, odd 2(N'-1)/N' * n + n",
+    .used_by = "Open MPI tuned rabenseifner (6), its choice for long messages; MPICH reduce_scatter_allgather, "
+                "its choice for long messages; Gloo AllreduceHalvingDoubling (other N: binary blocks instead of a "
+                "fold)",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"2 lg N·α + 2(N-1)/N·nβ + (N-1)/N·nγ", "other N: the same in N', + (2α + 2nβ + nγ) for the fold",

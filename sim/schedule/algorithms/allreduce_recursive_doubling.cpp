@@ -74,6 +74,8 @@ extern const AlgorithmInfo kAllReduceRecursiveDoubling{
     .summary = "lg N rounds of whole-vector exchanges with the rank 2^k away; latency-optimal, for short vectors",
     .steps_formula = "lg N' (+2 fold if N != N')",
     .bytes_formula = "n * lg N'; paired ranks: even n, odd n * lg N' + n",
+    .used_by = "Open MPI tuned recursive_doubling (3), its choice for short messages; MPICH recursive_doubling, "
+                "its choice for short messages",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"lg N·(α + nβ + nγ)", "other N: (lg N' + 2)(α + nβ) + (lg N' + 1)·nγ",

@@ -90,6 +90,9 @@ extern const AlgorithmInfo kAllReduceRing{
     .summary = "reduce-scatter then all-gather around a ring; bandwidth-optimal",
     .steps_formula = "2(N-1)",
     .bytes_formula = "2(N-1)/N * n",
+    .used_by = "NCCL Ring (NCCL_ALGO=Ring); Gloo allreduce ring (PyTorch's ProcessGroupGloo, its segments as "
+                "slices), AllreduceRingChunked (2 slices); Open MPI tuned ring (4), segmented_ring (5, its "
+                "segments as slices); MPICH ring",
     .build = &build,
     .layout = &layouts::ring_of,
     .closed_form = {"2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "S slices: (N-1)(S·h + max(S·h, h + g)), h = α + nβ/(NS), g = nγ/(NS)",

@@ -43,6 +43,8 @@ extern const AlgorithmInfo kAllToAllDirect{
     .summary = "pairwise exchange: in step k every rank sends block r+k straight to rank r+k",
     .steps_formula = "N-1",
     .bytes_formula = "(N-1)/N * n",
+    .used_by = "Open MPI tuned alltoall pairwise (2); MPICH alltoall pairwise (partners by XOR where N is a "
+                "power of two)",
     .build = &build,
     .layout = &layouts::all_pairs_of,
     .closed_form = {"(N-1)(α + nβ/N)", "",

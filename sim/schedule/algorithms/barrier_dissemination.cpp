@@ -63,6 +63,7 @@ extern const AlgorithmInfo kBarrierDissemination{
     .summary = "in round k every rank signals rank r + 2^k; after ceil(lg N) rounds every rank has heard from all",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "0 (zero-byte signals)",
+    .used_by = "MPICH barrier k_dissemination at its default radix 2",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"ceil(lg N)α", "",

@@ -64,6 +64,8 @@ extern const AlgorithmInfo kBroadcastBinomialTree{
     .summary = "the ranks holding the data double every round; latency-optimal, but the root sends lg N times",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "root: ceil(lg N) * n; others: n per child (a leaf 0)",
+    .used_by = "Gloo broadcast (PyTorch's ProcessGroupGloo); Open MPI tuned bcast binomial (6); MPICH bcast "
+                "binomial",
     .build = &build,
     .layout = &layout,
     .closed_form = {"ceil(lg N)(α + nβ)", "",

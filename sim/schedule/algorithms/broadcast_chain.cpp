@@ -92,6 +92,8 @@ extern const AlgorithmInfo kBroadcastChain{
     .summary = "slices flow down a chain of ranks, every hop busy at once; S = --slices (default N)",
     .steps_formula = "N-2+S",
     .bytes_formula = "n (all but the last rank)",
+    .used_by = "NCCL Broadcast (its only algorithm, Ring: a chain along the ring, in chunks); Open MPI tuned "
+                "bcast pipeline (3)",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(N-2+S)(α + nβ/S)", "",

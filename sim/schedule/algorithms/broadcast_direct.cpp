@@ -32,6 +32,7 @@ extern const AlgorithmInfo kBroadcastDirect{
     .summary = "the root sends its whole buffer to every other rank; the naive baseline",
     .steps_formula = "1",
     .bytes_formula = "root: (N-1) * n; others: 0",
+    .used_by = "Gloo BroadcastOneToAll; Open MPI tuned bcast basic_linear (1)",
     .build = &build,
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ)", "",

@@ -103,6 +103,7 @@ extern const AlgorithmInfo kBroadcastScatterAllgather{
     .summary = "binomial scatter of N blocks, then a ring all-gather (van de Geijn); for large n",
     .steps_formula = "ceil(lg N) + N-1",
     .bytes_formula = "at most 2(N-1)/N * n (the root); (N-1)/N * n in the all-gather each",
+    .used_by = "Open MPI tuned bcast scatter_allgather_ring (9); MPICH bcast scatter_ring_allgather",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(ceil(lg N) + N-1)α + 2(N-1)/N·nβ", "",

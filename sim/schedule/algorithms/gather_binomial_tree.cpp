@@ -68,6 +68,7 @@ extern const AlgorithmInfo kGatherBinomialTree{
     .summary = "subtrees of doubling size send their collected blocks one level up to the root",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "rank v (root-relative): lowbit(v)/N * n, at most n/2; the root 0",
+    .used_by = "Open MPI tuned gather binomial (2); MPICH gather binomial",
     .build = &build,
     .layout = &layout,
     .closed_form = {"ceil(lg N)α + (N-1)/N·nβ", "",

@@ -35,6 +35,7 @@ extern const AlgorithmInfo kGatherDirect{
     .summary = "every rank sends its block straight to the root; the naive baseline",
     .steps_formula = "1",
     .bytes_formula = "n/N (every rank but the root)",
+    .used_by = "Open MPI tuned gather basic_linear (1)",
     .build = &build,
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ/N)", "",

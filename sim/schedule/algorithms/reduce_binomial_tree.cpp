@@ -76,6 +76,7 @@ extern const AlgorithmInfo kReduceBinomialTree{
     .summary = "partials of ever larger subtrees meet on their way to the root; latency-optimal",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "n (every rank but the root)",
+    .used_by = "Open MPI tuned reduce binomial (5); MPICH reduce binomial",
     .build = &build,
     .layout = &layout,
     .closed_form = {"ceil(lg N)(α + nβ + nγ)", "",

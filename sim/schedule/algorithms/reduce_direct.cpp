@@ -36,6 +36,7 @@ extern const AlgorithmInfo kReduceDirect{
     .summary = "every rank sends its whole buffer to the root, which reduces them; the naive baseline",
     .steps_formula = "1",
     .bytes_formula = "n (every rank but the root)",
+    .used_by = "Open MPI tuned reduce linear (1)",
     .build = &build,
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ + nγ)", "",

@@ -110,6 +110,7 @@ extern const AlgorithmInfo kReduceScatterRecursiveHalving{
     .summary = "lg N steps; each rank sends half of its remaining blocks to the rank N/2, N/4, ... away, which reduces them",
     .steps_formula = "lg N' (+2 fold if N != N')",
     .bytes_formula = "(N-1)/N * n for N = N'; uneven otherwise (fold-in senders: n)",
+    .used_by = "Open MPI tuned reduce_scatter recursive_halving (2); MPICH reduce_scatter recursive_halving",
     .build = &build,
     .layout = &layouts::hypercube_of,
     .closed_form = {"lg N·α + (N-1)/N·n(β + γ)", "other N: (lg N' + 2)α + n(β + γ) + (N' - 1 + X)/N·n(β + γ) + nβ/N, X = sum over k < lg N' of min(2^k, rem)",

@@ -59,6 +59,7 @@ extern const AlgorithmInfo kReduceScatterRing{
     .summary = "partial sums of each block travel once around a ring, N-1 steps; bandwidth-optimal",
     .steps_formula = "N-1",
     .bytes_formula = "(N-1)/N * n",
+    .used_by = "NCCL ReduceScatter Ring; Open MPI tuned reduce_scatter ring (3)",
     .build = &build,
     .layout = &layouts::ring_of,
     .closed_form = {"(N-1)(α + nβ/N + nγ/N)", "",

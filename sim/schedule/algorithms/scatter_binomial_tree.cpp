@@ -70,6 +70,7 @@ extern const AlgorithmInfo kScatterBinomialTree{
     .summary = "the root's blocks halve at every level of a binomial tree until each rank holds its own",
     .steps_formula = "ceil(lg N)",
     .bytes_formula = "root: (N-1)/N * n; rank v (root-relative): (lowbit(v)-1)/N * n",
+    .used_by = "Open MPI tuned scatter binomial (2); MPICH scatter binomial",
     .build = &build,
     .layout = &layout,
     .closed_form = {"ceil(lg N)α + (N-1)/N·nβ", "",

@@ -35,6 +35,7 @@ extern const AlgorithmInfo kScatterDirect{
     .summary = "the root sends every rank its block directly; the naive baseline",
     .steps_formula = "1",
     .bytes_formula = "root: (N-1)/N * n; others: 0",
+    .used_by = "Open MPI tuned scatter basic_linear (1)",
     .build = &build,
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ/N)", "",
