@@ -16,6 +16,7 @@
 
 #include "sim/check/buffer_history.h"
 #include "sim/core/errors.h"
+#include "sim/exec/value_history.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 
@@ -25,7 +26,7 @@ namespace {
 constexpr std::string_view kCaptionNames[] = {"src",   "dst",    "chunk",  "bytes", "step",  "steps",
                                               "step_bytes", "phase", "phases", "ranks", "label"};
 // value_h: the value as a human size ("9.0 MiB"), for the metrics that count bytes.
-constexpr std::string_view kAnswerNames[] = {"value", "value_h", "rank", "step", "chunk", "phase"};
+constexpr std::string_view kAnswerNames[] = {"value", "value_h", "rank", "step", "chunk", "element", "phase"};
 
 // Walks a template: literal text and "{{" / "}}" go to `literal`, each {name} to
 // `placeholder`. Throws InputError (prefixed by `where`) for an unclosed '{' or a lone '}'.
@@ -102,6 +103,12 @@ std::string format_value(double v) {
   return fmt::format("{:.{}f}", v, std::max(0, 2 - magnitude));
 }
 
+// Every digit a double needs to read back as itself, integers as plain digits ("4000000000").
+std::string exact_number(double v) {
+  if (std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e18) return fmt::format("{}", static_cast<std::int64_t>(v));
+  return fmt::format("{}", v);
+}
+
 // --- questions ---------------------------------------------------------------------------
 // Steps are counted from 1 here, as the student sees them; Transfer::step counts from 0,
 // so "after step k" means every transfer with t.step < k.
@@ -120,6 +127,8 @@ std::string_view metric_name(Metric m) {
     case Metric::latency_us: return "latency_us";
     case Metric::bandwidth_us: return "bandwidth_us";
     case Metric::idle_fraction: return "idle_fraction";
+    case Metric::value: return "value";
+    case Metric::exact_value: return "exact_value";
   }
   return "?";
 }
@@ -217,6 +226,34 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
     }
   }
   return std::max(fewest, 0);
+}
+
+// The number at the question's element of rank `rank`'s output after the phase's step `step`:
+// as the run computed it, replayed in its type (value), or the exact result (exact_value).
+double element_number(const Question& q, const PhaseRun& phase, int step) {
+  check_rank(q, phase);
+  const RunResult& run = *phase.run;
+  const Schedule& whole = run.schedule;
+  const std::uint64_t elements = whole.buffer_elements(q.rank, BufferKind::output);
+  if (q.element >= elements)
+    refuse(q, elements == 0 ? fmt::format("rank {} has no output", q.rank)
+                            : fmt::format("element {} does not exist: rank {}'s output has elements 0..{}", q.element,
+                                          q.rank, elements - 1));
+  if (q.metric == Metric::exact_value) {
+    const std::optional<double> exact =
+        exact_output_value(whole, run.request.seed, run.request.input_values, q.rank, q.element);
+    if (!exact) refuse(q, fmt::format("rank {}'s output element {} has no defined result", q.rank, q.element));
+    return *exact;
+  }
+  int offset = 0;  // the phase's step k is step k + offset of the whole schedule, as in contributions_after
+  if (!phase.schedule.transfers.empty())
+    offset = whole.transfers[phase.source_transfer.front()].step - phase.schedule.transfers.front().step;
+  const int whole_step = step + offset;
+  const auto done = static_cast<std::size_t>(
+      std::count_if(whole.transfers.begin(), whole.transfers.end(), [&](const Transfer& t) { return t.step < whole_step; }));
+  const ValueHistory values = ValueHistory::record(whole, run.request.seed, run.request.input_values);
+  const Region at = storage_of(whole, {q.rank, BufferKind::output, q.element, 1});
+  return *values.value(at.rank, at.buffer, at.offset, done, whole_step >= whole.step_count());
 }
 
 // A span of phases: from the first begin to the last end of phases q.phase..q.last_phase
@@ -332,6 +369,12 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
       if (q.metric == Metric::contributions) return contributions_after(q, phase, step);
       return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
     }
+    case Metric::value:
+    case Metric::exact_value: {
+      const int step = q.metric == Metric::value ? asked_step(q, phase) : phase.schedule.step_count();
+      *step_shown = step;
+      return element_number(q, phase, step);
+    }
     case Metric::latency_us:
     case Metric::bandwidth_us:
       return predicted_part(q, p, phase);
@@ -436,7 +479,10 @@ Answer answer_question(const Question& q, const ProgramResult& p) {
   Answer a;
   a.value = metric_value(q, p, &step_shown);
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
-  const std::string value = in_microseconds(q.metric) ? fmt::format("{:.1f}", a.value) : format_value(a.value);
+  // An element's number in full (the last bits are the point): the shortest form that reads back exactly.
+  const std::string value = in_microseconds(q.metric)       ? fmt::format("{:.1f}", a.value)
+                            : is_element_value(q.metric) ? exact_number(a.value)
+                                                         : format_value(a.value);
   a.text = fill(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer),
                 [&](std::string_view name) -> std::optional<std::string> {
                   if (name == "value") return value;
@@ -444,6 +490,7 @@ Answer answer_question(const Question& q, const ProgramResult& p) {
                   if (name == "rank") return std::to_string(q.rank);
                   if (name == "step") return std::to_string(step_shown);
                   if (name == "chunk") return std::to_string(q.chunk);
+                  if (name == "element") return std::to_string(q.element);
                   if (name == "phase") return std::to_string(q.phase);
                   return std::nullopt;
                 });
