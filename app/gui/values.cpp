@@ -92,14 +92,15 @@ ElementValue element_value(const Trace& trace, const ValueHistory* values, const
   }
   const std::optional<double> held =
       source == ValueSource::input_data && values ? number_held(*values, row, state, element) : std::nullopt;
-  out.rounded = held && *held != out.value;
+  const double shown = held.value_or(out.value);
+  out.rounded = shown != out.value;
   if (e.empty())
     out.expression = format_value(out.value);
   else
     out.expression = fmt::format("{} = {}", e, format_value(out.value));
   if (out.rounded) {
-    out.expression += fmt::format(" -> {} in {}", format_value(*held), to_string(trace.request.spec.dtype));
-    out.value = *held;
+    out.expression += fmt::format(" -> {} in {}", format_value(shown), to_string(trace.request.spec.dtype));
+    out.value = shown;
   }
   out.short_value = format_value(out.value);
   return out;

@@ -234,12 +234,13 @@ std::string given_inputs_problem(DataType t, std::span<const double> given) {
     const double v = given[i];
     if (!std::isfinite(v)) return fmt::format("value {} is not a finite number", i + 1);
     if (!is_integer(t)) continue;
-    // The largest doubles below 2^31 and 2^63 that the type holds: i64's top is not a double.
+    // The largest doubles the type holds: i64's top, 2^63 - 1, is not a double.
     const double top = t == DataType::i32 ? 2147483647.0 : 9223372036854774784.0;
     const double bottom = t == DataType::i32 ? -2147483648.0 : -9223372036854775808.0;
     if (v != std::floor(v) || v < bottom || v > top)
-      return fmt::format("value {} ({}) is no {} number: {} holds whole numbers from {} to {}", i + 1, show(v),
-                         to_string(t), to_string(t), show(bottom), show(top));
+      return fmt::format("value {} ({:.17g}) is no {} number: {} holds whole numbers from {} to {}", i + 1, v,
+                         to_string(t), to_string(t), t == DataType::i32 ? "-2147483648" : "-9223372036854775808",
+                         t == DataType::i32 ? "2147483647" : "9223372036854775807");
   }
   return "";
 }

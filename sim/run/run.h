@@ -23,7 +23,7 @@ struct RunRequest {
   std::uint64_t seed = 1;
   // Given inputs instead of the seeded ones (input_value): rank r holds
   // input_values[min(r, size - 1)] at every element; empty: seeded.
-  std::vector<double> input_values;
+  std::vector<double> input_values{};
 };
 
 struct RunResult {
