@@ -843,8 +843,9 @@ LESSON_TEST("21_reduce_ops.toml") {
       CHECK(std::fmod(answer(l, q), 2.0) == 0);
       if (n % 2 == 0) CHECK(answer(l, q) != answer(l, 10));  // odd: no order gives it
     }
-    // The order changes the last bits: the ring's chunks do not all agree, or the ring and
-    // the tree do not, in rank 0's elements; and every rank ends with the same numbers.
+    // The order changes the last bits: the ring's chunks do not all agree in rank 0's
+    // elements (and at 4 ranks the tree differs from the ring); every rank ends with the
+    // same numbers.
     const auto& ring = *phase_run(l.program, 8).run;
     const auto& tree = *phase_run(l.program, 9).run;
     std::set<std::uint16_t> ring_bits;
@@ -859,8 +860,7 @@ LESSON_TEST("21_reduce_ops.toml") {
       tree_differs |= bits(ring, 0, e) != bits(tree, 0, e);
       for (int r = 1; r < n; ++r) CHECK(bits(ring, r, e) == bits(ring, 0, e));
     }
-    CHECK((ring_bits.size() > 1 || tree_differs));
-    if (n == 4) CHECK(ring_bits.size() > 1);
+    CHECK(ring_bits.size() > 1);  // the ring's chunks alone disagree, at every N tried
     if (n == 4) CHECK(tree_differs);
   }
 }
