@@ -2,9 +2,11 @@
 // requests and prints the library's reports. Exit codes: 0 success, 1 a wrong result
 // (verification or schedule check failed) or a failure while running (e.g. a CUDA error),
 // 2 bad input (flags, values, files).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -29,7 +31,7 @@ using namespace collsim;
 
 // Flags as typed, before they are checked and turned into a RunRequest.
 struct SpecFlags {
-  std::string collective = "all_reduce", algorithm, count = "1M", dtype = "f32", op = "sum", schedule;
+  std::string collective = "all_reduce", algorithm, count = "1M", dtype = "f32", op = "sum", schedule, inputs;
   int ranks = 4, root = 0, slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false, in_place = false;
 };
@@ -52,6 +54,9 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
       ->capture_default_str();
   cmd.add_option("-t,--dtype", f.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
   cmd.add_option("-o,--op", f.op, "sum prod min max avg")->capture_default_str();
+  cmd.add_option("--inputs", f.inputs,
+                 "given inputs instead of the seeded ones: comma-separated numbers, rank r holds the r-th at every "
+                 "element (the last for every further rank), e.g. 2048,1");
   cmd.add_option("--root", f.root, "root rank of rooted collectives")->capture_default_str();
   cmd.add_option("--slices", f.slices,
                  "pipelined algorithms (ring, chain, ...): slices per chunk; 0: the algorithm's default")
@@ -67,6 +72,30 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
   cmd.add_option("--schedule", f.schedule,
                  "a schedule you wrote by hand (TOML, docs/scenario-format.md): runs the algorithm custom, with the "
                  "file's collective, ranks and root unless given");
+}
+
+// --inputs 2048,1: the numbers, each one the dtype holds (given_inputs_problem).
+std::vector<double> parse_inputs_flag(const std::string& text, DataType dtype) {
+  std::vector<double> values;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw InputError(fmt::format("--inputs: '{}' is not a number (give comma-separated numbers, e.g. 2048,1)", item));
+    values.push_back(v);
+    begin = end + 1;
+  }
+  const std::string problem = given_inputs_problem(dtype, values);
+  if (!problem.empty()) throw InputError(fmt::format("--inputs: {}", problem));
+  return values;
 }
 
 // `given` tells which flags were typed: --schedule without --algorithm means custom.
@@ -89,6 +118,7 @@ RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
   r.algorithm = f.schedule.empty() ? std::string(algorithm_or_default(*collective, f.algorithm))
                                    : std::string(kCustomAlgorithm);
   r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node, f.schedule};
+  if (given("--inputs")) r.input_values = parse_inputs_flag(f.inputs, *dtype);
   return r;
 }
 

@@ -339,3 +339,50 @@ TEST_CASE("a question about a phase, rank, step or chunk the run does not have i
   p.predicted = false;
   CHECK(error_of(ask(Metric::time_us), p).find("has not been predicted") != std::string::npos);
 }
+
+TEST_CASE("value: an element's number after each step, in the run's type; exact_value: the exact result") {
+  // i32 inputs 1, 10, 100, 1000: a partial sum's digits say which ranks it holds, so after
+  // every step the number must agree with the contribution count the checker recorded.
+  RunRequest request;
+  request.spec = ring_spec(4, 8);
+  request.spec.dtype = DataType::i32;
+  request.input_values = {1, 10, 100, 1000};
+  ProgramResult p = one_ring_phase(4, 8);
+  p.phases[0].run = std::make_shared<RunResult>(prepare_model_run(request));
+  const auto digits = [](double v) {
+    int ones = 0;
+    for (auto x = static_cast<long long>(v); x > 0; x /= 10) ones += static_cast<int>(x % 10);
+    return ones;
+  };
+  for (int rank = 0; rank < 4; ++rank)
+    for (int step = 1; step <= 6; ++step) {
+      CAPTURE(rank);
+      CAPTURE(step);
+      Question v = ask(Metric::value, step, rank, 0);
+      v.element = 1;  // in chunk 0 (chunks of 2 elements)
+      CHECK(digits(value(v, p)) == value(ask(Metric::contributions, step, rank, 0), p));
+    }
+  Question end = ask(Metric::value, 0, 3);
+  end.element = 7;
+  CHECK(value(end, p) == 1111);
+  Question exact = ask(Metric::exact_value, 0, 3);
+  exact.element = 7;
+  CHECK(value(exact, p) == 1111);
+  CHECK(answer_question(exact, p).text == "1111");
+  // Where the type cannot hold the sum, the two differ: i32 wraps round, f16 rounds.
+  request.input_values = {2e9, 1e9};
+  p.phases[0].run = std::make_shared<RunResult>(prepare_model_run(request));
+  CHECK(value(end, p) == static_cast<std::int32_t>(static_cast<std::uint32_t>(5000000000LL)));
+  CHECK(value(exact, p) == 5e9);
+  CHECK(answer_question(exact, p).text == "5000000000");
+  // Every digit, not 3 significant ones: 0.5 + 3 x 0.0625 = 0.6875, exact in f32.
+  request.spec.dtype = DataType::f32;
+  request.input_values = {0.5, 0.0625};
+  p.phases[0].run = std::make_shared<RunResult>(prepare_model_run(request));
+  CHECK(answer_question(end, p).text == "0.6875");
+  CHECK(answer_question(exact, p).text == "0.6875");
+  // An element the output does not have is refused, naming it.
+  Question far = ask(Metric::value, 0, 0);
+  far.element = 8;
+  CHECK(error_of(far, p).find("element 8 does not exist: rank 0's output has elements 0..7") != std::string::npos);
+}

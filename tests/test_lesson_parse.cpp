@@ -315,7 +315,8 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
-        "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us idle_fraction)");
+        "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us idle_fraction value "
+        "exact_value)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
@@ -328,10 +329,10 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
   // Keys the metric does not use are refused, not ignored.
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nrank = 1\n") ==
         "s.toml:9:8: key 'question[1].rank': is used only with metric = \"bytes_sent\", \"bytes_received\", "
-        "\"contributions\", \"peak_memory_bytes\" or \"idle_fraction\"");
+        "\"contributions\", \"peak_memory_bytes\", \"idle_fraction\", \"value\" or \"exact_value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"time_us\"\nstep = 2\n") ==
         "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
-        "\"transfers\" or \"contributions\"");
+        "\"transfers\", \"contributions\" or \"value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
         "s.toml:9:9: key 'question[1].chunk': is used only with metric = \"contributions\"");
   CHECK(text_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {rnaks}\"\n")
@@ -722,4 +723,48 @@ TEST_CASE("lesson_parse: [training] pattern = \"pipeline\" reads its keys and re
             .find("key 'training.backward_us' is missing") != std::string::npos);
   CHECK(lesson_error("format = 2\n[training]\npattern = \"ddp\"\nmodel = [10]\nmicrobatches = 2\n")
             .find("key 'training.microbatches': is used only by the pipeline pattern") != std::string::npos);
+}
+
+TEST_CASE("lesson_parse: given inputs are read per collective and checked against its type at their key") {
+  const std::string head = "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n";
+  const Scenario s = parse_scenario(head + "dtype = \"i32\"\ninputs = [1000000000, -3]\n", "s.toml");
+  CHECK(s.phases[0].request.input_values == std::vector<double>{1e9, -3});
+  CHECK(parse_scenario(head, "s.toml").phases[0].request.input_values.empty());  // seeded
+  CHECK(parse_scenario(head + "inputs = [0.5, 2048]\n", "s.toml").phases[0].request.input_values ==
+        std::vector<double>{0.5, 2048});
+  CHECK(lesson_error(head + "dtype = \"i32\"\ninputs = [3000000000]\n") ==
+        "s.toml:5:10: key 'phase[1].inputs': value 1 (3000000000) is no i32 number: i32 holds whole numbers from "
+        "-2147483648 to 2147483647");
+  CHECK(lesson_error(head + "dtype = \"i64\"\ninputs = [1, 2.5]\n") ==
+        "s.toml:5:10: key 'phase[1].inputs': value 2 (2.5) is no i64 number: i64 holds whole numbers from "
+        "-9223372036854775808 to 9223372036854775807");
+  CHECK(lesson_error(head + "inputs = []\n") ==
+        "s.toml:4:10: key 'phase[1].inputs': needs at least one value (rank 0's); leave the key out for the seeded "
+        "inputs");
+  CHECK(lesson_error(head + "inputs = [1, \"two\"]\n") == "s.toml:4:14: key 'phase[1].inputs[1]': expected a number");
+  CHECK(lesson_error(head + "inputs = 1\n") == "s.toml:4:10: key 'phase[1].inputs': expected an array, got an integer");
+  // --inputs changes one collective: refused on a lesson of several phases, like --op.
+  RunRequest flags;
+  flags.input_values = {1};
+  const Scenario two = parse_scenario(head + "[[phase]]\ncollective = \"all_reduce\"\n", "s.toml");
+  CHECK(override_error(two, flags, only("--inputs")).starts_with("--inputs changes one collective"));
+}
+
+TEST_CASE("lesson_parse: value and exact_value ask about one element of one rank's output") {
+  const std::string head = "format = 2\n[[phase]]\ncollective = \"all_reduce\"\n[[phase]]\ncompute = 1.0\n[[question]]\n";
+  const Scenario s = parse_scenario(head + "text = \"?\"\nmetric = \"value\"\nrank = 2\nelement = 5\nstep = 1\n", "s.toml");
+  CHECK(s.questions[0].metric == Metric::value);
+  CHECK(s.questions[0].rank == 2);
+  CHECK(s.questions[0].element == 5);
+  CHECK(s.questions[0].step == 1);
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"exact_value\"\nstep = 1\n") ==
+        "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
+        "\"transfers\", \"contributions\" or \"value\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nelement = 1\n") ==
+        "s.toml:9:11: key 'question[1].element': is used only with metric = \"value\" or \"exact_value\"");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"value\"\nelement = -1\n") ==
+        "s.toml:9:11: key 'question[1].element': must be between 0 and 9223372036854775807, got -1");
+  CHECK(lesson_error(head + "text = \"?\"\nmetric = \"value\"\nphase = 2\n") ==
+        "s.toml:8:10: key 'question[1].metric': phase 2 ('compute') is a compute phase: it has only metric = "
+        "\"time_us\" or \"duration_us\"");
 }

@@ -12,6 +12,7 @@
 #include <set>
 #include <array>
 #include <bit>
+#include <cstring>
 #include <tuple>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include "kernels/reduce_functors.h"
 #include "sim/core/text_file.h"
 #include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
@@ -623,7 +625,7 @@ LESSON_TEST("15_two_nodes_slow_link.toml") {
   const char* file = "15_two_nodes_slow_link.toml";
   for (const auto& [slices, time, latency] : {std::tuple{1, 490.0, 28.4}, std::tuple{16, 671.7, 328.4}}) {
     CAPTURE(slices);
-    Lesson v{with_line(file, "slices = 4", fmt::format("slices = {}", slices)), {}};
+    Lesson v{with_line(file, "slices = 4", fmt::format("slices = {}", slices)), {}, {}};
     v.program = predict_only(v.scenario);
     CHECK(duration_us(v.program, 2) == within(time, 0.05));
     CHECK(answer(v, 5) == within(latency, 0.05));
@@ -871,6 +873,79 @@ LESSON_TEST("20_what_libraries_pick.toml") {
     return hi - lo;
   };
   CHECK(short_spread(predict_only(with_link(s, "eth100"))) > short_spread(l.program));
+}
+
+// Lesson 21 at n ranks, executed (its answers read the run's numbers).
+Lesson run_reduce_ops(int n) {
+  Lesson l{load_scenario(lessons_dir() / "21_reduce_ops.toml"), {}, {}};
+  if (n != l.scenario.ranks) l.scenario = with_ranks(l.scenario, n);
+  l.program = prepare_program(l.scenario);
+  execute_program(l.program, testing::cpu(), {}, /*keep_buffers=*/true);  // the f16 bits are read below
+  CHECK(l.program.verified());
+  return l;
+}
+
+LESSON_TEST("21_reduce_ops.toml") {
+  run_lesson("21_reduce_ops.toml");
+  // "2048 + 1 rounds down to 2048, 2050 + 1 rounds up to 2052" (f16, ties to even)
+  const Sum<f16> add;
+  CHECK(to_float(add(f16_from_float(2048), f16_from_float(1))) == 2048);
+  CHECK(to_float(add(f16_from_float(2050), f16_from_float(1))) == 2052);
+  for (const int n : {3, 4, 8, 16}) {
+    CAPTURE(n);
+    const Lesson l = run_reduce_ops(n);
+    // Phases 1-5: the inputs 4, -2, 1, 3, the last for every further rank.
+    double sum = 0, prod = 1, low = 1e9, high = -1e9;
+    for (int r = 0; r < n; ++r) {
+      const double x = std::array{4.0, -2.0, 1.0, 3.0}[static_cast<std::size_t>(std::min(r, 3))];
+      sum += x, prod *= x, low = std::min(low, x), high = std::max(high, x);
+    }
+    CHECK(answer(l, 0) == sum);
+    CHECK(answer(l, 1) == prod);
+    CHECK(answer(l, 2) == low);
+    CHECK(answer(l, 3) == high);
+    // "Avg is a sum, and one division by N at the end": phase 1's sum over N, correctly
+    // rounded in f32; and the schedule divides in one post-operation per rank.
+    CHECK(answer(l, 4) == static_cast<double>(static_cast<float>(sum) / static_cast<float>(n)));
+    const Schedule& avg = phase_run(l.program, 5).run->schedule;
+    CHECK(avg.average_divisor == n);
+    CHECK(std::count_if(avg.post_ops.begin(), avg.post_ops.end(),
+                        [](const LocalOp& op) { return op.kind == LocalOpKind::divide; }) == n);
+    // i32: N x 10^9 wraps modulo 2^32 from 3 ranks on; avg divides the wrapped sum.
+    const std::int64_t exact = std::int64_t{1000000000} * n;
+    const auto wrapped = static_cast<std::int32_t>(static_cast<std::uint32_t>(exact));
+    CHECK(answer(l, 5) == wrapped);
+    CHECK(answer(l, 6) == static_cast<double>(exact));
+    CHECK(answer(l, 5) != answer(l, 6));
+    CHECK(answer(l, 7) == static_cast<double>(wrapped / n));
+    CHECK(answer(l, 7) != 1e9);  // the average of equal numbers is not that number
+    // f16: the exact sum is 2047 + N; every result is a number f16 holds (even, from 2048).
+    CHECK(answer(l, 10) == 2047 + n);
+    for (const std::size_t q : {8, 9, 11}) {
+      CHECK(answer(l, q) >= 2048);
+      CHECK(std::fmod(answer(l, q), 2.0) == 0);
+      if (n % 2 == 0) CHECK(answer(l, q) != answer(l, 10));  // odd: no order gives it
+    }
+    // The order changes the last bits: the ring's chunks do not all agree in rank 0's
+    // elements (and at 4 ranks the tree differs from the ring); every rank ends with the
+    // same numbers.
+    const auto& ring = *phase_run(l.program, 8).run;
+    const auto& tree = *phase_run(l.program, 9).run;
+    std::set<std::uint16_t> ring_bits;
+    bool tree_differs = false;
+    const auto bits = [](const RunResult& r, int rank, std::uint64_t e) {
+      std::uint16_t b;
+      std::memcpy(&b, output_after_run(r, rank).data() + 2 * e, 2);
+      return b;
+    };
+    for (std::uint64_t e = 0; e < 16; ++e) {
+      ring_bits.insert(bits(ring, 0, e));
+      tree_differs |= bits(ring, 0, e) != bits(tree, 0, e);
+      for (int r = 1; r < n; ++r) CHECK(bits(ring, r, e) == bits(ring, 0, e));
+    }
+    CHECK(ring_bits.size() > 1);  // the ring's chunks alone disagree, at every N tried
+    if (n == 4) CHECK(tree_differs);
+  }
 }
 
 }  // namespace collsim

@@ -43,6 +43,9 @@ std::vector<std::pair<std::string, Trace>> sample_traces() {
   std::vector<std::pair<std::string, Trace>> out;
   out.emplace_back("ring f32 sum", run_trace(request("ring", 4, 1000), "Ring", "Line one\nline \"two\", with a comma"));
   out.emplace_back("ring count 0", run_trace(request("ring", 3, 0)));
+  RunRequest given = request("ring", 4, 8, DataType::f16);
+  given.input_values = {2048, 0.5};
+  out.emplace_back("ring f16 given inputs", run_trace(given));
   out.emplace_back("direct f64 max", run_trace(request("direct", 5, 77, DataType::f64, ReduceOp::max)));
   out.emplace_back("ring bf16 avg", run_trace(request("ring", 6, 1001, DataType::bf16, ReduceOp::avg)));
   RunRequest ps = request("parameter_server", 5, 1003, DataType::i32, ReduceOp::prod);
@@ -87,6 +90,7 @@ TEST_CASE("a JSON trace round-trips byte for byte: export, import, export") {
     CHECK(back.records == trace.records);
     CHECK(back.schedule.transfers.size() == trace.schedule.transfers.size());
     CHECK(back.request.seed == trace.request.seed);
+    CHECK(back.request.input_values == trace.request.input_values);
     CHECK(back.scenario_description == trace.scenario_description);
   }
 }
@@ -362,4 +366,16 @@ TEST_CASE("an imported override or straggler that does not fit the ranks is name
   } catch (const InputError& e) {
     CHECK(std::string(e.what()).starts_with("t.json: key 'predicted.topology_config.stragglers[1]': rank 9"));
   }
+}
+
+TEST_CASE("a JSON trace's given inputs must be numbers its type holds") {
+  RunRequest r = request("ring", 2, 4, DataType::i32);
+  r.input_values = {7};
+  std::string text = exported(run_trace(r));
+  const std::string written = "\"inputs\": [7.0]";
+  const std::size_t at = text.find(written);
+  REQUIRE(at != std::string::npos);
+  CHECK(import_error(text.replace(at, written.size(), "\"inputs\": [7.5]"), "t.json") ==
+        "t.json: key 'request.inputs': value 1 (7.5) is no i32 number: i32 holds whole numbers from -2147483648 to "
+        "2147483647");
 }

@@ -16,8 +16,6 @@
 namespace collsim::gui {
 namespace {
 
-constexpr std::uint64_t kMaxValueElements = 16;
-
 struct CellLook {
   bool written = false;
   RankSet ranks;
@@ -95,8 +93,8 @@ void BuffersPanel::MarkHighlighted(const Pane& run) {
 
 namespace {
 
-void draw_values(ImDrawList* d, const App& app, const Pane& run, std::uint32_t cell, ImVec2 a, ImVec2 b,
-                 const BuffersPanel::RowGeometry& g) {
+void draw_values(ImDrawList* d, const App& app, const Pane& run, const BufferRow& row, std::uint32_t cell, ImVec2 a,
+                 ImVec2 b, const BuffersPanel::RowGeometry& g) {
   const ViewModel& vm = run.model;
   const Cell& c = vm.buffers().cells()[cell];
   const CellChange& st = vm.cell_state(run.clock, cell, run.t);
@@ -105,7 +103,7 @@ void draw_values(ImDrawList* d, const App& app, const Pane& run, std::uint32_t c
   for (std::uint64_t e = c.begin; e < c.end; ++e) {
     const float ex0 = g.x_of(e), ex1 = g.x_of(e + 1);
     d->AddLine(ImVec2(ex0, a.y + 6), ImVec2(ex0, b.y - 6), IM_COL32(0, 0, 0, 90));
-    const ElementValue v = element_value(vm.trace(), st, e, app.toggles.value_source);
+    const ElementValue v = element_value(vm.trace(), vm.values(), row, st, e, app.toggles.value_source);
     if (!v.written) continue;
     const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, v.short_value.c_str());
     const float mid = (ex0 + ex1) / 2;
@@ -268,7 +266,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, const Pane& run, ImDrawList* 
       d->AddRectFilled(a, b, shade(look));
     }
     if (values) {
-      draw_values(d, app, run, c, a, b, g);
+      draw_values(d, app, run, row, c, a, b, g);
     } else if (!fold) {
       draw_count(d, app.fonts.small, a, b, look);
     }

@@ -3,6 +3,7 @@
 //   collsim-gui [FILE]                              a scenario (.toml) or a JSON trace; default
 //                                                   scenarios/ring_allreduce_4.toml
 //   collsim-gui FILE --screenshot out.png [--phase K] [--step K | --time T] [--size 1280x800]
+//                                                   [--values [--value-source ranks|inputs]]
 //   collsim-gui FILE --frames DIR                   one PNG per step
 //   collsim-gui FILE --bench-frames N [--bench-scrub]
 //   collsim-gui FILE --script ACTIONS               scripted input (script.h)
@@ -38,6 +39,7 @@ struct Options {
   std::string compare;
   float scale = 1.0f;
   bool values = false;
+  std::string value_source;
   HeadlessOptions headless;
   int width = 1280, height = 800;
   bool is_headless() const {
@@ -74,6 +76,9 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
                  "also run the scenario with this algorithm (same spec and topology) and show both side by side, on one clock");
   cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
+  cli.add_option("--value-source", o.value_source,
+                 "the values view's numbers: ranks (rank q holds q+1, the default) or inputs (the run's inputs, as "
+                 "its type rounds them)");
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -94,6 +99,11 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
       status = 2;
       return std::nullopt;
     }
+  }
+  if (!o.value_source.empty() && o.value_source != "ranks" && o.value_source != "inputs") {
+    fmt::print(stderr, "collsim-gui: --value-source: unknown source '{}' (use ranks or inputs)\n", o.value_source);
+    status = 2;
+    return std::nullopt;
   }
   o.headless.phase = phase;
   o.headless.step = step;
@@ -138,6 +148,7 @@ int run(const Options& o) {
   App app(load_fonts(o.scale));
   app.toggles.ui_scale = o.scale;
   app.toggles.values = o.values;
+  if (o.value_source == "inputs") app.toggles.value_source = ValueSource::input_data;
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
   app.open(o.file, o.compare);

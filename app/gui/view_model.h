@@ -17,6 +17,7 @@
 
 #include "app/gui/layout.h"
 #include "sim/check/buffer_history.h"
+#include "sim/exec/value_history.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::gui {
@@ -80,6 +81,9 @@ struct Frame {
 std::string no_steps_caption();                  // "This schedule has no steps: nothing moves."
 std::string start_caption(const Schedule& s);    // "Start: every rank holds only its own data. Next, step 1/6: ..."
 
+// The values view shows numbers in buffers of at most this many elements.
+inline constexpr std::uint64_t kMaxValueElements = 16;
+
 class ViewModel {
  public:
   // Shows the buffer history the trace came with (Trace::history: recorded by its run's or
@@ -95,6 +99,9 @@ class ViewModel {
   const Schedule& schedule() const { return trace_.schedule; }
   const Layout& layout() const { return layout_; }
   const BufferHistory& buffers() const { return *history_; }
+  // The numbers every element holds, in the run's type (recorded for buffers of at most
+  // kMaxValueElements elements and a trace of a whole schedule); null otherwise.
+  const ValueHistory* values() const { return values_.get(); }
   int step_count() const { return trace_.schedule.step_count(); }
   std::size_t transfer_count() const { return trace_.schedule.transfers.size(); }
 
@@ -143,6 +150,7 @@ class ViewModel {
   bool by_topology_ = false;
   Layout layout_;
   std::shared_ptr<const BufferHistory> history_;  // shared with the trace's run: never copied
+  std::shared_ptr<const ValueHistory> values_;
   std::vector<std::uint32_t> path_first_{0}, link_first_{0};
   std::vector<int> path_nodes_;
   std::vector<std::uint32_t> path_links_;

@@ -86,5 +86,7 @@ std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options = {});
 
 // Applies one local operation on host buffers (shared by backends and the reference).
 void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<RankBuffers>& buffers);
+// Runs one transfer on host buffers: the CPU backend's work, and the value history's (value_history.h).
+void run_transfer_on_host(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& buffers);
 
 }  // namespace collsim

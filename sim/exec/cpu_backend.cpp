@@ -36,7 +36,9 @@ void write_signal(const Schedule& s, const Region& token, std::byte* target) {
   std::memcpy(target, &arrived, sizeof arrived);
 }
 
-void run_transfer(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& bufs) {
+}  // namespace
+
+void run_transfer_on_host(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& bufs) {
   std::byte* dst = element_ptr(bufs, s, t.destination());
   const std::byte* src = element_ptr(bufs, s, t.source());
   if (t.action == Action::copy)
@@ -44,6 +46,8 @@ void run_transfer(const Schedule& s, const Transfer& t, std::vector<RankBuffers>
   else
     host_reduce(dst, src, t.count, s.spec.dtype, s.spec.op);
 }
+
+namespace {
 
 // Runs tasks 0..n-1 on `threads` workers; a task may start once its dependency count
 // reaches zero. Finishing a task releases its dependants.
@@ -141,7 +145,7 @@ class CpuBackend final : public Backend {
       TransferTiming& timing = ex.timings[i];
       timing.worker = worker;
       timing.begin_ns = since_start();
-      run_transfer(s, s.transfers[i], bufs);
+      run_transfer_on_host(s, s.transfers[i], bufs);
       timing.end_ns = since_start();
     });
     if (stopped.load()) throw ExecutionStopped();

@@ -1,5 +1,6 @@
 #include "sim/exec/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -192,7 +193,9 @@ void verify_barrier(const Schedule& s, const std::vector<RankBuffers>& bufs, Ver
 
 }  // namespace
 
-double input_value(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index) {
+double input_value(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index,
+                   std::span<const double> given) {
+  if (!given.empty()) return given[std::min(static_cast<std::size_t>(std::max(rank, 0)), given.size() - 1)];
   const std::uint64_t h = splitmix64(splitmix64(seed ^ (static_cast<std::uint64_t>(rank) << 40)) + index);
   const bool prod = spec.op == ReduceOp::prod;
   if (is_integer(spec.dtype)) {
@@ -203,18 +206,58 @@ double input_value(const CollectiveSpec& spec, std::uint64_t seed, int rank, std
   return prod ? 1.0 + unit / 64.0 : unit;
 }
 
-void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>& bufs) {
+double input_in_type(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index,
+                     std::span<const double> given) {
+  return dispatch_dtype(spec.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return as_double(from_double<T>(input_value(spec, seed, rank, index, given)));
+  });
+}
+
+void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>& bufs, std::span<const double> given) {
   dispatch_dtype(s.spec.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (int r = 0; r < s.spec.ranks; ++r) {
       const std::span<std::byte> in = buffer_view(s, bufs, r, BufferKind::input);
       const std::uint64_t n = in.size() / sizeof(T);
       for (std::uint64_t i = 0; i < n; ++i) {
-        const T x = from_double<T>(input_value(s.spec, seed, r, i));
+        const T x = from_double<T>(input_value(s.spec, seed, r, i, given));
         std::memcpy(in.data() + i * sizeof(T), &x, sizeof(T));
       }
     }
   });
+}
+
+std::string given_inputs_problem(DataType t, std::span<const double> given) {
+  if (given.size() > 1024) return fmt::format("at most 1024 values (one per rank), got {}", given.size());
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    const double v = given[i];
+    if (!std::isfinite(v)) return fmt::format("value {} is not a finite number", i + 1);
+    if (!is_integer(t)) continue;
+    // The largest doubles the type holds: i64's top, 2^63 - 1, is not a double.
+    const double top = t == DataType::i32 ? 2147483647.0 : 9223372036854774784.0;
+    const double bottom = t == DataType::i32 ? -2147483648.0 : -9223372036854775808.0;
+    if (v != std::floor(v) || v < bottom || v > top)
+      return fmt::format("value {} ({:.17g}) is no {} number: {} holds whole numbers from {} to {}", i + 1, v,
+                         to_string(t), to_string(t), t == DataType::i32 ? "-2147483648" : "-9223372036854775808",
+                         t == DataType::i32 ? "2147483647" : "9223372036854775807");
+  }
+  return "";
+}
+
+std::optional<double> exact_output_value(const Schedule& s, std::uint64_t seed, std::span<const double> given,
+                                         int rank, std::uint64_t index) {
+  if (s.spec.collective == Collective::barrier || index >= s.buffer_elements(rank, BufferKind::output)) return std::nullopt;
+  const std::optional<Source> src = source_of(s, rank, index);
+  if (!src) return std::nullopt;
+  const ReduceOp op = s.spec.op;
+  double acc = input_in_type(s.spec, seed, src->lo, src->index, given);
+  for (int q = src->lo + 1; q < src->hi; ++q) {
+    const double x = input_in_type(s.spec, seed, q, src->index, given);
+    acc = op == ReduceOp::prod ? acc * x : op == ReduceOp::min ? std::min(acc, x) : op == ReduceOp::max ? std::max(acc, x) : acc + x;
+  }
+  if (op == ReduceOp::avg && collective_reduces(s.spec.collective)) acc /= s.spec.ranks;
+  return acc;
 }
 
 InputBytes input_bytes(const Schedule& s, const std::vector<RankBuffers>& bufs) {

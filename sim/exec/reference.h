@@ -3,6 +3,7 @@
 // order, following DESIGN.md's buffer table.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,10 +16,27 @@ namespace collsim {
 // The value rank `rank` holds at input element `index`, before rounding to the type:
 // a function of (seed, rank, index) only. Floats lie in [-1, 1] in steps of 1/1024; for
 // prod they stay near 1 (1 ± 1/64) and integers are odd (±1, ±3), so products are
-// neither 0 nor infinite.
-double input_value(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index);
+// neither 0 nor infinite. With `given` values (a scenario's `inputs`, --inputs) instead:
+// rank r holds given[min(r, size - 1)] at every element, whatever the seed, so a lesson
+// can choose numbers that wrap or round (the last value stands for every further rank).
+double input_value(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index,
+                   std::span<const double> given = {});
+// The same value as the run's buffers hold it: rounded to the spec's type, in double.
+double input_in_type(const CollectiveSpec& spec, std::uint64_t seed, int rank, std::uint64_t index,
+                     std::span<const double> given = {});
 // Writes every rank's input, wherever in-place aliasing stores it (buffer_view).
-void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>& buffers);
+void fill_inputs(const Schedule& s, std::uint64_t seed, std::vector<RankBuffers>& buffers,
+                 std::span<const double> given = {});
+// Why `given` cannot be inputs of type `t` ("" when it can): at most 1024 values, each
+// finite; for integer types whole numbers within the type's range.
+std::string given_inputs_problem(DataType t, std::span<const double> given);
+
+// The exact value of output element `index` of rank `rank`: the inputs as held in the
+// type, combined in double without rounding or wrapping (the sum of the numbers, their
+// product, min, max, or the sum over N for avg), what a run's result approximates.
+// nullopt where the collective leaves the element undefined (a barrier).
+std::optional<double> exact_output_value(const Schedule& s, std::uint64_t seed, std::span<const double> given,
+                                         int rank, std::uint64_t index);
 
 // Every rank's input bytes as before the run, one span per rank. Out of place the inputs
 // are never written, so the buffers themselves serve (input_bytes); an in-place run

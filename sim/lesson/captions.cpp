@@ -22,6 +22,7 @@
 
 #include "sim/check/buffer_history.h"
 #include "sim/core/errors.h"
+#include "sim/exec/value_history.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 
@@ -184,6 +185,12 @@ void add_times(PhaseFacts& ph, const PhaseRun& pr, const ProgramResult& p) {
   }
 }
 
+// Every digit a double needs to read back as itself, integers as plain digits ("4000000000").
+std::string exact_number(double v) {
+  if (std::isfinite(v) && v == std::round(v) && std::fabs(v) < 1e18) return fmt::format("{}", static_cast<std::int64_t>(v));
+  return fmt::format("{}", v);
+}
+
 // --- questions ---------------------------------------------------------------------------
 // Steps are counted from 1 here, as the student sees them; Transfer::step counts from 0,
 // so "after step k" means every transfer with t.step < k.
@@ -202,6 +209,8 @@ std::string_view metric_name(Metric m) {
     case Metric::latency_us: return "latency_us";
     case Metric::bandwidth_us: return "bandwidth_us";
     case Metric::idle_fraction: return "idle_fraction";
+    case Metric::value: return "value";
+    case Metric::exact_value: return "exact_value";
   }
   return "?";
 }
@@ -299,6 +308,34 @@ double contributions_after(const Question& q, const PhaseRun& phase, int step) {
     }
   }
   return std::max(fewest, 0);
+}
+
+// The number at the question's element of rank `rank`'s output after the phase's step `step`:
+// as the run computed it, replayed in its type (value), or the exact result (exact_value).
+double element_number(const Question& q, const PhaseRun& phase, int step) {
+  check_rank(q, phase);
+  const RunResult& run = *phase.run;
+  const Schedule& whole = run.schedule;
+  const std::uint64_t elements = whole.buffer_elements(q.rank, BufferKind::output);
+  if (q.element >= elements)
+    refuse(q, elements == 0 ? fmt::format("rank {} has no output", q.rank)
+                            : fmt::format("element {} does not exist: rank {}'s output has elements 0..{}", q.element,
+                                          q.rank, elements - 1));
+  if (q.metric == Metric::exact_value) {
+    const std::optional<double> exact =
+        exact_output_value(whole, run.request.seed, run.request.input_values, q.rank, q.element);
+    if (!exact) refuse(q, fmt::format("rank {}'s output element {} has no defined result", q.rank, q.element));
+    return *exact;
+  }
+  int offset = 0;  // the phase's step k is step k + offset of the whole schedule, as in contributions_after
+  if (!phase.schedule.transfers.empty())
+    offset = whole.transfers[phase.source_transfer.front()].step - phase.schedule.transfers.front().step;
+  const int whole_step = step + offset;
+  const auto done = static_cast<std::size_t>(
+      std::count_if(whole.transfers.begin(), whole.transfers.end(), [&](const Transfer& t) { return t.step < whole_step; }));
+  const ValueHistory values = ValueHistory::record(whole, run.request.seed, run.request.input_values);
+  const Region at = storage_of(whole, {q.rank, BufferKind::output, q.element, 1});
+  return *values.value(at.rank, at.buffer, at.offset, done, whole_step >= whole.step_count());
 }
 
 // A span of phases: from the first begin to the last end of phases q.phase..q.last_phase
@@ -413,6 +450,12 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
       if (q.metric == Metric::transfers) return transfers_until(phase, step);
       if (q.metric == Metric::contributions) return contributions_after(q, phase, step);
       return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
+    }
+    case Metric::value:
+    case Metric::exact_value: {
+      const int step = q.metric == Metric::value ? asked_step(q, phase) : phase.schedule.step_count();
+      *step_shown = step;
+      return element_number(q, phase, step);
     }
     case Metric::latency_us:
     case Metric::bandwidth_us:
@@ -774,13 +817,17 @@ Answer answer_question(const Question& asked, const ProgramResult& p, const Less
     names = lesson_scope(*f, phase);
   }
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
+  // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted; an
+  // element's number in full (the last bits are the point): the shortest form that reads back exactly.
   TextValue value = TextValue::of(a.value);
   if (in_microseconds(q.metric)) value.shown = fmt::format("{:.1f}", a.value);
+  if (is_element_value(q.metric)) value.shown = exact_number(a.value);
   names.emplace_back("value", value);
   add(names, "value_h", format_bytes(a.value));
   add(names, "rank", q.rank);
   add(names, "step", step_shown);
   add(names, "chunk", q.chunk);
+  add(names, "element", static_cast<double>(q.element));
   add(names, "phase", q.phase);
   a.text = render(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer), names,
                   fmt::format("{}: key 'answer'", q.origin));

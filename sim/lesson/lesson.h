@@ -126,7 +126,14 @@ enum class Metric : std::uint8_t {
                      // (split_latency_bandwidth, sim/model/timing_model.h)
   idle_fraction,     // the fraction of the whole program, or of the span, in which rank `rank` does not
                      // compute (a pipeline's bubble)
+  value,             // the number element `element` of rank `rank`'s output holds after step `step`, in the
+                     // run's type, rounded or wrapped as the run computed it (ValueHistory, sim/exec/value_history.h)
+  exact_value,       // the exact result at that element: the inputs combined in double, never rounded or wrapped
+                     // (exact_output_value, sim/exec/reference.h)
 };
+
+// The metrics of one element's number.
+inline bool is_element_value(Metric m) { return m == Metric::value || m == Metric::exact_value; }
 
 // The metrics of a rank over the whole program, or over a span `phases = [first, last]`.
 inline bool is_span(Metric m) { return m == Metric::peak_memory_bytes || m == Metric::idle_fraction; }
@@ -149,6 +156,7 @@ struct Question {
   // "reduce_scatter.last"), when the file gave a string: evaluated for each run, so the
   // question asks about the same thing at every rank count. Empty: the number above.
   std::string rank_expr, step_expr, chunk_expr;
+  std::uint64_t element = 0;  // value, exact_value: the element of the rank's output
   std::string origin;  // "file:line:column" of the [[question]] table
 };
 

@@ -32,7 +32,8 @@ bool same_request(const RunRequest& a, const RunRequest& b) {
   return x.collective == y.collective && x.ranks == y.ranks && x.count == y.count && x.dtype == y.dtype &&
          x.op == y.op && x.root == y.root && x.in_place == y.in_place && a.algorithm == b.algorithm &&
          o.slices == q.slices && o.servers == q.servers && o.colocated == q.colocated &&
-         o.ranks_per_node == q.ranks_per_node && o.schedule_file == q.schedule_file && a.seed == b.seed;
+         o.ranks_per_node == q.ranks_per_node && o.schedule_file == q.schedule_file && a.seed == b.seed &&
+         a.input_values == b.input_values;
 }
 
 // "lesson.toml:12:1: phase 3 ('all-reduce bucket 1')", for errors about one phase.

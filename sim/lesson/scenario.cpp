@@ -145,6 +145,7 @@ constexpr Override kOverrides[] = {
     {"--count", [](RunRequest& t, const RunRequest& f) { t.spec.count = f.spec.count; }},
     {"--dtype", [](RunRequest& t, const RunRequest& f) { t.spec.dtype = f.spec.dtype; }},
     {"--op", [](RunRequest& t, const RunRequest& f) { t.spec.op = f.spec.op; }},
+    {"--inputs", [](RunRequest& t, const RunRequest& f) { t.input_values = f.input_values; }},
     {"--root", [](RunRequest& t, const RunRequest& f) { t.spec.root = f.spec.root; }},
     {"--in-place", [](RunRequest& t, const RunRequest& f) { t.spec.in_place = f.spec.in_place; }},
     {"--slices", [](RunRequest& t, const RunRequest& f) { t.options.slices = f.options.slices; }},

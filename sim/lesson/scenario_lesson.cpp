@@ -35,6 +35,26 @@ constexpr int kDefaultRanks = 4;
 
 // --- collectives ------------------------------------------------------------------------
 
+// inputs = [2048, 1]: rank r holds the r-th value (the last for every further rank), each
+// a number the collective's dtype holds (given_inputs_problem).
+std::vector<double> read_inputs(const Entry& e, DataType dtype) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < e.array().size(); ++i) {
+    const Entry item = e.item(i);
+    const toml::node& n = item.node();
+    if (n.is_integer())
+      values.push_back(static_cast<double>(n.as_integer()->get()));
+    else if (n.is_floating_point())
+      values.push_back(n.as_floating_point()->get());
+    else
+      item.fail("expected a number");
+  }
+  if (values.empty()) e.fail("needs at least one value (rank 0's); leave the key out for the seeded inputs");
+  const std::string problem = given_inputs_problem(dtype, values);
+  if (!problem.empty()) e.fail(problem);
+  return values;
+}
+
 // The keys of a collective: [collective] and a collective [[phase]] (which takes the
 // lesson's ranks and has no `ranks` of its own). The caller checks the table's keys and
 // sets r.spec.ranks first when the table has none.
@@ -44,6 +64,7 @@ void read_collective(const Table& t, RunRequest& r) {
   if (auto e = t.find("count")) r.spec.count = e->count();
   if (auto e = t.find("dtype")) r.spec.dtype = enum_value(*e, kAllDataTypes, "data type");
   if (auto e = t.find("op")) r.spec.op = enum_value(*e, kAllReduceOps, "reduce op");
+  if (auto e = t.find("inputs")) r.input_values = read_inputs(*e, r.spec.dtype);
   if (auto e = t.find("slices")) r.options.slices = e->int32(0, 1024);  // 0: the algorithm's default
   if (auto e = t.find("colocated")) r.options.colocated = e->boolean();
   if (auto e = t.find("ranks_per_node")) r.options.ranks_per_node = e->int32(0, kMaxRanks);
@@ -263,7 +284,7 @@ struct LessonContext {
 
 Phase read_collective_phase(const Entry& item, const LessonContext& l) {
   const Table t = Table::of(item, "a collective [[phase]]");
-  t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+  t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "inputs", "root", "in_place", "slices", "servers",
                "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "stream", "wait_for", "host_wait_for",
                "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions", "stage_captions"});
   Phase p = collective_phase(l.base, "");
@@ -582,6 +603,8 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"latency_us", Metric::latency_us},
     {"bandwidth_us", Metric::bandwidth_us},
     {"idle_fraction", Metric::idle_fraction},
+    {"value", Metric::value},
+    {"exact_value", Metric::exact_value},
 };
 
 Metric read_metric(const Entry& e) {
@@ -615,7 +638,7 @@ int number_or_expression(const Entry& e, int lo, int hi, std::string& expression
 
 Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const Table t = Table::of(item, "a [[question]]");
-  t.only_keys({"text", "metric", "phase", "phases", "rank", "step", "chunk", "answer"});
+  t.only_keys({"text", "metric", "phase", "phases", "rank", "step", "chunk", "element", "answer"});
   Question q;
   q.origin = position(item);
   const std::optional<Entry> text = t.find("text"), metric = t.find("metric");
@@ -648,18 +671,24 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   // the question's author thinks it asks.
   const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
                         q.metric == Metric::contributions || q.metric == Metric::peak_memory_bytes ||
-                        q.metric == Metric::idle_fraction;
-  const bool per_step = (per_rank && !whole_program && !span) || q.metric == Metric::transfers;
+                        q.metric == Metric::idle_fraction || is_element_value(q.metric);
+  const bool per_step =
+      (per_rank && !whole_program && !span && q.metric != Metric::exact_value) || q.metric == Metric::transfers;
   if (auto e = t.find("rank")) {
     if (!per_rank)
-      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\" "
-              "or \"idle_fraction\"");
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\", "
+              "\"idle_fraction\", \"value\" or \"exact_value\"");
     q.rank = number_or_expression(*e, 0, total_ranks - 1, q.rank_expr);
   }
   if (auto e = t.find("step")) {
     if (!per_step)
-      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\" or \"contributions\"");
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\", \"contributions\" or "
+              "\"value\"");
     q.step = number_or_expression(*e, 0, kMaxInt, q.step_expr);
+  }
+  if (auto e = t.find("element")) {
+    if (!is_element_value(q.metric)) e->fail("is used only with metric = \"value\" or \"exact_value\"");
+    q.element = static_cast<std::uint64_t>(e->integer(0, std::numeric_limits<std::int64_t>::max()));
   }
   if (auto e = t.find("chunk")) {
     if (q.metric != Metric::contributions) e->fail("is used only with metric = \"contributions\"");
@@ -730,7 +759,7 @@ void settle_phases(Scenario& s, int total_ranks) {
 void read_format1(const Table& top, Scenario& s) {
   std::string origin = s.source + ":1:1";  // no [collective]: all defaults, from the top of the file
   if (auto t = top.table("collective")) {
-    t->only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
+    t->only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "inputs", "root", "in_place", "slices", "servers",
                   "colocated", "ranks_per_node", "schedule"});
     read_collective(*t, s.request);
     read_custom(*t, s.source, s.request);
@@ -745,8 +774,8 @@ void read_format1(const Table& top, Scenario& s) {
 
 // Format 2's [collective]: format 1's keys and captions; `ranks` here or at the top level.
 Phase read_lesson_collective(const Table& t, const LessonContext& l) {
-  t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "schedule", "caption", "step_caption", "step_captions",
+  t.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "inputs", "root", "in_place", "slices",
+               "servers", "colocated", "ranks_per_node", "schedule", "caption", "step_caption", "step_captions",
                "stage_captions"});
   if (auto e = t.find("ranks"); e && l.ranks)
     e->fail(fmt::format("ranks is given at the top level too ({}:{}:{}): give it once", e->file(), l.ranks->line(),
@@ -816,6 +845,7 @@ constexpr std::pair<std::string_view, std::string_view> kCollectiveFlags[] = {
     {"--count", "count"},
     {"--dtype", "dtype"},
     {"--op", "op"},
+    {"--inputs", "inputs"},
     {"--root", "root"},
     {"--in-place", "in_place"},
     {"--slices", "slices"},

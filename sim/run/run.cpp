@@ -18,6 +18,12 @@ void refuse_if_too_large(const Schedule& s) {
                                  s.spec.count, format_bytes(need), s.total_ranks, format_bytes(static_cast<double>(have))));
 }
 
+// Given inputs that the type cannot hold (a scenario names the key first, with its position).
+void refuse_bad_inputs(const RunRequest& r) {
+  const std::string problem = given_inputs_problem(r.spec.dtype, r.input_values);
+  if (!problem.empty()) throw InputError(fmt::format("--inputs: {}", problem));
+}
+
 // A hand-written schedule ("custom"), with the request checked as for any algorithm first.
 CheckedCustomSchedule build_custom(const CollectiveSpec& spec, const AlgorithmOptions& options, int max_ranks) {
   validate_request(spec, nullptr, options, max_ranks);
@@ -70,6 +76,7 @@ Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, 
 }
 
 RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) {
+  refuse_bad_inputs(request);
   RunResult result;
   result.request = request;
   result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
@@ -81,6 +88,7 @@ RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) 
 }
 
 RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& options) {
+  refuse_bad_inputs(request);
   RunResult result;
   result.request = request;
   result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
@@ -112,7 +120,7 @@ RunResult run_collective(const RunRequest& request, Backend& backend) {
 void execute_run(RunResult& result, Backend& backend) {
   const RunRequest& request = result.request;
   result.buffers = allocate_buffers(result.schedule);
-  fill_inputs(result.schedule, request.seed, result.buffers);
+  fill_inputs(result.schedule, request.seed, result.buffers, request.input_values);
   if (result.schedule.spec.in_place)  // the run overwrites them; the reference needs them
     for (const std::span<const std::byte> in : input_bytes(result.schedule, result.buffers))
       result.inputs_before.emplace_back(in.begin(), in.end());

@@ -21,6 +21,9 @@ struct RunRequest {
   std::string algorithm;  // empty: the collective's default (default_algorithm), as run resolves it
   AlgorithmOptions options;
   std::uint64_t seed = 1;
+  // Given inputs instead of the seeded ones (input_value): rank r holds
+  // input_values[min(r, size - 1)] at every element; empty: seeded.
+  std::vector<double> input_values{};
 };
 
 struct RunResult {

@@ -286,7 +286,7 @@ constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_id
 
 RunRequest read_request(const Field& f) {
   f.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "seed", "schedule_file"});
+               "colocated", "ranks_per_node", "seed", "inputs", "schedule_file"});
   RunRequest r;
   r.spec.collective = f["collective"].name_of(kAllCollectives, "collective");
   r.algorithm = f["algorithm"].str();
@@ -307,6 +307,12 @@ RunRequest read_request(const Field& f) {
   r.options.colocated = f["colocated"].boolean();
   r.options.ranks_per_node = f["ranks_per_node"].int32(0, kMaxRanks);
   r.seed = f["seed"].unsigned_integer();
+  if (f.has("inputs")) {
+    const Field inputs = f["inputs"];
+    for (std::size_t i = 0; i < inputs.size(); ++i) r.input_values.push_back(inputs.at(i).number());
+    const std::string problem = given_inputs_problem(r.spec.dtype, r.input_values);
+    if (r.input_values.empty() || !problem.empty()) inputs.fail(r.input_values.empty() ? "must not be empty" : problem);
+  }
   if (f.has("schedule_file")) r.options.schedule_file = f["schedule_file"].str();
   return r;
 }
@@ -600,6 +606,7 @@ ojson request_json(const RunRequest& r) {
              {"ranks_per_node", r.options.ranks_per_node}, {"seed", r.seed}};
   // Only custom runs have one; other traces keep the key out, as version 1 always did.
   if (!r.options.schedule_file.empty()) j["schedule_file"] = r.options.schedule_file;
+  if (!r.input_values.empty()) j["inputs"] = r.input_values;  // given inputs only; absent: seeded
   return j;
 }
 

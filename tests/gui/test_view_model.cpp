@@ -632,16 +632,44 @@ TEST_CASE("gui values: each element shows the sum that made it (rank numbers and
   const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 4)));
   const BufferHistory& h = vm.buffers();
   // Rank 1's output chunk 0 holds its own data at the start.
-  const std::uint32_t cell = h.rows()[static_cast<std::size_t>(h.row_of(1, BufferKind::output))].first_cell;
-  const ElementValue start = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 0), 0, ValueSource::rank_numbers);
+  const BufferRow& row = h.rows()[static_cast<std::size_t>(h.row_of(1, BufferKind::output))];
+  const std::uint32_t cell = row.first_cell;
+  const ElementValue start =
+      element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 0), 0, ValueSource::rank_numbers);
   CHECK(start.expression == "2");
-  const ElementValue done = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::rank_numbers);
+  const ElementValue done =
+      element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::rank_numbers);
   CHECK(done.expression == "1 + 2 + 3 + 4 = 10");
   CHECK(done.value == 10);
-  const ElementValue real = element_value(vm.trace(), vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::input_data);
+  const ElementValue real =
+      element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::input_data);
   double want = 0;
   for (int q = 0; q < 4; ++q) want += input_value(vm.trace().request.spec, vm.trace().request.seed, q, 0);
   CHECK(real.value == doctest::Approx(want));
+}
+
+TEST_CASE("gui values: with the run's inputs a cell shows the number its type holds, and says when it is rounded") {
+  // f16 holds the integers 2048..4096 in steps of 2: rank 0's 2048 plus three 1s is 2051
+  // exactly, which no f16 holds, so every finished element is a rounded number.
+  RunRequest r = request(Collective::all_reduce, "ring", 4, 4);
+  r.spec.dtype = DataType::f16;
+  r.input_values = {2048, 1};
+  const ViewModel vm(trace_of(r));
+  REQUIRE(vm.values() != nullptr);
+  const BufferHistory& h = vm.buffers();
+  const BufferRow& row = h.rows()[static_cast<std::size_t>(h.row_of(0, BufferKind::output))];
+  for (std::uint64_t e = 0; e < 4; ++e) {
+    const std::uint32_t cell = h.cells_in(h.row_of(0, BufferKind::output), e, e + 1).first;
+    const CellChange& end = vm.cell_state(ClockKind::steps, cell, vm.step_count());
+    const ElementValue v = element_value(vm.trace(), vm.values(), row, end, e, ValueSource::input_data);
+    CHECK(v.rounded);
+    CHECK(v.value != 2051);
+    CHECK(std::fmod(v.value, 2.0) == 0);  // an f16 number in [2048, 4096)
+    CHECK(v.expression.find("= 2051 -> ") != std::string::npos);
+    CHECK(v.expression.find(" in f16") != std::string::npos);
+    // The rank numbers know nothing of the type: no rounding there.
+    CHECK_FALSE(element_value(vm.trace(), vm.values(), row, end, e, ValueSource::rank_numbers).rounded);
+  }
 }
 
 TEST_CASE("gui loader: a malformed scenario comes back as an error naming the file and line, not an exception") {
