@@ -1,5 +1,7 @@
 #include "app/gui/lesson.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <map>
 
@@ -25,6 +27,17 @@ void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double du
     s.closed_form.clear();
     s.closed_form_values.clear();
     s.closed_form_ns.reset();
+  }
+}
+
+// A text rendered for the run, or as written when the run lacks a name it uses (the app
+// re-ran the lesson with another algorithm, whose stages the text does not know): the
+// app shows the lesson rather than refuse it; `collsim validate` reports such a text.
+std::string shown_or_written(const std::string& written, const std::function<std::string()>& render) {
+  try {
+    return render();
+  } catch (const InputError&) {
+    return written;
   }
 }
 
@@ -71,8 +84,7 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, cons
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::size_t n = l.phase_count();
   l.facts = lesson_facts(l.scenario, l.program);
-  check_lesson_text(l.scenario, l.program, l.facts, false);  // a bad name is refused before any view is built
-  l.description = lesson_description(l.scenario, l.facts);
+  l.description = shown_or_written(l.scenario.description, [&] { return lesson_description(l.scenario, l.facts); });
   l.views.assign(n, nullptr);
   // Phases that run some steps of one collective share its history: the one its run's check
   // recorded (prepare_program with record_history), else recorded here once.
@@ -97,7 +109,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
   l.questions.clear();
   for (std::size_t k = 0; k < l.scenario.questions.size(); ++k) {
     const Question& q = l.scenario.questions[k];
-    l.questions.push_back(question_text(l.scenario, l.facts, k));
+    l.questions.push_back(shown_or_written(q.text, [&] { return question_text(l.scenario, l.facts, k); }));
     try {
       l.answers.push_back(answer_question(q, l.program, &l.facts).text);
       l.answerable.push_back(true);
@@ -126,8 +138,13 @@ Narration narration(const Lesson& l, std::size_t k, int step) {
   const Schedule none;
   const Schedule& s = phase.kind == PhaseKind::collective ? l.run_of(k).schedule : none;
   step = std::clamp(step, 0, s.step_count());
-  CaptionParts parts = caption_parts(l.scenario, l.facts, k, s, step);
-  if (step > 0) parts.phase = caption_parts(l.scenario, l.facts, k, s, 0).phase;
+  CaptionParts parts;
+  try {
+    parts = caption_parts(l.scenario, l.facts, k, s, step);
+    if (step > 0) parts.phase = caption_parts(l.scenario, l.facts, k, s, 0).phase;
+  } catch (const InputError&) {  // as written (shown_or_written)
+    parts = {l.scenario.caption, phase.caption, step > 0 ? phase.step_caption : std::string()};
+  }
   return {std::move(parts.lesson), std::move(parts.phase), std::move(parts.step)};
 }
 

@@ -127,8 +127,8 @@ Names lesson_scope(const LessonFacts& f, std::size_t phase) {
   return n;
 }
 
+// Before the first step (step 0) they exist too, as nothing moved: step 0, no focus, 0 bytes.
 void add_step_names(Names& n, const CaptionContext& c) {
-  if (c.step == 0) return;
   add(n, "step", c.step);
   // A step with no transfer between ranks has no focus: "-".
   for (const auto& [name, v] : {std::pair{"src", c.src}, {"dst", c.dst}, {"chunk", c.chunk}})
@@ -542,6 +542,27 @@ constexpr std::array<std::string_view, 18> kNumberWords = {
     "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
 
+// "--ranks 8": a value for a flag is an instruction to the student, not a fact of the run.
+bool is_flag_value(std::string_view text, std::size_t at) {
+  const std::size_t space = text.rfind(' ', at == 0 ? 0 : at - 1);
+  if (space == std::string_view::npos || space + 1 != at) return false;
+  const std::size_t word = text.rfind(' ', space == 0 ? 0 : space - 1);
+  const std::string_view flag = text.substr(word == std::string_view::npos ? 0 : word + 1);
+  return flag.starts_with("--") || flag.starts_with("`--");
+}
+
+// "4 MiB", "20 µs", "50 %": sizes, times and shares; the facts compared are counts (ranks,
+// steps, chunks), which have no unit.
+bool has_unit(std::string_view text, std::size_t end) {
+  std::size_t k = end;
+  while (k < text.size() && text[k] == ' ') ++k;
+  for (std::string_view unit : {"B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "K", "M", "G", "µs", "us", "ms", "ns", "%", "x", "×"})
+    if (text.substr(k, unit.size()) == unit &&
+        (k + unit.size() >= text.size() || !std::isalpha(static_cast<unsigned char>(text[k + unit.size()]))))
+      return true;
+  return false;
+}
+
 // The numbers written in literal text: digits ("3", "1.5", "4-6" gives 4 and 6) and the
 // number words three..twenty. 0, 1 and 2 are left out: "rank 0", "two phases" and
 // "2(N-1)/N" are true at every N, and too common to check.
@@ -558,7 +579,8 @@ std::vector<std::pair<std::string, double>> literal_numbers(std::string_view tex
         ++j;
       const std::string digits(text.substr(i, j - i));
       const double v = std::stod(digits);
-      if (!after_word && v > 2) out.emplace_back(digits, v);  // "f32", "nvlink4" are names
+      if (!after_word && v > 2 && !is_flag_value(text, i) && !has_unit(text, j))  // "f32", "nvlink4" are names
+        out.emplace_back(digits, v);
       i = j;
       continue;
     }

@@ -1088,6 +1088,15 @@ expect_path_absent("${_lesson_out}/refused.json")
 expect_bad_input(lesson-dump ARGS run "${_lesson}" STDERR "--dump writes one collective's buffers")
 
 # explain: each phase's header and caption, and each step's caption under its label.
+# Lesson 1's captions follow the rank count: every step's caption names its own stage (the
+# reduce-scatter's last addition, the all-gather's copies) at 3 and at 8 ranks (issue 15).
+run_case(golden-lesson1-explain-3 ARGS explain "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml" --ranks 3)
+expect_exit(0)
+expect_output_equals_golden(explain_lesson01_ranks3.txt)
+run_case(golden-lesson1-explain-8 ARGS explain "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml" --ranks 8)
+expect_exit(0)
+expect_output_equals_golden(explain_lesson01_ranks8.txt)
+
 run_case(golden-lesson-explain ARGS explain "${_lesson}")
 expect_exit(0)
 string(REPLACE "${SOURCE_DIR}/" "<SOURCE_DIR>/" CASE_OUT "${CASE_OUT}")

@@ -175,7 +175,7 @@ elseif(CASE STREQUAL "lessons")
   # Lesson 1 mid-way, with its step caption.
   gui(ARGS "${ring_lesson}" --screenshot "${WORK_DIR}/ring_lesson.png" --step 2.5)
   expect_exit(0 "lesson 1 --step 2.5")
-  expect_text(out "In step 3/6.*Step 3, reduce-scatter: the last addition" "it shows step 3 and the file's caption of it")
+  expect_text(out "In step 3/6.*Step 3, the reduce-scatter's last addition" "it shows step 3 and the file's caption of it")
   png("lesson 1 is not blank" nonblank "${WORK_DIR}/ring_lesson.png")
   png("lesson 1 and lesson 12 differ" differ "${WORK_DIR}/ring_lesson.png" "${WORK_DIR}/ddp_121.png")
   # Phases that are not there.

@@ -507,7 +507,8 @@ TEST_CASE("gui lesson: a re-run keeps the lesson, and its answers follow the new
   CHECK(again.source == r.lesson->scenario.source);
   CHECK(again.model->schedule().spec.ranks == 8);
   CHECK(l.scenario.questions.size() == 3);
-  for (std::size_t k = 0; k < l.answers.size(); ++k) CHECK(l.answers[k] == answer_question(l.scenario.questions[k], l.program).text);
+  for (std::size_t k = 0; k < l.answers.size(); ++k)
+    CHECK(l.answers[k] == answer_question(l.scenario.questions[k], l.program, &l.facts).text);
   CHECK(l.answers[2] != r.lesson->answers[2]);  // rank 0 sends other bytes on 8 ranks
   CHECK_FALSE(narration(l, 0, 1).step.empty());  // the same collective and algorithm: the captions stay
   // Another algorithm: the file's captions described the ring, so they go.
