@@ -111,6 +111,7 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
   add(n, prefix + "time_us", ph.end_us);
   add(n, prefix + "duration_us", ph.duration_us);
   add(n, prefix + "busbw", ph.busbw);
+  if (!ph.protocol.empty()) add(n, prefix + "protocol", ph.protocol);
 }
 
 Names lesson_scope(const LessonFacts& f, std::size_t phase) {
@@ -120,6 +121,13 @@ Names lesson_scope(const LessonFacts& f, std::size_t phase) {
   add(n, "total_us", f.total_us);
   for (std::size_t k = 0; k < f.answers.size(); ++k) add(n, fmt::format("q{}", k + 1), f.answers[k]);
   for (std::size_t k = 0; k < f.phases.size(); ++k) add_phase_names(n, f.phases[k], fmt::format("p{}.", k + 1));
+  for (const StageFacts& g : f.groups) {
+    const std::string id = stage_id(g.name);
+    add(n, id + ".first", g.first);
+    add(n, id + ".last", g.last);
+    add(n, id + ".phases", g.last - g.first + 1);
+    add(n, id + ".range", range_words(g));
+  }
   if (phase < f.phases.size()) {
     add_phase_names(n, f.phases[phase], "");
     add(n, "phase", static_cast<double>(phase + 1));
@@ -183,6 +191,7 @@ void add_times(PhaseFacts& ph, const PhaseRun& pr, const ProgramResult& p) {
     const Bandwidth bw = bandwidth(pr.run->schedule.spec, static_cast<std::int64_t>(std::llround(pr.end() - pr.begin())));
     if (bw.busbw_gbps) ph.busbw = *bw.busbw_gbps;
   }
+  if (pr.run && pr.run->model) ph.protocol = std::string(protocol_label(pr.run->model->topology.protocol));
 }
 
 // Every digit a double needs to read back as itself, integers as plain digits ("4000000000").
@@ -520,11 +529,27 @@ std::string where_or(const std::string& where, const std::string& fallback) { re
 
 // The question with its rank, step and chunk expressions evaluated in the run's scope.
 Question resolved(const Question& q, const LessonFacts* f) {
-  if (q.rank_expr.empty() && q.step_expr.empty() && q.chunk_expr.empty()) return q;
-  if (!f) refuse(q, "its rank, step or chunk is an expression, and this view has no facts of the run to evaluate it");
-  const std::size_t phase = phase_of(q);
-  const Names names = lesson_scope(*f, phase);
+  if (q.rank_expr.empty() && q.step_expr.empty() && q.chunk_expr.empty() && q.phase_expr.empty() && q.span_group.empty())
+    return q;
+  if (!f) refuse(q, "its phase, rank, step or chunk is an expression, and this view has no facts of the run to evaluate it");
   Question out = q;
+  if (!q.span_group.empty()) {
+    const auto g = std::find_if(f->groups.begin(), f->groups.end(),
+                                [&](const StageFacts& x) { return stage_id(x.name) == q.span_group; });
+    if (g == f->groups.end()) {
+      std::string known;
+      for (const StageFacts& x : f->groups) known += (known.empty() ? "" : " ") + stage_id(x.name);
+      refuse(q, fmt::format("phases = \"{}\" names no group of phases (the lesson's groups: {})", q.span_group,
+                            known.empty() ? "none" : known));
+    }
+    out.phase = g->first;
+    out.last_phase = g->last;
+  }
+  if (!q.phase_expr.empty())
+    out.phase = std::stoi(render(fmt::format("{{{}:d}}", q.phase_expr), lesson_scope(*f, kNoPhase),
+                                 fmt::format("{}: key 'phase'", q.origin)));
+  const std::size_t phase = phase_of(out);
+  const Names names = lesson_scope(*f, phase);
   auto evaluate = [&](const std::string& expr, const char* key, int& field) {
     if (expr.empty()) return;
     const std::string text = render(fmt::format("{{{}:d}}", expr), names, fmt::format("{}: key '{}'", q.origin, key));
@@ -546,9 +571,21 @@ constexpr std::array<std::string_view, 18> kNumberWords = {
 bool is_flag_value(std::string_view text, std::size_t at) {
   const std::size_t space = text.rfind(' ', at == 0 ? 0 : at - 1);
   if (space == std::string_view::npos || space + 1 != at) return false;
-  const std::size_t word = text.rfind(' ', space == 0 ? 0 : space - 1);
+  const std::size_t word = text.find_last_of(" \n", space == 0 ? 0 : space - 1);
   const std::string_view flag = text.substr(word == std::string_view::npos ? 0 : word + 1);
   return flag.starts_with("--") || flag.starts_with("`--");
+}
+
+// "lesson 15", "question 4", "phase 5": a reference to a part of the course or of the file,
+// which the rank count does not move (a pattern's generated phases are named by group).
+bool is_reference(std::string_view text, std::size_t at) {
+  std::size_t end = at;
+  while (end > 0 && text[end - 1] == ' ') --end;
+  std::size_t begin = end;
+  while (begin > 0 && std::isalpha(static_cast<unsigned char>(text[begin - 1]))) --begin;
+  std::string word(text.substr(begin, end - begin));
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char x) { return std::tolower(x); });
+  return end < at && (word == "lesson" || word == "question" || word == "phase");
 }
 
 // "4 MiB", "20 µs", "50 %": sizes, times and shares; the facts compared are counts (ranks,
@@ -556,7 +593,7 @@ bool is_flag_value(std::string_view text, std::size_t at) {
 bool has_unit(std::string_view text, std::size_t end) {
   std::size_t k = end;
   while (k < text.size() && text[k] == ' ') ++k;
-  for (std::string_view unit : {"B", "KiB", "MiB", "GiB", "KB", "MB", "GB", "K", "M", "G", "µs", "us", "ms", "ns", "%", "x", "×"})
+  for (std::string_view unit : {"B", "bytes", "KiB", "MiB", "GiB", "KB", "MB", "GB", "TFLOP", "K", "M", "G", "µs", "us", "ms", "ns", "%", "x", "×"})
     if (text.substr(k, unit.size()) == unit &&
         (k + unit.size() >= text.size() || !std::isalpha(static_cast<unsigned char>(text[k + unit.size()]))))
       return true;
@@ -579,7 +616,7 @@ std::vector<std::pair<std::string, double>> literal_numbers(std::string_view tex
         ++j;
       const std::string digits(text.substr(i, j - i));
       const double v = std::stod(digits);
-      if (!after_word && v > 2 && !is_flag_value(text, i) && !has_unit(text, j))  // "f32", "nvlink4" are names
+      if (!after_word && v > 2 && !is_flag_value(text, i) && !has_unit(text, j) && !is_reference(text, i))  // "f32", "nvlink4" are names
         out.emplace_back(digits, v);
       i = j;
       continue;
@@ -682,6 +719,13 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
     f.phases.push_back(std::move(ph));
   }
   if (p.predicted) f.total_us = p.total_ns / 1000;
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const std::string& g = s.phases[k].group;
+    if (g.empty()) continue;
+    const int number = static_cast<int>(k) + 1;
+    if (!f.groups.empty() && f.groups.back().name == g && f.groups.back().last == number - 1) f.groups.back().last = number;
+    else f.groups.push_back({g, number, number});
+  }
   for (const Question& q : s.questions) {
     try {
       f.answers.push_back(answer_question(q, p, &f).value);
@@ -823,7 +867,7 @@ std::string lesson_description(const Scenario& s, const LessonFacts& f) {
 }
 
 std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t k) {
-  const Question& q = s.questions.at(k);
+  const Question q = resolved(s.questions.at(k), &f);
   const std::size_t phase = phase_of(q);
   return render(q.text, lesson_scope(f, phase), fmt::format("{}: key 'question[{}].text'", q.origin, k + 1));
 }
@@ -851,8 +895,13 @@ Answer answer_question(const Question& asked, const ProgramResult& p, const Less
   add(names, "chunk", q.chunk);
   add(names, "element", static_cast<double>(q.element));
   add(names, "phase", q.phase);
-  a.text = render(q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer), names,
-                  fmt::format("{}: key 'answer'", q.origin));
+  const std::string_view answer = q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer);
+  try {
+    a.text = render(answer, names, fmt::format("{}: key 'answer'", q.origin));
+  } catch (const InputError&) {
+    if (f) throw;
+    a.text = std::string(answer);  // no facts to render the lesson's names with: as written (captions.h)
+  }
   return a;
 }
 

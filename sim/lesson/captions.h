@@ -49,11 +49,14 @@ struct PhaseFacts {
   // Predicted (µs), when the program was: when the phase begins and ends, its length, and its
   // bus bandwidth (GB/s; whole collectives that have one).
   std::optional<double> begin_us, end_us, duration_us, busbw;
+  std::string protocol;  // the NCCL protocol the model used ("LL", "Simple"; auto's choice), when predicted
 };
 
 struct LessonFacts {
   int ranks = 0;  // the workers (a parameter server's servers are extra ranks)
   std::vector<PhaseFacts> phases;
+  // The groups of consecutive phases (Phase::group), as spans of 1-based phase numbers.
+  std::vector<StageFacts> groups;
   std::vector<std::optional<double>> answers;  // per question; nullopt: the run cannot answer it
   std::optional<double> total_us;              // the program's predicted end
 };
@@ -122,8 +125,9 @@ std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t q
 // A question's answer computed from the program (which must be predicted for the metrics
 // of time): the value and the answer template rendered ({value} {value_h} {rank} {step}
 // {chunk} {phase}, and every lesson name). InputError naming the question's origin when it
-// asks about a phase, rank, step or chunk the run does not have. Without facts, the answer
-// template may use only the question's own names.
+// asks about a phase, rank, step or chunk the run does not have. Without facts (a caller
+// that wants the value only), an answer template that names more than the question's own
+// names is left as written.
 struct Answer {
   double value = 0;
   std::string text;

@@ -100,6 +100,10 @@ struct Phase {
   std::vector<std::string> step_captions_where;
 
   std::string origin;  // "file:line:column" of the [[phase]] table, or of what generated it
+  // The group of consecutive phases it belongs to ("gpipe isend", "iteration 2", an FSDP
+  // comparison's name): lesson text and questions name a group's span ({gpipe_isend.first},
+  // `phases = "gpipe_isend"`), which moves when --ranks changes the phase count. "": none.
+  std::string group;
 };
 
 // The stream a phase runs on: its own, or its kind's.
@@ -149,6 +153,9 @@ struct Question {
   // time_us, duration_us and the span metrics (is_span): phases phase..last_phase as one
   // span (`phases = [a, b]`); 0 = phase alone.
   int last_phase = 0;
+  // phase, or the span, as an expression or a group's name ("gpipe_isend"): evaluated for each
+  // run (captions.h). Empty: the numbers above.
+  std::string phase_expr, span_group;
   int rank = 0;
   int step = 0;   // 0 = after the last step
   int chunk = 0;

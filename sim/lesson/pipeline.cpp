@@ -261,7 +261,10 @@ std::vector<Phase> pipeline_phases(const TrainingSpec& spec, int ranks) {
   for (const PipelineSchedule schedule : spec.schedules)
     for (const PipelineP2p p2p : spec.p2p) {
       const std::string prefix = several ? fmt::format("{}, {}: ", to_string(schedule), to_string(p2p)) : "";
+      const std::size_t first = phases.size();
       Variant{spec, ranks, schedule, p2p, prefix, phases}.generate();
+      for (std::size_t k = first; k < phases.size(); ++k)
+        phases[k].group = fmt::format("{} {}", to_string(schedule), to_string(p2p));
     }
   return phases;
 }

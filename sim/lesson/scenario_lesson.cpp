@@ -622,7 +622,12 @@ void read_span(const Entry& e, const Table& t, Question& q, int phases) {
   if (!is_timing(q.metric) && !is_span(q.metric))
     e.fail("is used only with metric = \"time_us\", \"duration_us\", \"peak_memory_bytes\" or \"idle_fraction\"");
   if (auto p = t.find("phase")) p->fail("give either `phase` or `phases = [first, last]`, not both");
-  if (!e.node().is_array() || e.array().size() != 2) e.wrong_type("[first, last]: two phase numbers");
+  if (e.node().is_string()) {  // a group of phases a pattern generated: "gpipe_isend"
+    q.span_group = e.string();
+    check_stage_selector(q.span_group, e.where());
+    return;
+  }
+  if (!e.node().is_array() || e.array().size() != 2) e.wrong_type("[first, last]: two phase numbers, or a group's name");
   q.phase = e.item(0).int32(1, std::max(phases, 1));
   q.last_phase = e.item(1).int32(1, std::max(phases, 1));
   if (q.last_phase < q.phase) e.fail(fmt::format("[{}, {}]: the first phase comes after the last", q.phase, q.last_phase));
@@ -656,6 +661,8 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
       e->fail(fmt::format("{} is a figure of the whole program, or of a span `phases = [first, last]`: leave "
                           "`phase` out",
                           metric->string()));
+  } else if (auto e = t.find("phase"); e && e->node().is_string()) {
+    q.phase = number_or_expression(*e, 0, phases, q.phase_expr);
   } else if (auto e = t.find("phase")) {
     q.phase = e->int32(0, phases);
     if (q.phase == 0 && !is_timing(q.metric))
@@ -663,7 +670,7 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   } else if (phases == 0) {
     item.fail("needs a `phase`: the lesson has no phases");
   }
-  if (q.phase > 0 && !span && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
+  if (q.phase > 0 && !span && q.phase_expr.empty() && s.phases[static_cast<std::size_t>(q.phase - 1)].kind == PhaseKind::compute &&
       !is_timing(q.metric))
     metric->fail(fmt::format("phase {} ('{}') is a compute phase: it has only metric = \"time_us\" or \"duration_us\"", q.phase,
                              s.phases[static_cast<std::size_t>(q.phase - 1)].name));
@@ -907,6 +914,7 @@ void check_questions(const Scenario& s, const std::string& flags) {
   const int total = program_ranks(s);
   for (std::size_t i = 0; i < s.questions.size(); ++i) {
     const Question& q = s.questions[i];
+    if (!q.phase_expr.empty() || !q.span_group.empty()) continue;  // evaluated for the run (captions.h)
     if (std::max(q.phase, q.last_phase) > static_cast<int>(s.phases.size()))
       throw InputError(fmt::format("{}: question[{}] ({}) asks about phase {}, but the lesson now has {} phases", flags,
                                    i + 1, q.origin, std::max(q.phase, q.last_phase), s.phases.size()));

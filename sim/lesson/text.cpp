@@ -104,7 +104,16 @@ class Parser {
       i_ = end + 1;
       return n;
     }
-    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') return number();
+    if (std::isdigit(static_cast<unsigned char>(c)) || c == '.') {
+      // A name may start with a digit when it has a letter ("1f1b_isend.first"); else a number.
+      std::size_t j = i_;
+      bool letter = false;
+      while (j < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[j])) || s_[j] == '_' || s_[j] == '.')) {
+        letter = letter || std::isalpha(static_cast<unsigned char>(s_[j])) || s_[j] == '_';
+        ++j;
+      }
+      return letter ? name_or_call() : number();
+    }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return name_or_call();
     fail(fmt::format("unexpected '{}'", c));
   }

@@ -392,10 +392,13 @@ void ddp(Generator& g) {
   for (const DdpPart part : g.spec.parts) {
     // Later iterations are all alike: the lesson shows one, iteration 2.
     if (several) g.prefix = part == DdpPart::constructor ? "constructor: " : part == DdpPart::first ? "iteration 1: " : "iteration 2: ";
+    const std::size_t first = g.phases.size();
     if (part == DdpPart::constructor)
       ddp_constructor(g);
     else
       previous = ddp_iteration(g, part, previous);
+    const char* group = part == DdpPart::constructor ? "constructor" : part == DdpPart::first ? "iteration 1" : "iteration 2";
+    for (std::size_t k = first; k < g.phases.size(); ++k) g.phases[k].group = group;
   }
 }
 
@@ -493,6 +496,7 @@ void fsdp(Generator& g) {
     FsdpState st{options, std::vector<bool>(g.spec.model.parameters.size(), false), {}};
     fsdp_forward(g, st);
     fsdp_backward(g, st);
+    for (std::size_t k = first; k < g.phases.size(); ++k) g.phases[k].group = options.name;
     // The next step starts from scratch: an optimizer step and a loss.item() in between.
     if (first > 0) g.phases[first].synchronize = true;
   }

@@ -528,7 +528,7 @@ TEST_CASE("gui lesson: a re-run keeps the lesson, and its answers follow the new
   CHECK(ps8.lesson->scenario.ranks == 8);
   CHECK(ps8.lesson->program.total_ranks == 10);  // and its 2 servers
   for (std::size_t k = 0; k < ps8.lesson->answers.size(); ++k)
-    CHECK(ps8.lesson->answers[k] == answer_question(ps8.lesson->scenario.questions[k], ps8.lesson->program).text);
+    CHECK(ps8.lesson->answers[k] == answer_question(ps8.lesson->scenario.questions[k], ps8.lesson->program, &ps8.lesson->facts).text);
 }
 
 TEST_CASE("gui lesson: a lesson of several phases cannot be compared with another algorithm") {
