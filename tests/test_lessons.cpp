@@ -1018,26 +1018,16 @@ void check_facts(const Scenario& s, const ProgramResult& p, const LessonFacts& f
 
 namespace collsim {
 
-// The lessons whose text has been rewritten with computed facts (issue 15): they run at 3, 8
-// and 16 ranks and state no literal that changes with the rank count. The others are still
-// written for their own N: their text is rendered and its facts checked at that N only,
-// until they join this list (the issue's note lists what each still lacks).
-const std::set<std::string> kTrueAtEveryRankCount = {
-    "01_ring_allreduce.toml",     "02_ring_vs_parameter_server.toml", "04_tree_vs_ring_crossover.toml",
-    "05_broadcast.toml",          "06_all_gather.toml",               "07_reduce_scatter.toml",
-    "08_scatter_gather.toml",     "09_all_to_all_moe.toml",           "12_ddp_resnet34.toml",
-    "13_fsdp_resnet34.toml",      "14_straggler.toml",                "16_overlap.toml",
-    "17_parameter_server_training.toml", "18_streams.toml",           "20_what_libraries_pick.toml",
-    "21_reduce_ops.toml"};
-
-TEST_CASE("every lesson's text renders its facts right; the rewritten ones at 3, 8 and 16 ranks too, without literal facts") {
+// Every lesson at its own N and at 3, 8 and 16 ranks (those its ranks_allowed admits; the others
+// are refused, naming it): its text renders, the facts it names are the run's, and it states
+// no literal that changes with the rank count (issue 15).
+TEST_CASE("every lesson's text is true at its own rank count and at 3, 8 and 16 ranks") {
   for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
     if (e.path().extension() != ".toml") continue;
     const std::string name = e.path().filename().string();
     CAPTURE(name);
     const Scenario file = load_scenario(e.path());
-    const bool rewritten = kTrueAtEveryRankCount.count(name) == 1;
-    const std::vector<int> counts = rewritten ? std::vector<int>{file.ranks, 3, 8, 16} : std::vector<int>{file.ranks};
+    const std::vector<int> counts = {file.ranks, 3, 8, 16};
     std::vector<Scenario> scenarios;
     std::vector<LessonFacts> facts;
     for (const int n : counts) {
@@ -1045,6 +1035,15 @@ TEST_CASE("every lesson's text renders its facts right; the rewritten ones at 3,
       if (file.ranks_fixed && n != file.ranks) {  // refused, with the reason
         CHECK_THROWS_WITH_AS(with_ranks(file, n), doctest::Contains("ranks_fixed"), InputError);
         continue;
+      }
+      if (!file.ranks_allowed.empty() && n != file.ranks) {
+        const TextScope at_n = [n](std::string_view v) -> std::optional<TextValue> {
+          return v == "ranks" ? std::optional<TextValue>(TextValue::of(n)) : std::nullopt;
+        };
+        if (render_text(fmt::format("{{{} ? 1 : 0}}", file.ranks_allowed), at_n, "", "") == "0") {  // refused, naming the rule
+          CHECK_THROWS_WITH_AS(with_ranks(file, n), doctest::Contains("ranks_allowed"), InputError);
+          continue;
+        }
       }
       Scenario s = n == file.ranks ? file : with_ranks(file, n);  // a lesson without ranks_fixed runs at every N
       const ProgramResult p = predict_only(s);
@@ -1055,7 +1054,7 @@ TEST_CASE("every lesson's text renders its facts right; the rewritten ones at 3,
       facts.push_back(f);
     }
     // No literal that states a fact of the rank count, at any of them.
-    for (std::size_t i = 0; rewritten && scenarios.size() > 1 && i < scenarios.size(); ++i) {
+    for (std::size_t i = 0; scenarios.size() > 1 && i < scenarios.size(); ++i) {
       const std::vector<std::string> warnings = lesson_text_warnings(scenarios[i], facts[i], facts[(i + 1) % facts.size()]);
       CAPTURE(scenarios[i].ranks);
       for (const std::string& w : warnings) FAIL_CHECK(w);

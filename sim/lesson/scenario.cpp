@@ -213,12 +213,12 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {
-    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "phase", "training", "question"});
+    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
     top.only_keys({"format", "title", "description", "collective", "run", "topology"});
   } else {
-    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "collective", "phase",
-                   "training", "question", "run", "topology"});
+    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "collective",
+                   "phase", "training", "question", "run", "topology"});
   }
   s.request = default_run_request();
   if (auto e = top.find("title")) s.title = e->string();
@@ -226,6 +226,11 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     s.description = e->string();
     s.description_where = e->where();
     parse_text(s.description, s.description_where);  // the syntax now; the names once the run is known
+  }
+  if (auto e = top.find("ranks_allowed")) {
+    s.ranks_allowed = e->string();
+    s.ranks_allowed_where = e->where();
+    parse_text(fmt::format("{{{}}}", s.ranks_allowed), s.ranks_allowed_where);
   }
   if (auto e = top.find("ranks_fixed")) {
     // true, or the reason: "its figures are for 2 nodes of 8 GPUs".

@@ -31,6 +31,10 @@ struct Scenario {
   // computed (placeholders), and `collsim validate` warns about literal ones.
   bool ranks_fixed = false;
   std::string ranks_fixed_why;  // the file's reason (`ranks_fixed = "why"`), for the refusal
+  // The rank counts the lesson runs at, as an expression over `ranks` (text.h): "ranks >= 8"
+  // (its figures name 8 ranks), "round(ranks / 8) == ranks / 8" (nodes of 8 GPUs). `--ranks`
+  // with another count is refused, naming it. Empty: every count.
+  std::string ranks_allowed, ranks_allowed_where;
   // Where the description and the lesson caption were written ("file:line:column: key '...'").
   std::string description_where, caption_where;
   // Keys the file leaves out take the command line's defaults: all_reduce with ring on 4

@@ -939,7 +939,21 @@ void read_scenario_program(const Table& top, Scenario& s) {
 
 namespace {
 // ranks_fixed: the lesson's text is true at its own rank count only.
+// ranks_allowed: the expression over `ranks` must hold for the new count.
+bool ranks_allowed(const Scenario& s, int n) {
+  if (s.ranks_allowed.empty()) return true;
+  const TextScope scope = [n](std::string_view name) -> std::optional<TextValue> {
+    if (name == "ranks") return TextValue::of(n);
+    return std::nullopt;
+  };
+  return render_text(fmt::format("{{{} ? 1 : 0}}", s.ranks_allowed), scope, s.ranks_allowed_where, "ranks") == "1";
+}
+
 void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const FlagGiven& given) {
+  if (given("--ranks") && from_flags.spec.ranks != s.ranks && !ranks_allowed(s, from_flags.spec.ranks))
+    throw InputError(fmt::format("--ranks {}: {} runs only at rank counts where {} (ranks_allowed, {}): its phases or "
+                                 "figures need them",
+                                 from_flags.spec.ranks, s.source, s.ranks_allowed, s.ranks_allowed_where));
   if (!s.ranks_fixed || !given("--ranks") || from_flags.spec.ranks == s.ranks) return;
   throw InputError(fmt::format("--ranks {}: {} is written for {} ranks only (ranks_fixed){}: its text states facts of {} "
                                "ranks that would be false at {}; copy the file and edit it to try another rank count",
