@@ -314,18 +314,18 @@ std::string format_explained_collective(const Scenario& s, const Schedule& sched
   return explained_phase(s, checked_facts(s, p), 0, schedule);
 }
 
-std::vector<std::string> lesson_warnings(const Scenario& s) {
+std::vector<std::string> lesson_warnings(const Scenario& s, const LessonFacts& f) {
   if (s.format < 2 || s.ranks_fixed) return {};
   const std::optional<LessonFacts> other = facts_at_other_ranks(s);
   if (!other) return {};
-  const ProgramResult p = model_program(s);
-  return lesson_text_warnings(s, lesson_facts(s, p), *other);
+  return lesson_text_warnings(s, f, *other);
 }
 
 std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings) {
   const ProgramResult p = model_program(s);
-  answer_questions(s, p, checked_facts(s, p));
-  warnings = lesson_warnings(s);
+  const LessonFacts facts = checked_facts(s, p);
+  answer_questions(s, p, facts);
+  warnings = lesson_warnings(s, facts);
   const auto collectives = static_cast<std::size_t>(
       std::count_if(p.phases.begin(), p.phases.end(), [](const PhaseRun& pr) { return pr.run != nullptr; }));
   const bool skipped = std::any_of(p.phases.begin(), p.phases.end(),

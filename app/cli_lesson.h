@@ -52,8 +52,8 @@ std::string format_questions(const Scenario& s, const ProgramResult& p, const Le
 // "OK (...)" text. Warnings (lesson_text_warnings: literal numbers that change with the
 // rank count, compared with the lesson at another rank count) go to `warnings`.
 std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings);
-// The warnings alone, for any format 2 scenario (none for ranks_fixed, or when the lesson
-// runs at no other rank count).
-std::vector<std::string> lesson_warnings(const Scenario& s);
+// The warnings alone, for any format 2 scenario with the facts of its run (none for
+// ranks_fixed, or when the lesson runs at no other rank count).
+std::vector<std::string> lesson_warnings(const Scenario& s, const LessonFacts& f);
 
 }  // namespace collsim::cli

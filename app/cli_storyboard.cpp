@@ -123,8 +123,9 @@ std::string validate_scenario(const std::string& path, std::vector<std::string>&
   if (!sc.single_collective()) return validate_lesson(sc, warnings);
   if (sc.format >= 2) {  // every text rendered, every question answered (refuses one the run cannot answer)
     const ProgramResult p = model_program(sc);
-    answer_questions(sc, p, checked_facts(sc, p));
-    warnings = lesson_warnings(sc);
+    const LessonFacts facts = checked_facts(sc, p);
+    answer_questions(sc, p, facts);
+    warnings = lesson_warnings(sc, facts);
   }
   RunResult run = prepare_model_run(sc.request);
   predict_run(run, sc.topology);  // a bad [topology] (an unknown link name) shows only here

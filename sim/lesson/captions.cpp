@@ -480,6 +480,17 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
 
 // --- stage selectors ----------------------------------------------------------------------
 
+// The run of consecutive steps (1-based, inclusive) of step `step`'s stage: the whole phase
+// when the step has none.
+std::pair<int, int> stage_run(const Schedule& s, int step) {
+  const std::string_view stage = s.stage_of(step - 1);
+  if (stage.empty()) return {1, s.step_count()};
+  int first = step, last = step;
+  while (first > 1 && s.stage_of(first - 2) == stage) --first;
+  while (last < s.step_count() && s.stage_of(last) == stage) ++last;
+  return {first, last};
+}
+
 struct Selector {
   std::string stage;     // a stage id, or "" for any
   std::string position;  // "first", "last" or "" (every step)
@@ -761,9 +772,7 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
   c.label = phase_schedule.step_labels[static_cast<std::size_t>(step - 1)];
   c.stage = std::string(phase_schedule.stage_of(step - 1));
   if (!c.stage.empty()) {
-    int first = step, last = step;
-    while (first > 1 && phase_schedule.stage_of(first - 2) == c.stage) --first;
-    while (last < steps && phase_schedule.stage_of(last) == c.stage) ++last;
+    const auto [first, last] = stage_run(phase_schedule, step);
     c.stage_step = step - first + 1;
     c.stage_steps = last - first + 1;
   }
@@ -805,14 +814,8 @@ void check_stage_selector(std::string_view at, const std::string& where) {
 int stage_selector_rank(std::string_view at, const Schedule& s, int step) {
   if (step < 1 || step > s.step_count()) return -1;
   const Selector sel = parse_selector(at);
-  int first = 1, last = s.step_count();
-  if (!sel.stage.empty()) {
-    if (stage_id(s.stage_of(step - 1)) != sel.stage || s.stage_of(step - 1).empty()) return -1;
-    first = step;
-    while (first > 1 && s.stage_of(first - 2) == s.stage_of(step - 1)) --first;
-    last = step;
-    while (last < s.step_count() && s.stage_of(last) == s.stage_of(step - 1)) ++last;
-  }
+  if (!sel.stage.empty() && (s.stage_of(step - 1).empty() || stage_id(s.stage_of(step - 1)) != sel.stage)) return -1;
+  const auto [first, last] = sel.stage.empty() ? std::pair{1, s.step_count()} : stage_run(s, step);
   if (sel.position == "first" && step != first) return -1;
   if (sel.position == "last" && step != last) return -1;
   const bool positioned = !sel.position.empty();

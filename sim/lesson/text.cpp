@@ -318,18 +318,24 @@ std::string format_number(double v) {
   return fmt::format("{:.{}f}", v, std::max(0, 2 - magnitude));
 }
 
-ParsedText parse_text(std::string_view text, const std::string& where) {
-  ParsedText out;
-  std::vector<std::string> sources;
+namespace {
+
+// A template split and every placeholder compiled, once; errors name `where`.
+struct CompiledText {
+  std::vector<std::string> literals, sources;
+  std::vector<Compiled> placeholders;
+};
+
+CompiledText compile_text(std::string_view text, const std::string& where) {
+  CompiledText out;
   try {
-    split(text, out.literals, sources);
+    split(text, out.literals, out.sources);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", where, e.what()));
   }
-  for (std::string& source : sources) {
+  for (const std::string& source : out.sources) {
     try {
-      Compiled c = compile(source);
-      out.placeholders.push_back({std::move(source), std::move(c.names)});
+      out.placeholders.push_back(compile(source));
     } catch (const InputError& e) {
       throw InputError(fmt::format("{}: placeholder '{{{}}}': {}", where, source, e.what()));
     }
@@ -337,19 +343,27 @@ ParsedText parse_text(std::string_view text, const std::string& where) {
   return out;
 }
 
+}  // namespace
+
+ParsedText parse_text(std::string_view text, const std::string& where) {
+  CompiledText c = compile_text(text, where);
+  ParsedText out{std::move(c.literals), {}};
+  for (std::size_t k = 0; k < c.sources.size(); ++k)
+    out.placeholders.push_back({std::move(c.sources[k]), std::move(c.placeholders[k].names)});
+  return out;
+}
+
 std::string render_text(std::string_view text, const TextScope& scope, const std::string& where, std::string_view known) {
-  const ParsedText parsed = parse_text(text, where);
+  const CompiledText c = compile_text(text, where);
   const Evaluator evaluator(scope, known);
-  std::string out = parsed.literals[0];
-  for (std::size_t k = 0; k < parsed.placeholders.size(); ++k) {
-    const std::string& source = parsed.placeholders[k].source;
+  std::string out = c.literals[0];
+  for (std::size_t k = 0; k < c.placeholders.size(); ++k) {
     try {
-      const Compiled c = compile(source);
-      out += formatted(evaluator.value(c.expression), c.format);
+      out += formatted(evaluator.value(c.placeholders[k].expression), c.placeholders[k].format);
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: placeholder '{{{}}}': {}", where, source, e.what()));
+      throw InputError(fmt::format("{}: placeholder '{{{}}}': {}", where, c.sources[k], e.what()));
     }
-    out += parsed.literals[k + 1];
+    out += c.literals[k + 1];
   }
   return out;
 }
