@@ -72,11 +72,14 @@ Canvas scene_canvas() {
 
 // Points along `path` from fraction f0 to f1, sampled from gui::point_along, so arrows
 // follow the GUI's own routes (arcs around a ring, curves through a hub).
-std::vector<Vec2> sample(const gui::Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1) {
+// `on_lane`: a packet's own lane (gui::point_along), so that the two directions between
+// two ranks do not draw over each other.
+std::vector<Vec2> sample(const gui::Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
+                         bool on_lane = false) {
   constexpr int kSamples = 24;
   std::vector<Vec2> pts;
   for (int i = 0; i <= kSamples; ++i)
-    pts.push_back(cv.at(gui::point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / kSamples)));
+    pts.push_back(cv.at(gui::point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / kSamples, on_lane)));
   return pts;
 }
 
@@ -105,6 +108,8 @@ void draw_links(std::string& o, const gui::Layout& l, const Canvas& cv) {
     const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;  // dashed: both trees read at once
     const Vec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
     std::string d = fmt::format("M{} {} L{} {}", num(p.x), num(p.y), num(q.x), num(q.y));
+    const Vec2 mid = cv.at(gui::point_along(l, {a, b}, 0.5f));
+    if (std::hypot(mid.x - (p.x + q.x) / 2, mid.y - (p.y + q.y) / 2) > 0.5f) d = polyline(sample(l, {a, b}, cv, 0, 1));  // bent
     if (gui::is_ring_arc(l, a, b)) {  // the short way round the ring's circle
       const Vec2 ua = l.nodes[static_cast<std::size_t>(a)], ub = l.nodes[static_cast<std::size_t>(b)];
       float delta = std::atan2(ub.y, ub.x) - std::atan2(ua.y, ua.x);
@@ -230,9 +235,9 @@ void draw_step(std::string& arrows, std::string& packets, const gui::ViewModel& 
     const std::vector<int> path(span.begin(), span.end());
     const float gap = rank_px * (l.is_server[d] ? 1.4f : 1.0f) + 5;
     draw_arrow(arrows,
-               sample(l, path, cv, edge_fraction(l, path, cv, gap, false), edge_fraction(l, path, cv, gap, true)),
+               sample(l, path, cv, edge_fraction(l, path, cv, gap, false), edge_fraction(l, path, cv, gap, true), true),
                pal::chunk(t.chunk), std::clamp(rank_px * 0.45f, 8.0f, 14.0f));
-    draw_packet(packets, s, i, cv.at(gui::point_along(l, path, 0.5f)), r);
+    draw_packet(packets, s, i, cv.at(gui::point_along(l, path, 0.5f, true)), r);
   }
 }
 

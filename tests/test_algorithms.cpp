@@ -200,6 +200,7 @@ void check_layout(const AlgorithmLayout& l, int ranks, int total_ranks) {
     case LayoutShape::ring:
     case LayoutShape::all_pairs:
     case LayoutShape::hypercube:
+    case LayoutShape::shifts:
     case LayoutShape::hierarchy: CHECK(is_permutation_of_ranks(l.order, ranks)); break;
     case LayoutShape::chain: {
       REQUIRE(!l.order.empty());

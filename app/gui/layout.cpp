@@ -1,6 +1,7 @@
 #include "app/gui/layout.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -90,6 +91,31 @@ void layout_star(Layout& l, const std::vector<int>& hubs, float hub_y) {
     at(l, hubs[static_cast<std::size_t>(s)]) = {row * (static_cast<float>(s) - 0.5f * static_cast<float>(servers - 1)), hub_y};
   if (servers > 1) l.rank_radius = std::min(l.rank_radius, radius_for_spacing(row));
   for (int h : hubs) l.is_server[static_cast<std::size_t>(h)] = true;
+}
+
+// Ranks on a grid by their bits: the even bits give the column, the odd bits the row,
+// so that round k's partners (r and r xor 2^k) sit on one axis, 2^(k/2) cells apart,
+// and the pairs of one round are parallel edges of one length. Every pair that differs
+// in one bit is a link (the hypercube's edges).
+void layout_hypercube(Layout& l) {
+  const int n = l.ranks;
+  int bits = 0;
+  while ((1 << bits) < n) ++bits;
+  const int cols = 1 << ((bits + 1) / 2), rows = 1 << (bits / 2);
+  const auto spread = [](int r, int first_bit) {
+    int v = 0;
+    for (int b = first_bit, out = 0; (r >> b) != 0; b += 2, ++out) v |= ((r >> b) & 1) << out;
+    return v;
+  };
+  const float g = std::min(cols > 1 ? 1.8f / static_cast<float>(cols - 1) : 1.8f, rows > 1 ? 1.6f / static_cast<float>(rows - 1) : 1.6f);
+  for (int r = 0; r < n; ++r)
+    at(l, r) = {g * (static_cast<float>(spread(r, 0)) - 0.5f * static_cast<float>(cols - 1)),
+                g * (static_cast<float>(spread(r, 1)) - 0.5f * static_cast<float>(rows - 1))};
+  l.grid_step = g;
+  l.rank_radius = radius_for_spacing(g);
+  for (int r = 0; r < n; ++r)
+    for (int b = 0; b < bits; ++b)
+      if (const int p = r ^ (1 << b); p > r && p < n) add_link(l, r, p);
 }
 
 // Tree placement: depth from the root, and x by the leaves under each rank (a tidy tree).
@@ -210,6 +236,7 @@ void place_pattern(Layout& l, LayoutKind kind, const AlgorithmLayout& a) {
     case LayoutKind::ring:
     case LayoutKind::chain: return layout_ring(l, a.order, kind == LayoutKind::ring);
     case LayoutKind::trees: return layout_trees(l, a.trees);
+    case LayoutKind::hypercube: return layout_hypercube(l);
     case LayoutKind::star: return layout_star(l, a.hubs, 0.1f);
     case LayoutKind::two_level:
       layout_groups(l, std::max(1, a.group_size), "network");
@@ -242,6 +269,7 @@ std::string_view to_string(LayoutKind k) {
     case LayoutKind::fully_connected: return "fully connected";
     case LayoutKind::switch_star: return "switch";
     case LayoutKind::two_level: return "nodes";
+    case LayoutKind::hypercube: return "hypercube";
   }
   return "?";
 }
@@ -254,8 +282,9 @@ LayoutChoice layout_for_algorithm(AlgorithmLayout a) {
     case LayoutShape::trees: kind = a.trees.empty() ? LayoutKind::circle : LayoutKind::trees; break;
     case LayoutShape::star: kind = a.hubs.empty() ? LayoutKind::circle : LayoutKind::star; break;
     case LayoutShape::hierarchy: kind = a.group_size > 0 ? LayoutKind::two_level : LayoutKind::circle; break;
+    case LayoutShape::hypercube: kind = LayoutKind::hypercube; break;
     case LayoutShape::all_pairs:
-    case LayoutShape::hypercube: kind = LayoutKind::circle; break;
+    case LayoutShape::shifts: kind = LayoutKind::circle; break;
   }
   return {kind, std::move(a), std::nullopt, fmt::format("the algorithm's pattern ({})", to_string(kind))};
 }
@@ -336,57 +365,134 @@ bool is_ring_arc(const Layout& l, int a, int b) {
 
 namespace {
 
-// One leg of a path: an arc between ring neighbours, a straight line otherwise.
+// One leg of a path: an arc between ring neighbours (of radius `radius`), a quadratic
+// curve through the control point `c`, or a straight line.
 struct Leg {
-  Vec2 a, b;
-  float from = 0, delta = 0;  // arcs: start angle and signed sweep
-  bool arc = false;
+  Vec2 a, b, c;
+  float from = 0, delta = 0, radius = 0;  // arcs: start angle, signed sweep, radius
+  bool arc = false, curved = false;
   float length = 0;
 };
 
-Leg leg(const Layout& l, int i, int j) {
-  Leg g{l.nodes[static_cast<std::size_t>(i)], l.nodes[static_cast<std::size_t>(j)]};
+float distance(Vec2 a, Vec2 b) { return std::hypot(b.x - a.x, b.y - a.y); }
+
+// Where the curve between hypercube partners more than one cell apart (or a fold's
+// partners, which differ in more than one bit) bends: its control
+// point's offset to the left of lo -> hi (lo < hi, so that both directions share it), a
+// quarter of its length, so that it passes beside the ranks between them.
+float hypercube_bend(const Layout& l, int lo, int hi) {
+  if (l.kind != LayoutKind::hypercube || l.grid_step <= 0 || lo >= l.ranks || hi >= l.ranks) return 0;
+  const float d = distance(l.nodes[static_cast<std::size_t>(lo)], l.nodes[static_cast<std::size_t>(hi)]);
+  const bool edge = std::popcount(static_cast<unsigned>(lo ^ hi)) == 1;  // not a fold's partners
+  return d > 1.5f * l.grid_step || !edge ? 0.25f * d : 0.0f;
+}
+
+// On a circle of ranks, chords near the centre bend outwards: each step's packets (all
+// at one point of their ways on the steps clock) then sit on a circle at least 0.4 of the
+// ranks' radius from the centre, wide enough for N packets abreast, instead of piling up
+// where the diameters cross. `n` becomes the side it bends to (outwards).
+float circle_bend(const Layout& l, int lo, int hi, Vec2& n) {
+  if ((l.kind != LayoutKind::circle && l.kind != LayoutKind::fully_connected) || lo >= l.ranks || hi >= l.ranks) return 0;
+  const Vec2 a = l.nodes[static_cast<std::size_t>(lo)], b = l.nodes[static_cast<std::size_t>(hi)];
+  const Vec2 mid{(a.x + b.x) / 2, (a.y + b.y) / 2};
+  const float rho = std::hypot(mid.x, mid.y), radius = std::hypot(a.x, a.y);
+  const float bend = 2 * (0.4f * radius + 0.5f * lane_width(l) - rho);
+  if (bend <= 0) return 0;
+  if (rho > 1e-4f) n = {mid.x / rho, mid.y / rho};
+  return bend;
+}
+
+Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
+
+// Where a rank sits in its node's box, from the box's centre (nothing outside a hierarchy).
+Vec2 box_offset(const Layout& l, int rank) {
+  if (l.ranks_per_node <= 0 || rank < 0 || rank >= l.ranks) return {};
+  const std::size_t box = static_cast<std::size_t>(rank / l.ranks_per_node);
+  if (box >= l.boxes.size()) return {};
+  const NodeBox& b = l.boxes[box];
+  const Vec2 p = l.nodes[static_cast<std::size_t>(rank)];
+  return {p.x - (b.min.x + b.max.x) / 2, p.y - (b.min.y + b.max.y) / 2};
+}
+
+// The unit normal to the left of a -> b (y points down: "left" as the picture shows it).
+Vec2 left_of(Vec2 a, Vec2 b) {
+  const float d = std::max(distance(a, b), 1e-6f);
+  return {(b.y - a.y) / d, -(b.x - a.x) / d};
+}
+
+Leg leg(const Layout& l, int i, int j, bool on_lane) {
+  Leg g{l.nodes[static_cast<std::size_t>(i)], l.nodes[static_cast<std::size_t>(j)], {}};
+  const float lane = on_lane ? lane_width(l) : 0.0f;
   g.arc = is_ring_arc(l, i, j);
   if (g.arc) {
     g.from = std::atan2(g.a.y, g.a.x);
     g.delta = std::atan2(g.b.y, g.b.x) - g.from;
     if (g.delta > kPi) g.delta -= 2 * kPi;
     if (g.delta < -kPi) g.delta += 2 * kPi;
-    g.length = std::abs(g.delta) * l.ring_radius;
-  } else {
-    g.length = std::hypot(g.b.x - g.a.x, g.b.y - g.a.y);
+    // Clockwise (delta > 0, y down) runs outside the circle, anticlockwise inside.
+    g.radius = l.ring_radius + (g.delta > 0 ? 0.5f : -0.5f) * lane;
+    g.length = std::abs(g.delta) * g.radius;
+    return g;
   }
+  const int lo = std::min(i, j), hi = std::max(i, j);
+  Vec2 n = left_of(l.nodes[static_cast<std::size_t>(lo)], l.nodes[static_cast<std::size_t>(hi)]);
+  float bend = hypercube_bend(l, lo, hi);
+  if (const float b = circle_bend(l, lo, hi, n); b > 0) bend = b;
+  const Vec2 lane_dir = left_of(g.a, g.b);
+  g.c = {(g.a.x + g.b.x) / 2 + n.x * bend + lane_dir.x * lane, (g.a.y + g.b.y) / 2 + n.y * bend + lane_dir.y * lane};
+  g.curved = bend != 0 || lane != 0;
+  g.length = g.curved ? (distance(g.a, g.b) + distance(g.a, g.c) + distance(g.c, g.b)) / 2 : distance(g.a, g.b);
   return g;
 }
 
-Vec2 along_leg(const Layout& l, const Leg& g, float f) {
-  if (g.arc) return on_circle(l.ring_radius, g.from + g.delta * f);
+Vec2 bezier(Vec2 a, Vec2 c, Vec2 b, float t) {
+  const float u = 1 - t;
+  return {u * u * a.x + 2 * u * t * c.x + t * t * b.x, u * u * a.y + 2 * u * t * c.y + t * t * b.y};
+}
+
+Vec2 along_leg(const Leg& g, float f) {
+  if (g.arc) return on_circle(g.radius, g.from + g.delta * f);
+  if (g.curved) return bezier(g.a, g.c, g.b, f);
   return {g.a.x + (g.b.x - g.a.x) * f, g.a.y + (g.b.y - g.a.y) * f};
 }
 
 }  // namespace
 
-Vec2 point_along(const Layout& l, const std::vector<int>& path, float progress) {
+float lane_width(const Layout& l) { return 1.1f * l.rank_radius; }
+
+float packet_way(const Layout& l, const std::vector<int>& path, float progress) {
+  if (path.size() < 2) return progress;
+  const float length = std::max(distance(l.nodes[static_cast<std::size_t>(path.front())], l.nodes[static_cast<std::size_t>(path.back())]), 1e-6f);
+  const float trim = std::min(0.3f, (l.rank_radius + packet_radius(l)) / length);
+  return trim + (1 - 2 * trim) * progress;
+}
+
+Vec2 point_along(const Layout& l, const std::vector<int>& path, float progress, bool on_lane) {
   if (path.empty()) return {};
   if (path.size() == 1) return l.nodes[static_cast<std::size_t>(path[0])];
   if (path.size() == 3 && path[1] >= l.ranks) {
     // Through a hub: a curve with the hub as its control point, so that packets between
-    // different pairs do not all meet in one spot half-way.
+    // different pairs do not all meet in one spot half-way (on a lane: the control point
+    // moved to the left of the way, so that the two directions of one pair do not either).
     const Vec2 a = l.nodes[static_cast<std::size_t>(path[0])], h = l.nodes[static_cast<std::size_t>(path[1])],
                b = l.nodes[static_cast<std::size_t>(path[2])];
-    const float t = std::clamp(progress, 0.0f, 1.0f), u = 1 - t;
-    return {u * u * a.x + 2 * u * t * h.x + t * t * b.x, u * u * a.y + 2 * u * t * h.y + t * t * b.y};
+    const Vec2 n = left_of(a, b);
+    const float lane = on_lane ? lane_width(l) : 0.0f;
+    // Between node boxes, each pair's curve keeps its ranks' places in their boxes, so that
+    // the pairs crossing at once do not meet at the hub either.
+    const Vec2 spread = box_offset(l, path[0]) + box_offset(l, path[2]);
+    return bezier(a, {h.x + spread.x + n.x * lane, h.y + spread.y + n.y * lane}, b, std::clamp(progress, 0.0f, 1.0f));
   }
   std::vector<Leg> legs;
   float total = 0;
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    legs.push_back(leg(l, path[i], path[i + 1]));
+    legs.push_back(leg(l, path[i], path[i + 1], on_lane));
     total += legs.back().length;
   }
   float left = std::clamp(progress, 0.0f, 1.0f) * total;
   for (std::size_t i = 0; i < legs.size(); ++i) {
     if (left <= legs[i].length || i + 1 == legs.size())
-      return along_leg(l, legs[i], legs[i].length > 0 ? std::min(left / legs[i].length, 1.0f) : 1.0f);
+      return along_leg(legs[i], legs[i].length > 0 ? std::min(left / legs[i].length, 1.0f) : 1.0f);
     left -= legs[i].length;
   }
   return l.nodes[static_cast<std::size_t>(path.back())];

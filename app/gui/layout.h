@@ -5,9 +5,10 @@
 // Two arrangements, both read from sim, never from names or printed text:
 //   - the algorithm's pattern, its AlgorithmLayout (sim/schedule/algorithm.h): a ring or a
 //     chain on a circle in the algorithm's order, trees by depth (root at the top), a star
-//     with its hubs at the centre, a hierarchy as node boxes, all-pairs and hypercube
-//     patterns around a circle; transfers go straight from sender to receiver (between
-//     nodes through the network);
+//     with its hubs at the centre, a hierarchy as node boxes, a hypercube on a grid by the
+//     ranks' bits (each round's partners along one axis), all-pairs and shift patterns
+//     around a circle; transfers go from sender to receiver (between nodes through the
+//     network), each direction in a lane of its own so that opposite packets never meet;
 //   - the topology the timing model predicted on (the trace's structured topology_config):
 //     its physical links (link_ends), and each transfer along sim's route() over them.
 #pragma once
@@ -27,7 +28,7 @@ struct Vec2 {
   friend bool operator==(const Vec2&, const Vec2&) = default;
 };
 
-enum class LayoutKind : std::uint8_t { ring, chain, trees, star, circle, fully_connected, switch_star, two_level };
+enum class LayoutKind : std::uint8_t { ring, chain, trees, star, circle, fully_connected, switch_star, two_level, hypercube };
 std::string_view to_string(LayoutKind k);
 
 struct LayoutChoice {
@@ -63,6 +64,7 @@ struct Layout {
   int ring_size = 0;            // ring, chain: ranks on it
   bool ring_closed = false;     // ring: the last rank of the order neighbours the first
   float rank_radius = 0.1f;     // a rank's disc, in unit coordinates, sized to its spacing
+  float grid_step = 0;          // hypercube: the distance between neighbouring cells of its grid
   // Links between nodes (undirected pairs, a < b): the layout's own links plus any pair a
   // transfer uses directly.
   std::vector<std::pair<int, int>> links;
@@ -96,7 +98,19 @@ Path route(const Layout& layout, int src, int dst);
 bool is_ring_arc(const Layout& layout, int a, int b);
 
 // Where a packet is after `progress` (0..1) of its way along `path`: along the arc
-// between ring neighbours, on a curve bent towards a hub it passes, straight otherwise.
-Vec2 point_along(const Layout& layout, const std::vector<int>& path, float progress);
+// between ring neighbours, on a curve bent towards a hub it passes, on a curve around the
+// cells between a hypercube's partners more than one cell apart, straight otherwise.
+// `on_lane`: a packet's own lane, lane_width() to the left of the drawn link in its
+// direction of travel (a ring's arc: inside or outside it), so that packets going both
+// ways between two ranks pass each other instead of meeting half-way.
+Vec2 point_along(const Layout& layout, const std::vector<int>& path, float progress, bool on_lane = false);
+float lane_width(const Layout& layout);
+
+// A packet's radius in unit coordinates: the scene draws it (clamped to a few pixels), the
+// overlap checks measure with it.
+inline float packet_radius(const Layout& layout) { return 0.42f * layout.rank_radius; }
+// The fraction of `path` (for point_along) a packet `progress` of its way is at: it leaves
+// from the edge of the sender's disc and arrives at the edge of the receiver's.
+float packet_way(const Layout& layout, const std::vector<int>& path, float progress);
 
 }  // namespace collsim::gui

@@ -73,7 +73,9 @@ void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
 void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
                  std::vector<ImVec2>& out) {
   out.clear();
-  const bool straight = path.size() == 2 && !is_ring_arc(l, path[0], path[1]);
+  const Vec2 mid = point_along(l, path, 0.5f), lo = l.nodes[static_cast<std::size_t>(path.front())],
+             hi = l.nodes[static_cast<std::size_t>(path.back())];
+  const bool straight = path.size() == 2 && std::hypot(mid.x - (lo.x + hi.x) / 2, mid.y - (lo.y + hi.y) / 2) < 1e-4f;
   // About one point per 6 pixels of the way: smooth curves, few vertices with many ranks.
   const ImVec2 a = cv.at(l.nodes[static_cast<std::size_t>(path.front())]), b = cv.at(l.nodes[static_cast<std::size_t>(path.back())]);
   const float px = std::hypot(b.x - a.x, b.y - a.y) * (f1 - f0) * 1.3f;
@@ -147,32 +149,47 @@ void draw_recent_arrows(ImDrawList* d, const Pane& run, const Canvas& cv, float 
   }
 }
 
+void draw_packet_shape(ImDrawList* d, ImVec2 at, float r, ImU32 col, Action action) {
+  if (action == Action::reduce) {
+    d->AddCircleFilled(at, r, col);
+    d->AddCircle(at, r, IM_COL32(20, 20, 20, 255), 0, 1.5f);
+    if (r >= 5) {
+      d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), IM_COL32(20, 20, 20, 255), 2.0f);
+      d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), IM_COL32(20, 20, 20, 255), 2.0f);
+    }
+  } else {
+    d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), col, r * 0.3f);
+    d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), IM_COL32(20, 20, 20, 255), r * 0.3f, 0, 1.5f);
+  }
+}
+
+// The packets where the view model puts them (ViewModel::packet_spots): in flight along
+// their lanes with a trail behind, queued ones faded beside their senders.
 void draw_packets(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_px) {
   const ViewModel& vm = run.model;
-  const float r = std::clamp(rank_px * 0.42f, 2.5f, 14.0f);
-  std::size_t drawn = 0;
+  const Layout& l = vm.layout();
+  const float r = std::clamp(packet_radius(l) * cv.scale, 2.5f, 14.0f);
+  std::vector<PacketSpot> spots;
+  vm.packet_spots(run.now, spots, kMaxPacketsDrawn);
   std::vector<ImVec2> trail;
-  for (const InFlight& p : run.now.in_flight) {
-    const auto path = vm.path_of(p.transfer);
-    if (path.empty() || ++drawn > kMaxPacketsDrawn) continue;
+  std::vector<int> nodes;
+  for (const PacketSpot& p : spots) {
     const Transfer& t = vm.schedule().transfers[p.transfer];
-    const std::vector<int> nodes(path.begin(), path.end());
-    const ImVec2 at = cv.at(point_along(vm.layout(), nodes, p.progress));
-    sample_path(vm.layout(), nodes, cv, 0.0f, p.progress, trail);
-    d->AddPolyline(trail.data(), static_cast<int>(trail.size()), chunk_color(t.chunk, 0.4f), 0, std::max(1.5f, r * 0.4f));
-    const ImU32 col = chunk_color(t.chunk);
-    if (t.action == Action::reduce) {
-      d->AddCircleFilled(at, r, col);
-      d->AddCircle(at, r, IM_COL32(20, 20, 20, 255), 0, 1.5f);
-      if (r >= 5) {
-        d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), IM_COL32(20, 20, 20, 255), 2.0f);
-        d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), IM_COL32(20, 20, 20, 255), 2.0f);
-      }
-    } else {
-      d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), col, r * 0.3f);
-      d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), IM_COL32(20, 20, 20, 255), r * 0.3f, 0, 1.5f);
+    const ImVec2 at = cv.at(p.at);
+    if (!p.queued) {
+      const auto path = vm.path_of(p.transfer);
+      nodes.assign(path.begin(), path.end());
+      trail.clear();
+      constexpr int kTrailPoints = 12;
+      const float from = std::max(0.0f, p.progress - 0.35f);
+      for (int i = 0; i <= kTrailPoints; ++i)
+        trail.push_back(cv.at(point_along(l, nodes, packet_way(l, nodes, from + (p.progress - from) * static_cast<float>(i) / kTrailPoints), true)));
+      trail.back() = at;
+      d->AddPolyline(trail.data(), static_cast<int>(trail.size()), chunk_color(t.chunk, 0.4f), 0, std::max(1.5f, r * 0.4f));
     }
+    draw_packet_shape(d, at, p.queued ? r * 0.8f : r, chunk_color(t.chunk, p.queued ? 0.45f : 1.0f), t.action);
   }
+  (void)rank_px;
 }
 
 void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {

@@ -41,6 +41,55 @@ std::string step_title(const Schedule& s, int k) {
   return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
 }
 
+// The steps clock's times: step k over [k, k + 1), and inside it the timing model's
+// order and proportions (its earliest begin at k, its latest end at k + 1), so that what
+// the model serialises on one link runs one after the other. Without predicted times, or
+// in a step the model gives no time, every transfer spans its whole step.
+void steps_clock_times(const Trace& trace, bool predicted, std::vector<double>& begin, std::vector<double>& end) {
+  const std::vector<Transfer>& ts = trace.schedule.transfers;
+  for (std::size_t lo = 0; lo < ts.size();) {
+    std::size_t hi = lo;
+    while (hi < ts.size() && ts[hi].step == ts[lo].step) ++hi;
+    const double k = ts[lo].step;
+    double first = 0, last = 0;
+    if (predicted) {
+      first = *trace.records[lo].predicted_begin_ns, last = *trace.records[lo].predicted_end_ns;
+      for (std::size_t i = lo; i < hi; ++i)
+        first = std::min(first, *trace.records[i].predicted_begin_ns), last = std::max(last, *trace.records[i].predicted_end_ns);
+    }
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (last > first) {
+        begin[i] = k + (*trace.records[i].predicted_begin_ns - first) / (last - first);
+        end[i] = k + (*trace.records[i].predicted_end_ns - first) / (last - first);
+      } else {
+        begin[i] = k, end[i] = k + 1;
+      }
+    }
+    lo = hi;
+  }
+}
+
+// The direction (a unit vector) furthest in angle from every one of `ways`: where a
+// sender's queue goes, clear of the packets leaving it. Up when it has no ways.
+Vec2 free_side(const std::vector<Vec2>& ways) {
+  constexpr int kCandidates = 36;
+  constexpr float kTau = 6.2831853f;
+  Vec2 best{0, -1};
+  float best_gap = -1;
+  for (int k = 0; k < kCandidates; ++k) {
+    const float angle = -kTau / 4 + kTau * static_cast<float>(k) / kCandidates;  // from straight up
+    const Vec2 c{std::cos(angle), std::sin(angle)};
+    float gap = kTau;
+    for (const Vec2& w : ways) {
+      const float d = std::hypot(w.x, w.y);
+      if (d < 1e-6f) continue;
+      gap = std::min(gap, std::acos(std::clamp((c.x * w.x + c.y * w.y) / d, -1.0f, 1.0f)));
+    }
+    if (gap > best_gap + 1e-4f) best_gap = gap, best = c;
+  }
+  return best;
+}
+
 }  // namespace
 
 std::string no_steps_caption() { return "This schedule has no steps: nothing moves."; }
@@ -111,7 +160,7 @@ void ViewModel::build() {
 
   const std::size_t n = s.transfers.size();
   std::vector<double> begin(n), end(n);
-  for (std::size_t i = 0; i < n; ++i) begin[i] = s.transfers[i].step, end[i] = s.transfers[i].step + 1;
+  steps_clock_times(trace_, has_predicted_times(trace_), begin, end);
   clocks_[0] = build_clock(ClockKind::steps, begin, end);
   if (has_measured_times(trace_)) {
     for (std::size_t i = 0; i < n; ++i)
@@ -313,14 +362,83 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
     f.received[static_cast<std::size_t>(tr.dst)] += part;
     f.total_bytes += part;
   }
+  if (kind == ClockKind::steps && t >= 0 && t < s.step_count()) {
+    const int k = static_cast<int>(t);
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
+    for (auto it = lo; it != hi; ++it)
+      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && c.end[i] > t && !it->is_local()) f.queued.push_back(i);
+    std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
+  }
   for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
   if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
     const int k = f.steps_done - 1;  // transfers are ordered by step
     const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
     for (auto it = lo; it != hi; ++it) f.highlighted.push_back(static_cast<std::uint32_t>(it - s.transfers.begin()));
   }
-  f.caption = caption(kind, t, f.steps_done, f.in_flight);
+  if (f.in_flight.empty() && !f.queued.empty()) {  // between two transfers of a step: still in it
+    std::vector<InFlight> waiting;
+    for (std::uint32_t i : f.queued) waiting.push_back({i, 0.0f});
+    f.caption = caption(kind, t, f.steps_done, waiting);
+  } else {
+    f.caption = caption(kind, t, f.steps_done, f.in_flight);
+  }
   return f;
+}
+
+void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  out.clear();
+  const Layout& l = layout_;
+  const float r = packet_radius(l);
+  std::vector<int> nodes;
+  auto node = [&](int i) { return l.nodes[static_cast<std::size_t>(i)]; };
+  // In flight: one packet per way and position (the pieces of one message sent together
+  // travel as one packet, with their count).
+  std::unordered_map<std::uint64_t, std::size_t> spot_of;
+  for (const InFlight& p : f.in_flight) {
+    const auto path = path_of(p.transfer);
+    if (path.empty() || out.size() >= limit) continue;
+    nodes.assign(path.begin(), path.end());
+    const std::uint64_t key = static_cast<std::uint64_t>(nodes.front()) << 44 ^ static_cast<std::uint64_t>(nodes.back()) << 24 ^
+                              static_cast<std::uint64_t>(std::lround(p.progress * 64));
+    if (const auto it = spot_of.find(key); it != spot_of.end()) {
+      ++out[it->second].count;
+      continue;
+    }
+    spot_of.emplace(key, out.size());
+    out.push_back({p.transfer, point_along(l, nodes, packet_way(l, nodes, p.progress), true), p.progress, false, 1});
+  }
+  // Queued: in a column beside the sender, on the side none of its ways this frame leave by,
+  // in the order they will leave.
+  std::unordered_map<int, std::vector<Vec2>> ways;  // per sender with a queue: where its ways go
+  for (std::uint32_t i : f.queued)
+    if (const auto path = path_of(i); path.size() >= 2) ways.emplace(path.front(), std::vector<Vec2>{});
+  auto add_way = [&](std::uint32_t i) {
+    const auto path = path_of(i);
+    if (path.size() < 2) return;
+    const auto it = ways.find(path.front());
+    if (it == ways.end()) return;
+    nodes.assign(path.begin(), path.end());
+    const Vec2 a = node(nodes.front()), toward = point_along(l, nodes, 0.15f, true);
+    it->second.push_back({toward.x - a.x, toward.y - a.y});
+  };
+  for (const InFlight& p : f.in_flight) add_way(p.transfer);
+  for (std::uint32_t i : f.queued) add_way(i);
+  std::unordered_map<int, Vec2> side_of;
+  for (const auto& [rank, dirs] : ways) side_of[rank] = free_side(dirs);
+  std::unordered_map<int, int> waiting;
+  for (std::uint32_t i : f.queued) {
+    const auto path = path_of(i);
+    if (path.size() < 2 || out.size() >= limit) continue;
+    const Vec2 a = node(path.front()), away = side_of[path.front()];
+    const Vec2 across_dir{-away.y, away.x};
+    // One behind the other, eight deep, then the next column beside.
+    static constexpr int kAcross[5] = {0, -1, 1, -2, 2};
+    const int place = waiting[path.front()]++, back = place % 8, across = kAcross[(place / 8) % 5];
+    const float disc = l.rank_radius * (l.is_server[static_cast<std::size_t>(path.front())] ? 1.15f : 1.0f);  // a server is a larger square
+    const float out_by = disc + r * (1.3f + 2.2f * static_cast<float>(back));
+    const float aside = 2.2f * r * static_cast<float>(across);
+    out.push_back({i, {a.x + away.x * out_by + across_dir.x * aside, a.y + away.y * out_by + across_dir.y * aside}, 0.0f, true, 1});
+  }
 }
 
 }  // namespace collsim::gui

@@ -3,7 +3,10 @@
 // they draw at the playhead — and for the contribution state of the cells they show.
 //
 // Time runs on one of three clocks:
-//   steps      one unit per step: step k (0-based) runs over [k, k+1); the teaching view;
+//   steps      one unit per step: step k (0-based) runs over [k, k+1); the teaching view.
+//              Inside a step the transfers keep the timing model's order and proportions
+//              (when the trace has predictions): those the model serialises on one link
+//              run one after the other, the later ones queued at their sender until then;
 //   measured   the backend's timestamps (ns);
 //   predicted  the timing model's (ns), when the trace has them.
 // On every clock, "done by t" means end <= t and "in flight" means begin < t < end.
@@ -70,11 +73,25 @@ struct Frame {
   double t = 0;
   int steps_done = 0;       // steps whose every transfer has ended by t
   std::vector<InFlight> in_flight;
+  // Steps clock: transfers of the step in progress that have not begun (waiting for a
+  // link the model serialises them on, or for what they depend on), in begin order.
+  std::vector<std::uint32_t> queued;
   std::vector<std::uint32_t> highlighted;  // transfers whose destination cells light up
   std::vector<double> sent, received;      // per rank, bytes so far (in-flight ones pro rata)
   std::vector<double> link_bytes;          // per layout link
   double total_bytes = 0;
   std::string caption;
+};
+
+// Where the scene draws a packet: in flight along its lane, or queued beside its sender
+// (in rows behind it, in the order they will leave).
+// In unit layout coordinates; Layout::packet_radius is its size.
+struct PacketSpot {
+  std::uint32_t transfer = 0;
+  Vec2 at;
+  float progress = 0;  // in flight: 0..1 of its way
+  bool queued = false;
+  int count = 1;       // transfers drawn as this one packet (the pieces of one message)
 };
 
 // The captions both views share (the app's caption line and the storyboard's frames).
@@ -126,6 +143,8 @@ class ViewModel {
   const CellChange& cell_state(ClockKind c, std::uint32_t cell, double t) const;
   std::string caption(ClockKind c, double t, int steps_done, const std::vector<InFlight>& flying) const;
   Frame frame(ClockKind c, double t) const;
+  // Where the frame's packets are (in flight, then queued); at most `limit` of them.
+  void packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit = SIZE_MAX) const;
 
   // Bytes each drawn link carries over the whole run (Layout::links): on a topology the
   // timing model's (sim's link_bytes, summed over a physical link's directions).

@@ -69,6 +69,7 @@ std::string_view to_string(LayoutShape s) {
     case LayoutShape::star: return "star";
     case LayoutShape::all_pairs: return "all pairs";
     case LayoutShape::hypercube: return "hypercube";
+    case LayoutShape::shifts: return "shifts";
     case LayoutShape::hierarchy: return "hierarchy";
   }
   return "?";

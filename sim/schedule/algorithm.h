@@ -32,7 +32,8 @@ enum class LayoutShape : std::uint8_t {
   trees,      // trees: one or more rooted trees over the ranks (a double binary tree: two)
   star,       // hubs: the centre ranks everyone talks to (parameter servers, a root)
   all_pairs,  // every rank may talk to every other (direct algorithms; hand-written schedules)
-  hypercube,  // partners differ in one bit (or by 2^k, dissemination and Bruck) each round
+  hypercube,  // partners differ in one bit each round (recursive doubling and halving)
+  shifts,     // round k: every rank talks to the ranks 2^k away around a circle (dissemination, Bruck)
   hierarchy,  // group_size consecutive ranks per node: within nodes, then between them
 };
 std::string_view to_string(LayoutShape s);

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -247,9 +248,9 @@ TEST_CASE("gui layout: the view model arranges a schedule by sim's algorithm_lay
   }
 }
 
-TEST_CASE("gui layout: all-pairs patterns sit around a circle, every transfer straight from sender to receiver") {
+TEST_CASE("gui layout: all-pairs and shift patterns sit around a circle, every transfer straight from sender to receiver") {
   const Schedule s = schedule_of(Collective::all_reduce, "direct", 5, 10);
-  for (const LayoutShape shape : {LayoutShape::all_pairs, LayoutShape::hypercube}) {
+  for (const LayoutShape shape : {LayoutShape::all_pairs, LayoutShape::shifts}) {
     const Layout l = pattern_layout(s, {shape, {}, {}, {}, 0});
     CHECK(l.kind == LayoutKind::circle);
     REQUIRE(l.nodes.size() == 5);
@@ -257,6 +258,163 @@ TEST_CASE("gui layout: all-pairs patterns sit around a circle, every transfer st
     for (int r = 0; r < 5; ++r) CHECK(distance(l.nodes[r], {}) == doctest::Approx(0.8));
     for (const Transfer& t : s.transfers) CHECK(route(l, t.src, t.dst).nodes.size() == (t.is_local() ? 0u : 2u));
   }
+}
+
+namespace {
+
+// The view model of a run on the CPU backend with the timing model's predictions on a switch.
+std::shared_ptr<ViewModel> predicted_run(Collective c, const std::string& algorithm, int ranks, std::uint64_t count,
+                                         AlgorithmOptions o = {}, TopologyKind kind = TopologyKind::switch_fabric) {
+  Progress p;
+  LoadResult run = load(run_request(request(c, algorithm, ranks, count, o), "", kind), p);
+  REQUIRE_MESSAGE(run.model, run.error);
+  return run.model;
+}
+
+// Every pair of packets the scene draws at steps-clock time t, closer than two packet
+// radii: those on their way (between 20 % and 80 % of it: nearer their ends they leave and
+// enter the discs, which neighbours' packets may touch) and those queued.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> overlapping_packets(const ViewModel& vm, double t) {
+  const Frame f = vm.frame(ClockKind::steps, t);
+  std::vector<PacketSpot> spots;
+  vm.packet_spots(f, spots);
+  std::erase_if(spots, [](const PacketSpot& p) { return !p.queued && (p.progress < 0.2f || p.progress > 0.8f); });
+  const float r = packet_radius(vm.layout());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (std::size_t i = 0; i < spots.size(); ++i)
+    for (std::size_t j = i + 1; j < spots.size(); ++j)
+      if (distance(spots[i].at, spots[j].at) < 2 * r * 0.999f) out.emplace_back(spots[i].transfer, spots[j].transfer);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gui layout: a hypercube puts each round's partners on one axis of a grid, one length per round") {
+  for (const int n : {8, 16, 64}) {
+    const Schedule s = schedule_of(Collective::all_reduce, "recursive_doubling", n, static_cast<std::uint64_t>(n));
+    const Layout l = pattern_layout(s, algorithm_layout(s.spec, s.algorithm, {}));
+    CAPTURE(n);
+    REQUIRE(l.kind == LayoutKind::hypercube);
+    int bits = 0;
+    while ((1 << bits) < n) ++bits;
+    CHECK(l.links.size() == static_cast<std::size_t>(n * bits / 2));  // the hypercube's edges, no more
+    std::set<std::pair<float, float>> places;
+    for (const Vec2& v : l.nodes) places.insert({v.x, v.y});
+    CHECK(places.size() == static_cast<std::size_t>(n));  // no two ranks on one spot
+    // Round k's partners differ in bit k: on one axis (even bits across, odd bits down), all at one distance.
+    int rounds = 0;
+    for (int k = 0; k < s.step_count(); ++k) {
+      std::set<long> lengths;
+      for (const Transfer& t : s.transfers) {
+        if (t.step != k || t.is_local()) continue;
+        const Vec2 a = l.nodes[static_cast<std::size_t>(t.src)], b = l.nodes[static_cast<std::size_t>(t.dst)];
+        const int bit = std::countr_zero(static_cast<unsigned>(t.src ^ t.dst));
+        CHECK(std::popcount(static_cast<unsigned>(t.src ^ t.dst)) == 1);
+        if (bit % 2 == 0) CHECK(a.y == doctest::Approx(b.y));
+        else CHECK(a.x == doctest::Approx(b.x));
+        lengths.insert(std::lround(distance(a, b) * 1000));
+      }
+      CHECK(lengths.size() <= 1);  // (a step of local work only has none)
+      rounds += lengths.empty() ? 0 : 1;
+    }
+    CHECK(rounds == bits);
+  }
+}
+
+TEST_CASE("gui layout: tree edges are the schedule's parent-child pairs, nothing else") {
+  for (const char* name : {"double_binary_tree", "binomial_tree"}) {
+    const RunRequest r = request(name == std::string("binomial_tree") ? Collective::broadcast : Collective::all_reduce, name, 8, 64);
+    const ViewModel vm(trace_of(r));
+    const Layout& l = vm.layout();
+    CAPTURE(name);
+    REQUIRE(l.kind == LayoutKind::trees);
+    std::set<std::pair<int, int>> used, edges;
+    for (const Transfer& t : vm.schedule().transfers)
+      if (!t.is_local()) used.insert({std::min(t.src, t.dst), std::max(t.src, t.dst)});
+    for (std::size_t i = 0; i < l.links.size(); ++i) {
+      CHECK(l.link_tree[i] >= 0);  // no link outside the trees
+      edges.insert(l.links[i]);
+    }
+    CHECK(edges == used);
+  }
+}
+
+TEST_CASE("gui scene: no two packets of one step overlap, in flight or queued, in any layout") {
+  struct Case {
+    Collective c;
+    const char* algorithm;
+    int ranks;
+    AlgorithmOptions options{};
+  };
+  const Case cases[] = {
+      {Collective::all_reduce, "ring", 4},
+      {Collective::all_reduce, "ring", 16},
+      {Collective::all_reduce, "double_binary_tree", 8},
+      {Collective::broadcast, "binomial_tree", 8},
+      {Collective::all_reduce, "recursive_doubling", 8},
+      {Collective::all_reduce, "rabenseifner", 16},
+      {Collective::all_reduce, "recursive_doubling", 6},
+      {Collective::all_to_all, "direct", 8},
+      {Collective::all_to_all, "bruck", 8},
+      {Collective::all_reduce, "parameter_server", 4},
+      {Collective::all_reduce, "parameter_server", 4, AlgorithmOptions{0, 2, false, 0, {}}},
+      {Collective::all_reduce, "hierarchical", 8},
+      {Collective::barrier, "dissemination", 8},
+  };
+  for (const Case& k : cases) {
+    const auto vm = predicted_run(k.c, k.algorithm, k.ranks, 4096, k.options);
+    const std::string which = fmt::format("{} {} on {} ranks", to_string(k.c), k.algorithm, k.ranks);
+    CAPTURE(which);
+    for (int step = 0; step < vm->step_count(); ++step)
+      for (const double f : {0.05, 0.25, 0.4, 0.5, 0.6, 0.75, 0.95}) {
+        const auto overlaps = overlapping_packets(*vm, step + f);
+        CAPTURE(step + f);
+        CHECK_MESSAGE(overlaps.empty(), overlaps.size(), " pairs overlap, the first transfers ", overlaps.empty() ? 0 : overlaps[0].first,
+                      " and ", overlaps.empty() ? 0 : overlaps[0].second);
+      }
+  }
+}
+
+TEST_CASE("gui clock: in the steps clock, pushes the model serialises on the server's link wait at their workers") {
+  const auto vm = predicted_run(Collective::all_reduce, "parameter_server", 4, 1 << 16);
+  // Step 1: four pushes into one server's port, one after the other in the model.
+  const Frame early = vm->frame(ClockKind::steps, 0.05);
+  CHECK(early.in_flight.size() == 1);
+  CHECK(early.queued.size() == 3);
+  const Frame late = vm->frame(ClockKind::steps, 0.9);
+  CHECK(late.in_flight.size() == 1);
+  CHECK(late.queued.empty());
+  CHECK(late.caption == early.caption);  // still step 1 of 2
+  // The ring's transfers of a step run together: none waits.
+  const auto ring = predicted_run(Collective::all_reduce, "ring", 4, 1 << 16);
+  const Frame mid = ring->frame(ClockKind::steps, 2.5);
+  CHECK(mid.in_flight.size() == 4);
+  CHECK(mid.queued.empty());
+}
+
+TEST_CASE("gui layout: a parameter server's links carry what its workers push and pull, on the pattern and on a star") {
+  const int workers = 4;
+  const std::uint64_t count = 1 << 14, bytes = count * 4;
+  const auto vm = predicted_run(Collective::all_reduce, "parameter_server", workers, count, {}, TopologyKind::star);
+  vm->arrange_by_topology(false);
+  const Layout& l = vm->layout();
+  REQUIRE(l.kind == LayoutKind::star);
+  const int server = workers;  // the extra rank
+  for (int w = 0; w < workers; ++w) {
+    const auto it = std::find(l.links.begin(), l.links.end(), std::pair{w, server});
+    REQUIRE_MESSAGE(it != l.links.end(), "worker ", w);
+    CHECK(vm->link_totals()[static_cast<std::size_t>(it - l.links.begin())] == doctest::Approx(2.0 * bytes));  // push + pull
+  }
+  // On the star topology the server's one uplink carries every push and every pull.
+  vm->arrange_by_topology(true);
+  const Layout& t = vm->layout();
+  REQUIRE(t.topology);
+  double busiest = 0;
+  bool server_link = false;
+  for (std::size_t i = 0; i < t.links.size(); ++i)
+    if (vm->link_totals()[i] > busiest) busiest = vm->link_totals()[i], server_link = t.links[i].first == server || t.links[i].second == server;
+  CHECK(server_link);
+  CHECK(busiest == doctest::Approx(2.0 * workers * bytes));
 }
 
 TEST_CASE("gui layout: a switch topology puts the switch at the centre and routes every transfer through it") {

@@ -69,7 +69,7 @@ extern const AlgorithmInfo kAllGatherBruck{
     .bytes_formula = "(N-1)/N * n",
     .used_by = "Open MPI tuned allgather bruck-k-fanout (2) at fanout 2; MPICH allgather brucks",
     .build = &build,
-    .layout = &layouts::hypercube_of,
+    .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α + (N-1)/N·nβ + nδ (the final rotation)", "",
                     "any N", &time_ns},
 };

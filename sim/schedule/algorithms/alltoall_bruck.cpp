@@ -97,7 +97,7 @@ extern const AlgorithmInfo kAllToAllBruck{
     .bytes_formula = "n/N * (set bits in 0..N-1); n/2 * lg N for N = 2^k",
     .used_by = "Open MPI tuned alltoall modified_bruck (3); MPICH alltoall brucks",
     .build = &build,
-    .layout = &layouts::hypercube_of,
+    .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α + B/N·n(β + δ) + nδ, B = set bits in 0..N-1 (lg N·N/2 for N = 2^k)", "",
                     "any N", &time_ns},
 };

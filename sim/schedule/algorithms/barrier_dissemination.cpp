@@ -65,7 +65,7 @@ extern const AlgorithmInfo kBarrierDissemination{
     .bytes_formula = "0 (zero-byte signals)",
     .used_by = "MPICH barrier k_dissemination at its default radix 2",
     .build = &build,
-    .layout = &layouts::hypercube_of,
+    .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α", "",
                     "any N", &time_ns},
     .is_default = true,
