@@ -330,7 +330,7 @@ void draw_rank_legend(std::string& o, int ranks, float y) {
   if (!shading::stripes(ranks)) {  // the shade's ramp (shading::fill), lighter holds more
     float x = kBuffersLeft + 70;
     text(o, x, y, "shade: holds none", 12, pal::text_dim);
-    x += 108;
+    x += 122;
     o += "<g class=\"shade-legend\">";
     for (const pal::Rgb& c : shading::fill_ramp(8)) rect(o, x, y - 10, 10, 11, color(c)), x += 10;
     o += "</g>\n";

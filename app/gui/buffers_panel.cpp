@@ -146,23 +146,24 @@ float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm) const {
 
 namespace {
 
-// Beyond the stripe limit: the shade's ramp, "holds none … all of its ranks" (shading::fill).
+// Beyond the stripe limit: the shade's ramp, "holds none … all its ranks" (shading::fill).
 void shade_legend() {
   const std::vector<palette::Rgb> ramp = shading::fill_ramp(8);
   const float s = ImGui::GetTextLineHeight();
-  const float legend_w = ImGui::CalcTextSize("shade: holds none  all of its ranks").x + s * 0.7f * 8 + 30;
+  const float legend_w = ImGui::CalcTextSize("holds none  all its ranks").x + s * 0.6f * static_cast<float>(ramp.size()) + 30;
   const float line_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   if (line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
   ImGui::SameLine(0, 14);
-  ImGui::TextDisabled("shade: holds none");
+  ImGui::TextDisabled("holds none");
   ImGui::SameLine(0, 6);
   const ImVec2 p = ImGui::GetCursorScreenPos();
   for (std::size_t i = 0; i < ramp.size(); ++i)
-    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + s * 0.7f * static_cast<float>(i), p.y + 2),
-                                              ImVec2(p.x + s * 0.7f * static_cast<float>(i + 1), p.y + s - 2), to_u32(ramp[i]));
-  ImGui::Dummy(ImVec2(s * 0.7f * static_cast<float>(ramp.size()), s));
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + s * 0.6f * static_cast<float>(i), p.y + 2),
+                                              ImVec2(p.x + s * 0.6f * static_cast<float>(i + 1), p.y + s - 2), to_u32(ramp[i]));
+  ImGui::Dummy(ImVec2(s * 0.6f * static_cast<float>(ramp.size()), s));
   ImGui::SameLine(0, 6);
-  ImGui::TextDisabled("all of its ranks");
+  ImGui::TextDisabled("all its ranks");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("beyond 16 ranks a cell is one shade: lighter as it holds more of the ranks it will hold");
 }
 
 void rank_legend(int ranks) {
