@@ -164,27 +164,38 @@ void draw_ranks(std::string& o, const gui::Layout& l, const Canvas& cv, float ra
   }
 }
 
-// A packet: a disc with a "+" for a reduce (it adds into the receiver), a square for a copy
-// (it overwrites), in the chunk's colour; the transfer's facts as data attributes.
+// A packet, in the neutral (colour means rank, palette.h): a filled disc for a reduce (it
+// adds into the receiver), "+" and its chunk number in it; an outlined square for a copy
+// (it overwrites), its chunk number in it; the transfer's facts as data attributes.
 void draw_packet(std::string& o, const Schedule& s, std::uint32_t i, Vec2 at, float r) {
   const Transfer& t = s.transfers[i];
-  const std::string fill = color(pal::chunk(t.chunk));
+  std::string label = fmt::format("{}{}", t.action == Action::reduce ? "+" : "", t.chunk);
+  const float size = std::min(13.0f, r * 1.15f);
+  const auto fits = [&] { return static_cast<float>(label.size()) * size * 0.62f <= r * 1.8f; };
+  if (!fits() && label[0] == '+') label.erase(0, 1);  // the filled disc says reduce
+  const bool number = size >= 8 && fits();
   fmt::format_to(
       std::back_inserter(o),
       "<g class=\"packet\" data-transfer=\"{}\" data-src=\"{}\" data-dst=\"{}\" data-chunk=\"{}\" data-action=\"{}\">"
       "<title>rank {} -&gt; rank {}, chunk {}, {} ({} elements)</title>",
       i, t.src, t.dst, t.chunk, to_string(t.action), t.src, t.dst, t.chunk, to_string(t.action), t.count);
-  if (t.action == Action::reduce) {
-    fmt::format_to(std::back_inserter(o),
-                   "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"#141414\" stroke-width=\"1.5\"/>",
-                   num(at.x), num(at.y), num(r), fill);
+  const bool reduce = t.action == Action::reduce;
+  if (reduce) {
+    fmt::format_to(std::back_inserter(o), "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"/>",
+                   num(at.x), num(at.y), num(r), color(pal::packet), color(pal::packet_ink));
     const float p = r * 0.55f;
-    fmt::format_to(std::back_inserter(o), "<path d=\"M{} {} H{} M{} {} V{}\" stroke=\"#141414\" stroke-width=\"2\"/>",
-                   num(at.x - p), num(at.y), num(at.x + p), num(at.x), num(at.y - p), num(at.y + p));
+    if (!number)
+      fmt::format_to(std::back_inserter(o), "<path d=\"M{} {} H{} M{} {} V{}\" stroke=\"{}\" stroke-width=\"2\"/>",
+                     num(at.x - p), num(at.y), num(at.x + p), num(at.x), num(at.y - p), num(at.y + p),
+                     color(pal::packet_ink));
   } else {
-    rect(o, at.x - r, at.y - r, 2 * r, 2 * r, fill,
-         fmt::format("rx=\"{}\" stroke=\"#141414\" stroke-width=\"1.5\"", num(r * 0.3f)));
+    rect(o, at.x - r, at.y - r, 2 * r, 2 * r, color(pal::packet_hollow),
+         fmt::format("rx=\"{}\" stroke=\"{}\" stroke-width=\"{}\"", num(r * 0.3f), color(pal::packet),
+                     num(std::max(1.5f, r * 0.18f))));
   }
+  if (number)
+    text(o, at.x, at.y + size * 0.36f, label, size, reduce ? pal::packet_ink : pal::packet,
+         "text-anchor=\"middle\" font-weight=\"bold\"");
   o += "</g>\n";
 }
 
@@ -236,7 +247,7 @@ void draw_step(std::string& arrows, std::string& packets, const gui::ViewModel& 
     const float gap = rank_px * (l.is_server[d] ? 1.4f : 1.0f) + 5;
     draw_arrow(arrows,
                sample(l, path, cv, edge_fraction(l, path, cv, gap, false), edge_fraction(l, path, cv, gap, true), true),
-               pal::chunk(t.chunk), std::clamp(rank_px * 0.45f, 8.0f, 14.0f));
+               shading::rank_fill(t.src, s.total_ranks), std::clamp(rank_px * 0.45f, 8.0f, 14.0f));  // the sender's colour
     draw_packet(packets, s, i, cv.at(gui::point_along(l, path, 0.5f, true)), r);
   }
 }
@@ -321,8 +332,14 @@ std::vector<bool> written_cells(const gui::ViewModel& vm, int k) {
 }
 
 void draw_rank_legend(std::string& o, int ranks, float y) {
-  if (!shading::stripes(ranks)) {
-    text(o, kBuffersLeft + 70, y, "shade: how much of its final set of contributions a cell holds", 12, pal::text_dim);
+  if (!shading::stripes(ranks)) {  // the shade's ramp (shading::fill), lighter holds more
+    float x = kBuffersLeft + 70;
+    text(o, x, y, "shade: holds none", 12, pal::text_dim);
+    x += 122;
+    o += "<g class=\"shade-legend\">";
+    for (const pal::Rgb& c : shading::fill_ramp(8)) rect(o, x, y - 10, 10, 11, color(c)), x += 10;
+    o += "</g>\n";
+    text(o, x + 6, y, "all of its ranks", 12, pal::text_dim);
     return;
   }
   float x = kBuffersLeft + 70;
@@ -399,18 +416,19 @@ void draw_header(std::string& o, const Heading& h) {
 void draw_footer(std::string& o) {
   const float y = kHeight - 16;
   float x = 24;
-  fmt::format_to(std::back_inserter(o),
-                 "<circle cx=\"{0}\" cy=\"{1}\" r=\"6\" fill=\"{2}\" stroke=\"#141414\"/>"
-                 "<path d=\"M{3} {1} H{4} M{0} {5} V{6}\" stroke=\"#141414\" stroke-width=\"1.5\"/>",
-                 num(x + 6), num(y - 4), color(pal::chunk(0)), num(x + 3), num(x + 9), num(y - 7), num(y - 1));
+  fmt::format_to(std::back_inserter(o),  // reduce: filled neutral with "+"; copy: outlined neutral
+                 "<circle cx=\"{0}\" cy=\"{1}\" r=\"6\" fill=\"{2}\" stroke=\"{7}\"/>"
+                 "<path d=\"M{3} {1} H{4} M{0} {5} V{6}\" stroke=\"{7}\" stroke-width=\"1.5\"/>",
+                 num(x + 6), num(y - 4), color(pal::packet), num(x + 3), num(x + 9), num(y - 7), num(y - 1),
+                 color(pal::packet_ink));
   text(o, x + 16, y, "reduce (adds into the receiver)", 12, pal::text_dim);
   x += 220;
-  rect(o, x, y - 10, 12, 12, color(pal::chunk(1)), "rx=\"2\"");
+  rect(o, x, y - 10, 12, 12, color(pal::packet_hollow), fmt::format("rx=\"2\" stroke=\"{}\" stroke-width=\"1.5\"", color(pal::packet)));
   text(o, x + 18, y, "copy (overwrites)", 12, pal::text_dim);
   x += 140;
   text(o, x, y,
-       "packet colour = chunk. Cells: a stripe per rank whose data it will hold, in that rank's colour once it "
-       "arrives; white outline = written in this step.",
+       "number = chunk, colour = rank (arrow: sender). Cells: a stripe per rank, filled once its data arrives; "
+       "white outline: written now.",
        12, pal::text_dim);
 }
 

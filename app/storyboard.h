@@ -2,8 +2,9 @@
 // index.html that plays them, for slides and for readers without the desktop app.
 //
 // The drawing is the GUI's, from the same view model (app/gui, no ImGui): the scene laid
-// out by gui::make_layout (ranks, hubs, links; the step's transfers as arrows and packets
-// coloured by chunk, a disc with a "+" for a reduce, a square for a copy) and every buffer
+// out by gui::make_layout (ranks, hubs, links; the step's transfers as arrows in the
+// sender's colour and packets in one neutral with their chunk number, a filled disc with
+// a "+" for a reduce, an outlined square for a copy) and every buffer
 // as gui::BufferHistory's cells, striped by the ranks whose contributions each cell holds,
 // in the palette of app/gui/palette.h. Frame 0 is the start; frame k shows step k's
 // transfers and the buffers after them, the cells they wrote outlined in white.

@@ -146,10 +146,31 @@ float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm) const {
 
 namespace {
 
+// Beyond the stripe limit: the shade's ramp, "holds none … all its ranks" (shading::fill).
+void shade_legend() {
+  const std::vector<palette::Rgb> ramp = shading::fill_ramp(8);
+  const float s = ImGui::GetTextLineHeight();
+  const float legend_w = ImGui::CalcTextSize("holds none  all its ranks").x + s * 0.6f * static_cast<float>(ramp.size()) + 30;
+  const float line_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
+  ImGui::SameLine(0, 14);
+  ImGui::TextDisabled("holds none");
+  ImGui::SameLine(0, 6);
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  for (std::size_t i = 0; i < ramp.size(); ++i)
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + s * 0.6f * static_cast<float>(i), p.y + 2),
+                                              ImVec2(p.x + s * 0.6f * static_cast<float>(i + 1), p.y + s - 2), to_u32(ramp[i]));
+  ImGui::Dummy(ImVec2(s * 0.6f * static_cast<float>(ramp.size()), s));
+  ImGui::SameLine(0, 6);
+  ImGui::TextDisabled("all its ranks");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("beyond 16 ranks a cell is one shade: lighter as it holds more of the ranks it will hold");
+}
+
 void rank_legend(int ranks) {
+  if (!shading::stripes(ranks)) return shade_legend();
   const float legend_w = static_cast<float>(ranks) * ImGui::GetTextLineHeight() * 1.6f + 14;
   const float line_end = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-  if (!shading::stripes(ranks) || line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
+  if (line_end - ImGui::GetItemRectMax().x <= legend_w) return;  // only when it fits on the line
   for (int r = 0; r < ranks; ++r) {
     ImGui::SameLine(0, r == 0 ? 14.0f : 4.0f);
     const ImVec2 p = ImGui::GetCursorScreenPos();
@@ -184,8 +205,8 @@ void BuffersPanel::DrawHeader(App& app, const Pane& run) {
   ImGui::SameLine();
   help_marker("One row per rank buffer (output; scratch for servers; inputs on request). Each cell is a piece of "
               "the buffer that the schedule moves as one. Stripes: which ranks' data the cell already holds, in "
-              "rank colours, at fixed positions; \"3/4\": how many of the ranks it will hold. A white outline: "
-              "written in this step.");
+              "rank colours, at fixed positions (beyond 16 ranks, one shade: lighter holds more); \"3/4\": how "
+              "many of the ranks it will hold. A white outline: written in this step.");
   ImGui::SameLine();
   ImGui::Checkbox("inputs", &app.toggles.inputs);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("show every rank's input buffer too (it never changes)");

@@ -1,6 +1,7 @@
 // The scene: ranks laid out by topology, links coloured by the traffic they carried so
-// far, and the packets in flight — coloured by chunk, a disc with a "+" for a reduce, a
-// square for a copy. Drawn on the window's draw list in screen coordinates, with an
+// far, and the packets in flight — in one neutral, a filled disc with a "+" for a reduce,
+// an outlined square for a copy, the chunk number in them when there is room, their trail
+// in the sender's colour (colour means rank, palette.h). Drawn on the window's draw list in screen coordinates, with an
 // InvisibleButton over the canvas for hovering (imgui_demo's Canvas).
 #include <algorithm>
 #include <cmath>
@@ -145,27 +146,45 @@ void draw_recent_arrows(ImDrawList* d, const Pane& run, const Canvas& cv, float 
                                                       cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).y));
     const float trim = std::min(0.3f, rank_px * 1.2f / total);
     sample_path(vm.layout(), nodes, cv, trim, 1.0f - trim, pts);
-    draw_arrow(d, pts, chunk_color(vm.schedule().transfers[i].chunk, 0.6f), std::max(8.0f, rank_px * 0.5f));
+    const int sender = vm.schedule().transfers[i].src;  // the sender's colour: colour means rank
+    draw_arrow(d, pts, to_u32(shading::rank_fill(sender, vm.layout().ranks), 0.7f), std::max(8.0f, rank_px * 0.5f));
   }
 }
 
-void draw_packet_shape(ImDrawList* d, ImVec2 at, float r, ImU32 col, Action action) {
-  if (action == Action::reduce) {
-    d->AddCircleFilled(at, r, col);
-    d->AddCircle(at, r, IM_COL32(20, 20, 20, 255), 0, 1.5f);
-    if (r >= 5) {
-      d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), IM_COL32(20, 20, 20, 255), 2.0f);
-      d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), IM_COL32(20, 20, 20, 255), 2.0f);
-    }
+// The chunk number in a packet ("+3" in a reduce: it adds chunk 3), when it fits.
+void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const Transfer& t) {
+  const float size = std::min(f->FontSize, r * 1.15f);
+  std::string s = fmt::format("{}{}", t.action == Action::reduce ? "+" : "", t.chunk);
+  ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());
+  if (ts.x > r * 1.8f && s[0] == '+') s.erase(0, 1), ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());  // the shape says reduce
+  if (size >= 8 && ts.x <= r * 1.8f) {
+    d->AddText(f, size, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), ink, s.c_str());
+  } else if (t.action == Action::reduce && r >= 5) {  // no room for the number: the "+" alone
+    d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), ink, 2.0f);
+    d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), ink, 2.0f);
+  }
+}
+
+// A reduce is a filled disc (it adds into the receiver), a copy an outlined square (it
+// overwrites); `alpha` < 1: queued, not yet on its way.
+void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, const Transfer& t, float alpha) {
+  const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
+              hollow = to_u32(palette::packet_hollow, alpha);
+  if (t.action == Action::reduce) {
+    d->AddCircleFilled(at, r, neutral);
+    d->AddCircle(at, r, ink, 0, 1.5f);
+    packet_label(d, app.fonts.small, at, r, ink, t);
   } else {
-    d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), col, r * 0.3f);
-    d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), IM_COL32(20, 20, 20, 255), r * 0.3f, 0, 1.5f);
+    d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), hollow, r * 0.3f);
+    d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), neutral, r * 0.3f, 0, std::max(1.5f, r * 0.18f));
+    packet_label(d, app.fonts.small, at, r, neutral, t);
   }
 }
 
 // The packets where the view model puts them (ViewModel::packet_spots): in flight along
-// their lanes with a trail behind, queued ones faded beside their senders.
-void draw_packets(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_px) {
+// their lanes with a trail in the sender's colour behind, queued ones faded beside their
+// senders.
+void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
   const ViewModel& vm = run.model;
   const Layout& l = vm.layout();
   const float r = std::clamp(packet_radius(l) * cv.scale, 2.5f, 14.0f);
@@ -185,11 +204,11 @@ void draw_packets(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_p
       for (int i = 0; i <= kTrailPoints; ++i)
         trail.push_back(cv.at(point_along(l, nodes, packet_way(l, nodes, from + (p.progress - from) * static_cast<float>(i) / kTrailPoints), true)));
       trail.back() = at;
-      d->AddPolyline(trail.data(), static_cast<int>(trail.size()), chunk_color(t.chunk, 0.4f), 0, std::max(1.5f, r * 0.4f));
+      d->AddPolyline(trail.data(), static_cast<int>(trail.size()), to_u32(shading::rank_fill(t.src, l.ranks), 0.55f), 0,
+                     std::max(1.5f, r * 0.4f));
     }
-    draw_packet_shape(d, at, p.queued ? r * 0.8f : r, chunk_color(t.chunk, p.queued ? 0.45f : 1.0f), t.action);
+    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, t, p.queued ? 0.5f : 1.0f);
   }
-  (void)rank_px;
 }
 
 void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
@@ -235,23 +254,31 @@ void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canva
   d->AddText(f, f->FontSize, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), colors::text_dim, text.c_str());
 }
 
-void draw_legend(ImDrawList* d, const App& app, ImVec2 origin) {
+void draw_legend(ImDrawList* d, const App& app, const Pane& run, ImVec2 origin) {
   ImFont* f = app.fonts.small;
-  const float fs = f->FontSize, r = fs * 0.4f;
+  const float fs = f->FontSize, r = fs * 0.45f;
+  const ImU32 neutral = to_u32(palette::packet), ink = to_u32(palette::packet_ink);
   float x = origin.x, y = origin.y - fs * 2.6f;
-  d->AddCircleFilled(ImVec2(x + r, y + fs / 2), r, chunk_color(0), 16);
+  const ImVec2 c(x + r, y + fs / 2);  // the reduce symbol: filled, with a "+"
+  d->AddCircleFilled(c, r, neutral, 16);
+  d->AddLine(ImVec2(c.x - r * 0.55f, c.y), ImVec2(c.x + r * 0.55f, c.y), ink, 1.5f);
+  d->AddLine(ImVec2(c.x, c.y - r * 0.55f), ImVec2(c.x, c.y + r * 0.55f), ink, 1.5f);
   const char* reduce_text = "reduce (adds into the receiver)";
   d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, reduce_text);
   x += 2 * r + 4 + f->CalcTextSizeA(fs, FLT_MAX, 0, reduce_text).x + fs * 1.2f;
-  d->AddRectFilled(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), chunk_color(1), 2);
+  d->AddRectFilled(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), to_u32(palette::packet_hollow), 2);
+  d->AddRect(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), neutral, 2, 0, 1.5f);  // copy: outlined
   d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, "copy (overwrites)");
   x = origin.x;
   y += fs * 1.35f;
-  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "packet colour = chunk;");
-  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "packet colour = chunk; ").x;
+  const char* key = shading::stripes(run.model.layout().ranks) ? "number = chunk, colour = rank (trail: sender);"
+                                                                 : "number = chunk;";
+  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, key);
+  x += f->CalcTextSizeA(fs, FLT_MAX, 0, key).x + fs * 0.4f;
   if (!app.toggles.link_heat) return;
-  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "link traffic so far:");
-  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "link traffic so far: ").x;
+  // The heat ramp is a scale of traffic on the links, not a colour of anyone's: say so.
+  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "link shade = traffic so far: none");
+  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "link shade = traffic so far: none ").x;
   for (int i = 0; i < 20; ++i)
     d->AddRectFilled(ImVec2(x + i * 4.0f, y + 3), ImVec2(x + i * 4.0f + 4, y + fs - 2), heat_color(static_cast<float>(i) / 19));
   d->AddText(f, fs, ImVec2(x + 84, y), colors::text_dim, "busiest");
@@ -319,8 +346,8 @@ void ScenePanel::Draw(App& app, const Pane& run) {
     if (labels) draw_rank_bytes(d, app, run, cv, r, rank_px);
     if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
   }
-  draw_packets(d, run, cv, rank_px);
-  if (app.toggles.legend) draw_legend(d, app, ImVec2(p0.x + 6, p0.y + size.y));
+  draw_packets(d, app, run, cv);
+  if (app.toggles.legend) draw_legend(d, app, run, ImVec2(p0.x + 6, p0.y + size.y));
   d->PopClipRect();
   if (hovered_rank >= 0) rank_tooltip(run, hovered_rank);
 }

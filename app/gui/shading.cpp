@@ -16,6 +16,13 @@ palette::Rgb fill(int have, int target) {
   return {c(0.20f + 0.10f * f), c(0.30f + 0.45f * f), c(0.45f + 0.30f * f)};
 }
 
+std::vector<palette::Rgb> fill_ramp(int steps) {
+  std::vector<palette::Rgb> out;
+  steps = std::max(steps, 2);
+  for (int i = 0; i < steps; ++i) out.push_back(fill(i, steps - 1));
+  return out;
+}
+
 std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell) { return vm.buffers().ranks_ever(cell); }
 
 std::vector<palette::Rgb> stripe_colours(std::uint64_t eventual, const RankSet& have) {

@@ -26,6 +26,9 @@ palette::Rgb rank_fill(int rank, int total_ranks);
 // The one shade of a cell holding `have` of its `target` contributions (many ranks).
 palette::Rgb fill(int have, int target);
 
+// The shade's legend: `steps` (at least 2) shades from holding none to holding all.
+std::vector<palette::Rgb> fill_ramp(int steps);
+
 // Every rank whose contribution the cell ever holds: its stripes.
 std::uint64_t eventual_ranks(const ViewModel& vm, std::uint32_t cell);
 

@@ -45,9 +45,7 @@ ImU32 rank_color(int rank, float alpha) {
   return with_alpha(to_u32(palette::rank(rank)), alpha);
 }
 
-ImU32 chunk_color(int chunk, float alpha) {
-  return with_alpha(to_u32(palette::chunk(chunk)), alpha);
-}
+ImU32 to_u32(palette::Rgb c, float alpha) { return with_alpha(to_u32(c), alpha); }
 
 ImU32 heat_color(float heat) {
   heat = std::clamp(heat, 0.0f, 1.0f);

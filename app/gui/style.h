@@ -9,15 +9,14 @@
 
 namespace collsim::gui {
 
-// Rank colours: Okabe-Ito for ranks 0-6, Paul Tol's "muted" scheme for 7-15 (both chosen
-// to stay apart for the common colour-vision deficiencies). The buffers panel draws a
-// rank's stripe at a fixed position in every cell, so identity never rests on colour alone.
+// Rank colours (palette.h: 16 colours, checked apart by CIEDE2000, also for colour-blind
+// viewers). Colour means rank only: chunks are numbers, copy/reduce are shapes.
 ImU32 rank_color(int rank, float alpha = 1.0f);
-// A palette colour (palette.h, shading.h), opaque.
+// A palette colour (palette.h, shading.h), opaque, or with `alpha`.
 constexpr ImU32 to_u32(palette::Rgb c) { return IM_COL32(c.r, c.g, c.b, 255); }
-// Packet and timeline-bar colours by chunk: Paul Tol's "vibrant" scheme, cycling.
-ImU32 chunk_color(int chunk, float alpha = 1.0f);
-// Link heat: cool grey (no traffic) to warm yellow (the busiest link at the end of the run).
+ImU32 to_u32(palette::Rgb c, float alpha);
+// Link heat: cool grey (no traffic) to warm yellow (the busiest link at the end of the run),
+// a sequential scale on the links alone (the legend names it "link traffic").
 ImU32 heat_color(float heat);
 
 namespace colors {
@@ -33,7 +32,7 @@ inline constexpr ImU32 playhead = IM_COL32(255, 90, 90, 255);
 inline constexpr ImU32 error = IM_COL32(220, 70, 70, 255);
 inline constexpr ImU32 server = IM_COL32(200, 200, 210, 255);
 inline constexpr ImU32 folded = IM_COL32(120, 124, 135, 255);
-inline constexpr ImU32 second_tree = IM_COL32(150, 130, 220, 255);  // a second tree's edges (dashed)
+inline constexpr ImU32 second_tree = IM_COL32(164, 168, 180, 255);  // a second tree's edges (dashed)
 }  // namespace colors
 
 struct Fonts {

@@ -50,18 +50,31 @@ std::string transfer_tooltip(const ViewModel& vm, bool comparing, std::uint32_t 
   return text;
 }
 
-void draw_bars(ImDrawList* d, const ViewModel& vm, const std::vector<LaneBar>& bars, float y0, float y1, Hover& hover) {
+// A bar: a reduce filled with the packet neutral, a copy outlined in it (as the scene's
+// packets; colour is the lane's rank, not the bar's), the chunk number inside when it fits.
+void draw_bars(ImDrawList* d, ImFont* f, const ViewModel& vm, const std::vector<LaneBar>& bars, float y0, float y1,
+               Hover& hover) {
   const ImVec2 m = ImGui::GetIO().MousePos;
+  const ImU32 neutral = to_u32(palette::packet), ink = to_u32(palette::packet_ink);
+  const float size = std::min(f->FontSize * 0.85f, y1 - y0);
   for (const LaneBar& b : bars) {
-    ImU32 col = colors::folded;
-    if (b.count == 1) {
-      const Transfer& t = vm.schedule().transfers[b.first];
-      col = chunk_color(t.chunk, t.action == Action::reduce ? 1.0f : 0.55f);
-    }
     // Plain rectangles (4 vertices each: thousands of bars stay cheap on a software
     // rasteriser); a one-pixel gap separates neighbours wide enough to have one.
-    d->AddRectFilled(ImVec2(b.x0, y0), ImVec2(b.x1 - (b.x1 - b.x0 > 4 ? 1.0f : 0.0f), y1), col);
+    const ImVec2 lo(b.x0, y0), hi(b.x1 - (b.x1 - b.x0 > 4 ? 1.0f : 0.0f), y1);
     if (m.x >= b.x0 && m.x < std::max(b.x1, b.x0 + 2) && m.y >= y0 && m.y < y1) hover = {true, b, &vm};
+    if (b.count != 1) {
+      d->AddRectFilled(lo, hi, colors::folded);
+      continue;
+    }
+    const Transfer& t = vm.schedule().transfers[b.first];
+    const bool reduce = t.action == Action::reduce;
+    if (reduce) d->AddRectFilled(lo, hi, neutral);
+    else d->AddRect(lo, hi, neutral, 0, 0, 1.0f);
+    if (size < 8 || hi.x - lo.x < size * 1.2f) continue;  // no room for a number
+    const std::string s = fmt::format("{}", t.chunk);
+    const ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());
+    if (ts.x + 4 <= hi.x - lo.x)
+      d->AddText(f, size, ImVec2((lo.x + hi.x - ts.x) / 2, (lo.y + hi.y - ts.y) / 2), reduce ? ink : neutral, s.c_str());
   }
 }
 
@@ -105,8 +118,8 @@ void TimelinePanel::DrawHeader(App& app) {
   ImGui::TextUnformatted("Timeline");
   if (app.doc.compare) ImGui::SameLine(), ImGui::TextDisabled("of both runs");
   ImGui::SameLine();
-  help_marker("A lane per rank: its sends on top, its receives below; one bar per transfer, coloured by chunk "
-              "(solid: reduce, light: copy). Grey bars fold transfers too small to see: zoom in. Mouse wheel: zoom; "
+  help_marker("A lane per rank: its sends on top, its receives below; one bar per transfer, its chunk number "
+              "inside when wide enough (filled: reduce, outlined: copy; colour marks the lane's rank only). Grey bars fold transfers too small to see: zoom in. Mouse wheel: zoom; "
               "drag: pan; double click: the whole run; click the ruler: move the playhead. Comparing, the second "
               "run's lanes follow the first's, each under a header, on one axis; on the steps clock each run is on "
               "its own steps.");
@@ -155,9 +168,9 @@ void TimelinePanel::DrawLanes(App& app, float ruler_top, float ruler_h) {
       lane_labels(d, app, vm, row.rank, lp, lane_h, bar_h, scale.x0);
       d->PushClipRect(ImVec2(scale.x0, lp.y), ImVec2(scale.x0 + scale.width, lp.y + lane_h), true);
       lane_bars(vm, clock, row.rank, true, scale, 3.0f, bars);
-      draw_bars(d, vm, bars, lp.y + 2, lp.y + 2 + bar_h, hover);
+      draw_bars(d, app.fonts.small, vm, bars, lp.y + 2, lp.y + 2 + bar_h, hover);
       lane_bars(vm, clock, row.rank, false, scale, 3.0f, bars);
-      draw_bars(d, vm, bars, lp.y + bar_h + 4, lp.y + 4 + 2 * bar_h, hover);
+      draw_bars(d, app.fonts.small, vm, bars, lp.y + bar_h + 4, lp.y + 4 + 2 * bar_h, hover);
       d->PopClipRect();
     }
   const float px = scale.x_of(app.playback.t);  // the playhead, across the lanes and the ruler
