@@ -56,6 +56,18 @@ BufferColumns buffer_columns(const BufferHistory& h, std::span<const std::uint32
   return cols;
 }
 
+double BufferColumns::piece_position(std::uint64_t e, std::uint64_t length, std::uint32_t first, std::uint32_t end) const {
+  if (length == 0 || first >= end) return first;
+  auto value = [](Fraction f) { return static_cast<double>(f.num) / static_cast<double>(f.den); };
+  const Fraction at = fraction_of(e, length);
+  // The piece of [first, end) that holds `at`: the last boundary not above it.
+  const auto b = std::upper_bound(boundaries.begin() + first, boundaries.begin() + end, at);
+  const std::uint32_t q = static_cast<std::uint32_t>(b - boundaries.begin()) - 1;
+  if (q >= end) return end;
+  const double lo = value(boundaries[q]), hi = value(boundaries[q + 1]);
+  return q + (hi > lo ? (value(at) - lo) / (hi - lo) : 0.0);
+}
+
 int label_stride(float row_pitch, float text_height) {
   if (!(row_pitch > 0)) return 1;
   int k = 1;

@@ -47,6 +47,10 @@ struct BufferColumns {
   float x_of(std::uint32_t boundary, float x0, float width) const {
     return pieces() == 0 ? x0 : x0 + width * static_cast<float>(boundary) / static_cast<float>(pieces());
   }
+  // Where element `e` of a row of `length` elements falls, in pieces (1.5: half-way
+  // through piece 1), for an element of a cell over pieces [first, end): linear within the
+  // piece it is in, so that elements line up with the dividers of the other rows.
+  double piece_position(std::uint64_t e, std::uint64_t length, std::uint32_t first, std::uint32_t end) const;
 };
 // The partition over `rows` (indices into h.rows()). Rows without elements add nothing;
 // with no elements at all there is one piece.

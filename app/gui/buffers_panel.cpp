@@ -95,17 +95,22 @@ void BuffersPanel::MarkHighlighted(const Pane& run) {
 
 namespace {
 
-// The cell's elements share its width equally (its pieces are equal-width, not its elements).
-void draw_values(ImDrawList* d, const App& app, const Pane& run, const BufferRow& row, std::uint32_t cell, ImVec2 a,
-                 ImVec2 b) {
+// Elements sit within the piece they belong to (the pieces are equal-width, not the
+// elements), so that they line up with the other rows' dividers.
+void draw_values(ImDrawList* d, const App& app, const Pane& run, const BufferRow& row, std::uint32_t cell,
+                 const BuffersPanel::RowGeometry& g, ImVec2 a, ImVec2 b) {
   const ViewModel& vm = run.model;
   const Cell& c = vm.buffers().cells()[cell];
   const CellChange& st = vm.cell_state(run.clock, cell, run.t);
   ImFont* f = app.fonts.regular;
   ImFont* small = app.fonts.small;
-  const float per = (b.x - a.x) / static_cast<float>(std::max<std::uint64_t>(1, c.end - c.begin));
+  const std::uint32_t p0 = g.columns->first_piece[cell], p1 = g.columns->end_piece[cell];
+  auto x_of = [&](std::uint64_t e) {
+    const double pos = g.columns->piece_position(e, row.elements, p0, p1);
+    return g.x0 + g.width * static_cast<float>(pos / std::max<std::uint32_t>(1, g.columns->pieces()));
+  };
   for (std::uint64_t e = c.begin; e < c.end; ++e) {
-    const float ex0 = a.x + per * static_cast<float>(e - c.begin), ex1 = ex0 + per;
+    const float ex0 = e == c.begin ? a.x : x_of(e), ex1 = e + 1 == c.end ? b.x : x_of(e + 1);
     d->AddLine(ImVec2(ex0, a.y + 6), ImVec2(ex0, b.y - 6), IM_COL32(0, 0, 0, 90));
     const ElementValue v = element_value(vm.trace(), vm.values(), row, st, e, app.toggles.value_source);
     if (!v.written) continue;
@@ -360,7 +365,7 @@ std::int64_t BuffersPanel::DrawRow(const App& app, const Pane& run, ImDrawList* 
     if (!fold && !thin)
       for (std::uint32_t q = p0 + 1; q < p1; ++q) d->AddLine(ImVec2(g.x_of(q), a.y + 3), ImVec2(g.x_of(q), b.y - 3), IM_COL32(0, 0, 0, 70));
     if (style == RowStyle::values) {
-      draw_values(d, app, run, row, c, a, b);
+      draw_values(d, app, run, row, c, g, a, b);
     } else if (!fold && !thin) {
       draw_count(d, app.fonts.small, a, b, look);
     }

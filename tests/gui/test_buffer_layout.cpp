@@ -176,3 +176,28 @@ TEST_CASE("gui buffer layout: an overview and a detail area only when the rows d
   CHECK(first <= 30);
   CHECK(30 < first + 10);
 }
+
+TEST_CASE("gui buffer layout: the values view puts every element inside its own piece, on the other rows' dividers") {
+  // 6 elements on 4 ranks: chunks of 2, 2, 1 and 1; an input cell can span several of them.
+  const BufferHistory h = history_of(Collective::all_reduce, "ring", 4, 6);
+  const auto rows = all_rows(h);
+  const BufferColumns cols = buffer_columns(h, rows);
+  for (std::uint32_t r : rows) {
+    const BufferRow& row = h.rows()[r];
+    for (std::uint32_t c = row.first_cell; c < row.first_cell + row.cell_count; ++c) {
+      const BufferCell& cell = h.cells()[c];
+      double last = -1;
+      for (std::uint64_t e = cell.begin; e <= cell.end; ++e) {
+        const double pos = cols.piece_position(e, row.elements, cols.first_piece[c], cols.end_piece[c]);
+        CHECK(pos > last);  // in order, never two elements at one place
+        CHECK(pos >= cols.first_piece[c]);
+        CHECK(pos <= cols.end_piece[c]);
+        last = pos;
+        // An element on a piece boundary sits exactly on that divider.
+        const auto at = std::lower_bound(cols.boundaries.begin(), cols.boundaries.end(), fraction_of(e, row.elements));
+        if (at != cols.boundaries.end() && *at == fraction_of(e, row.elements))
+          CHECK(pos == doctest::Approx(static_cast<double>(at - cols.boundaries.begin())));
+      }
+    }
+  }
+}
