@@ -11,6 +11,7 @@
 
 #include <imgui.h>
 
+#include "app/gui/buffer_layout.h"
 #include "app/gui/lesson.h"
 #include "app/gui/loader.h"
 #include "app/gui/playback.h"
@@ -93,27 +94,46 @@ struct ScenePanel {
 };
 
 struct BuffersPanel {
-  // Where a row's cells go: elements map to x on the scale of the widest row.
+  // Where a row's cells go: the shared equal-width pieces (buffer_layout.h) across
+  // [x0, x0 + width).
   struct RowGeometry {
     float x0, width, y0, height;
-    std::uint64_t widest;
-    float x_of(std::uint64_t e) const {
-      return x0 + width * static_cast<float>(static_cast<double>(e) / static_cast<double>(widest));
-    }
+    const BufferColumns* columns;
+    float x_of(std::uint32_t boundary) const { return columns->x_of(boundary, x0, width); }
+  };
+  // How a row is drawn: readable (stripes, counts, values when asked for) or thin (an
+  // overview row: stripes or shade only).
+  enum class RowStyle : std::uint8_t { readable, values, thin };
+  struct Hover {  // what the mouse is over, for the tooltip
+    int row = -1;             // index into the visible rows
+    std::int64_t cell = -1;  // a cell of it, or -1 (its label)
   };
   std::vector<char> lit;  // per cell: written by a highlighted transfer
   std::vector<std::uint32_t> lit_cells;
+  // The shared partition of the visible rows, recomputed when they change.
+  BufferColumns columns;
+  const BufferHistory* columns_for = nullptr;
+  std::size_t columns_cells = 0;
+  std::vector<std::uint32_t> columns_rows;
+  int detail_top = 0;  // split: the first row the detail area shows (follows the overview's hover, the wheel)
   void Draw(App& app, const Pane& pane);
   void DrawHeader(App& app, const Pane& pane);  // the switches (inputs, values) and the rank colour legend
   void MarkHighlighted(const Pane& pane);
+  void UpdateColumns(const BufferHistory& h, const std::vector<std::uint32_t>& visible);
   // The rows shown (inputs only when asked for), and the height they need.
   std::vector<std::uint32_t> VisibleRows(const App& app, const ViewModel& vm) const;
-  float RowHeight(const App& app, const ViewModel& vm) const;
+  float RowHeight(const App& app, const ViewModel& vm) const;  // a readable row
   float DesiredHeight(const App& app, const ViewModel& vm) const;
+  // Readable rows [first, last) of `visible`, labelled, from `at` down; what the mouse is over.
+  Hover DrawRows(const App& app, const Pane& pane, ImDrawList* d, const std::vector<std::uint32_t>& visible, int first,
+                 int last, ImVec2 at, float width, float label_w, const RowsPlan& plan, RowStyle style);
+  // Every row, thin, labelled every plan.label_stride-th row, the detail area's rows framed.
+  Hover DrawOverview(const App& app, const Pane& pane, ImDrawList* d, const std::vector<std::uint32_t>& visible, ImVec2 at,
+                     float width, float label_w, const RowsPlan& plan);
   // Draws one row's cells (folded to one per 2 pixels when they are narrower); returns
   // the cell under the mouse, or -1.
   std::int64_t DrawRow(const App& app, const Pane& pane, ImDrawList* d, const BufferRow& row, const RowGeometry& g,
-                       bool values);
+                       RowStyle style);
 };
 
 struct TimelinePanel {
