@@ -165,3 +165,18 @@ TEST_CASE("flags the user gave override the file; flags left at their defaults d
   CHECK(none.spec.ranks == 6);
   CHECK(none.seed == 42);
 }
+
+TEST_CASE("a scenario and its phases may name the clock the views open on, one of the three") {
+  const Scenario one = parse_scenario("format = 1\nclock = \"predicted\"\n[collective]\nranks = 4\n", "s.toml");
+  CHECK(one.clock == "predicted");
+  const Scenario lesson = parse_scenario(
+      "format = 2\nranks = 4\n[[phase]]\ncollective = \"all_reduce\"\nclock = \"measured\"\n[[phase]]\ncollective = \"all_reduce\"\n",
+      "s.toml");
+  REQUIRE(lesson.phases.size() == 2);
+  CHECK(lesson.clock.empty());
+  CHECK(lesson.phases[0].clock == "measured");
+  CHECK(lesson.phases[1].clock.empty());
+  const std::string msg = scenario_error("format = 1\nclock = \"wall\"\n[collective]\nranks = 4\n");
+  CHECK(msg.starts_with("s.toml:2:9: key 'clock': unknown clock 'wall'"));
+  CHECK(scenario_error("format = 2\nranks = 4\n[[phase]]\ncollective = \"all_reduce\"\nclock = 3\n").starts_with("s.toml:5:9: key 'phase[1].clock': expected a string"));
+}

@@ -96,7 +96,13 @@ void App::poll() {
   if (doc.lesson && doc.lesson->multi_phase()) editor.ranks = doc.lesson->scenario.ranks;  // every phase's
   editor.compare = doc.compare ? doc.compare->trace().request.algorithm : "";
   if (doc.model) toggles.inputs = doc.model->schedule().total_ranks <= 8 && !doc.compare;  // side by side, rows are scarce
-  const ClockKind clock = playback.clock;
+  // The scenario's clock when it names one (a new document), else the one the viewer had.
+  std::optional<ClockKind> wanted;
+  if (doc.lesson && !same_lesson) {
+    const Scenario& sc = doc.lesson->scenario;
+    wanted = clock_named(!sc.phases.empty() && !sc.phases[0].clock.empty() ? sc.phases[0].clock : sc.clock);
+  }
+  const ClockKind clock = wanted.value_or(playback.clock);
   playback = Playback{};
   playback.clock = clock;
   if (doc.lesson && phase > 0 && phase < doc.lesson->phase_count()) {

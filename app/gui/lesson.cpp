@@ -179,6 +179,8 @@ void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end) {
   p.rested = 0;
   const ViewModel* vm = l.views.at(k).get();
   if (!vm) return;  // a compute phase has no playhead; the clock stays as chosen
+  // The phase's own clock, where the lesson gives it one (the model's serialisation is its point).
+  if (const auto c = clock_named(l.scenario.phases.at(k).clock); c && vm->has_clock(*c)) p.clock = *c;
   if (!vm->has_clock(p.clock)) p.clock = ClockKind::steps;
   at_end ? p.end(*vm) : p.home(*vm);
 }

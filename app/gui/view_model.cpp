@@ -107,6 +107,12 @@ std::string_view to_string(ClockKind c) {
   return "?";
 }
 
+std::optional<ClockKind> clock_named(std::string_view name) {
+  for (ClockKind c : kAllClocks)
+    if (to_string(c) == name) return c;
+  return std::nullopt;
+}
+
 void Tally::finish() {
   std::vector<std::uint32_t> order(end.size());
   std::iota(order.begin(), order.end(), 0u);

@@ -37,6 +37,8 @@ using Cell = collsim::BufferCell;
 enum class ClockKind : std::uint8_t { steps, measured, predicted };
 inline constexpr ClockKind kAllClocks[] = {ClockKind::steps, ClockKind::measured, ClockKind::predicted};
 std::string_view to_string(ClockKind c);
+// The clock a scenario's or a phase's `clock` names; nullopt for none (empty) or another word.
+std::optional<ClockKind> clock_named(std::string_view name);
 
 // Transfers sorted by end time with the bytes done so far: "how much by t" is one binary search.
 struct Tally {

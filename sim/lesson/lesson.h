@@ -65,6 +65,10 @@ struct Phase {
   // issued before it on the rank's other streams, and everything issued after it on them
   // waits for it.
   std::string stream;
+  // collective: the clock the views show it on first ("steps", "measured", "predicted";
+  // clock_name() checked it), e.g. "predicted" where the model's serialisation is the
+  // point; empty: the scenario's `clock`, else the one the viewer had.
+  std::string clock;
   // Event waits (cudaStreamWaitEvent on an event recorded after each of these earlier
   // phases, indices into the program's phases): the phase starts on a rank only after
   // they have ended there. A rank that took no part in one of them does not wait for it.

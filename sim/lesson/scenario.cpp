@@ -200,6 +200,13 @@ RunRequest default_run_request() {
   return r;
 }
 
+std::string clock_name(const toml_fields::Entry& e) {
+  std::string c = e.string();
+  if (c != "steps" && c != "measured" && c != "predicted")
+    e.fail(fmt::format("unknown clock '{}' (use steps, measured or predicted)", c));
+  return c;
+}
+
 Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   toml::table doc;
   try {
@@ -215,10 +222,10 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   if (s.format == 1) {
     refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
-    top.only_keys({"format", "title", "description", "collective", "run", "topology"});
+    top.only_keys({"format", "title", "description", "clock", "collective", "run", "topology"});
   } else {
-    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "collective",
-                   "phase", "training", "question", "run", "topology"});
+    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "clock",
+                   "collective", "phase", "training", "question", "run", "topology"});
   }
   s.request = default_run_request();
   if (auto e = top.find("title")) s.title = e->string();
@@ -232,6 +239,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     s.ranks_allowed_where = e->where();
     parse_text(fmt::format("{{{}}}", s.ranks_allowed), s.ranks_allowed_where);
   }
+  if (auto e = top.find("clock")) s.clock = clock_name(*e);
   if (auto e = top.find("ranks_fixed")) {
     // true, or the reason: "its figures are for 2 nodes of 8 GPUs".
     s.ranks_fixed = e->node().is_string() || e->boolean();

@@ -42,6 +42,9 @@ struct Scenario {
   // servers 1, not colocated, ranks_per_node 0 (automatic), seed 1.
   RunRequest request;
   std::string backend = "auto";  // auto, cpu or cuda
+  // The clock the views open it on ("steps", "measured", "predicted"); empty: steps.
+  // A phase's own `clock` (Phase::clock) wins while that phase is shown.
+  std::string clock;
   // [topology]: what the timing model predicts on (docs/scenario-format.md); the defaults
   // (a switch of NVLink 4 ports) when the file has none.
   TopologyConfig topology;
@@ -108,11 +111,15 @@ Scenario load_scenario(const std::filesystem::path& path);
 
 namespace toml_fields {
 class Table;
+class Entry;
 }
 // Where the loader's two files meet; not for front ends (a Table needs toml++, which only
 // sim/'s .cpp files see). scenario.cpp reads the frame of the file (format, title, [run],
 // [topology]) and calls this for what it runs: format 1's [collective]; format 2's
 // [collective] or [[phase]]s and [training], and its [[question]]s (scenario_lesson.cpp).
 void read_scenario_program(const toml_fields::Table& top, Scenario& s);
+// `clock = "..."` (a scenario's or a phase's) as written, once it names one of the views'
+// three clocks; InputError naming the file, line and key otherwise.
+std::string clock_name(const toml_fields::Entry& e);
 
 }  // namespace collsim

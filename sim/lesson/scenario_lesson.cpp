@@ -286,8 +286,9 @@ Phase read_collective_phase(const Entry& item, const LessonContext& l) {
   const Table t = Table::of(item, "a collective [[phase]]");
   t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "inputs", "root", "in_place", "slices", "servers",
                "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "stream", "wait_for", "host_wait_for",
-               "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions", "stage_captions"});
+               "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions", "stage_captions", "clock"});
   Phase p = collective_phase(l.base, "");
+  if (auto e = t.find("clock")) p.clock = clock_name(*e);
   read_collective(t, p.request);
   read_custom(t, l.file, p.request);
   require_ranks(t, p.request, l.base.spec.ranks);
