@@ -108,8 +108,7 @@ void draw_links(std::string& o, const gui::Layout& l, const Canvas& cv) {
     const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;  // dashed: both trees read at once
     const Vec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
     std::string d = fmt::format("M{} {} L{} {}", num(p.x), num(p.y), num(q.x), num(q.y));
-    const Vec2 mid = cv.at(gui::point_along(l, {a, b}, 0.5f));
-    if (std::hypot(mid.x - (p.x + q.x) / 2, mid.y - (p.y + q.y) / 2) > 0.5f) d = polyline(sample(l, {a, b}, cv, 0, 1));  // bent
+    if (!gui::is_straight(l, {a, b}) && !gui::is_ring_arc(l, a, b)) d = polyline(sample(l, {a, b}, cv, 0, 1));  // bent
     if (gui::is_ring_arc(l, a, b)) {  // the short way round the ring's circle
       const Vec2 ua = l.nodes[static_cast<std::size_t>(a)], ub = l.nodes[static_cast<std::size_t>(b)];
       float delta = std::atan2(ub.y, ub.x) - std::atan2(ua.y, ua.x);

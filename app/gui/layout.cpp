@@ -460,6 +460,12 @@ Vec2 along_leg(const Leg& g, float f) {
 
 float lane_width(const Layout& l) { return 1.1f * l.rank_radius; }
 
+bool is_straight(const Layout& l, const std::vector<int>& path, bool on_lane) {
+  if (path.size() != 2) return false;
+  const Leg g = leg(l, path[0], path[1], on_lane);
+  return !g.arc && !g.curved;
+}
+
 float packet_way(const Layout& l, const std::vector<int>& path, float progress) {
   if (path.size() < 2) return progress;
   const float length = std::max(distance(l.nodes[static_cast<std::size_t>(path.front())], l.nodes[static_cast<std::size_t>(path.back())]), 1e-6f);

@@ -96,6 +96,9 @@ Path route(const Layout& layout, int src, int dst);
 
 // Whether the link a -- b is drawn as an arc of the ring (neighbours on a ring layout).
 bool is_ring_arc(const Layout& layout, int a, int b);
+// Whether point_along draws `path` as one straight segment (two nodes, no arc, no bend,
+// not on a lane): the views then need only its ends.
+bool is_straight(const Layout& layout, const std::vector<int>& path, bool on_lane = false);
 
 // Where a packet is after `progress` (0..1) of its way along `path`: along the arc
 // between ring neighbours, on a curve bent towards a hub it passes, on a curve around the

@@ -71,18 +71,17 @@ void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
 }
 
 // Points along `path` from fraction f0 to f1 of the way, as the packets travel it.
+// `on_lane`: a packet's own lane (point_along), for what travels one direction.
 void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
-                 std::vector<ImVec2>& out) {
+                 std::vector<ImVec2>& out, bool on_lane = false) {
   out.clear();
-  const Vec2 mid = point_along(l, path, 0.5f), lo = l.nodes[static_cast<std::size_t>(path.front())],
-             hi = l.nodes[static_cast<std::size_t>(path.back())];
-  const bool straight = path.size() == 2 && std::hypot(mid.x - (lo.x + hi.x) / 2, mid.y - (lo.y + hi.y) / 2) < 1e-4f;
+  const bool straight = is_straight(l, path, on_lane);
   // About one point per 6 pixels of the way: smooth curves, few vertices with many ranks.
   const ImVec2 a = cv.at(l.nodes[static_cast<std::size_t>(path.front())]), b = cv.at(l.nodes[static_cast<std::size_t>(path.back())]);
   const float px = std::hypot(b.x - a.x, b.y - a.y) * (f1 - f0) * 1.3f;
   const int n = straight ? 1 : std::clamp(static_cast<int>(px / 6), 2, 32);
   for (int i = 0; i <= n; ++i)
-    out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n))));
+    out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n), on_lane)));
 }
 
 void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
@@ -145,10 +144,16 @@ void draw_recent_arrows(ImDrawList* d, const Pane& run, const Canvas& cv, float 
                                                   cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.front())]).y -
                                                       cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).y));
     const float trim = std::min(0.3f, rank_px * 1.2f / total);
-    sample_path(vm.layout(), nodes, cv, trim, 1.0f - trim, pts);
+    sample_path(vm.layout(), nodes, cv, trim, 1.0f - trim, pts, true);  // on its lane: both directions show
     const int sender = vm.schedule().transfers[i].src;  // the sender's colour: colour means rank
     draw_arrow(d, pts, to_u32(shading::rank_fill(sender, vm.layout().ranks), 0.7f), std::max(8.0f, rank_px * 0.5f));
   }
+}
+
+// The "+" of a reduce, in a disc of radius r at c.
+void draw_plus(ImDrawList* d, ImVec2 c, float r, ImU32 ink, float width) {
+  d->AddLine(ImVec2(c.x - r * 0.55f, c.y), ImVec2(c.x + r * 0.55f, c.y), ink, width);
+  d->AddLine(ImVec2(c.x, c.y - r * 0.55f), ImVec2(c.x, c.y + r * 0.55f), ink, width);
 }
 
 // The chunk number in a packet ("+3" in a reduce: it adds chunk 3), when it fits.
@@ -160,8 +165,7 @@ void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const
   if (size >= 8 && ts.x <= r * 1.8f) {
     d->AddText(f, size, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), ink, s.c_str());
   } else if (t.action == Action::reduce && r >= 5) {  // no room for the number: the "+" alone
-    d->AddLine(ImVec2(at.x - r * 0.55f, at.y), ImVec2(at.x + r * 0.55f, at.y), ink, 2.0f);
-    d->AddLine(ImVec2(at.x, at.y - r * 0.55f), ImVec2(at.x, at.y + r * 0.55f), ink, 2.0f);
+    draw_plus(d, at, r, ink, 2.0f);
   }
 }
 
@@ -261,8 +265,7 @@ void draw_legend(ImDrawList* d, const App& app, const Pane& run, ImVec2 origin) 
   float x = origin.x, y = origin.y - fs * 2.6f;
   const ImVec2 c(x + r, y + fs / 2);  // the reduce symbol: filled, with a "+"
   d->AddCircleFilled(c, r, neutral, 16);
-  d->AddLine(ImVec2(c.x - r * 0.55f, c.y), ImVec2(c.x + r * 0.55f, c.y), ink, 1.5f);
-  d->AddLine(ImVec2(c.x, c.y - r * 0.55f), ImVec2(c.x, c.y + r * 0.55f), ink, 1.5f);
+  draw_plus(d, c, r, ink, 1.5f);
   const char* reduce_text = "reduce (adds into the receiver)";
   d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, reduce_text);
   x += 2 * r + 4 + f->CalcTextSizeA(fs, FLT_MAX, 0, reduce_text).x + fs * 1.2f;
@@ -323,7 +326,9 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   ImDrawList* d = ImGui::GetWindowDrawList();
   const float legend_h = app.toggles.legend ? app.fonts.small->FontSize * 2.8f : 0.0f;
   // The labels need room around the ranks: not in a short scene (side by side, a small window).
-  const bool labels = app.toggles.rank_bytes && l.ranks <= 16 && size.y > app.fonts.small->FontSize * 22;
+  // (Not on a hypercube grid beyond 8 ranks: its inner ranks have no outside to put them.)
+  const bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
+                      size.y > app.fonts.small->FontSize * 22;
   // Room for the "↑ sent ↓ received" labels outside the outermost ranks.
   const float mx = labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
   Canvas cv;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -368,7 +369,8 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
     f.received[static_cast<std::size_t>(tr.dst)] += part;
     f.total_bytes += part;
   }
-  if (kind == ClockKind::steps && t >= 0 && t < s.step_count()) {
+  // Strictly inside step k (at its start nothing has begun yet: the boundary shows the step before).
+  if (kind == ClockKind::steps && t >= 0 && t < s.step_count() && t > std::floor(t)) {
     const int k = static_cast<int>(t);
     const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
     for (auto it = lo; it != hi; ++it)
@@ -393,35 +395,38 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
 
 void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
   out.clear();
-  const Layout& l = layout_;
-  const float r = packet_radius(l);
+  place_in_flight(f, out, limit);
+  place_queued(f, out, limit);
+}
+
+// In flight: along its lane, one packet per way and place.
+void ViewModel::place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  std::unordered_set<std::uint64_t> placed;
   std::vector<int> nodes;
-  auto node = [&](int i) { return l.nodes[static_cast<std::size_t>(i)]; };
-  // In flight: one packet per way and position (the pieces of one message sent together
-  // travel as one packet, with their count).
-  std::unordered_map<std::uint64_t, std::size_t> spot_of;
   for (const InFlight& p : f.in_flight) {
     const auto path = path_of(p.transfer);
     if (path.empty() || out.size() >= limit) continue;
     nodes.assign(path.begin(), path.end());
     const std::uint64_t key = static_cast<std::uint64_t>(nodes.front()) << 44 ^ static_cast<std::uint64_t>(nodes.back()) << 24 ^
                               static_cast<std::uint64_t>(std::lround(p.progress * 64));
-    if (const auto it = spot_of.find(key); it != spot_of.end()) {
-      ++out[it->second].count;
-      continue;
-    }
-    spot_of.emplace(key, out.size());
-    out.push_back({p.transfer, point_along(l, nodes, packet_way(l, nodes, p.progress), true), p.progress, false, 1});
+    if (!placed.insert(key).second) continue;
+    out.push_back({p.transfer, point_along(layout_, nodes, packet_way(layout_, nodes, p.progress), true), p.progress, false});
   }
-  // Queued: in a column beside the sender, on the side none of its ways this frame leave by,
-  // in the order they will leave.
+}
+
+// Queued: in a column beside the sender, on the side none of its ways this frame leave
+// by, in the order they will leave.
+void ViewModel::place_queued(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  const Layout& l = layout_;
+  const float r = packet_radius(l);
+  auto node = [&](int i) { return l.nodes[static_cast<std::size_t>(i)]; };
   std::unordered_map<int, std::vector<Vec2>> ways;  // per sender with a queue: where its ways go
   for (std::uint32_t i : f.queued)
     if (const auto path = path_of(i); path.size() >= 2) ways.emplace(path.front(), std::vector<Vec2>{});
+  std::vector<int> nodes;
   auto add_way = [&](std::uint32_t i) {
     const auto path = path_of(i);
-    if (path.size() < 2) return;
-    const auto it = ways.find(path.front());
+    const auto it = path.size() < 2 ? ways.end() : ways.find(path.front());
     if (it == ways.end()) return;
     nodes.assign(path.begin(), path.end());
     const Vec2 a = node(nodes.front()), toward = point_along(l, nodes, 0.15f, true);
@@ -443,7 +448,7 @@ void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::
     const float disc = l.rank_radius * (l.is_server[static_cast<std::size_t>(path.front())] ? 1.15f : 1.0f);  // a server is a larger square
     const float out_by = disc + r * (1.3f + 2.2f * static_cast<float>(back));
     const float aside = 2.2f * r * static_cast<float>(across);
-    out.push_back({i, {a.x + away.x * out_by + across_dir.x * aside, a.y + away.y * out_by + across_dir.y * aside}, 0.0f, true, 1});
+    out.push_back({i, {a.x + away.x * out_by + across_dir.x * aside, a.y + away.y * out_by + across_dir.y * aside}, 0.0f, true});
   }
 }
 

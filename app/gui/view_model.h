@@ -93,7 +93,6 @@ struct PacketSpot {
   Vec2 at;
   float progress = 0;  // in flight: 0..1 of its way
   bool queued = false;
-  int count = 1;       // transfers drawn as this one packet (the pieces of one message)
 };
 
 // The captions both views share (the app's caption line and the storyboard's frames).
@@ -145,7 +144,8 @@ class ViewModel {
   const CellChange& cell_state(ClockKind c, std::uint32_t cell, double t) const;
   std::string caption(ClockKind c, double t, int steps_done, const std::vector<InFlight>& flying) const;
   Frame frame(ClockKind c, double t) const;
-  // Where the frame's packets are (in flight, then queued); at most `limit` of them.
+  // Where the frame's packets are (in flight, then queued); at most `limit` of them. The
+  // pieces of one message travelling together (one way, one place) are one packet.
   void packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit = SIZE_MAX) const;
 
   // Bytes each drawn link carries over the whole run (Layout::links): on a topology the
@@ -162,6 +162,8 @@ class ViewModel {
   void build();
   void build_paths();
   void sum_link_bytes();
+  void place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const;
+  void place_queued(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const;
   void fill_link_tallies(ClockIndex& c) const;
   ClockIndex build_clock(ClockKind c, std::vector<double> begin, std::vector<double> end) const;
 

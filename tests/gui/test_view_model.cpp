@@ -385,6 +385,11 @@ TEST_CASE("gui clock: in the steps clock, pushes the model serialises on the ser
   CHECK(late.in_flight.size() == 1);
   CHECK(late.queued.empty());
   CHECK(late.caption == early.caption);  // still step 1 of 2
+  // At a step boundary nothing waits yet: the frame shows the step just done.
+  const Frame boundary = vm->frame(ClockKind::steps, 1.0);
+  CHECK(boundary.queued.empty());
+  CHECK(boundary.in_flight.empty());
+  CHECK(boundary.caption.starts_with("After step 1/2"));
   // The ring's transfers of a step run together: none waits.
   const auto ring = predicted_run(Collective::all_reduce, "ring", 4, 1 << 16);
   const Frame mid = ring->frame(ClockKind::steps, 2.5);
