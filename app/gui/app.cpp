@@ -186,6 +186,7 @@ void App::draw(double dt) {
     playback.tick(runs(), dt);
   }
   refresh_frame();
+  panels.clear();
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->Pos);
   ImGui::SetNextWindowSize(vp->Size);
@@ -238,59 +239,134 @@ void App::DrawEmpty() {
   }
 }
 
+bool App::BeginPanel(PanelId id, const char* name, ImVec2 size, bool border, ImGuiWindowFlags flags, int side) {
+  const bool open = ImGui::BeginChild(name, size, border, flags);
+  const ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  panels.push_back({id, side, p.x, p.y, s.x, s.y, false});
+  return open;
+}
+
+void App::DrawCollapsed(PanelId id, const char* label, const char* why, ImVec2 size, ImVec2 popup,
+                        const std::function<void()>& draw) {
+  ImGui::PushID(static_cast<int>(id));
+  ImGui::BeginChild("collapsed", size, true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 p = ImGui::GetWindowPos(), s = ImGui::GetWindowSize();
+  panels.push_back({id, 0, p.x, p.y, s.x, s.y, true});
+  const bool strip = id == PanelId::lesson;  // a narrow strip: the button fills it
+  if (ImGui::Button(label, strip ? ImGui::GetContentRegionAvail() : ImVec2(0, 0))) ImGui::OpenPopup("panel");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: click to open it over the window", why);
+  if (!strip) {
+    ImGui::SameLine();
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextDisabled("%s", why);
+  }
+  if (ImGui::BeginPopup("panel")) {
+    ImGui::BeginChild("content", popup, false);
+    draw();
+    ImGui::EndChild();
+    ImGui::EndPopup();
+  }
+  ImGui::EndChild();
+  ImGui::PopID();
+}
+
+std::vector<std::string> App::panels_too_small() const {
+  std::vector<std::string> small;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float em = ImGui::GetFontSize();
+  for (const PanelRect& r : panels) {
+    const PanelMinimum m = panel_minimum(r.id);
+    const std::string name = fmt::format("{}{}", to_string(r.id), r.side ? "_b" : "");
+    if (r.x < vp->Pos.x - 0.5f || r.y < vp->Pos.y - 0.5f || r.x + r.w > vp->Pos.x + vp->Size.x + 0.5f ||
+        r.y + r.h > vp->Pos.y + vp->Size.y + 0.5f)
+      small.push_back(name + " (outside the window)");
+    else if (!r.collapsed && (r.w + 0.5f < m.width_em * em || r.h + 0.5f < m.height_em * em))
+      small.push_back(fmt::format("{} ({:.0f}x{:.0f} < {:.0f}x{:.0f})", name, r.w, r.h, m.width_em * em, m.height_em * em));
+  }
+  return small;
+}
+
 void App::DrawMain() {
   if (doc.compare) return DrawCompared();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float gap = ImGui::GetStyle().ItemSpacing.y;
+  const ImGuiStyle& style = ImGui::GetStyle();
   const bool program = doc.lesson && doc.lesson->multi_phase();
-  const bool side = program || (doc.lesson && !doc.lesson->scenario.questions.empty());
-  const float timeline_h = std::max(avail.y * (program ? 0.44f : 0.30f), ImGui::GetFrameHeight() * 5);
-  const float main_h = std::max(avail.y - timeline_h - gap, ImGui::GetFrameHeight() * 6);
-  if (side) {  // the lesson's phases and questions on the left
-    const float w = std::clamp(avail.x * 0.22f, ImGui::GetFontSize() * 14, ImGui::GetFontSize() * 24);
-    ImGui::BeginChild("lesson", ImVec2(std::floor(w), main_h), true);
-    lesson_.Draw(*this);
-    ImGui::EndChild();
-    ImGui::SameLine();
+  MainAreaRequest r;
+  r.width = avail.x, r.height = avail.y;
+  r.em = ImGui::GetFontSize();
+  r.gap = style.ItemSpacing.y;
+  r.header_h = ImGui::GetFrameHeight() + 2 * style.WindowPadding.y;
+  r.lesson_panel = program || (doc.lesson && !doc.lesson->scenario.questions.empty());
+  r.program = program;
+  r.numbers_open = toggles.numbers;
+  r.run = doc.model != nullptr;
+  if (doc.model) r.buffers_wanted = buffers_[0].DesiredHeight(*this, *doc.model), r.timeline_wanted = timeline_.DesiredHeight(*this);
+  if (program) r.program_wanted = program_.DesiredHeight(*this);
+  plan = plan_panels(r);
+  const PanelBox& lesson = plan[PanelId::lesson];
+  if (lesson.shown) {  // the lesson's phases and questions on the left
+    const auto draw_lesson = [this] { lesson_.Draw(*this); };
+    if (lesson.collapsed)
+      DrawCollapsed(PanelId::lesson, "»", "the lesson's phases and questions (no room beside the scene)", ImVec2(lesson.width, plan.main_h),
+                    ImVec2(r.em * 24, plan.main_h), draw_lesson);
+    else {
+      BeginPanel(PanelId::lesson, "lesson", ImVec2(lesson.width, plan.main_h));
+      draw_lesson();
+      ImGui::EndChild();
+    }
+    ImGui::SameLine(0, r.gap);
   }
-  DrawRun(main_h);
+  DrawRun();
   // The program above the transfers of the shown phase (a compute phase has none).
-  const float program_h = doc.model && program ? std::floor(std::min(program_.DesiredHeight(*this), (timeline_h - gap) * 0.55f)) : 0.0f;
-  if (program) {
-    ImGui::BeginChild("program", ImVec2(0, program_h), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const PanelBox& prog = plan[PanelId::program];
+  if (prog.shown && prog.collapsed) {
+    DrawCollapsed(PanelId::program, "Program…", "the lesson's program timeline (no room at this window size)", ImVec2(0, prog.height),
+                  ImVec2(avail.x * 0.9f, std::max(program_.DesiredHeight(*this), r.em * 8)), [this] { program_.Draw(*this); });
+  } else if (prog.shown) {
+    BeginPanel(PanelId::program, "program", ImVec2(0, prog.height), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     program_.Draw(*this);
     ImGui::EndChild();
   }
-  if (!doc.model) return;
-  ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const PanelBox& timeline = plan[PanelId::timeline];
+  if (!timeline.shown) return;
+  if (timeline.collapsed) {
+    DrawCollapsed(PanelId::timeline, "Timeline…", "the transfers' timeline (no room at this window size)", ImVec2(0, timeline.height),
+                  ImVec2(avail.x * 0.9f, std::max(timeline_.DesiredHeight(*this), r.em * 10)), [this] { timeline_.Draw(*this); });
+    return;
+  }
+  BeginPanel(PanelId::timeline, "timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   timeline_.Draw(*this);
   ImGui::EndChild();
 }
 
-void App::DrawRun(float main_h) {
+void App::DrawRun() {
+  const PanelBox& scene = plan[PanelId::scene];
   if (!doc.model) {
-    ImGui::BeginChild("compute", ImVec2(0, main_h), true);
+    BeginPanel(PanelId::scene, "compute", ImVec2(scene.width, plan.main_h));
     compute_.Draw(*this);
     ImGui::EndChild();
     return;
   }
   const float gap = ImGui::GetStyle().ItemSpacing.y;
-  const float scene_w = std::floor(ImGui::GetContentRegionAvail().x * 0.52f);
   const Pane run = pane(0);
-  ImGui::BeginChild("scene", ImVec2(scene_w, main_h), true, ImGuiWindowFlags_NoScrollbar);
+  BeginPanel(PanelId::scene, "scene", ImVec2(scene.width, plan.main_h), true, ImGuiWindowFlags_NoScrollbar);
   scene_.Draw(*this, run);
   ImGui::EndChild();
-  ImGui::SameLine();
+  ImGui::SameLine(0, gap);
   ImGui::BeginGroup();
-  // The buffers take what their rows need (up to 70 %), the numbers the rest.
-  const float buffers_h = std::clamp(buffers_[0].DesiredHeight(*this, run.model), main_h * 0.3f, main_h * 0.7f);
-  const float numbers_h = toggles.numbers ? main_h - buffers_h - gap : ImGui::GetFrameHeightWithSpacing() + 2;
-  ImGui::BeginChild("buffers", ImVec2(0, main_h - numbers_h - gap), true);
+  BeginPanel(PanelId::buffers, "buffers", ImVec2(plan.right_w, plan[PanelId::buffers].height));
   buffers_[0].Draw(*this, run);
   ImGui::EndChild();
-  ImGui::BeginChild("numbers", ImVec2(0, numbers_h), true);
-  numbers_.Draw(*this);
-  ImGui::EndChild();
+  const PanelBox& numbers = plan[PanelId::numbers];
+  if (numbers.collapsed && toggles.numbers) {  // no room: the numbers open as a popup
+    DrawCollapsed(PanelId::numbers, "Numbers…", "no room for the numbers under the buffers", ImVec2(plan.right_w, numbers.height),
+                  ImVec2(ImGui::GetFontSize() * 30, ImGui::GetFontSize() * 22), [this] { numbers_.Draw(*this); });
+  } else {
+    BeginPanel(PanelId::numbers, "numbers", ImVec2(plan.right_w, numbers.height));
+    panels.back().collapsed = numbers.collapsed;  // closed by its own header
+    numbers_.Draw(*this);
+    ImGui::EndChild();
+  }
   ImGui::EndGroup();
 }
 
@@ -306,19 +382,19 @@ void App::DrawCompared() {
     ImGui::BeginChild(side == 0 ? "side_a" : "side_b", ImVec2(half_w, main_h), false, ImGuiWindowFlags_NoScrollbar);
     // The scene above, the buffers below: the buffers take what their rows need, up to 40 %.
     const float buffers_h = std::clamp(buffers_[side].DesiredHeight(*this, p.model), main_h * 0.25f, main_h * 0.4f);
-    ImGui::BeginChild("scene", ImVec2(0, main_h - buffers_h - style.ItemSpacing.y), true, ImGuiWindowFlags_NoScrollbar);
+    BeginPanel(PanelId::scene, "scene", ImVec2(0, main_h - buffers_h - style.ItemSpacing.y), true, ImGuiWindowFlags_NoScrollbar, side);
     scene_.Draw(*this, p);
     ImGui::EndChild();
-    ImGui::BeginChild("buffers", ImVec2(0, 0), true);
+    BeginPanel(PanelId::buffers, "buffers", ImVec2(0, 0), true, 0, side);
     buffers_[side].Draw(*this, p);
     ImGui::EndChild();
     ImGui::EndChild();
   }
-  ImGui::BeginChild("numbers", ImVec2(std::floor(avail.x * 0.42f), 0), true);
+  BeginPanel(PanelId::numbers, "numbers", ImVec2(std::floor(avail.x * 0.42f), 0));
   numbers_.Draw(*this);
   ImGui::EndChild();
   ImGui::SameLine();
-  ImGui::BeginChild("timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  BeginPanel(PanelId::timeline, "timeline", ImVec2(0, 0), true, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   timeline_.Draw(*this);
   ImGui::EndChild();
 }

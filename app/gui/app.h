@@ -14,6 +14,7 @@
 #include "app/gui/buffer_layout.h"
 #include "app/gui/lesson.h"
 #include "app/gui/loader.h"
+#include "app/gui/panel_plan.h"
 #include "app/gui/playback.h"
 #include "app/gui/run_editor.h"
 #include "app/gui/style.h"
@@ -69,24 +70,48 @@ struct Pane {
   int side = 0;
 };
 
+// A panel as ImGui placed it this frame: its child window's rectangle (screen pixels), for
+// the layout tests (the script's `panels` and `panels_small`) and nothing else.
+struct PanelRect {
+  PanelId id;
+  int side = 0;  // comparing: 0 left, 1 right
+  float x = 0, y = 0, w = 0, h = 0;
+  bool collapsed = false;  // gave way: a header line or a strip that opens the panel as a popup
+};
+
 class App;
 
+// Two rows when the window is wide enough for them (full_width, measured when they were
+// last drawn); else one: the run's summary opens the editor as a popup.
 struct ToolbarPanel {
   std::vector<std::filesystem::path> scenarios;  // scenarios/*.toml, listed once
   std::string export_base = "collsim-export";    // the Export popup's path, without extension
+  float full_width = 0;                          // px the two rows took, last drawn
+  bool compact = false;                          // this frame: one row
+  int clipped = 0;                               // this frame: items reaching past the window's right edge
   void Draw(App& app);
-  void DrawRunEditor(App& app);    // the first row: the collective and its options
-  void DrawTopologyRow(App& app);  // the second: the topology, the comparison, Run or the progress, Export
+  void DrawRunEditor(App& app);       // the first row: the collective and its options
+  void DrawTopologyFields(App& app);  // the second: the topology, its links, the protocol, the stragglers
+  void DrawActions(App& app);         // the comparison, Run or the progress, Export
   void DrawExport(App& app);
 };
 
+// One row when the window is wide enough (right_w: the speed, loop, clock and View group's
+// width, last drawn); else that group wraps under the scrubber.
 struct TransportPanel {
+  float right_w = 0;
+  int clipped = 0;  // this frame: items reaching past the window's right edge
   void Draw(App& app);
   void HandleKeys(App& app);
 };
 
+// Bounded: at most max_share of the window's height (the scene must keep its room), the
+// rest scrolls; content_h is what the text took last frame.
 struct CaptionPanel {
+  float content_h = 0;
+  float max_share = 0.22f;
   void Draw(App& app);
+  void DrawText(App& app);
 };
 
 struct ScenePanel {
@@ -148,6 +173,7 @@ struct TimelinePanel {
   ClockKind fitted_clock = ClockKind::steps;
   std::vector<LaneBar> bars;  // reused for every lane
   void Draw(App& app);
+  float DesiredHeight(const App& app) const;  // the header, the ruler and every lane at its largest
   void DrawHeader(App& app);
   void DrawRuler(App& app, ImVec2 p, float height);
   void DrawLanes(App& app, float ruler_top, float ruler_h);
@@ -248,6 +274,13 @@ class App {
   std::string status;                         // a line of news ("wrote out.json"), until dismissed
   Reveals reveals;                            // which of the lesson's answers are shown
   bool play_through = true;                   // see plays_through()
+  PanelPlan plan;                             // this frame's (the single view's) share of the window
+  std::vector<PanelRect> panels;              // every panel ImGui placed this frame
+  // Whether a panel ImGui placed this frame is under its minimum (panel_plan.h), or reaches
+  // outside the window; collapsed panels are not held to it.
+  std::vector<std::string> panels_too_small() const;
+  // Toolbar and transport items that reach past the window's right edge this frame (cut off).
+  int clipped_items() const { return toolbar_.clipped + transport_.clipped; }
 
  private:
   void start(LoadRequest request);
@@ -257,9 +290,14 @@ class App {
   void refresh_frame();            // `now` (and `compare_now`) at the playhead, after it or the run changed
   void DrawMain();
   void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline
-  void DrawRun(float height);  // the scene, the buffers and the numbers of the shown run (or a compute card)
+  void DrawRun();  // the scene, the buffers and the numbers of the shown run (or a compute card), as planned
   void DrawEmpty();
   void DrawError();
+  // A child window for a panel, its rectangle recorded in `panels`.
+  bool BeginPanel(PanelId id, const char* name, ImVec2 size, bool border = true, ImGuiWindowFlags flags = 0, int side = 0);
+  // A panel that gave way: a bordered header line (or a strip, for the lesson panel) whose
+  // button opens the panel as a popup of `popup` size over the window.
+  void DrawCollapsed(PanelId id, const char* label, const char* why, ImVec2 size, ImVec2 popup, const std::function<void()>& draw);
 
   ToolbarPanel toolbar_;
   TransportPanel transport_;

@@ -2,6 +2,8 @@
 // right neighbour, which reduces it"), a lesson's narration under it (the lesson's
 // caption, the phase's, and the step's own, from the scenario file), the scenario's
 // title, and its lesson text.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "app/gui/app.h"
@@ -49,6 +51,15 @@ void draw_narration(const App& app) {
 }  // namespace
 
 void CaptionPanel::Draw(App& app) {
+  const float wanted = content_h > 0 ? content_h : ImGui::GetTextLineHeightWithSpacing() * 3;
+  const float height = std::floor(std::min(wanted, ImGui::GetMainViewport()->Size.y * max_share));
+  ImGui::BeginChild("caption", ImVec2(0, height), false);
+  DrawText(app);
+  content_h = ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y;
+  ImGui::EndChild();
+}
+
+void CaptionPanel::DrawText(App& app) {
   const Document& doc = app.doc;
   ImGui::PushFont(app.fonts.large);
   ImGui::PushTextWrapPos(0);

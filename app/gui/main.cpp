@@ -160,7 +160,14 @@ int run(const Options& o) {
     return interactive(platform, app);
   }
   const bool loaded = wait_for_load(platform, app);
-  if (!o.script.empty()) return run_script(platform, app, o.script);  // the script may expect an error
+  if (!o.script.empty()) {  // the script may expect an error; --phase, --step, --time place it first
+    std::string problem;
+    if (loaded && !place_playhead(app, o.headless, problem)) {
+      fmt::print(stderr, "collsim-gui: {}\n", problem);
+      return 2;
+    }
+    return run_script(platform, app, o.script);
+  }
   if (!loaded) {
     fmt::print(stderr, "collsim-gui: {}\n", app.error);
     return 2;

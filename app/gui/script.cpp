@@ -59,12 +59,31 @@ State lesson_state(const App& app) {
   return s;
 }
 
+// The panels ImGui placed this frame ("scene buffers numbers(collapsed) ..."), those under
+// their minimum or outside the window ("none"), and the toolbar's and transport's rows cut
+// off at the right edge: what the layout tests hold (panel_plan.h).
+State layout_state(const App& app) {
+  std::string placed, collapsed;
+  for (const PanelRect& r : app.panels) {
+    std::string& list = r.collapsed ? collapsed : placed;
+    list += fmt::format("{}{}{}", list.empty() ? "" : " ", to_string(r.id), r.side ? "_b" : "");
+  }
+  std::string small;
+  for (const std::string& p : app.panels_too_small()) small += (small.empty() ? "" : ", ") + p;
+  return {{"panels", placed.empty() ? "none" : placed},
+          {"collapsed", collapsed.empty() ? "none" : collapsed},
+          {"panels_small", small.empty() ? "none" : small},
+          {"clipped", std::to_string(app.clipped_items())}};
+}
+
 State state_of(const App& app) {
   State s{{"loaded", app.has_document() ? "1" : "0"},
           {"loading", app.loading() ? "1" : "0"},
           {"load", app.loading() ? "loading" : std::string(to_string(app.last_load))},
           {"error", app.error},
           {"playing", app.playback.playing ? "1" : "0"}};  // a lesson's compute phase plays too
+  const State layout = layout_state(app);
+  s.insert(s.end(), layout.begin(), layout.end());
   if (app.doc.lesson) {
     const State lesson = lesson_state(app);
     s.insert(s.end(), lesson.begin(), lesson.end());
@@ -132,6 +151,7 @@ std::optional<double> as_number(const std::string& s) {
 
 bool compare(const std::string& have, const std::string& op, const std::string& want) {
   if (op == "contains") return have.find(want) != std::string::npos;
+  if (op == "lacks") return have.find(want) == std::string::npos;
   const auto a = as_number(have), b = as_number(want);
   if (a && b) {
     if (op == "==") return *a == *b;

@@ -37,10 +37,14 @@
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
 //   export lesson-json|lesson-chrome|lesson-csv BASE   the whole lesson: BASE.lesson.json,
 //                                                 .lesson.chrome.json or .lesson.csv
-//   expect NAME OP VALUE                          OP: == != < <= > >= contains
+//   expect NAME OP VALUE                          OP: == != < <= > >= contains lacks
 //   # comment
 // ${NAME} in a line is replaced by the environment variable NAME. State names: loaded
-// loading load (loading, loaded, failed, cancelled, none) error playing; with a run open:
+// loading load (loading, loaded, failed, cancelled, none) error playing; the layout
+// (panel_plan.h): panels (the panels ImGui placed, "scene buffers numbers timeline"),
+// collapsed (those that gave way to a header line or a strip), panels_small (any under its
+// minimum or outside the window, with its size; "none") and clipped (toolbar and transport
+// rows cut off at the window's right edge); with a run open:
 // step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency uplink uplink_bandwidth group_size overrides (how many the run had) stragglers

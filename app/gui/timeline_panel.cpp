@@ -196,6 +196,13 @@ void TimelinePanel::HandleInput(App& app, const Hover& hover) {
   if (hover.any) bar_tooltip(app, hover);
 }
 
+float TimelinePanel::DesiredHeight(const App& app) const {
+  const float small = app.fonts.small->FontSize;
+  const float lane_h = small * 1.3f * 2 + 7;  // DrawLanes' largest lanes
+  const auto lanes = static_cast<float>(timeline_rows(app.runs()).size());
+  return ImGui::GetFrameHeightWithSpacing() + small * 1.6f + 2 + lanes * lane_h + 2 * ImGui::GetStyle().WindowPadding.y + 4;
+}
+
 void TimelinePanel::Draw(App& app) {
   const ViewModel& vm = *app.doc.model;
   const TimelineRange r = range_of(app);

@@ -296,13 +296,14 @@ void stragglers_popup(RunEditor& e) {
 }
 
 // "Compare with…": another algorithm for the same collective, run side by side; keeps the choice valid.
-void compare_combo(App& app) {
+void compare_combo(App& app, bool narrow) {
   RunEditor& e = app.editor;
   const Collective c = e.collective_kind();
   if (!e.compare.empty() && (e.compare == e.algorithm || !find_algorithm(c, e.compare))) e.compare.clear();
-  ImGui::TextUnformatted("compare with");
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(narrow ? "compare" : "compare with");
   ImGui::SameLine(0, 4);
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * (narrow ? 8 : 11));
   const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();  // a comparison runs one collective
   if (app.loading() || phases) ImGui::BeginDisabled();
   if (ImGui::BeginCombo("##compare", e.compare.empty() ? "none" : e.compare.c_str())) {
@@ -321,13 +322,25 @@ void compare_combo(App& app) {
                                      "both side by side, on one clock");
 }
 
+// What the editor holds, in a line: the compact toolbar's button that opens it.
+std::string run_summary(const App& app) {
+  const RunEditor& e = app.editor;
+  const std::string on = fmt::format("on {}", to_string(e.topology.kind));
+  if (app.doc.lesson && app.doc.lesson->multi_phase())
+    return fmt::format("{} phases · {} ranks · {}", app.doc.lesson->phase_count(), e.ranks, on);
+  return fmt::format("{} · {} · {} ranks · {} · {}", to_string(e.collective_kind()), e.algorithm, e.ranks, e.count, on);
+}
+
 }  // namespace
 
 void ToolbarPanel::Draw(App& app) {
+  clipped = 0;
+  const float left = ImGui::GetCursorScreenPos().x;
+  compact = full_width > ImGui::GetContentRegionAvail().x + 0.5f;
   if (ImGui::Button("Open…")) app.file_dialog_.Open(std::filesystem::current_path());
   ImGui::SameLine();
   if (scenarios.empty()) scenarios = list_scenarios();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * (compact ? 9 : 11));
   const std::string current = app.doc.source.empty() ? "scenario…" : std::filesystem::path(app.doc.source).filename().string();
   if (ImGui::BeginCombo("##scenarios", current.c_str(), ImGuiComboFlags_HeightLarge)) {
     for (const auto& s : scenarios)
@@ -337,8 +350,30 @@ void ToolbarPanel::Draw(App& app) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The scenarios in scenarios/ and the lessons in scenarios/lessons/: pick one to open and run it");
   ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
+  if (compact) {  // one row: the editor in a popup
+    if (ImGui::Button(fmt::format("{}###edit", run_summary(app)).c_str(), ImVec2(ImGui::GetFontSize() * 15, 0)))
+      ImGui::OpenPopup("edit the run");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s: click to edit the run (the window is too narrow for the editor's two rows)", run_summary(app).c_str());
+    if (ImGui::BeginPopup("edit the run")) {
+      DrawRunEditor(app);
+      DrawTopologyFields(app);
+      ImGui::EndPopup();
+    }
+    ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
+    DrawActions(app);
+    clipped += past_right_edge() ? 1 : 0;
+    return;
+  }
   DrawRunEditor(app);
-  DrawTopologyRow(app);
+  float widest = ImGui::GetItemRectMax().x - left;
+  clipped += past_right_edge() ? 1 : 0;
+  DrawTopologyFields(app);
+  ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
+  DrawActions(app);
+  if (!app.loading()) widest = std::max(widest, ImGui::GetItemRectMax().x - left);  // (the progress bar takes the whole row)
+  clipped += past_right_edge() ? 1 : 0;
+  full_width = widest;
 }
 
 void ToolbarPanel::DrawRunEditor(App& app) {
@@ -398,7 +433,7 @@ void ToolbarPanel::DrawRunEditor(App& app) {
   }
 }
 
-void ToolbarPanel::DrawTopologyRow(App& app) {
+void ToolbarPanel::DrawTopologyFields(App& app) {
   RunEditor& e = app.editor;
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("on");
@@ -421,8 +456,10 @@ void ToolbarPanel::DrawTopologyRow(App& app) {
   links_popup(e);
   ImGui::SameLine();
   stragglers_popup(e);
-  ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
-  compare_combo(app);
+}
+
+void ToolbarPanel::DrawActions(App& app) {
+  compare_combo(app, compact);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   if (app.loading()) {
     const Progress& p = app.loader.progress();

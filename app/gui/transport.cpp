@@ -42,11 +42,11 @@ void draw_icon(ImDrawList* d, ImVec2 c, float h, Icon icon, ImU32 col) {
 bool icon_button(const char* id, Icon icon, const char* tooltip) {
   const float size = ImGui::GetFrameHeight();
   const ImVec2 p = ImGui::GetCursorScreenPos();
-  const bool pressed = ImGui::InvisibleButton(id, ImVec2(size * 1.5f, size));
+  const bool pressed = ImGui::InvisibleButton(id, ImVec2(size * 1.25f, size));
   const ImGuiCol bg = ImGui::IsItemActive() ? ImGuiCol_ButtonActive : ImGui::IsItemHovered() ? ImGuiCol_ButtonHovered : ImGuiCol_Button;
   ImDrawList* d = ImGui::GetWindowDrawList();
-  d->AddRectFilled(p, ImVec2(p.x + size * 1.5f, p.y + size), ImGui::GetColorU32(bg), ImGui::GetStyle().FrameRounding);
-  draw_icon(d, ImVec2(p.x + size * 0.75f, p.y + size / 2), size * 0.46f, icon, colors::text);
+  d->AddRectFilled(p, ImVec2(p.x + size * 1.25f, p.y + size), ImGui::GetColorU32(bg), ImGui::GetStyle().FrameRounding);
+  draw_icon(d, ImVec2(p.x + size * 0.625f, p.y + size / 2), size * 0.46f, icon, colors::text);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tooltip);
   return pressed;
 }
@@ -58,36 +58,57 @@ std::string position_text(const App& app) {
 }
 
 // Comparing, the scrubber covers both runs: from the earlier start to the later finish.
+// The position is written after the slider, where its thumb cannot cover it.
 void scrubber(App& app, float width) {
   const Runs runs = app.runs();
   double t = app.playback.t;
   const double lo = runs.start(app.playback.clock), hi = std::max(runs.finish(app.playback.clock), lo + 1e-9);
-  ImGui::SetNextItemWidth(width);
-  if (ImGui::SliderScalar("##scrub", ImGuiDataType_Double, &t, &lo, &hi, position_text(app).c_str())) {
+  const std::string where = position_text(app);
+  const float text_w = ImGui::CalcTextSize(where.c_str()).x, spacing = ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 4, width - text_w - spacing));
+  if (ImGui::SliderScalar("##scrub", ImGuiDataType_Double, &t, &lo, &hi, "", ImGuiSliderFlags_NoRoundToFormat)) {
     app.playback.playing = false;
     app.playback.seek_time(runs, t);
   }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("drag to move the playhead: %s", where.c_str());
+  ImGui::SameLine();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("%s", where.c_str());
 }
 
+// The clock as a combo: a clock a trace does not have is disabled, with a tooltip that says why.
 void clock_choice(App& app) {
   const Runs runs = app.runs();
-  for (ClockKind k : kAllClocks) {
-    ImGui::SameLine();
-    if (!runs.has_clock(k)) ImGui::BeginDisabled();
-    if (ImGui::RadioButton(std::string(to_string(k)).c_str(), app.playback.clock == k)) app.playback.set_clock(runs, k);
-    if (!runs.has_clock(k)) {
-      ImGui::EndDisabled();
-      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
+  if (ImGui::BeginCombo("##clock", std::string(to_string(app.playback.clock)).c_str())) {
+    for (ClockKind k : kAllClocks) {
+      const bool has = runs.has_clock(k);
+      if (ImGui::Selectable(std::string(to_string(k)).c_str(), app.playback.clock == k, has ? 0 : ImGuiSelectableFlags_Disabled))
+        app.playback.set_clock(runs, k);
+      if (!has && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(k == ClockKind::predicted ? "this trace has no predicted times (no timing model ran)"
                                                     : "this trace has no measured times");
     }
+    ImGui::EndCombo();
   }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("steps: one unit per step; measured: the backend's times; predicted: the timing model's on the topology");
 }
 
+// The View menu: playing (speed, loop), the arrangement, the scene's and panels' toggles, the scale.
 void view_menu(App& app) {
   ViewToggles& v = app.toggles;
   if (ImGui::Button("View")) ImGui::OpenPopup("view");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("speed %.2f×%s; the arrangement, the toggles, the UI scale, presenter mode",
+                                                app.playback.speed, app.playback.loop ? ", loop" : "");
   if (!ImGui::BeginPopup("view")) return;
+  Playback& p = app.playback;
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+  ImGui::SliderFloat("speed", &p.speed, 0.1f, 8.0f, "%.2f×", ImGuiSliderFlags_Logarithmic);
+  ImGui::Checkbox("loop", &p.loop);
+  if (app.doc.lesson && app.doc.lesson->phase_count() > 1 && ImGui::IsItemHovered())
+    ImGui::SetTooltip("at the lesson's end, play on from its first phase");
+  ImGui::Separator();
   const ViewModel& vm = *app.doc.model;
   if (!vm.has_topology()) ImGui::BeginDisabled();
   bool by_topology = vm.arranged_by_topology();
@@ -129,6 +150,7 @@ void TransportPanel::HandleKeys(App& app) {
 }
 
 void TransportPanel::Draw(App& app) {
+  clipped = 0;
   const bool phases = app.doc.lesson && app.doc.lesson->phase_count() > 1;
   const char* play = phases ? "play / pause (space): on through the lesson's phases" : "play / pause (space)";
   if (!app.doc.model) {  // a compute phase of a lesson: the way on and back, and playing on
@@ -176,19 +198,23 @@ void TransportPanel::Draw(App& app) {
     ImGui::Text("Step %d/%d", shown(app.now, runs.a()), runs.a().step_count());
   ImGui::PopFont();
   ImGui::SameLine();
-  const float right = ImGui::GetFontSize() * 31;
-  scrubber(app, std::max(ImGui::GetFontSize() * 10, ImGui::GetContentRegionAvail().x - right));
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5.5f);
-  ImGui::SliderFloat("##speed", &p.speed, 0.1f, 8.0f, "speed %.2f×", ImGuiSliderFlags_Logarithmic);
-  ImGui::SameLine();
-  ImGui::Checkbox("loop", &p.loop);
-  if (phases && ImGui::IsItemHovered()) ImGui::SetTooltip("at the lesson's end, play on from its first phase");
-  ImGui::SameLine();
-  ImGui::TextDisabled("clock:");
+  // The scrubber takes the rest of the row, less the group on its right; when the row has
+  // no room for both, the group goes under it.
+  const float rest = ImGui::GetContentRegionAvail().x, spacing = ImGui::GetStyle().ItemSpacing.x;
+  const bool one_row = right_w > 0 && rest >= ImGui::GetFontSize() * 12 + spacing + right_w;
+  scrubber(app, one_row ? rest - right_w - spacing : rest);
+  clipped += past_right_edge() ? 1 : 0;
+  if (one_row) ImGui::SameLine();
+  ImGui::BeginGroup();
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextDisabled("clock");
+  ImGui::SameLine(0, 4);
   clock_choice(app);
   ImGui::SameLine();
   view_menu(app);
+  ImGui::EndGroup();
+  right_w = ImGui::GetItemRectSize().x;
+  clipped += past_right_edge() ? 1 : 0;
 }
 
 }  // namespace collsim::gui

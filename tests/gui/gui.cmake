@@ -4,7 +4,8 @@
 # It needs no GUI packages, so it runs in every build.
 add_executable(test_gui_model ${CMAKE_CURRENT_LIST_DIR}/test_main.cpp ${CMAKE_CURRENT_LIST_DIR}/test_view_model.cpp
                ${CMAKE_CURRENT_LIST_DIR}/test_lesson.cpp ${CMAKE_CURRENT_LIST_DIR}/test_palette.cpp
-               ${CMAKE_CURRENT_LIST_DIR}/test_buffer_layout.cpp)
+               ${CMAKE_CURRENT_LIST_DIR}/test_buffer_layout.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/test_panel_plan.cpp)
 target_link_libraries(test_gui_model PRIVATE collsim_gui_model doctest::doctest collsim_warnings)
 target_compile_definitions(test_gui_model PRIVATE COLLSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 doctest_discover_tests(test_gui_model)
@@ -20,7 +21,7 @@ if(COLLSIM_GUI)
   if(NOT COLLSIM_XVFB_RUN)
     message(STATUS "collsim: xvfb-run not found: the GUI tests need a display (run scripts/setup to install xvfb)")
   endif()
-  foreach(case IN ITEMS screenshots frames script errors lessons lesson_script)
+  foreach(case IN ITEMS screenshots frames script errors lessons lesson_script layout)
     add_test(NAME gui_${case} COMMAND ${CMAKE_COMMAND}
       -DCASE=${case} -DGUI=$<TARGET_FILE:collsim-gui> -DCLI=$<TARGET_FILE:collsim>
       -DPNG_CHECK=$<TARGET_FILE:gui_png_check> -DXVFB_RUN=${COLLSIM_XVFB_RUN}

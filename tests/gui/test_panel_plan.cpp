@@ -1,0 +1,123 @@
+// The window's panels: their minimums, and which give way first (app/gui/panel_plan.h).
+#include <doctest/doctest.h>
+
+#include "app/gui/panel_plan.h"
+
+namespace collsim::gui {
+namespace {
+
+constexpr PanelId kAll[] = {PanelId::lesson, PanelId::scene, PanelId::buffers, PanelId::numbers, PanelId::program, PanelId::timeline};
+
+// Every shown panel that has not given way is at least its minimum, and the row and the
+// band add up to the area.
+void check_minimums(const MainAreaRequest& r, const PanelPlan& p) {
+  for (PanelId id : kAll) {
+    const PanelBox& b = p[id];
+    if (!b.shown || b.collapsed) continue;
+    CAPTURE(to_string(id));
+    CHECK(b.width + 0.5f >= panel_minimum(id).width_em * r.em);
+    CHECK(b.height + 0.5f >= panel_minimum(id).height_em * r.em);
+  }
+  float bottom = 0;
+  for (PanelId id : {PanelId::program, PanelId::timeline})
+    if (p[id].shown) bottom += p[id].height + r.gap;
+  CHECK(p.main_h + bottom <= r.height + 0.5f);
+  float row = p[PanelId::scene].width + (p[PanelId::lesson].shown ? p[PanelId::lesson].width + r.gap : 0);
+  if (r.run) row += r.gap + p.right_w;
+  CHECK(row <= r.width + 0.5f);
+}
+
+MainAreaRequest projector() {  // 1280x800 at --scale 1.5: the area under the toolbar, transport and caption
+  MainAreaRequest r;
+  r.width = 1256, r.height = 520, r.em = 24, r.gap = 12, r.header_h = 36;
+  r.buffers_wanted = 400, r.timeline_wanted = 150;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("panel plan: a single run at 1280x800, scale 1.5, keeps every panel at its minimum") {
+  const MainAreaRequest r = projector();
+  const PanelPlan p = plan_panels(r);
+  CHECK(p.fits);
+  check_minimums(r, p);
+  for (PanelId id : {PanelId::scene, PanelId::buffers, PanelId::numbers, PanelId::timeline}) {
+    CAPTURE(to_string(id));
+    CHECK(p[id].shown);
+    CHECK_FALSE(p[id].collapsed);
+  }
+  CHECK_FALSE(p[PanelId::lesson].shown);
+  CHECK_FALSE(p[PanelId::program].shown);
+  // The timeline takes what its lanes want, not a fixed share: the scene gets the rest.
+  CHECK(p[PanelId::timeline].height == doctest::Approx(150));
+  CHECK(p.main_h == doctest::Approx(520 - 12 - 150));
+}
+
+TEST_CASE("panel plan: a lesson of several phases gives way in order: program, then the side panel's width") {
+  MainAreaRequest r = projector();
+  r.lesson_panel = r.program = true;
+  r.program_wanted = 200;
+  PanelPlan p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK(p.fits);
+  CHECK_FALSE(p[PanelId::program].collapsed);  // 520 px hold the scene's 264, the program's 84 and the timeline's 144
+  CHECK(p[PanelId::program].height == doctest::Approx(84));
+  CHECK(p[PanelId::scene].width >= 20 * 24);
+  r.height = 480;  // they do not: the program gives way first
+  p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK(p[PanelId::program].collapsed);
+  CHECK_FALSE(p[PanelId::timeline].collapsed);
+  // Narrower: the side panel becomes a strip before the scene goes under its minimum.
+  r.width = 960;
+  p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK(p[PanelId::lesson].collapsed);
+  CHECK(p[PanelId::lesson].width < 3 * 24);
+  CHECK(p[PanelId::scene].width >= 20 * 24);
+  // Wide and tall (1920x1080 at scale 1): nothing gives way.
+  r.width = 1896, r.height = 800, r.em = 16, r.gap = 8, r.header_h = 24;
+  p = plan_panels(r);
+  check_minimums(r, p);
+  for (PanelId id : kAll) {
+    CAPTURE(to_string(id));
+    CHECK_FALSE(p[id].collapsed);
+  }
+}
+
+TEST_CASE("panel plan: short windows collapse the numbers before the buffers shrink, then the timeline") {
+  MainAreaRequest r = projector();
+  r.height = 420;
+  PanelPlan p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK(p.fits);
+  CHECK(p[PanelId::numbers].collapsed);  // a 264-px row has no room for 5 + 6 em
+  CHECK(p[PanelId::buffers].height >= 5 * 24);
+  r.height = 330;  // the scene's 11 em and the timeline's 6 em do not both fit
+  p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK(p[PanelId::timeline].collapsed);
+  CHECK(p[PanelId::timeline].height == doctest::Approx(r.header_h));
+  CHECK(p.main_h >= 11 * 24);
+  r.height = 200;  // nothing left to give way: reported, not hidden
+  p = plan_panels(r);
+  CHECK_FALSE(p.fits);
+}
+
+TEST_CASE("panel plan: the numbers' own toggle collapses them; a compute card has no timeline") {
+  MainAreaRequest r = projector();
+  r.numbers_open = false;
+  PanelPlan p = plan_panels(r);
+  CHECK(p[PanelId::numbers].collapsed);
+  CHECK(p[PanelId::buffers].height == doctest::Approx(p.main_h - r.gap - r.header_h));
+  r.run = false;
+  r.lesson_panel = r.program = true;
+  r.program_wanted = 100;
+  p = plan_panels(r);
+  check_minimums(r, p);
+  CHECK_FALSE(p[PanelId::timeline].shown);
+  CHECK_FALSE(p[PanelId::buffers].shown);
+  CHECK(p[PanelId::program].shown);
+}
+
+}  // namespace collsim::gui
