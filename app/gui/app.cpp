@@ -24,8 +24,34 @@ void App::start(LoadRequest request) {
   if (!loader.start(std::move(request))) error = "a run is still in progress: wait for it or cancel it (Escape)";
 }
 
-void App::open(const std::filesystem::path& file, const std::string& compare) {
-  start({file, std::nullopt, {}, "", "", compare, nullptr});
+namespace {
+
+// "phase:K" (1-based) -> K - 1; nullopt for anything else (an algorithm's name).
+std::optional<std::size_t> phase_named(const std::string& what, std::string& problem) {
+  if (!what.starts_with("phase:")) return std::nullopt;
+  std::size_t k = 0;
+  const std::string digits = what.substr(6);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || (k = std::stoul(digits)) == 0) {
+    problem = fmt::format("compare with {}: write phase:K with K a phase number from 1", what);
+    return std::size_t{0};
+  }
+  return k - 1;
+}
+
+}  // namespace
+
+void App::open(const std::filesystem::path& file, const std::string& compare, std::size_t phase) {
+  std::string problem;
+  pending_compare_phase = phase_named(compare, problem);
+  if (!problem.empty()) {
+    error = problem;
+    last_load = LoadOutcome::failed;
+    pending_compare_phase.reset();
+    return;
+  }
+  LoadRequest r{file, std::nullopt, {}, "", "", pending_compare_phase ? "" : compare, nullptr};
+  r.phase = opened_phase = phase;
+  start(std::move(r));
 }
 
 void App::run(const RunRequest& request, const TopologyConfig& topology) {
@@ -33,6 +59,10 @@ void App::run(const RunRequest& request, const TopologyConfig& topology) {
   // (and a scenario's phases, captions and questions go with it: rerun_scenario).
   LoadRequest r{{}, request, topology, doc.title, doc.description, editor.compare, nullptr};
   if (doc.lesson) r.lesson = std::make_shared<const Scenario>(doc.lesson->scenario);
+  r.phase = opened_phase = doc.phase;  // a lesson compares the phase shown
+  std::string problem;
+  pending_compare_phase = phase_named(r.compare, problem);  // another phase: shown beside it once loaded
+  if (pending_compare_phase) r.compare.clear();
   start(std::move(r));
 }
 
@@ -48,11 +78,54 @@ void App::run_editor() {
   run(*r, *t);
 }
 
-void App::set_compare(const std::string& algorithm) {
-  editor.compare = algorithm;
-  if (!algorithm.empty()) return run_editor();
+void App::set_compare(const std::string& what) {
+  std::string problem;
+  if (const std::optional<std::size_t> k = phase_named(what, problem)) {
+    if (!problem.empty()) error = problem;
+    else compare_with_phase(*k);
+    return;
+  }
+  if (doc.compare_phase) doc.compare.reset(), doc.compare_phase.reset();  // an algorithm runs the shown phase
+  editor.compare = what;
+  if (!what.empty()) return run_editor();
   doc.compare.reset();  // nothing to run: the single view at once
   if (doc.model) playback.seek_time(runs(), playback.t);
+}
+
+bool App::compare_with_phase(std::size_t k) {
+  const Lesson* l = doc.lesson.get();
+  std::string collective;
+  if (l)
+    for (std::size_t j = 0; j < l->phase_count(); ++j)
+      if (l->views[j]) collective += fmt::format("{}{}", collective.empty() ? "" : ", ", j + 1);
+  if (!l || !l->multi_phase()) {
+    error = fmt::format("compare with phase:{}: {} is not a lesson of several phases", k + 1, doc.source);
+  } else if (k >= l->phase_count() || !l->views[k]) {
+    error = fmt::format("compare with phase:{}: {} has collective phases {}", k + 1, doc.source, collective);
+  } else if (k == doc.phase || !doc.model) {
+    error = fmt::format("compare with phase:{}: show another collective phase first (the one shown is {})", k + 1, doc.phase + 1);
+  } else {
+    doc.compare = l->views[k];
+    doc.compare_phase = k;
+    editor.compare = fmt::format("phase:{}", k + 1);
+    toggles.inputs = false;  // side by side, rows are scarce
+    if (!runs().has_clock(playback.clock)) playback.clock = ClockKind::steps;
+    playback.seek_time(runs(), playback.t);
+    refresh_frame();
+    return true;
+  }
+  last_load = LoadOutcome::failed;
+  return false;
+}
+
+std::string App::side_title(int side) const {
+  const ViewModel& vm = side == 0 ? *doc.model : *doc.compare;
+  const std::string& algorithm = vm.schedule().algorithm;
+  if (!doc.lesson || !doc.lesson->multi_phase()) return algorithm;
+  const std::size_t k = side == 1 && doc.compare_phase ? *doc.compare_phase : doc.phase;
+  const std::string phase = fmt::format("phase {}: {}", k + 1, doc.lesson->phase(k).name);
+  if (side == 1 && !doc.compare_phase) return fmt::format("{}, with {}", phase, algorithm);
+  return phase;
 }
 
 void App::cancel_load() {
@@ -83,6 +156,7 @@ void App::poll() {
   const std::size_t phase = same_lesson ? doc.phase : 0;
   doc.model = std::move(r->model);
   doc.compare = std::move(r->compare);
+  doc.compare_phase.reset();
   doc.lesson = std::move(r->lesson);
   doc.phase = 0;
   if (!same_lesson) reveals.reset(doc.lesson ? doc.lesson->scenario.questions.size() : 0);
@@ -105,11 +179,19 @@ void App::poll() {
   const ClockKind clock = wanted.value_or(playback.clock);
   playback = Playback{};
   playback.clock = clock;
-  if (doc.lesson && phase > 0 && phase < doc.lesson->phase_count()) {
+  if (doc.compare && doc.lesson && doc.lesson->multi_phase()) {  // the phase compared with another algorithm
+    show_phase(r->compared_phase);
+    playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
+    playback.home(runs());
+  } else if (doc.lesson && phase > 0 && phase < doc.lesson->phase_count()) {
     select_phase(phase);
   } else if (doc.model) {
     playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
     playback.home(runs());
+  }
+  if (const std::optional<std::size_t> k = std::exchange(pending_compare_phase, std::nullopt)) {
+    if (opened_phase != doc.phase) select_phase(opened_phase);  // the phase it is compared from
+    compare_with_phase(*k);
   }
   if (on_first_load) std::exchange(on_first_load, nullptr)(*this);
 }
@@ -141,7 +223,7 @@ void App::move_in_lesson(const std::function<void(const Lesson&, std::size_t&, P
 }
 
 void App::step_forward() {
-  if (doc.lesson && doc.lesson->phase_count() > 1) {
+  if (doc.lesson && doc.lesson->phase_count() > 1 && !doc.compare) {
     move_in_lesson([](const Lesson& l, std::size_t& k, Playback& p) { lesson_step_forward(l, k, p); });
   } else if (doc.model) {
     playback.step_forward(runs());
@@ -150,7 +232,7 @@ void App::step_forward() {
 }
 
 void App::step_back() {
-  if (doc.lesson && doc.lesson->phase_count() > 1) {
+  if (doc.lesson && doc.lesson->phase_count() > 1 && !doc.compare) {
     move_in_lesson([](const Lesson& l, std::size_t& k, Playback& p) { lesson_step_back(l, k, p); });
   } else if (doc.model) {
     playback.step_back(runs());

@@ -44,9 +44,10 @@ struct Document {
   // The run shown: a trace's, an edited run's, or the shown phase's of a lesson (null while
   // a lesson shows a compute phase).
   std::shared_ptr<ViewModel> model;
-  // Comparing: the same spec, options and topology run with another algorithm, shown side
-  // by side on the same playhead (null otherwise).
-  std::unique_ptr<ViewModel> compare;
+  // Comparing: the same spec, options and topology run with another algorithm, or another
+  // phase of the lesson, shown side by side on the same playhead (null otherwise).
+  std::shared_ptr<ViewModel> compare;
+  std::optional<std::size_t> compare_phase;  // comparing with this phase of the lesson
   std::string source, title, description, note;
   RunRequest request;
   TopologyConfig topology;  // what the prediction was made on; re-runs keep it
@@ -222,14 +223,22 @@ class App {
  public:
   explicit App(Fonts fonts);
   // Loads in the background; the current document stays until the new one is ready.
-  // `compare`: also run the scenario with this algorithm, side by side.
-  void open(const std::filesystem::path& file, const std::string& compare = "");
+  // `compare`: also run the scenario with this algorithm, side by side (a lesson of several
+  // phases: phase `phase`'s collective), or "phase:K" to show the lesson's phase K beside it.
+  void open(const std::filesystem::path& file, const std::string& compare = "", std::size_t phase = 0);
   void run(const RunRequest& request, const TopologyConfig& topology);
   // Runs what the toolbar's editor says (the Run button), compared with editor.compare
   // when set; a count or figure that does not parse becomes the error.
   void run_editor();
-  // Compares with `algorithm` (both runs in the background), or stops comparing ("").
-  void set_compare(const std::string& algorithm);
+  // Compares with `what`: an algorithm (its run in the background; in a lesson of several
+  // phases, the shown phase's collective), "phase:K" (the lesson's phase K, 1-based, at
+  // once), or "" to stop comparing.
+  void set_compare(const std::string& what);
+  // Compares the shown phase with phase k (0-based) of the lesson; false, with app.error
+  // set, for a phase that is not a collective phase of it.
+  bool compare_with_phase(std::size_t k);
+  // What side 0 or 1 shows, for headings: the algorithm, or in a lesson "phase 2: name".
+  std::string side_title(int side) const;
   bool loading() const { return loader.busy(); }
   // Something to show: a run, or a lesson (whose shown phase may be a compute phase).
   bool has_document() const { return doc.model || doc.lesson; }
@@ -273,6 +282,8 @@ class App {
   std::string requested_screenshot;           // main writes the next frame to this PNG
   std::string status;                         // a line of news ("wrote out.json"), until dismissed
   Reveals reveals;                            // which of the lesson's answers are shown
+  std::optional<std::size_t> pending_compare_phase;  // open(…, "phase:K"): compared once the lesson is loaded
+  std::size_t opened_phase = 0;                      // … from this phase
   bool play_through = true;                   // see plays_through()
   PanelPlan plan;                             // this frame's (the single view's) share of the window
   std::vector<PanelRect> panels;              // every panel ImGui placed this frame

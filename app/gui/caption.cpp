@@ -67,9 +67,11 @@ void CaptionPanel::DrawText(App& app) {
     ImGui::TextColored(ImVec4(0.65f, 0.8f, 1.0f, 1.0f), "t = %s", format_duration_ns(app.playback.t).c_str()), ImGui::SameLine();
   if (!doc.model)  // a compute phase of a lesson
     ImGui::Text("Compute: %s", doc.lesson->phase(doc.phase).name.c_str());
-  else if (doc.compare)  // each side's caption heads its own scene
-    ImGui::Text("%s (left) and %s (right): the same %s, one clock", doc.model->schedule().algorithm.c_str(),
-                doc.compare->schedule().algorithm.c_str(), std::string(to_string(doc.request.spec.collective)).c_str());
+  else if (doc.compare && doc.compare_phase)  // each side's caption heads its own scene
+    ImGui::Text("%s (left) and %s (right), one clock", app.side_title(0).c_str(), app.side_title(1).c_str());
+  else if (doc.compare)
+    ImGui::Text("%s (left) and %s (right): the same %s, one clock", app.side_title(0).c_str(), app.side_title(1).c_str(),
+                std::string(to_string(doc.model->schedule().spec.collective)).c_str());
   else
     ImGui::TextUnformatted(app.now.caption.c_str());
   ImGui::PopTextWrapPos();

@@ -80,10 +80,14 @@ void run_into(const LoadRequest& load, const RunRequest& request, const Topology
 // that a bad topology is reported at once, then the views and the answers; and the
 // comparison's run (one collective only).
 void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& p) {
-  if (!load.compare.empty() && !s.single_collective())
-    throw InputError(fmt::format("{}: compare with {}: this lesson has {} phases, and a comparison runs one collective "
-                                 "with another algorithm",
-                                 s.source, load.compare, s.phases.size()));
+  if (!load.compare.empty() && !s.single_collective()) {
+    if (load.phase >= s.phases.size())
+      throw InputError(fmt::format("{}: compare with {}: there is no phase {} (phases 1..{})", s.source, load.compare,
+                                   load.phase + 1, s.phases.size()));
+    if (s.phases[load.phase].kind == PhaseKind::compute)
+      throw InputError(fmt::format("{}: compare with {}: phase {} ({}) is a compute phase: pick a collective phase",
+                                   s.source, load.compare, load.phase + 1, s.phases[load.phase].name));
+  }
   if (s.backend == "cuda") out.note = "the scenario asks for the cuda backend; the app runs on the CPU backend";
   if (!load.compare.empty()) p.scope(0.0f, 0.5f, fmt::format("{}: ", s.request.algorithm));
   auto lesson = std::make_shared<Lesson>();
@@ -117,11 +121,18 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
       out.request = pr.run->request;
       break;
     }
+  // A lesson of several phases compares the chosen phase's collective.
+  RunRequest compared = out.request;
+  if (!sc.single_collective()) {
+    out.compared_phase = load.phase;
+    for (const PhaseRun& pr : lesson->program.phases)
+      if (pr.phase == static_cast<int>(load.phase) && pr.run) compared = pr.run->request;
+  }
   out.lesson = std::move(lesson);
   if (load.compare.empty()) return;
   p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
   try {
-    out.compare = run_on_cpu(with_algorithm(out.request, load.compare), out.topology, out.title, out.description, p);
+    out.compare = run_on_cpu(with_algorithm(compared, load.compare), out.topology, out.title, out.description, p);
   } catch (const InputError& e) {
     throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
   }

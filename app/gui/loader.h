@@ -40,6 +40,9 @@ struct LoadRequest {
   std::string compare;
   // With `run`: the lesson it edits, run again with the run's changes (rerun_scenario).
   std::shared_ptr<const Scenario> lesson;
+  // A lesson of several phases: the phase (0-based) whose collective `compare` runs with
+  // another algorithm (a compute phase is refused).
+  std::size_t phase = 0;
 };
 
 struct LoadResult {
@@ -47,6 +50,7 @@ struct LoadResult {
   std::shared_ptr<ViewModel> model;
   std::shared_ptr<Lesson> lesson;      // a scenario's program, its views and answers (null for a trace or a plain run)
   std::unique_ptr<ViewModel> compare;  // the `compare` algorithm's run, when one was asked for
+  std::size_t compared_phase = 0;      // a lesson: the phase it is compared with (LoadRequest::phase)
   std::string error;                   // "FILE:LINE:COL: key 'collective.ranks': ..." and the like
   bool cancelled = false;              // stopped at a phase boundary because the load was cancelled
   std::string source;                  // the file, or "edited run"

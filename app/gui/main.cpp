@@ -11,6 +11,7 @@
 //
 // Exit codes: 0 success; 1 a script expectation failed; 2 bad arguments, a file that does
 // not load (headless modes), or no display.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -73,7 +74,8 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   cli.add_flag("--bench-scrub", o.headless.bench_scrub, "with --bench-frames: move the playhead to a random step every frame");
   cli.add_option("--script", o.script, "apply the actions in this file, print the state after each, exit");
   cli.add_option("--compare", o.compare,
-                 "also run the scenario with this algorithm (same spec and topology) and show both side by side, on one clock");
+                 "also run the scenario with this algorithm (same spec and topology; a lesson: the --phase shown) and "
+                 "show both side by side, on one clock; phase:K shows the lesson's phase K beside the --phase shown");
   cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
   cli.add_option("--value-source", o.value_source,
@@ -151,7 +153,7 @@ int run(const Options& o) {
   if (o.value_source == "inputs") app.toggles.value_source = ValueSource::input_data;
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
-  app.open(o.file, o.compare);
+  app.open(o.file, o.compare, o.headless.phase ? static_cast<std::size_t>(std::max(*o.headless.phase - 1, 0)) : 0);
   if (!o.is_headless()) {
     app.on_first_load = [h = o.headless](App& a) {  // --phase, --step, --time, --clock
       std::string problem;

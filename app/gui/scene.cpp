@@ -303,7 +303,9 @@ void heading(const App& app, const Pane& run) {
   const ViewModel& vm = run.model;
   const int steps = vm.step_count();
   const int shown = std::min(run.now.steps_done + (run.now.in_flight.empty() ? 0 : 1), steps);
-  std::string line = fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
+  const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();
+  std::string line = phases ? fmt::format("{} · {}   step {}/{}", app.side_title(run.side), vm.schedule().algorithm, shown, steps)
+                            : fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
   if (run.now.steps_done >= steps) line += " (done)";
   if (vm.trace().predicted) line += fmt::format("   predicted {}", format_duration_ns(vm.trace().predicted->time_ns));
   ImGui::PushFont(app.fonts.large);

@@ -132,7 +132,8 @@ State state_of(const App& app) {
     return s;
   }
   const ViewModel& b = *app.doc.compare;
-  State compared{{"compare", b.schedule().algorithm},
+  State compared{{"compare", app.doc.compare_phase ? fmt::format("phase:{}", *app.doc.compare_phase + 1) : b.schedule().algorithm},
+                 {"compare_algorithm", b.schedule().algorithm},
                  {"compare_step", std::to_string(app.compare_now.steps_done)},
                  {"compare_steps", std::to_string(b.step_count())},
                  {"compare_in_flight", std::to_string(app.compare_now.in_flight.size())},

@@ -295,29 +295,46 @@ void stragglers_popup(RunEditor& e) {
   ImGui::EndPopup();
 }
 
-// "Compare with…": another algorithm for the same collective, run side by side; keeps the choice valid.
+// "Compare with…": another algorithm for the same collective, run side by side; in a lesson
+// of several phases, another of its collective phases too (phase against phase, at once) or
+// another algorithm for the phase shown. Keeps the choice valid.
 void compare_combo(App& app, bool narrow) {
   RunEditor& e = app.editor;
-  const Collective c = e.collective_kind();
-  if (!e.compare.empty() && (e.compare == e.algorithm || !find_algorithm(c, e.compare))) e.compare.clear();
+  const Lesson* lesson = app.doc.lesson && app.doc.lesson->multi_phase() ? app.doc.lesson.get() : nullptr;
+  // The collective and algorithm compared: the editor's, or in a lesson the shown phase's.
+  const ViewModel* shown = lesson ? app.doc.model.get() : nullptr;
+  const Collective c = shown ? shown->schedule().spec.collective : e.collective_kind();
+  const std::string algorithm = shown ? shown->schedule().algorithm : e.algorithm;
+  if (!e.compare.empty() && !e.compare.starts_with("phase:") && (e.compare == algorithm || !find_algorithm(c, e.compare)))
+    e.compare.clear();
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(narrow ? "compare" : "compare with");
   ImGui::SameLine(0, 4);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * (narrow ? 8 : 11));
-  const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();  // a comparison runs one collective
-  if (app.loading() || phases) ImGui::BeginDisabled();
-  if (ImGui::BeginCombo("##compare", e.compare.empty() ? "none" : e.compare.c_str())) {
+  const bool off = app.loading() || (lesson && !app.doc.model && !app.doc.compare);  // a compute phase has nothing to compare
+  if (off) ImGui::BeginDisabled();
+  if (ImGui::BeginCombo("##compare", e.compare.empty() ? "none" : e.compare.c_str(), ImGuiComboFlags_HeightLarge)) {
     if (ImGui::Selectable("none", e.compare.empty())) app.set_compare("");
+    if (lesson) {
+      ImGui::TextDisabled("another phase of the lesson");
+      for (std::size_t k = 0; k < lesson->phase_count(); ++k) {
+        if (!lesson->views[k] || k == app.doc.phase) continue;
+        const std::string id = fmt::format("phase:{}", k + 1);
+        if (ImGui::Selectable(fmt::format("{}  {}", id, lesson->phase(k).name).c_str(), e.compare == id)) app.set_compare(id);
+      }
+      ImGui::TextDisabled("phase %zu with another algorithm", app.doc.phase + 1);
+    }
     for (const AlgorithmInfo& a : all_algorithms()) {
-      if (a.collective != c || a.name == e.algorithm) continue;
+      if (a.collective != c || a.name == algorithm) continue;
       if (ImGui::Selectable(std::string(a.name).c_str(), a.name == e.compare)) app.set_compare(std::string(a.name));
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", std::string(a.summary).c_str());
     }
     ImGui::EndCombo();
   }
-  if (app.loading() || phases) ImGui::EndDisabled();
+  if (off) ImGui::EndDisabled();
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("%s", phases ? "a lesson of several phases cannot be compared: a comparison runs one collective"
+    ImGui::SetTooltip("%s", lesson ? "show another phase of the lesson beside this one (phase:K), or run this phase's collective "
+                                     "with another algorithm on the same topology: side by side, on one clock"
                                    : "run the same collective with another algorithm on the same topology and show "
                                      "both side by side, on one clock");
 }
