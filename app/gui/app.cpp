@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "app/gui/headless.h"
+#include "sim/core/errors.h"
+
 namespace collsim::gui {
 
 std::string_view to_string(LoadOutcome o) {
@@ -41,6 +44,7 @@ std::optional<std::size_t> phase_named(const std::string& what, std::string& pro
 }  // namespace
 
 void App::open(const std::filesystem::path& file, const std::string& compare, std::size_t phase) {
+  if (is_lecture_file(file)) return open_lecture(file);  // its slides name the files to open
   std::string problem;
   pending_compare_phase = phase_named(compare, problem);
   if (!problem.empty()) {
@@ -189,6 +193,7 @@ void App::poll() {
     playback.clock = runs().has_clock(clock) ? clock : ClockKind::steps;
     playback.home(runs());
   }
+  if (std::exchange(slide_pending, false)) PlaceSlide();
   if (const std::optional<std::size_t> k = std::exchange(pending_compare_phase, std::nullopt)) {
     if (opened_phase != doc.phase) select_phase(opened_phase);  // the phase it is compared from
     compare_with_phase(*k);
@@ -278,6 +283,13 @@ void App::draw(double dt) {
                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                                      ImGuiWindowFlags_NoBackground;
   ImGui::Begin("collsim", nullptr, flags);
+  if (presenting && has_document()) {
+    DrawError();
+    transport_.HandleKeys(*this);
+    DrawPresenting();
+    ImGui::End();
+    return;
+  }
   toolbar_.Draw(*this);
   DrawError();
   if (has_document()) {
@@ -319,6 +331,108 @@ void App::DrawEmpty() {
   } else {
     ImGui::TextUnformatted("Nothing is open. Pick a scenario above, open a file, or press Run.");
   }
+}
+
+void App::set_presenting(bool on) {
+  if (on == presenting) return;
+  presenting = on;
+  if (on) scale_before_presenting = toggles.ui_scale;
+  requested_scale = on ? scale_before_presenting * 1.25f : scale_before_presenting;
+}
+
+void App::open_lecture(const std::filesystem::path& file) {
+  try {
+    lecture = load_lecture(file);
+  } catch (const InputError& e) {
+    error = e.what();
+    last_load = LoadOutcome::failed;
+    return;
+  }
+  slide = 0;
+  doc = Document{};  // the lecture's first slide is opened afresh
+  go_to_slide(0);
+}
+
+namespace {
+// A slide's comparison is a run of its own (an algorithm), or another phase of the lesson.
+bool compares_algorithm(const Slide& s) { return !s.compare.empty() && !s.compare.starts_with("phase:"); }
+}  // namespace
+
+void App::go_to_slide(std::size_t k) {
+  if (!lecture || k >= lecture->slides.size() || loading()) return;
+  slide = k;
+  const Slide& s = lecture->slides[k];
+  const std::size_t phase = s.phase ? static_cast<std::size_t>(*s.phase - 1) : 0;
+  const bool same_file = has_document() && std::filesystem::path(doc.source) == s.file;
+  const bool same_run = same_file && (!compares_algorithm(s) || (doc.compare && !doc.compare_phase && doc.phase == phase &&
+                                                                  doc.compare->schedule().algorithm == s.compare));
+  if (same_run) return PlaceSlide();  // the file shown: at once
+  slide_pending = true;
+  open(s.file, compares_algorithm(s) ? s.compare : "", phase);
+}
+
+void App::PlaceSlide() {
+  if (!lecture || !has_document()) return;
+  const Slide& s = lecture->slides[slide];
+  if (!compares_algorithm(s) && doc.compare) doc.compare.reset(), doc.compare_phase.reset();
+  HeadlessOptions where;
+  where.phase = s.phase;
+  where.step = s.step;
+  where.time_us = s.time_us;
+  if (!s.clock.empty()) where.clock = clock_named(s.clock);
+  std::string problem;
+  if (!place_playhead(*this, where, problem)) error = fmt::format("{}: {}", s.where, problem);
+  if (s.compare.starts_with("phase:")) set_compare(s.compare);
+  refresh_frame();
+}
+
+void App::DrawPresenting() {
+  // The caption may take a third of the window; the scene and the buffers the rest, with
+  // one line at the bottom for where the presenter is.
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  caption_.max_share = 0.34f;
+  caption_.Draw(*this);
+  caption_.max_share = 0.22f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float gap = ImGui::GetStyle().ItemSpacing.y, main_h = std::floor(avail.y - line - gap);
+  if (doc.compare) {
+    const float half = std::floor((avail.x - gap) / 2);
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) ImGui::SameLine(0, gap);
+      const Pane p = pane(side);
+      BeginPanel(PanelId::scene, side ? "scene_b" : "scene_a", ImVec2(half, main_h * 0.62f), true, ImGuiWindowFlags_NoScrollbar, side);
+      scene_.Draw(*this, p);
+      ImGui::EndChild();
+    }
+    for (int side = 0; side < 2; ++side) {
+      if (side == 1) ImGui::SameLine(0, gap);
+      BeginPanel(PanelId::buffers, side ? "buffers_b" : "buffers_a", ImVec2(half, std::floor(main_h * 0.38f) - gap), true, 0, side);
+      buffers_[side].Draw(*this, pane(side));
+      ImGui::EndChild();
+    }
+  } else if (!doc.model) {
+    BeginPanel(PanelId::scene, "compute", ImVec2(0, main_h));
+    compute_.Draw(*this);
+    ImGui::EndChild();
+  } else {
+    const Pane run = pane(0);
+    const float scene_w = std::floor(avail.x * 0.56f);
+    BeginPanel(PanelId::scene, "scene", ImVec2(scene_w, main_h), true, ImGuiWindowFlags_NoScrollbar);
+    scene_.Draw(*this, run);
+    ImGui::EndChild();
+    ImGui::SameLine(0, gap);
+    BeginPanel(PanelId::buffers, "buffers", ImVec2(0, main_h));
+    buffers_[0].Draw(*this, run);
+    ImGui::EndChild();
+  }
+  // Where the presenter is, and how to leave.
+  std::string at = doc.lesson && doc.lesson->phase_count() > 1 ? fmt::format("Phase {}/{}", doc.phase + 1, doc.lesson->phase_count()) : "";
+  if (doc.model)
+    at += fmt::format("{}Step {}/{}", at.empty() ? "" : " · ", std::min(now.steps_done + (now.in_flight.empty() ? 0 : 1), doc.model->step_count()),
+                      doc.model->step_count());
+  if (lecture) at += fmt::format(" · slide {}/{}", slide + 1, lecture->slides.size());
+  ImGui::TextDisabled("%s    → ← step · space play · %sF5 or Escape: leave presenter mode", at.c_str(),
+                      lecture ? "PageDown PageUp: slides · " : "");
 }
 
 bool App::BeginPanel(PanelId id, const char* name, ImVec2 size, bool border, ImGuiWindowFlags flags, int side) {

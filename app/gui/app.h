@@ -21,6 +21,7 @@
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
 #include "app/gui/view_model.h"
+#include "sim/lesson/lecture.h"
 #include "sim/model/topology.h"
 
 namespace collsim::gui {
@@ -239,6 +240,15 @@ class App {
   bool compare_with_phase(std::size_t k);
   // What side 0 or 1 shows, for headings: the algorithm, or in a lesson "phase 2: name".
   std::string side_title(int side) const;
+  // Presenter mode (F5, --present): the caption, the scene and the buffers only, the text
+  // 1.25 times larger, no editing controls; the keys as before (arrows step, space plays,
+  // PageDown/PageUp: the next or previous slide of a lecture), F5 or Escape leaves it.
+  void set_presenting(bool on);
+  // A lecture file (sim/lesson/lecture.h): read it (a bad one is the error) and show its first slide.
+  void open_lecture(const std::filesystem::path& file);
+  // Slide k of the lecture: its file (opened again only when it or the comparison differs
+  // from what is shown), its phase, playhead and clock.
+  void go_to_slide(std::size_t k);
   bool loading() const { return loader.busy(); }
   // Something to show: a run, or a lesson (whose shown phase may be a compute phase).
   bool has_document() const { return doc.model || doc.lesson; }
@@ -284,6 +294,11 @@ class App {
   Reveals reveals;                            // which of the lesson's answers are shown
   std::optional<std::size_t> pending_compare_phase;  // open(…, "phase:K"): compared once the lesson is loaded
   std::size_t opened_phase = 0;                      // … from this phase
+  bool presenting = false;
+  float scale_before_presenting = 1.0f;
+  std::optional<Lecture> lecture;  // a lecture is open: its slides
+  std::size_t slide = 0;           // the slide shown
+  bool slide_pending = false;      // its file is loading: placed once it is ready
   bool play_through = true;                   // see plays_through()
   PanelPlan plan;                             // this frame's (the single view's) share of the window
   std::vector<PanelRect> panels;              // every panel ImGui placed this frame
@@ -300,6 +315,8 @@ class App {
   void move_in_lesson(const std::function<void(const Lesson&, std::size_t&, Playback&)>& move);
   void refresh_frame();            // `now` (and `compare_now`) at the playhead, after it or the run changed
   void DrawMain();
+  void DrawPresenting();  // presenter mode: the caption, the scene and the buffers
+  void PlaceSlide();      // the shown slide's phase, playhead and clock, once its file is open
   void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline
   void DrawRun();  // the scene, the buffers and the numbers of the shown run (or a compute card), as planned
   void DrawEmpty();

@@ -77,6 +77,11 @@ void CaptionPanel::DrawText(App& app) {
   ImGui::PopTextWrapPos();
   ImGui::PopFont();
   if (doc.lesson && !doc.compare) draw_narration(app);
+  if (app.lecture && !app.lecture->slides[app.slide].note.empty()) {  // the teacher's words for the slide
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImVec4(0.6f, 0.95f, 0.7f, 1.0f), "%s", app.lecture->slides[app.slide].note.c_str());
+    ImGui::PopTextWrapPos();
+  }
   const std::string title = doc.title.empty() ? doc.source : doc.title;
   ImGui::TextDisabled("%s", title.c_str());
   if (!doc.note.empty()) {

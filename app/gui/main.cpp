@@ -40,6 +40,8 @@ struct Options {
   std::string compare;
   float scale = 1.0f;
   bool values = false;
+  bool present = false;
+  std::optional<int> slide;
   std::string value_source;
   HeadlessOptions headless;
   int width = 1280, height = 800;
@@ -77,6 +79,8 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
                  "also run the scenario with this algorithm (same spec and topology; a lesson: the --phase shown) and "
                  "show both side by side, on one clock; phase:K shows the lesson's phase K beside the --phase shown");
   cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
+  cli.add_flag("--present", o.present, "presenter mode (F5): the caption, the scene and the buffers only, larger text");
+  cli.add_option("--slide", o.slide, "a lecture file (.lecture.toml): start at slide K (1-based)");
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
   cli.add_option("--value-source", o.value_source,
                  "the values view's numbers: ranks (rank q holds q+1, the default) or inputs (the run's inputs, as "
@@ -153,7 +157,25 @@ int run(const Options& o) {
   if (o.value_source == "inputs") app.toggles.value_source = ValueSource::input_data;
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
+  if (o.present) app.set_presenting(true);
+  const bool lecture = collsim::is_lecture_file(o.file);
+  if (lecture && (!o.compare.empty() || o.headless.phase || o.headless.step || o.headless.time_us)) {
+    fmt::print(stderr, "collsim-gui: {}: a lecture's slides say the phase, step and comparison (use --slide K)\n", o.file);
+    return 2;
+  }
+  if (!lecture && o.slide) {
+    fmt::print(stderr, "collsim-gui: --slide: {} is not a lecture file (NAME.lecture.toml)\n", o.file);
+    return 2;
+  }
   app.open(o.file, o.compare, o.headless.phase ? static_cast<std::size_t>(std::max(*o.headless.phase - 1, 0)) : 0);
+  if (lecture && !app.lecture) {  // the lecture file itself is bad
+    fmt::print(stderr, "collsim-gui: {}\n", app.error);
+    return 2;
+  }
+  if (!o.is_headless() && lecture) {
+    if (o.slide) app.on_first_load = [k = *o.slide](App& a) { a.go_to_slide(static_cast<std::size_t>(std::max(k - 1, 0))); };
+    return interactive(platform, app);
+  }
   if (!o.is_headless()) {
     app.on_first_load = [h = o.headless](App& a) {  // --phase, --step, --time, --clock
       std::string problem;
@@ -161,7 +183,15 @@ int run(const Options& o) {
     };
     return interactive(platform, app);
   }
-  const bool loaded = wait_for_load(platform, app);
+  bool loaded = wait_for_load(platform, app);
+  if (lecture && o.slide) {
+    if (*o.slide < 1 || static_cast<std::size_t>(*o.slide) > app.lecture->slides.size()) {
+      fmt::print(stderr, "collsim-gui: --slide {}: {} has slides 1..{}\n", *o.slide, o.file, app.lecture->slides.size());
+      return 2;
+    }
+    app.go_to_slide(static_cast<std::size_t>(*o.slide - 1));
+    loaded = wait_for_load(platform, app);
+  }
   if (!o.script.empty()) {  // the script may expect an error; --phase, --step, --time place it first
     std::string problem;
     if (loaded && !place_playhead(app, o.headless, problem)) {

@@ -73,7 +73,11 @@ State layout_state(const App& app) {
   return {{"panels", placed.empty() ? "none" : placed},
           {"collapsed", collapsed.empty() ? "none" : collapsed},
           {"panels_small", small.empty() ? "none" : small},
-          {"clipped", std::to_string(app.clipped_items())}};
+          {"clipped", std::to_string(app.clipped_items())},
+          {"presenting", app.presenting ? "1" : "0"},
+          {"slide", app.lecture ? std::to_string(app.slide + 1) : "none"},
+          {"slides", app.lecture ? std::to_string(app.lecture->slides.size()) : "0"},
+          {"scale", number(app.toggles.ui_scale)}};
 }
 
 State state_of(const App& app) {
@@ -196,10 +200,10 @@ int glfw_key(const std::string& name) {
                                                {"right", GLFW_KEY_RIGHT},     {"home", GLFW_KEY_HOME},
                                                {"end", GLFW_KEY_END},         {"pageup", GLFW_KEY_PAGE_UP},
                                                {"pagedown", GLFW_KEY_PAGE_DOWN}, {"escape", GLFW_KEY_ESCAPE},
-                                               {"a", GLFW_KEY_A}};
+                                               {"a", GLFW_KEY_A},             {"f5", GLFW_KEY_F5}};
   const auto it = keys.find(name);
   if (it == keys.end())
-    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape a)");
+    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape a f5)");
   return it->second;
 }
 

@@ -6,7 +6,7 @@
 //                                                 the next or previous phase of a lesson at a
 //                                                 phase's end or start; play plays on through
 //                                                 a lesson's phases)
-//   key space|left|right|home|end|pageup|pagedown|escape|a   a key press (through ImGui's input)
+//   key space|left|right|home|end|pageup|pagedown|escape|a|f5   a key press (through ImGui's input)
 //   phase K                                       show the lesson's phase K (1-based)
 //   reveal | reveal K | reveal all                the A key (the next hidden answer); question
 //                                                 K's button; every answer
@@ -44,7 +44,8 @@
 // (panel_plan.h): panels (the panels ImGui placed, "scene buffers numbers timeline"),
 // collapsed (those that gave way to a header line or a strip), panels_small (any under its
 // minimum or outside the window, with its size; "none") and clipped (toolbar and transport
-// rows cut off at the window's right edge); with a run open:
+// rows cut off at the window's right edge); presenting (presenter mode), slide and slides
+// (a lecture's: the one shown, 1-based, or none), scale (the UI scale); with a run open:
 // step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
 // total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency uplink uplink_bandwidth group_size overrides (how many the run had) stragglers

@@ -119,6 +119,7 @@ void view_menu(App& app) {
   ImGui::Checkbox("legend", &v.legend);
   ImGui::Checkbox("timeline follows the playhead", &v.follow_playhead);
   ImGui::Checkbox("lesson text under the caption", &v.about);
+  if (ImGui::MenuItem("Presenter mode", "F5")) app.set_presenting(true);
   float scale = v.ui_scale;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
   if (ImGui::SliderFloat("UI scale", &scale, 0.75f, 2.5f, "%.2f×")) v.ui_scale = scale;
@@ -136,8 +137,13 @@ bool pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key))
 void TransportPanel::HandleKeys(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || !app.has_document()) return;
-  if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) app.step_forward();
-  if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) app.step_back();
+  // A lecture's slides on PageDown/PageUp (a clicker's keys); else they step as the arrows do.
+  if (app.lecture && pressed(ImGuiKey_PageDown)) app.go_to_slide(app.slide + 1);
+  else if (app.lecture && pressed(ImGuiKey_PageUp)) app.go_to_slide(app.slide > 0 ? app.slide - 1 : 0);
+  else if (pressed(ImGuiKey_RightArrow) || pressed(ImGuiKey_PageDown)) app.step_forward();
+  else if (pressed(ImGuiKey_LeftArrow) || pressed(ImGuiKey_PageUp)) app.step_back();
+  if (ImGui::IsKeyPressed(GLFW_KEY_F5, false)) app.set_presenting(!app.presenting);
+  if (app.presenting && !app.loading() && pressed(ImGuiKey_Escape)) app.set_presenting(false);
   if (pressed(ImGuiKey_A) && !io.KeyCtrl) app.reveal_next();
   // 1.86's key API has no F11: the GLFW backend indexes KeysDown by GLFW key code.
   if (ImGui::IsKeyPressed(GLFW_KEY_F11, false) && app.toggle_fullscreen) app.toggle_fullscreen();
