@@ -344,8 +344,8 @@ int run_cli(int argc, char** argv) {
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",
-      "check scenario, lesson, schedule and trace files without running them (a lesson: every phase prepared, every "
-      "question answered; exit 2 at the first bad one)");
+      "check scenario, lesson, schedule, trace and lecture files without running them (a lesson: every phase prepared, "
+      "every question answered; a lecture: every slide's file, phase and comparison; exit 2 at the first bad one)");
   validate_cmd->add_option("files", validate_files, "the files to check")->required();
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   app.require_subcommand(0, 1);

@@ -12,6 +12,8 @@
 #include "app/storyboard.h"
 #include "sim/exec/backend.h"
 #include "sim/lesson/captions.h"
+#include "sim/lesson/lecture.h"
+#include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
@@ -138,7 +140,54 @@ std::string validate_scenario(const std::string& path, std::vector<std::string>&
                                                         sc.questions.size() == 1 ? "" : "s"));
 }
 
+std::string validate_one(const std::string& path, std::vector<std::string>& warnings);
+
+// A slide's phase and comparison against its file: the phase is one of its phases, a
+// phase:K comparison names another collective phase, an algorithm is one for the phase's
+// collective. (The file itself is validated as any other.)
+void check_slide(const Slide& slide) {
+  if (gui::is_trace_file(slide.file)) {
+    if (slide.phase || slide.compare.starts_with("phase:"))
+      throw InputError(fmt::format("{}: {} is a trace: it has no phases", slide.where, slide.file.string()));
+    return;
+  }
+  const Scenario sc = load_scenario(slide.file);
+  const std::size_t phases = sc.phases.size();
+  const std::size_t shown = slide.phase ? static_cast<std::size_t>(*slide.phase - 1) : 0;
+  if (shown >= phases)
+    throw InputError(fmt::format("{}: phase {}: {} has phases 1..{}", slide.where, shown + 1, slide.file.string(), phases));
+  if (slide.compare.empty()) return;
+  if (slide.compare.starts_with("phase:")) {
+    const std::string k = slide.compare.substr(6);
+    const std::size_t other = k.empty() || k.find_first_not_of("0123456789") != std::string::npos ? 0 : std::stoul(k);
+    if (other == 0 || other > phases || other - 1 == shown || sc.phases[other - 1].kind != PhaseKind::collective)
+      throw InputError(fmt::format("{}: compare '{}': not another collective phase of {} (phases 1..{})", slide.where,
+                                   slide.compare, slide.file.string(), phases));
+    return;
+  }
+  const Phase& p = sc.phases[shown];
+  if (p.kind != PhaseKind::collective)
+    throw InputError(fmt::format("{}: compare '{}': phase {} is a compute phase", slide.where, slide.compare, shown + 1));
+  if (!find_algorithm(p.request.spec.collective, slide.compare))
+    throw InputError(fmt::format("{}: compare '{}': no such algorithm for {} (collsim list)", slide.where, slide.compare,
+                                 to_string(p.request.spec.collective)));
+}
+
+// A lecture: its keys, then every slide's file (as validate checks any file) and its phase and comparison.
+std::string validate_lecture(const std::string& path, std::vector<std::string>& warnings) {
+  const Lecture l = load_lecture(path);
+  for (const Slide& slide : l.slides) {
+    std::vector<std::string> more;
+    (void)validate_one(slide.file.string(), more);
+    check_slide(slide);
+    warnings.insert(warnings.end(), more.begin(), more.end());
+  }
+  return fmt::format("lecture{}: {} slide{}, each file checked", l.title.empty() ? "" : " '" + l.title + "'", l.slides.size(),
+                     l.slides.size() == 1 ? "" : "s");
+}
+
 std::string validate_one(const std::string& path, std::vector<std::string>& warnings) {
+  if (is_lecture_file(path)) return validate_lecture(path, warnings);
   if (gui::is_trace_file(path)) {
     const Trace t = load_trace_json(path);
     return fmt::format("trace: {} with {} on {} ranks, {} transfers, {}", to_string(t.request.spec.collective),

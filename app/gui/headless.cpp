@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <cfloat>
 #include <cstdlib>
 
 #include <sys/resource.h>
@@ -17,16 +18,20 @@ namespace {
 constexpr double kFrameSeconds = 1.0 / 60.0;
 constexpr int kSettleFrames = 3;  // ImGui sizes windows and tables over the first frames
 
+// The pointer away from the window: a screenshot shows no tooltip of whatever lies under
+// the middle of the virtual screen.
+void pointer_away(ImGuiIO& io) { io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX); }
+
 bool save(Platform& p, App& app, const std::string& path) {
   std::string error;
   bool ok = true;
-  draw_frame(p, app, 0.0, {}, [&] { ok = p.save_png(path, error); });
+  draw_frame(p, app, 0.0, pointer_away, [&] { ok = p.save_png(path, error); });
   if (!ok) fmt::print(stderr, "collsim-gui: {}\n", error);
   return ok;
 }
 
 void settle(Platform& p, App& app) {
-  for (int i = 0; i < kSettleFrames; ++i) draw_frame(p, app, 0.0);
+  for (int i = 0; i < kSettleFrames; ++i) draw_frame(p, app, 0.0, pointer_away);
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // in the sender's colour (colour means rank, palette.h). Drawn on the window's draw list in screen coordinates, with an
 // InvisibleButton over the canvas for hovering (imgui_demo's Canvas).
 #include <algorithm>
+#include <cfloat>
+#include <vector>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -17,6 +19,8 @@ namespace {
 constexpr std::size_t kMaxPacketsDrawn = 6000;
 constexpr std::size_t kMaxArrowsDrawn = 3000;
 constexpr std::size_t kMaxLinkLabels = 24;
+constexpr std::size_t kManyLinks = 128;   // beyond: links drawn coarse (draw_links)
+constexpr std::size_t kTooManyLinks = 512;  // beyond: not drawn at all (the packets show each step's pairs)
 
 // Unit layout coordinates to the canvas.
 struct Canvas {
@@ -72,14 +76,16 @@ void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
 
 // Points along `path` from fraction f0 to f1 of the way, as the packets travel it.
 // `on_lane`: a packet's own lane (point_along), for what travels one direction.
+// `coarse`: one point per 24 pixels, at most 6 (the many links of an all-pairs pattern:
+// 2 016 chords at 64 ranks, where smoothness is lost in the crowd and vertices are not).
 void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
-                 std::vector<ImVec2>& out, bool on_lane = false) {
+                 std::vector<ImVec2>& out, bool on_lane = false, bool coarse = false) {
   out.clear();
   const bool straight = is_straight(l, path, on_lane);
   // About one point per 6 pixels of the way: smooth curves, few vertices with many ranks.
   const ImVec2 a = cv.at(l.nodes[static_cast<std::size_t>(path.front())]), b = cv.at(l.nodes[static_cast<std::size_t>(path.back())]);
   const float px = std::hypot(b.x - a.x, b.y - a.y) * (f1 - f0) * 1.3f;
-  const int n = straight ? 1 : std::clamp(static_cast<int>(px / 6), 2, 32);
+  const int n = straight ? 1 : coarse ? std::clamp(static_cast<int>(px / 24), 2, 6) : std::clamp(static_cast<int>(px / 6), 2, 32);
   for (int i = 0; i <= n; ++i)
     out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n), on_lane)));
 }
@@ -91,20 +97,29 @@ void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
   const float max_w = std::clamp(rank_px * 0.5f, 2.0f, 9.0f);
   // A topology's few links carry their bytes so far (the timing model's routes).
   const bool labels = l.topology && l.links.size() <= kMaxLinkLabels;
+  // Hundreds of links (all pairs beyond 16 ranks): coarse curves without anti-aliasing's
+  // fringe; llvmpipe's time goes with the vertices and the overdraw at the circle's centre.
+  const bool many = l.links.size() > kManyLinks;
+  // Thousands (all pairs of 64 ranks: 2 016) are a grey disc that says nothing and costs
+  // llvmpipe 15 ms a frame in overdraw: left out, and the scene's first line says so.
+  if (l.links.size() > kTooManyLinks) return;
+  const ImDrawListFlags flags = d->Flags;
+  if (many) d->Flags &= ~ImDrawListFlags_AntiAliasedLines;
   std::vector<ImVec2> pts;
   for (std::size_t i = 0; i < l.links.size(); ++i) {
     const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(run.now.link_bytes[i] / busiest) : 0.0f;
     const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;
     const ImU32 col = app.toggles.link_heat ? heat_color(heat) : second_tree ? colors::second_tree : colors::grid;
-    sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts);
+    sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts, false, many);
     if (second_tree)  // another style: dashed, so that both trees read at once
       for (std::size_t j = 0; j + 1 < pts.size(); ++j) dashed_line(d, pts[j], pts[j + 1], col, 1.5f + (max_w - 1.5f) * heat);
     else
-      d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, 1.5f + (max_w - 1.5f) * heat);
+      d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, (many ? 1.0f : 1.5f) + (max_w - 1.5f) * heat);
     if (labels && run.now.link_bytes[i] > 0)
       centred_text(d, app.fonts.small, app.fonts.small->FontSize, pts[pts.size() / 2], colors::text_dim,
                    format_bytes(run.now.link_bytes[i]).c_str());
   }
+  d->Flags = flags;
 }
 
 void draw_hubs(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
@@ -258,33 +273,56 @@ void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canva
   d->AddText(f, f->FontSize, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), colors::text_dim, text.c_str());
 }
 
-void draw_legend(ImDrawList* d, const App& app, const Pane& run, ImVec2 origin) {
+// The legend's pieces, laid out left to right and wrapped at `width`: the reduce and copy
+// symbols, what the numbers and colours mean, and the link heat's ramp. With `d` null it
+// only measures; returns the height it takes. A short scene gets the short words.
+float legend(ImDrawList* d, const App& app, const Pane& run, ImVec2 origin, float width, bool short_words) {
   ImFont* f = app.fonts.small;
-  const float fs = f->FontSize, r = fs * 0.45f;
+  const float fs = f->FontSize, r = fs * 0.45f, line_h = fs * 1.35f, gap = fs * (short_words ? 0.7f : 1.0f);
   const ImU32 neutral = to_u32(palette::packet), ink = to_u32(palette::packet_ink);
-  float x = origin.x, y = origin.y - fs * 2.6f;
-  const ImVec2 c(x + r, y + fs / 2);  // the reduce symbol: filled, with a "+"
-  d->AddCircleFilled(c, r, neutral, 16);
-  draw_plus(d, c, r, ink, 1.5f);
-  const char* reduce_text = "reduce (adds into the receiver)";
-  d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, reduce_text);
-  x += 2 * r + 4 + f->CalcTextSizeA(fs, FLT_MAX, 0, reduce_text).x + fs * 1.2f;
-  d->AddRectFilled(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), to_u32(palette::packet_hollow), 2);
-  d->AddRect(ImVec2(x, y + fs / 2 - r), ImVec2(x + 2 * r, y + fs / 2 + r), neutral, 2, 0, 1.5f);  // copy: outlined
-  d->AddText(f, fs, ImVec2(x + 2 * r + 4, y), colors::text_dim, "copy (overwrites)");
-  x = origin.x;
-  y += fs * 1.35f;
-  const char* key = shading::stripes(run.model.layout().ranks) ? "number = chunk, colour = rank (trail: sender);"
-                                                                 : "number = chunk;";
-  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, key);
-  x += f->CalcTextSizeA(fs, FLT_MAX, 0, key).x + fs * 0.4f;
-  if (!app.toggles.link_heat) return;
-  // The heat ramp is a scale of traffic on the links, not a colour of anyone's: say so.
-  d->AddText(f, fs, ImVec2(x, y), colors::text_dim, "link shade = traffic so far: none");
-  x += f->CalcTextSizeA(fs, FLT_MAX, 0, "link shade = traffic so far: none ").x;
-  for (int i = 0; i < 20; ++i)
-    d->AddRectFilled(ImVec2(x + i * 4.0f, y + 3), ImVec2(x + i * 4.0f + 4, y + fs - 2), heat_color(static_cast<float>(i) / 19));
-  d->AddText(f, fs, ImVec2(x + 84, y), colors::text_dim, "busiest");
+  enum class Mark { reduce, copy, none, ramp };
+  struct Piece {
+    Mark mark;
+    const char* text;
+  };
+  const bool stripes = shading::stripes(run.model.layout().ranks);
+  std::vector<Piece> pieces{{Mark::reduce, short_words ? "reduce" : "reduce (adds into the receiver)"},
+                            {Mark::copy, short_words ? "copy" : "copy (overwrites)"}};
+  if (short_words) {
+    pieces.push_back({Mark::none, "number: chunk"});
+    if (stripes) pieces.push_back({Mark::none, "colour: rank"});
+  } else {
+    pieces.push_back({Mark::none, stripes ? "number = chunk, colour = rank (trail: sender);" : "number = chunk;"});
+  }
+  if (app.toggles.link_heat) pieces.push_back({Mark::ramp, short_words ? "link traffic" : "link shade = traffic so far: none"});
+  const float ramp_w = 84 + f->CalcTextSizeA(fs, FLT_MAX, 0, "busiest").x;
+  float x = 0, y = 0;
+  for (const Piece& piece : pieces) {
+    const float mark_w = piece.mark == Mark::reduce || piece.mark == Mark::copy ? 2 * r + 4 : 0;
+    const float text_w = f->CalcTextSizeA(fs, FLT_MAX, 0, piece.text).x;
+    const float w = mark_w + text_w + (piece.mark == Mark::ramp ? fs * 0.3f + ramp_w : 0);
+    if (x > 0 && x + w > width) x = 0, y += line_h;  // wrap
+    const ImVec2 at(origin.x + x, origin.y + y);
+    if (d) {
+      const ImVec2 c(at.x + r, at.y + fs / 2);
+      if (piece.mark == Mark::reduce) {  // filled, with a "+"
+        d->AddCircleFilled(c, r, neutral, 16);
+        draw_plus(d, c, r, ink, 1.5f);
+      } else if (piece.mark == Mark::copy) {  // outlined
+        d->AddRectFilled(ImVec2(at.x, c.y - r), ImVec2(at.x + 2 * r, c.y + r), to_u32(palette::packet_hollow), 2);
+        d->AddRect(ImVec2(at.x, c.y - r), ImVec2(at.x + 2 * r, c.y + r), neutral, 2, 0, 1.5f);
+      }
+      d->AddText(f, fs, ImVec2(at.x + mark_w, at.y), colors::text_dim, piece.text);
+      if (piece.mark == Mark::ramp) {  // the heat ramp is a scale of traffic on the links, not anyone's colour
+        const float rx = at.x + text_w + fs * 0.3f;
+        for (int i = 0; i < 20; ++i)
+          d->AddRectFilled(ImVec2(rx + i * 4.0f, at.y + 3), ImVec2(rx + i * 4.0f + 4, at.y + fs - 2), heat_color(static_cast<float>(i) / 19));
+        d->AddText(f, fs, ImVec2(rx + 84, at.y), colors::text_dim, "busiest");
+      }
+    }
+    x += w + gap;
+  }
+  return y + line_h;
 }
 
 void rank_tooltip(const Pane& run, int rank) {
@@ -326,7 +364,10 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   ImGui::InvisibleButton("##scene", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
   const bool hovered = ImGui::IsItemHovered();
   ImDrawList* d = ImGui::GetWindowDrawList();
-  const float legend_h = app.toggles.legend ? app.fonts.small->FontSize * 2.8f : 0.0f;
+  // A short scene (side by side, a projector) gets the legend's short words.
+  const bool short_legend = size.y < ImGui::GetFontSize() * 16;
+  const float legend_w = size.x - 12;
+  const float legend_h = app.toggles.legend ? legend(nullptr, app, run, ImVec2(), legend_w, short_legend) + 4 : 0.0f;
   // The labels need room around the ranks: not in a short scene (side by side, a small window).
   // (Not on a hypercube grid beyond 8 ranks: its inner ranks have no outside to put them.)
   const bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
@@ -340,7 +381,8 @@ void ScenePanel::Draw(App& app, const Pane& run) {
 
   d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);
   d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), colors::text_dim,
-             fmt::format("arranged by {}", vm.arrangement().description).c_str());
+             fmt::format("arranged by {}{}", vm.arrangement().description,
+                         l.links.size() > kTooManyLinks ? fmt::format("; its {} links not drawn", l.links.size()) : "").c_str());
   draw_boxes(d, app, run, cv);
   draw_links(d, app, run, cv, rank_px);
   draw_hubs(d, app, run, cv, rank_px);
@@ -354,7 +396,7 @@ void ScenePanel::Draw(App& app, const Pane& run) {
     if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
   }
   draw_packets(d, app, run, cv);
-  if (app.toggles.legend) draw_legend(d, app, run, ImVec2(p0.x + 6, p0.y + size.y));
+  if (app.toggles.legend) legend(d, app, run, ImVec2(p0.x + 6, p0.y + size.y - legend_h), legend_w, short_legend);
   d->PopClipRect();
   if (hovered_rank >= 0) rank_tooltip(run, hovered_rank);
 }

@@ -963,6 +963,14 @@ endif()
 run_case(validate-wrong-schedule ARGS validate "${_exercises}/ring_allreduce.toml")
 expect_exit(1)
 expect_stderr_matches("the schedule is wrong: .*step 2")
+# validate: a lecture's keys, every slide's file, phase and comparison.
+run_case(validate-lecture ARGS validate "${SOURCE_DIR}/scenarios/lectures/allreduce.lecture.toml")
+expect_exit(0)
+expect_output_matches("allreduce\\.lecture\\.toml: OK \\(lecture 'All-reduce: the ring and the parameter server': 5 slides, each file checked\\)")
+expect_bad_input(validate-lecture-bad-phase NO_DUMP ARGS validate "${SOURCE_DIR}/tests/cli/lectures/bad_compare.lecture.toml"
+  STDERR "bad_compare\\.lecture\\.toml:5:1: slide\\[1\\]: compare 'phase:5': not another collective phase of .*phases 1\\.\\.2")
+expect_bad_input(validate-lecture-bad-algorithm NO_DUMP ARGS validate "${SOURCE_DIR}/tests/cli/lectures/bad_algorithm.lecture.toml"
+  STDERR "compare 'rabenseifner': no such algorithm for broadcast")
 
 # storyboard: one SVG per frame (the start and every step) and an index.html that plays them.
 set(_board "${WORK_DIR}/storyboard/ring")

@@ -531,15 +531,30 @@ TEST_CASE("gui lesson: a re-run keeps the lesson, and its answers follow the new
     CHECK(ps8.lesson->answers[k] == answer_question(ps8.lesson->scenario.questions[k], ps8.lesson->program, &ps8.lesson->facts).text);
 }
 
-TEST_CASE("gui lesson: a lesson of several phases cannot be compared with another algorithm") {
+TEST_CASE("gui lesson: a lesson of several phases compares the chosen phase's collective with another algorithm") {
   LoadRequest r;
-  r.file = kSource / "scenarios/lessons/16_overlap.toml";
-  r.compare = "direct";
+  r.file = kSource / "scenarios/lessons/02_ring_vs_parameter_server.toml";
+  r.compare = "recursive_doubling";
+  r.phase = 1;  // the parameter server's all-reduce: its spec, run with recursive doubling
   Progress p;
   const LoadResult out = load(r, p);
-  CHECK_FALSE(out.lesson);
-  CHECK(out.error.find("compare with direct") != std::string::npos);
-  CHECK(out.error.find("9 phases") != std::string::npos);
+  REQUIRE_MESSAGE(out.lesson, out.error);
+  REQUIRE(out.compare);
+  CHECK(out.compared_phase == 1);
+  CHECK(out.compare->schedule().algorithm == "recursive_doubling");
+  CHECK(out.compare->schedule().spec.count == out.lesson->views[1]->schedule().spec.count);
+  CHECK(out.compare->schedule().spec.ranks == 4);
+  CHECK(out.compare->trace().verification.ok);
+  // A compute phase has no collective to compare; a phase that is not there is named.
+  r.file = kSource / "scenarios/lessons/17_parameter_server_training.toml";
+  r.phase = 0;
+  r.compare = "ring";
+  LoadResult bad = load(r, p);
+  CHECK_FALSE(bad.lesson);
+  CHECK(bad.error.find("compare with ring: phase 1 (forward) is a compute phase") != std::string::npos);
+  r.phase = 9;
+  bad = load(r, p);
+  CHECK(bad.error.find("there is no phase 10 (phases 1..5)") != std::string::npos);
 }
 
 TEST_CASE("gui lesson: every lesson in scenarios/lessons loads, with a view of each collective phase's steps") {
