@@ -428,7 +428,7 @@ void App::DrawPresenting() {
   // Where the presenter is, and how to leave.
   std::string at = doc.lesson && doc.lesson->phase_count() > 1 ? fmt::format("Phase {}/{}", doc.phase + 1, doc.lesson->phase_count()) : "";
   if (doc.model)
-    at += fmt::format("{}Step {}/{}", at.empty() ? "" : " · ", std::min(now.steps_done + (now.in_flight.empty() ? 0 : 1), doc.model->step_count()),
+    at += fmt::format("{}Step {}/{}", at.empty() ? "" : " · ", caption_step(now, doc.model->step_count()),
                       doc.model->step_count());
   if (lecture) at += fmt::format(" · slide {}/{}", slide + 1, lecture->slides.size());
   ImGui::TextDisabled("%s    → ← step · space play · %sF5 or Escape: leave presenter mode", at.c_str(),

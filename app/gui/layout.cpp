@@ -163,9 +163,19 @@ void layout_trees(Layout& l, const std::vector<TreeShape>& trees) {
       if (const int q = trees[k].parent[static_cast<std::size_t>(r)]; q >= 0 && q < l.ranks) add_link(l, q, r, static_cast<int>(k));
 }
 
+// `ranks` in a row from x0 to x1 at height y (a node's GPUs over their switch).
+void place_in_row(Layout& l, const std::vector<int>& ranks, float x0, float x1, float y) {
+  const int n = static_cast<int>(ranks.size());
+  const float dx = n > 1 ? (x1 - x0) / static_cast<float>(n - 1) : 0.0f;
+  for (int i = 0; i < n; ++i) at(l, ranks[static_cast<std::size_t>(i)]) = {n > 1 ? x0 + dx * static_cast<float>(i) : (x0 + x1) / 2, y};
+  l.rank_radius = radius_for_spacing(n > 1 ? dx : 1.0f);
+}
+
 // Nodes as boxes in a row (a grid beyond four), each node's ranks on a small circle in
 // its box, and the hub `top` below them for the traffic between nodes. With `fabric`,
-// each box also gets a switch of its own ("fabric"), just below it.
+// each box also gets a switch of its own ("fabric"), just below it, and up to eight ranks
+// sit in a row at the box's top, so that every rank's way down to the switch passes no
+// other rank (on a circle, the bottom rank sat on the others' ways, and so did their packets).
 void layout_groups(Layout& l, int per_node, const std::string& top, const std::string& fabric = "") {
   l.ranks_per_node = per_node;
   const int nodes = (l.ranks + per_node - 1) / per_node;
@@ -178,7 +188,10 @@ void layout_groups(Layout& l, int per_node, const std::string& top, const std::s
     const Vec2 centre{(static_cast<float>(m % cols) - 0.5f * static_cast<float>(cols - 1)) * (box + gap),
                       (static_cast<float>(m / cols) - 0.5f * static_cast<float>(rows - 1)) * (box + gap)};
     const int first = m * per_node, count = std::min(per_node, l.ranks - first);
-    place_on_circle(l, iota(first, count), count == 1 ? 0.0f : inner, centre);
+    if (!fabric.empty() && count > 1 && count <= 8)
+      place_in_row(l, iota(first, count), centre.x - box * 0.38f, centre.x + box * 0.38f, centre.y - box * 0.15f);
+    else
+      place_on_circle(l, iota(first, count), count == 1 ? 0.0f : inner, centre);
     rank_radius = std::min(rank_radius, count == 1 ? radius_for_spacing(box) : l.rank_radius);
     l.boxes.push_back({{centre.x - box / 2, centre.y - box / 2}, {centre.x + box / 2, centre.y + box / 2}, fmt::format("node {}", m)});
     if (!fabric.empty()) l.fabric_hub.push_back(add_hub(l, {centre.x, centre.y + box / 2 + below / 2}, fabric));

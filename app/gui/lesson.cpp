@@ -148,7 +148,9 @@ Narration narration(const Lesson& l, std::size_t k, int step) {
   return {std::move(parts.lesson), std::move(parts.phase), std::move(parts.step)};
 }
 
-int caption_step(const Frame& f, int steps) { return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), steps); }
+int caption_step(const Frame& f, int steps) {
+  return std::min(f.steps_done + (f.in_flight.empty() && f.queued.empty() ? 0 : 1), steps);
+}
 
 int Reveals::next() {
   const auto hidden = std::find(shown.begin(), shown.end(), false);

@@ -69,7 +69,8 @@ struct Narration {
   std::string lesson, phase, step;
 };
 Narration narration(const Lesson& l, std::size_t k, int step);
-// The step a caption talks about: the one in flight, else the last one done (0 before any).
+// The step a caption talks about: the one in flight (or with transfers queued), else the
+// last one done (0 before any); the transport, the headings and the narration all say it.
 int caption_step(const Frame& f, int steps);
 
 // Which answers are shown. The `A` key reveals the next hidden one, and hides them all

@@ -336,11 +336,22 @@ void rank_tooltip(const Pane& run, int rank) {
   ImGui::EndTooltip();
 }
 
+// The smallest distance between two ranks' centres on the canvas, in pixels.
+float closest_ranks_px(const Layout& l, const Canvas& cv) {
+  float best = FLT_MAX;
+  for (int a = 0; a < l.ranks; ++a)
+    for (int b = a + 1; b < l.ranks; ++b) {
+      const ImVec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
+      best = std::min(best, std::hypot(p.x - q.x, p.y - q.y));
+    }
+  return best;
+}
+
 // Comparing: which run this side shows, how far it is, and its own caption.
 void heading(const App& app, const Pane& run) {
   const ViewModel& vm = run.model;
   const int steps = vm.step_count();
-  const int shown = std::min(run.now.steps_done + (run.now.in_flight.empty() ? 0 : 1), steps);
+  const int shown = caption_step(run.now, steps);
   const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();
   std::string line = phases ? fmt::format("{} · {}   step {}/{}", app.side_title(run.side), vm.schedule().algorithm, shown, steps)
                             : fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
@@ -370,13 +381,16 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   const float legend_h = app.toggles.legend ? legend(nullptr, app, run, ImVec2(), legend_w, short_legend) + 4 : 0.0f;
   // The labels need room around the ranks: not in a short scene (side by side, a small window).
   // (Not on a hypercube grid beyond 8 ranks: its inner ranks have no outside to put them.)
-  const bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
-                      size.y > app.fonts.small->FontSize * 22;
-  // Room for the "↑ sent ↓ received" labels outside the outermost ranks.
-  const float mx = labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
-  Canvas cv;
+  bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
+                size.y > app.fonts.small->FontSize * 22;
   const float top = app.fonts.small->FontSize * 1.4f;  // the "arranged by" line
-  cv = fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
+  const auto fitted = [&](bool with_labels) {  // room for the "↑ sent ↓ received" labels outside the outermost ranks
+    const float mx = with_labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = with_labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
+    return fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
+  };
+  Canvas cv = fitted(labels);
+  // Ranks closer than a label's width (a node's GPUs in a row) would overlap their labels: none, and the room they took.
+  if (labels && closest_ranks_px(l, cv) < app.fonts.small->FontSize * 5.2f) labels = false, cv = fitted(false);
   const float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
 
   d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);

@@ -195,7 +195,7 @@ void TransportPanel::Draw(App& app) {
   }
   // The step in progress while packets fly; the last one done at rest. Comparing: each run's.
   const auto shown = [](const Frame& f, const ViewModel& m) {
-    return std::min(f.steps_done + (f.in_flight.empty() ? 0 : 1), m.step_count());
+    return caption_step(f, m.step_count());
   };
   if (app.doc.compare)
     ImGui::Text("Step %d/%d · %d/%d", shown(app.now, runs.a()), runs.a().step_count(), shown(app.compare_now, *runs.b()),

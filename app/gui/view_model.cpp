@@ -375,8 +375,17 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
     const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
     for (auto it = lo; it != hi; ++it)
       if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && c.end[i] > t && !it->is_local()) f.queued.push_back(i);
-    std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
+  } else if (kind != ClockKind::steps && f.steps_done < s.step_count()) {
+    // On a time clock, the first step not done is under way once any of its transfers has
+    // begun; those that have not wait at their senders (the parameter server's third push
+    // while the second has just ended), and the caption stays in that step.
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), f.steps_done, StepOrder{});
+    bool begun = false;
+    for (auto it = lo; it != hi; ++it) begun = begun || c.begin[static_cast<std::size_t>(it - s.transfers.begin())] < t;
+    for (auto it = lo; begun && it != hi; ++it)
+      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && !it->is_local()) f.queued.push_back(i);
   }
+  std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
   for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
   if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
     const int k = f.steps_done - 1;  // transfers are ordered by step

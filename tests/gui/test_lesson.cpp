@@ -574,3 +574,16 @@ TEST_CASE("gui lesson: every lesson in scenarios/lessons loads, with a view of e
     for (bool ok : l.answerable) CHECK(ok);
   }
 }
+
+TEST_CASE("gui lesson: the step a caption talks about counts queued transfers as in the step") {
+  Frame f;
+  f.steps_done = 2;
+  CHECK(caption_step(f, 30) == 2);  // at rest after step 2
+  f.queued = {7};                   // step 3's transfers wait at their senders (the model serialises them)
+  CHECK(caption_step(f, 30) == 3);
+  f.queued.clear();
+  f.in_flight = {InFlight{5, 0.5f}};
+  CHECK(caption_step(f, 30) == 3);
+  f.steps_done = 30;
+  CHECK(caption_step(f, 30) == 30);  // never beyond the last step
+}

@@ -397,6 +397,27 @@ TEST_CASE("gui clock: in the steps clock, pushes the model serialises on the ser
   CHECK(mid.queued.empty());
 }
 
+TEST_CASE("gui clock: on a time clock, between two pushes of a step, the step is still under way") {
+  const auto vm = predicted_run(Collective::all_reduce, "parameter_server", 4, 1 << 16);
+  const Schedule& s = vm->schedule();
+  REQUIRE(vm->trace().predicted);
+  // The second push's end: the first two are done, the other two have not begun.
+  std::vector<double> ends;
+  for (std::size_t i = 0; i < s.transfers.size(); ++i)
+    if (s.transfers[i].step == 0) ends.push_back(*vm->trace().records[i].predicted_end_ns);
+  std::sort(ends.begin(), ends.end());
+  REQUIRE(ends.size() == 4);
+  const Frame between = vm->frame(ClockKind::predicted, ends[1]);
+  CHECK(between.steps_done == 0);
+  CHECK(between.queued.size() == 2);
+  CHECK(between.caption.starts_with("In step 1/2"));  // not "Start: every rank holds only its own data"
+  CHECK(caption_step(between, vm->step_count()) == 1);
+  // Before anything began, the start; after the step, nothing waits.
+  CHECK(vm->frame(ClockKind::predicted, 0).queued.empty());
+  CHECK(vm->frame(ClockKind::predicted, 0).caption.starts_with("Start"));
+  CHECK(vm->frame(ClockKind::predicted, ends[3]).queued.empty());
+}
+
 TEST_CASE("gui layout: a parameter server's links carry what its workers push and pull, on the pattern and on a star") {
   const int workers = 4;
   const std::uint64_t count = 1 << 14, bytes = count * 4;
