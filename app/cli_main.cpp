@@ -341,6 +341,16 @@ int run_cli(int argc, char** argv) {
   storyboard_cmd->add_option("--out", storyboard_out, "the folder to write step-NN.svg and index.html into (created if needed)")
       ->required()
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
+  std::string html_out;
+  CLI::App* html_cmd = app.add_subcommand(
+      "html",
+      "write one self-contained web page that plays the run in any browser, offline: the scene, the buffers, the "
+      "timeline and the caption on the steps, measured and predicted clocks, and a scenario's questions (docs/web.md)");
+  add_spec_flags(*html_cmd, spec);
+  html_cmd->add_option("input", files.scenario, "a scenario file (run on the CPU backend first) or a JSON trace; none: the flags' run");
+  html_cmd->add_option("--out", html_out, "the page to write (e.g. ring.html)")
+      ->required()
+      ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",
@@ -369,6 +379,10 @@ int run_cli(int argc, char** argv) {
   if (storyboard_cmd->parsed()) {
     const cli::FlagGiven given = flags_given(storyboard_cmd);
     return cli::command_storyboard(files.scenario, storyboard_out, to_request(spec, given), given);
+  }
+  if (html_cmd->parsed()) {
+    const cli::FlagGiven given = flags_given(html_cmd);
+    return cli::command_html(files.scenario, html_out, to_request(spec, given), given);
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
   if (list_cmd->parsed()) {

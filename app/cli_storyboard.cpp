@@ -9,6 +9,7 @@
 #include "app/cli_lesson.h"
 #include "app/gui/loader.h"
 #include "app/gui/view_model.h"
+#include "app/html/page.h"
 #include "app/storyboard.h"
 #include "sim/exec/backend.h"
 #include "sim/lesson/captions.h"
@@ -30,9 +31,12 @@ constexpr std::string_view kSpecFlags[] = {"--collective", "--algorithm",      "
 // What the GUI shows for a scenario: run on the CPU backend, times predicted on the
 // scenario's topology (gui/loader.cpp does the same), so the storyboard's scene is laid out
 // as in the app.
-Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario) {
+// `check` refuses a schedule too large for the output (storyboard::check_drawable).
+using SizeCheck = void (*)(const Schedule&, const std::string&);
+
+Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check = storyboard::check_drawable) {
   RunResult run = prepare_run(plan.request, {.record_history = true});  // the view's history: checked once
-  storyboard::check_drawable(run.schedule, scenario.empty() ? "storyboard" : scenario);
+  check(run.schedule, scenario.empty() ? "storyboard" : scenario);
   predict_run(run, plan.topology);
   execute_run(run, *make_cpu_backend());
   if (!run.verification.ok) throw std::runtime_error("the run gave a wrong result: " + run.verification.first_mismatch);
@@ -41,12 +45,12 @@ Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario) {
   return make_trace(run, plan.title, description);
 }
 
-Trace load_for_storyboard(const std::string& input, const FlagGiven& given) {
+Trace load_for_storyboard(const std::string& input, const FlagGiven& given, SizeCheck check = storyboard::check_drawable) {
   for (std::string_view flag : kSpecFlags)
     if (given(flag))
       throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
   Trace t = load_trace_json(input, true);  // its one check records the view's history
-  storyboard::check_drawable(t.schedule, input);
+  check(t.schedule, input);
   return t;
 }
 
@@ -220,6 +224,57 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
              board.frames.size(), vm.step_count(), vm.step_count() == 1 ? "" : "s",
              to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks, out_dir,
              (std::filesystem::path(out_dir) / "index.html").string());
+  return 0;
+}
+
+namespace {
+
+// The page's limit, checked before the run (html::page_data checks the cells too).
+void check_playable(const Schedule& s, const std::string& source) {
+  if (s.transfers.size() > html::kMaxTransfers)
+    throw InputError(fmt::format("{}: {} transfers are more than a page can play (at most {}): try fewer ranks or slices",
+                                 source, s.transfers.size(), html::kMaxTransfers));
+}
+
+// A single collective's words and questions (answered from the run's program).
+html::PageText page_text(const RunPlan& plan, const Trace& trace, const std::string& input, const gui::ViewModel& vm) {
+  html::PageText text{trace.scenario_title, trace.scenario_description, {}, {}, input};
+  if (!plan.scenario) return text;
+  text.step_captions = file_captions(plan, vm.schedule());
+  const Scenario& sc = *plan.scenario;
+  text.clock = !sc.phases.empty() && !sc.phases[0].clock.empty() ? sc.phases[0].clock : sc.clock;
+  if (sc.questions.empty()) return text;
+  const ProgramResult p = model_program(sc);
+  const LessonFacts facts = checked_facts(sc, p);
+  const std::vector<Answer> answers = answer_questions(sc, p, facts);
+  for (std::size_t k = 0; k < sc.questions.size(); ++k) text.questions.push_back({question_text(sc, facts, k), answers[k].text});
+  return text;
+}
+
+}  // namespace
+
+int command_html(const std::string& input, const std::string& out, const RunRequest& from_flags, const FlagGiven& given) {
+  check_output_file("--out", out);  // before the run: a bad path loses nothing and waits for nothing
+  const bool trace_input = !input.empty() && gui::is_trace_file(input);
+  std::optional<RunPlan> plan;
+  if (!trace_input) {
+    plan = plan_run(input, from_flags, "cpu", given);
+    if (plan->lesson())
+      throw InputError(fmt::format("{}: a lesson of {} phases: `collsim html` plays one collective so far (open the "
+                                   "lesson in collsim-gui, or `collsim storyboard` it)",
+                                   input, plan->scenario->phases.size()));
+  }
+  const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
+  const gui::ViewModel vm(trace);
+  const html::PageText text = trace_input ? html::PageText{trace.scenario_title, trace.scenario_description, {}, {}, input}
+                                          : page_text(*plan, trace, input, vm);
+  const std::string page = html::make_page(vm, text);
+  OutputFileSet files;
+  files.stage(out, page);
+  files.commit();
+  fmt::print("page: {} with {} on {} ranks, {} steps, {} transfers ({:.1f} KiB) in {}\n  open {}\n",
+             to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks,
+             vm.step_count(), vm.transfer_count(), static_cast<double>(page.size()) / 1024, out, out);
   return 0;
 }
 

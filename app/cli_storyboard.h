@@ -15,6 +15,11 @@ namespace collsim::cli {
 int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
                        const FlagGiven& given);
 
+// `collsim html SCENARIO|TRACE.json --out PAGE.html`: the same run (or trace) as one
+// self-contained web page that plays it (app/html/page.h), written all or nothing; the
+// output path is checked before the run. A lesson of several phases is refused so far.
+int command_html(const std::string& input, const std::string& out, const RunRequest& from_flags, const FlagGiven& given);
+
 // `collsim validate FILE...`: loads each scenario, schedule or trace file and checks it
 // (a scenario's schedule symbolically, its topology by the timing model) without running
 // anything; prints "FILE: OK (...)" per file. Stops at the first bad file with its error

@@ -1,0 +1,261 @@
+#include "app/html/page.h"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/gui/buffer_layout.h"
+#include "app/gui/palette.h"
+#include "app/gui/shading.h"
+#include "app/html/player_assets.h"
+#include "sim/core/errors.h"
+
+namespace collsim::html {
+namespace {
+
+using nlohmann::json;
+namespace gui = collsim::gui;
+
+// Points of a packet's way, from the edge of the sender's disc to the edge of the
+// receiver's, on its lane: what the player interpolates between.
+constexpr int kWaySamples = 16;
+
+// Numbers in the file: 4 significant digits for coordinates (the page draws at most a few
+// thousand pixels), times as they are. JSON has no infinities: null stands for "before
+// anything" (an initial state's key).
+double coord(float v) { return std::round(static_cast<double>(v) * 1e4) / 1e4; }
+// Times to 7 significant digits (the shortest decimal that reads back as it): rounding is
+// monotone, so "ended by t" compares the same way for the transfers and the cells' keys.
+double seven(double v) { return std::isfinite(v) && v != 0 ? std::stod(fmt::format("{:.7g}", v)) : v; }
+std::vector<double> seven(const std::vector<double>& v) {
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (double x : v) out.push_back(seven(x));
+  return out;
+}
+json time_value(double v) { return std::isfinite(v) ? json(seven(v)) : json(nullptr); }
+
+json layout_json(const gui::ViewModel& vm) {
+  const gui::Layout& l = vm.layout();
+  json nodes = json::array();
+  for (const gui::Vec2& p : l.nodes) nodes.push_back({coord(p.x), coord(p.y)});
+  json links = json::array(), link_ways = json::array();
+  for (std::size_t i = 0; i < l.links.size(); ++i) {
+    const auto [a, b] = l.links[i];
+    links.push_back({a, b, i < l.link_tree.size() ? l.link_tree[i] : -1});
+    json pts = json::array();
+    const std::vector<int> path{a, b};
+    const int n = gui::is_straight(l, path) ? 1 : kWaySamples;
+    for (int k = 0; k <= n; ++k) {
+      const gui::Vec2 p = gui::point_along(l, path, static_cast<float>(k) / static_cast<float>(n));
+      pts.push_back(coord(p.x)), pts.push_back(coord(p.y));
+    }
+    link_ways.push_back(std::move(pts));
+  }
+  json boxes = json::array();
+  for (const gui::NodeBox& b : l.boxes) boxes.push_back({{"x0", coord(b.min.x)}, {"y0", coord(b.min.y)}, {"x1", coord(b.max.x)}, {"y1", coord(b.max.y)}, {"label", b.label}});
+  json servers = json::array();
+  for (bool s : l.is_server) servers.push_back(s);
+  return {{"kind", std::string(to_string(l.kind))},
+          {"ranks", l.ranks},
+          {"nodes", std::move(nodes)},
+          {"hub_labels", l.hub_labels},
+          {"servers", std::move(servers)},
+          {"boxes", std::move(boxes)},
+          {"rank_radius", coord(l.rank_radius)},
+          {"packet_radius", coord(gui::packet_radius(l))},
+          {"links", std::move(links)},
+          {"link_ways", std::move(link_ways)},
+          {"link_totals", vm.link_totals()},
+          {"arrangement", vm.arrangement().description}};
+}
+
+// Every transfer's facts (columnar), and its way: one sampled polyline per distinct path.
+json transfers_json(const gui::ViewModel& vm) {
+  const Schedule& s = vm.schedule();
+  const gui::Layout& l = vm.layout();
+  std::vector<int> src, dst, step, chunk, reduce, way;
+  std::vector<std::uint64_t> bytes;
+  std::map<std::vector<int>, int> ways;
+  json way_points = json::array();
+  for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+    const Transfer& t = s.transfers[i];
+    src.push_back(t.src), dst.push_back(t.dst), step.push_back(t.step), chunk.push_back(t.chunk);
+    reduce.push_back(t.action == Action::reduce ? 1 : 0);
+    bytes.push_back(s.bytes(t));
+    const std::span<const int> p = vm.path_of(i);
+    if (p.empty()) {
+      way.push_back(-1);
+      continue;
+    }
+    std::vector<int> nodes(p.begin(), p.end());
+    auto [it, added] = ways.try_emplace(nodes, static_cast<int>(ways.size()));
+    if (added) {
+      json pts = json::array();
+      for (int k = 0; k <= kWaySamples; ++k) {
+        const float progress = static_cast<float>(k) / kWaySamples;
+        const gui::Vec2 at = gui::point_along(l, nodes, gui::packet_way(l, nodes, progress), true);
+        pts.push_back(coord(at.x)), pts.push_back(coord(at.y));
+      }
+      way_points.push_back(std::move(pts));
+    }
+    way.push_back(it->second);
+  }
+  return {{"src", src}, {"dst", dst}, {"step", step}, {"chunk", chunk}, {"reduce", reduce},
+          {"bytes", bytes}, {"way", way}, {"ways", std::move(way_points)}};
+}
+
+json clock_json(const gui::ViewModel& vm, gui::ClockKind kind) {
+  const gui::ClockIndex& c = vm.clock(kind);
+  json keys = json::array();
+  for (double k : c.change_keys) keys.push_back(time_value(k));
+  return {{"begin", seven(c.begin)}, {"end", seven(c.end)}, {"start", seven(c.start)}, {"finish", seven(c.finish)},
+          {"step_done", seven(c.step_done)}, {"keys", std::move(keys)}};
+}
+
+// The captions the app shows (ViewModel::caption), for every step: in it, after it.
+json captions_json(const gui::ViewModel& vm, const PageText& text) {
+  const Schedule& s = vm.schedule();
+  const int steps = s.step_count();
+  json in = json::array(), after = json::array(), titles = json::array();
+  std::size_t first = 0;
+  for (int k = 0; k < steps; ++k) {
+    while (first < s.transfers.size() && s.transfers[first].step < k) ++first;
+    after.push_back(vm.caption(gui::ClockKind::steps, k, k, {}));
+    in.push_back(vm.caption(gui::ClockKind::steps, k + 0.5, k, {gui::InFlight{static_cast<std::uint32_t>(first), 0.5f}}));
+    titles.push_back(fmt::format("step {}/{}: {}", k + 1, steps, s.step_labels[static_cast<std::size_t>(k)]));
+  }
+  after.push_back(vm.caption(gui::ClockKind::steps, steps, steps, {}));
+  return {{"in", std::move(in)}, {"after", std::move(after)}, {"titles", std::move(titles)}, {"file", text.step_captions}};
+}
+
+json buffers_json(const gui::ViewModel& vm) {
+  const gui::BufferHistory& h = vm.buffers();
+  json rows = json::array();
+  std::vector<std::uint32_t> all;
+  for (std::uint32_t r = 0; r < h.rows().size(); ++r) {
+    const gui::BufferRow& row = h.rows()[r];
+    all.push_back(r);
+    rows.push_back({{"rank", row.rank}, {"buffer", std::string(to_string(row.buffer))}, {"elements", row.elements},
+                    {"first", row.first_cell}, {"count", row.cell_count}, {"optional", row.optional}});
+  }
+  // Every row on the same equal-width pieces (the app's buffer_layout.h): each cell's
+  // left and right edge as a fraction of the row's width.
+  const gui::BufferColumns cols = gui::buffer_columns(h, all);
+  const double pieces = std::max<double>(cols.pieces(), 1);
+  std::vector<double> x0, x1;
+  std::vector<std::uint64_t> begin, end, eventual;
+  std::vector<std::uint32_t> first, count;
+  std::vector<int> target;
+  for (std::uint32_t c = 0; c < h.cells().size(); ++c) {
+    const gui::Cell& cell = h.cells()[c];
+    x0.push_back(cols.first_piece[c] / pieces), x1.push_back(cols.end_piece[c] / pieces);
+    begin.push_back(cell.begin), end.push_back(cell.end);
+    first.push_back(cell.first_change), count.push_back(cell.change_count), target.push_back(cell.target);
+    eventual.push_back(gui::shading::eventual_ranks(vm, c));
+  }
+  std::vector<int> written, holds;
+  std::vector<std::uint64_t> mask;
+  std::vector<std::int64_t> writer;
+  for (const gui::CellChange& ch : h.changes()) {
+    const gui::RankSet set = ch.written ? gui::ranks_of(ch.contributions) : gui::RankSet{};
+    written.push_back(ch.written ? 1 : 0), holds.push_back(set.count);
+    mask.push_back(set.mask);
+    writer.push_back(ch.transfer >= kInitialState ? -1 : static_cast<std::int64_t>(ch.transfer));
+  }
+  // Masks as hex strings: JavaScript's numbers hold 53 bits, a mask 64.
+  json masks = json::array(), eventual_masks = json::array();
+  for (std::uint64_t m : mask) masks.push_back(fmt::format("{:x}", m));
+  for (std::uint64_t m : eventual) eventual_masks.push_back(fmt::format("{:x}", m));
+  return {{"rows", std::move(rows)},
+          {"cells", {{"begin", begin}, {"end", end}, {"x0", x0}, {"x1", x1}, {"first", first}, {"count", count},
+                     {"target", target}, {"eventual", std::move(eventual_masks)}}},
+          {"changes", {{"written", written}, {"holds", holds}, {"mask", std::move(masks)}, {"writer", writer}}}};
+}
+
+json palette_json() {
+  json ranks = json::array(), ramp = json::array();
+  for (const gui::palette::Rgb& c : gui::palette::kRanks) ranks.push_back(gui::palette::hex(c));
+  for (const gui::palette::Rgb& c : gui::shading::fill_ramp(65)) ramp.push_back(gui::palette::hex(c));
+  return {{"ranks", std::move(ranks)}, {"ramp", std::move(ramp)}, {"stripes_up_to", gui::shading::kMaxStripeRanks},
+          {"packet", gui::palette::hex(gui::palette::packet)}, {"packet_ink", gui::palette::hex(gui::palette::packet_ink)},
+          {"empty", gui::palette::hex(gui::palette::empty_cell)}, {"missing", gui::palette::hex(gui::palette::missing_slot)},
+          {"grid", gui::palette::hex(gui::palette::grid)}, {"hub", gui::palette::hex(gui::palette::hub)},
+          {"second_tree", gui::palette::hex(gui::palette::second_tree)}};
+}
+
+// "</script>" inside the data would end the script element: escape every "</".
+std::string script_safe(std::string text) {
+  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
+  return text;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string page_data(const gui::ViewModel& vm, const PageText& text) {
+  const Schedule& s = vm.schedule();
+  if (s.transfers.size() > kMaxTransfers || vm.buffers().cells().size() > kMaxCells)
+    throw InputError(fmt::format("{}: {} transfers and {} buffer cells are more than a page can play (at most {} and {}): "
+                                 "try fewer ranks or slices",
+                                 text.source, s.transfers.size(), vm.buffers().cells().size(), kMaxTransfers, kMaxCells));
+  json clocks = json::object();
+  for (gui::ClockKind k : gui::kAllClocks)
+    if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k);
+  json questions = json::array();
+  for (const PageText::Question& q : text.questions) questions.push_back({{"text", q.text}, {"answer", q.answer}});
+  const Trace& t = vm.trace();
+  const json data = {
+      {"format", "collsim-page"},
+      {"version", 1},
+      {"title", text.title},
+      {"description", text.description},
+      {"source", text.source},
+      {"clock", text.clock},
+      {"collective", std::string(to_string(s.spec.collective))},
+      {"algorithm", s.algorithm},
+      {"ranks", s.spec.ranks},
+      {"total_ranks", s.total_ranks},
+      {"count", s.spec.count},
+      {"dtype", std::string(to_string(s.spec.dtype))},
+      {"steps", s.step_count()},
+      {"verified", t.verification.ok},
+      {"predicted_on", t.predicted ? t.predicted->topology : ""},
+      {"captions", captions_json(vm, text)},
+      {"layout", layout_json(vm)},
+      {"transfers", transfers_json(vm)},
+      {"clocks", std::move(clocks)},
+      {"buffers", buffers_json(vm)},
+      {"questions", std::move(questions)},
+      {"palette", palette_json()}};
+  return data.dump();
+}
+
+std::string make_page(const gui::ViewModel& vm, const PageText& text) {
+  const std::string title = text.title.empty() ? fmt::format("{} with {} on {} ranks", to_string(vm.schedule().spec.collective),
+                                                             vm.schedule().algorithm, vm.schedule().spec.ranks)
+                                               : text.title;
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta name=\"generator\" content=\"collsim html\">\n<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n{}\n"
+      "<script id=\"collsim-data\" type=\"application/json\">{}</script>\n<script>\n{}</script>\n</body>\n</html>\n",
+      html_escape(title), kPlayerCss, kPlayerHtml, script_safe(page_data(vm, text)), kPlayerJs);
+}
+
+}  // namespace collsim::html

@@ -1,0 +1,44 @@
+// The web page (`collsim html`): one self-contained HTML file that plays a run in any
+// browser — the scene, the buffers, the timeline and the caption on the steps, measured
+// and predicted clocks — for students without the desktop app (docs/web.md).
+//
+// The page only reads what the view model computed (app/gui/view_model.h, plain C++):
+// every node's place and every packet's way (sampled from the layout's own lanes), every
+// transfer's begin and end on each clock, every buffer cell's history with the time each
+// change takes effect on each clock, and the captions. The player (app/html/player.js)
+// draws them and searches them by time; it derives nothing of the run itself.
+//
+// Elements a test may read carry classes and data attributes: `.cell` (data-rank,
+// data-buffer, data-cell, data-holds: the ranks it holds, as the storyboard writes them),
+// `.packet` (data-transfer), `#caption`, `#playhead` (data-t, data-clock, data-step).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "app/gui/view_model.h"
+
+namespace collsim::html {
+
+// Beyond these the page is refused with advice (the browser would not cope).
+inline constexpr std::size_t kMaxTransfers = 2'000'000;
+inline constexpr std::size_t kMaxCells = 4'000'000;
+
+// What the page says besides the run: a scenario's words and questions.
+struct PageText {
+  std::string title;
+  std::string description;
+  std::vector<std::string> step_captions;  // per frame (0: the start, k: step k), from a scenario; may be empty
+  struct Question {
+    std::string text, answer;  // the answer computed from the run
+  };
+  std::vector<Question> questions;
+  std::string source;  // the file it came from, shown small
+  std::string clock;   // the clock it opens on (a scenario's `clock`); "": steps
+};
+
+// The page's data as JSON text (columnar arrays), what the player reads.
+std::string page_data(const gui::ViewModel& vm, const PageText& text);
+// The whole page: the player's HTML, CSS and JavaScript with the data inlined.
+std::string make_page(const gui::ViewModel& vm, const PageText& text);
+
+}  // namespace collsim::html

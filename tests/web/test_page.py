@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""The web page (`collsim html`) in a real browser: Debian's chromium, headless, driven by
+Selenium (tests/CMakeLists.txt registers it as the ctest `web_page`, labelled `web`).
+
+For a ring, a parameter server, a double binary tree and an all-to-all it writes a page and
+a storyboard of the same trace, loads the page, and checks what a student would do and see:
+the keys move the playhead, the caption is the view model's, every buffer cell's contents at
+step k equal the storyboard's at step k (the C++ buffer history, read by another code path),
+scrubbing and the clocks work, play plays, a question's answer is hidden until clicked and
+equals `collsim run --answers`; and the browser's console stays free of errors.
+
+Usage: test_page.py --collsim PATH --source-dir DIR --work DIR
+Exit 0 when every check held; 1 with the failures listed. Without chromium, chromedriver or
+Selenium it fails too, naming what is missing (scripts/setup installs them): it never skips.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr, sep="\n")
+        raise SystemExit(f"FAILED: {' '.join(map(str, cmd))} exited {r.returncode}")
+    return r.stdout
+
+
+def storyboard_cells(svg_path):
+    """(rank, buffer, cell) -> the ranks it holds, as the storyboard drew step k."""
+    text = Path(svg_path).read_text()
+    cells = {}
+    for m in re.finditer(r'<g class="cell" data-rank="(\d+)" data-buffer="(\w+)" data-cell="(\d+)" [^>]*data-holds="([^"]*)"', text):
+        cells[(m.group(1), m.group(2), m.group(3))] = m.group(4)
+    return cells
+
+
+def page_cells(driver):
+    return {(c["rank"], c["buffer"], c["cell"]): c["holds"] for c in driver.execute_script(
+        "return [...document.querySelectorAll('#buffers .cell')].map(g => ({rank: g.dataset.rank, buffer: g.dataset.buffer,"
+        " cell: g.dataset.cell, holds: g.dataset.holds}));")}
+
+
+def playhead(driver):
+    return driver.execute_script("return Object.assign({}, document.getElementById('playhead').dataset);")
+
+
+def key(driver, name, times=1):
+    from selenium.webdriver.common.action_chains import ActionChains
+    for _ in range(times):
+        ActionChains(driver).send_keys(name).perform()
+
+
+def console_errors(driver):
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def make_driver(size):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise SystemExit("FAILED: python3-selenium is not installed (scripts/setup installs it)")
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if not browser or not driver_path:
+        raise SystemExit("FAILED: chromium and chromedriver are needed (scripts/setup installs chromium and chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={size}"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def check_page(driver, name, page, board, steps):
+    from selenium.webdriver.common.keys import Keys
+    driver.get(page.as_uri())
+    driver.find_element("id", "playhead")
+    check(console_errors(driver) == [], f"{name}: the page loads without console errors")
+    ph = playhead(driver)
+    check(ph["step"] == "0" and ph["clock"] == "steps", f"{name}: it opens at the start, on the steps clock ({ph})")
+    key(driver, Keys.END)
+    check(playhead(driver)["done"] == str(steps), f"{name}: End: all {steps} steps done")
+    key(driver, Keys.HOME)
+    check(playhead(driver)["done"] == "0", f"{name}: Home: back to the start")
+    # Step by step with →: every cell holds what the storyboard's frame k shows.
+    for k in range(0, steps + 1):
+        if k > 0:
+            key(driver, Keys.ARROW_RIGHT)
+        ph = playhead(driver)
+        expected = storyboard_cells(board / f"step-{k:02d}.svg")
+        shown = page_cells(driver)
+        # The storyboard leaves out the inputs (they never change); every other cell is in both.
+        missing = [c for c in expected if c not in shown] + [c for c in shown if c not in expected and c[1] != "input"]
+        wrong = [(c, shown[c], expected[c]) for c in expected if c in shown and shown[c] != expected[c]]
+        check(ph["done"] == str(k) and not missing and not wrong and len(expected) > 0,
+              f"{name}: → {k}: {len(expected)} cells equal the storyboard's step {k}"
+              + (f" (missing {missing[:3]}, wrong {wrong[:3]})" if missing or wrong else ""))
+    key(driver, Keys.ARROW_LEFT)
+    check(playhead(driver)["done"] == str(steps - 1), f"{name}: ← steps back to {steps - 1}")
+    # Scrub to half-way through step 2: in flight, and the caption says so.
+    if steps >= 2:
+        driver.execute_script("const s = document.getElementById('scrub'); s.value = 1.5; s.dispatchEvent(new Event('input'));")
+        ph = playhead(driver)
+        caption = driver.find_element("id", "caption").text
+        check(ph["t"] == "1.5" and ph["step"] == "2", f"{name}: scrubbing to 1.5 shows step 2 ({ph})")
+        check(caption.startswith("In step 2/") and int(ph["flying"]) + int(ph["queued"]) > 0,
+              f"{name}: the caption is step 2's, with packets moving: '{caption[:60]}'")
+        packets = driver.execute_script("return document.querySelectorAll('#packets .packet').length;")
+        check(packets > 0, f"{name}: {packets} packets drawn")
+    # Another clock keeps the step position.
+    clocks = driver.execute_script("return [...document.querySelectorAll('#clock option')].map(o => o.value);")
+    if "predicted" in clocks:
+        key(driver, Keys.HOME)
+        key(driver, Keys.ARROW_RIGHT)
+        driver.execute_script("const s = document.getElementById('clock'); s.value = 'predicted'; s.dispatchEvent(new Event('change'));")
+        ph = playhead(driver)
+        check(ph["clock"] == "predicted" and ph["done"] == "1", f"{name}: the predicted clock keeps the step ({ph})")
+        driver.execute_script("const s = document.getElementById('clock'); s.value = 'steps'; s.dispatchEvent(new Event('change'));")
+    # Space plays, space pauses.
+    key(driver, Keys.HOME)
+    key(driver, " ")
+    time.sleep(1.2)
+    key(driver, " ")
+    t = float(playhead(driver)["t"])
+    check(t > 0.2, f"{name}: space plays (t = {t:.2f} after 1.2 s) and pauses")
+    check(console_errors(driver) == [], f"{name}: no console errors after all that")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--collsim", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    collsim, src, work = a.collsim, Path(a.source_dir), Path(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    runs = {
+        "ring": (["run", str(src / "scenarios/ring_allreduce_4.toml"), "--count", "8"], 6),
+        "ps": (["run", str(src / "scenarios/parameter_server_4.toml"), "--count", "8"], 2),
+        "dbt": (["run", "--collective", "all_reduce", "--algorithm", "double_binary_tree", "--ranks", "8", "--count", "64"], None),
+        "a2a": (["run", "--collective", "all_to_all", "--algorithm", "bruck", "--ranks", "8", "--count", "8"], None),
+    }
+    driver = make_driver("1280,800")
+    try:
+        for name, (args, steps) in runs.items():
+            trace = work / f"{name}.json"
+            run([collsim, *args, "--trace", str(trace)])
+            steps = len(json.loads(trace.read_text())["schedule"]["steps"]) if steps is None else steps
+            page = work / f"{name}.html"
+            out = run([collsim, "html", str(trace), "--out", str(page)])
+            check("page:" in out and page.exists(), f"{name}: collsim html wrote {page.name}")
+            run([collsim, "storyboard", str(trace), "--out", str(work / f"{name}-board")])
+            check_page(driver, name, page, work / f"{name}-board", steps)
+        # A scenario with questions: hidden until clicked, and the CLI's answer.
+        lesson = src / "scenarios/lessons/01_ring_allreduce.toml"
+        page = work / "lesson1.html"
+        run([collsim, "html", str(lesson), "--out", str(page)])
+        answers = re.findall(r"Answer: (.*)", run([collsim, "run", str(lesson), "--answers"]))
+        driver.get(page.as_uri())
+        hidden = driver.execute_script("return [...document.querySelectorAll('.answer')].map(a => a.hidden);")
+        check(len(hidden) == len(answers) > 0 and all(hidden), f"lesson 1: {len(hidden)} answers, all hidden at first")
+        driver.find_elements("css selector", ".reveal")[0].click()
+        first = driver.find_elements("css selector", ".answer")[0]
+        questions = re.findall(r"^  \d+\. (.*)$", run([collsim, "run", str(lesson)]), re.M)
+        shown = driver.execute_script("return [...document.querySelectorAll('.question')].map(q => q.firstChild.textContent.trim());")
+        check(shown == [q.strip() for q in questions], f"lesson 1: the questions read as the CLI prints them: {shown[:1]}")
+        check(first.is_displayed() and first.text.strip() == answers[0].strip(),
+              f"lesson 1: the first answer shows when clicked and is the CLI's: '{first.text[:60]}'")
+        caption = driver.find_element("id", "file-caption").text
+        key(driver, __import__("selenium.webdriver.common.keys", fromlist=["Keys"]).Keys.ARROW_RIGHT, 3)
+        check(driver.find_element("id", "file-caption").text != caption and "Step 3" in driver.find_element("id", "file-caption").text,
+              "lesson 1: after three steps the file's caption is step 3's")
+        check(console_errors(driver) == [], "lesson 1: no console errors")
+        driver.save_screenshot(str(work / "lesson1.png"))
+    finally:
+        driver.quit()
+    # A phone-sized viewport: the page still lays out (no horizontal overflow of the body).
+    phone = make_driver("390,844")
+    try:
+        phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        phone.get((work / "ring.html").as_uri())
+        overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth;")
+        check(overflow <= 1, f"phone (390x844): nothing overflows sideways ({overflow} px)")
+        phone.save_screenshot(str(work / "ring-phone.png"))
+    finally:
+        phone.quit()
+    # Bad input: a lesson of several phases and a bad output path are refused, nothing written.
+    bad = subprocess.run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--out",
+                          str(work / "x.html")], capture_output=True, text=True)
+    check(bad.returncode == 2 and "plays one collective so far" in bad.stderr and not (work / "x.html").exists(),
+          "a lesson of several phases: exit 2, nothing written")
+    bad = subprocess.run([collsim, "html", "--count", "8", "--out", str(work / "no/such/folder/x.html")], capture_output=True, text=True)
+    check(bad.returncode == 2 and "--out" in bad.stderr, f"an --out in a missing folder: exit 2 naming --out ({bad.stderr.strip()[:80]})")
+    print(f"\n{len(failures)} failure(s)" if failures else "\nall checks held")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
