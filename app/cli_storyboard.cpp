@@ -251,6 +251,29 @@ html::PageText page_text(const RunPlan& plan, const Trace& trace, const std::str
   return text;
 }
 
+// A lesson of several phases: run, predicted and viewed exactly as the app loads it
+// (gui::load), every phase on the page; with the flags plan_run applied (--ranks, --seed,
+// the topology's; it refuses those that change one collective).
+int lesson_page(const std::string& input, const std::string& out, const RunPlan& plan) {
+  gui::Progress progress;
+  gui::LoadRequest request;
+  request.run = plan.request;
+  request.topology = plan.topology;
+  request.lesson = std::make_shared<const Scenario>(*plan.scenario);
+  gui::LoadResult loaded = gui::load(request, progress);
+  if (!loaded.lesson) throw InputError(loaded.error);
+  for (const std::shared_ptr<gui::ViewModel>& vm : loaded.lesson->views)
+    if (vm) check_playable(vm->schedule(), input);
+  const std::string page = html::make_lesson_page(*loaded.lesson, input);
+  OutputFileSet files;
+  files.stage(out, page);
+  files.commit();
+  fmt::print("page: the lesson's {} phases ({}) ({:.1f} KiB) in {}\n  open {}\n", loaded.lesson->phase_count(),
+             loaded.lesson->scenario.title.empty() ? input : loaded.lesson->scenario.title,
+             static_cast<double>(page.size()) / 1024, out, out);
+  return 0;
+}
+
 }  // namespace
 
 int command_html(const std::string& input, const std::string& out, const RunRequest& from_flags, const FlagGiven& given) {
@@ -259,10 +282,7 @@ int command_html(const std::string& input, const std::string& out, const RunRequ
   std::optional<RunPlan> plan;
   if (!trace_input) {
     plan = plan_run(input, from_flags, "cpu", given);
-    if (plan->lesson())
-      throw InputError(fmt::format("{}: a lesson of {} phases: `collsim html` plays one collective so far (open the "
-                                   "lesson in collsim-gui, or `collsim storyboard` it)",
-                                   input, plan->scenario->phases.size()));
+    if (plan->lesson()) return lesson_page(input, out, *plan);
   }
   const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
   const gui::ViewModel vm(trace);

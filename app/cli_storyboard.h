@@ -17,7 +17,8 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
 
 // `collsim html SCENARIO|TRACE.json --out PAGE.html`: the same run (or trace) as one
 // self-contained web page that plays it (app/html/page.h), written all or nothing; the
-// output path is checked before the run. A lesson of several phases is refused so far.
+// output path is checked before the run. A lesson of several phases: every phase, loaded as the
+// app loads it (its spec flags are the file's: refused).
 int command_html(const std::string& input, const std::string& out, const RunRequest& from_flags, const FlagGiven& given);
 
 // `collsim validate FILE...`: loads each scenario, schedule or trace file and checks it

@@ -1,5 +1,6 @@
 #include "app/html/page.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -208,54 +209,132 @@ std::string html_escape(const std::string& s) {
 
 }  // namespace
 
-std::string page_data(const gui::ViewModel& vm, const PageText& text) {
+namespace {
+
+void check_size(const gui::ViewModel& vm, const std::string& source) {
   const Schedule& s = vm.schedule();
   if (s.transfers.size() > kMaxTransfers || vm.buffers().cells().size() > kMaxCells)
     throw InputError(fmt::format("{}: {} transfers and {} buffer cells are more than a page can play (at most {} and {}): "
                                  "try fewer ranks or slices",
-                                 text.source, s.transfers.size(), vm.buffers().cells().size(), kMaxTransfers, kMaxCells));
+                                 source, s.transfers.size(), vm.buffers().cells().size(), kMaxTransfers, kMaxCells));
+}
+
+// One view: what the scene, the buffers, the timeline and the caption of one run read.
+json view_json(const gui::ViewModel& vm, const PageText& text) {
+  const Schedule& s = vm.schedule();
   json clocks = json::object();
   for (gui::ClockKind k : gui::kAllClocks)
     if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k);
+  const Trace& t = vm.trace();
+  return {{"collective", std::string(to_string(s.spec.collective))},
+          {"algorithm", s.algorithm},
+          {"ranks", s.spec.ranks},
+          {"total_ranks", s.total_ranks},
+          {"count", s.spec.count},
+          {"dtype", std::string(to_string(s.spec.dtype))},
+          {"steps", s.step_count()},
+          {"verified", t.verification.ok},
+          {"predicted_on", t.predicted ? t.predicted->topology : ""},
+          {"captions", captions_json(vm, text)},
+          {"layout", layout_json(vm)},
+          {"transfers", transfers_json(vm)},
+          {"clocks", std::move(clocks)},
+          {"buffers", buffers_json(vm)}};
+}
+
+json page_json(std::string title, std::string description, std::string source, std::string clock) {
+  return {{"format", "collsim-page"}, {"version", 1}, {"title", std::move(title)}, {"description", std::move(description)},
+          {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
+}
+
+}  // namespace
+
+std::string page_data(const gui::ViewModel& vm, const PageText& text) {
+  check_size(vm, text.source);
   json questions = json::array();
   for (const PageText::Question& q : text.questions) questions.push_back({{"text", q.text}, {"answer", q.answer}});
-  const Trace& t = vm.trace();
-  const json data = {
-      {"format", "collsim-page"},
-      {"version", 1},
-      {"title", text.title},
-      {"description", text.description},
-      {"source", text.source},
-      {"clock", text.clock},
-      {"collective", std::string(to_string(s.spec.collective))},
-      {"algorithm", s.algorithm},
-      {"ranks", s.spec.ranks},
-      {"total_ranks", s.total_ranks},
-      {"count", s.spec.count},
-      {"dtype", std::string(to_string(s.spec.dtype))},
-      {"steps", s.step_count()},
-      {"verified", t.verification.ok},
-      {"predicted_on", t.predicted ? t.predicted->topology : ""},
-      {"captions", captions_json(vm, text)},
-      {"layout", layout_json(vm)},
-      {"transfers", transfers_json(vm)},
-      {"clocks", std::move(clocks)},
-      {"buffers", buffers_json(vm)},
-      {"questions", std::move(questions)},
-      {"palette", palette_json()}};
+  json data = page_json(text.title, text.description, text.source, text.clock);
+  data["views"] = json::array({view_json(vm, text)});
+  data["phases"] = json::array({{{"name", ""}, {"kind", "collective"}, {"view", 0}, {"summary", ""}}});
+  data["questions"] = std::move(questions);
   return data.dump();
 }
 
-std::string make_page(const gui::ViewModel& vm, const PageText& text) {
-  const std::string title = text.title.empty() ? fmt::format("{} with {} on {} ranks", to_string(vm.schedule().spec.collective),
-                                                             vm.schedule().algorithm, vm.schedule().spec.ranks)
-                                               : text.title;
+std::string lesson_page_data(const gui::Lesson& l, const std::string& source) {
+  const Scenario& sc = l.scenario;
+  json data = page_json(sc.title, l.description, source, sc.clock);
+  // One view per distinct view model (phases of one collective may share one).
+  std::vector<const gui::ViewModel*> seen;
+  json views = json::array(), phases = json::array();
+  for (std::size_t k = 0; k < l.phase_count(); ++k) {
+    const Phase& phase = l.phase(k);
+    const PhaseRun& run = l.run_of(k);
+    json p = {{"name", phase.name},
+              {"kind", phase.kind == PhaseKind::compute ? "compute" : "collective"},
+              {"summary", gui::phase_summary(l, k)},
+              {"begin_us", run.begin() / 1000},
+              {"end_us", run.end() / 1000},
+              {"clock", phase.clock},
+              {"rank_begin_us", json::array()},
+              {"rank_end_us", json::array()}};
+    for (std::size_t r = 0; r < run.rank_begin_ns.size(); ++r) {
+      p["rank_begin_us"].push_back(run.rank_begin_ns[r] < 0 ? json(nullptr) : json(run.rank_begin_ns[r] / 1000));
+      p["rank_end_us"].push_back(run.rank_end_ns[r] < 0 ? json(nullptr) : json(run.rank_end_ns[r] / 1000));
+    }
+    // The narration: the lesson's caption, the phase's, and each step's (0: before the first).
+    const gui::ViewModel* vm = l.views[k].get();
+    const int steps = vm ? vm->step_count() : 0;
+    json step_words = json::array();
+    for (int step = 0; step <= steps; ++step) step_words.push_back(gui::narration(l, k, step).step);
+    const gui::Narration first = gui::narration(l, k, 0);
+    p["narration"] = {{"lesson", first.lesson}, {"phase", first.phase}, {"steps", std::move(step_words)}};
+    if (vm) {
+      auto it = std::find(seen.begin(), seen.end(), vm);
+      if (it == seen.end()) {
+        check_size(*vm, source);
+        views.push_back(view_json(*vm, PageText{}));
+        seen.push_back(vm);
+        it = seen.end() - 1;
+      }
+      p["view"] = it - seen.begin();
+    } else {
+      p["view"] = -1;
+      p["compute_us"] = phase.compute_us;
+    }
+    phases.push_back(std::move(p));
+  }
+  json questions = json::array();
+  for (std::size_t q = 0; q < l.questions.size(); ++q)
+    questions.push_back({{"text", l.questions[q]}, {"answer", q < l.answers.size() ? l.answers[q] : ""}});
+  data["views"] = std::move(views);
+  data["phases"] = std::move(phases);
+  data["questions"] = std::move(questions);
+  data["program"] = {{"total_us", l.program.total_ns / 1000}, {"ranks", l.program.total_ranks}, {"verified", l.program.verified()}};
+  return data.dump();
+}
+
+namespace {
+
+std::string page_around(const std::string& title, const std::string& data) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<meta name=\"generator\" content=\"collsim html\">\n<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n{}\n"
       "<script id=\"collsim-data\" type=\"application/json\">{}</script>\n<script>\n{}</script>\n</body>\n</html>\n",
-      html_escape(title), kPlayerCss, kPlayerHtml, script_safe(page_data(vm, text)), kPlayerJs);
+      html_escape(title), kPlayerCss, kPlayerHtml, script_safe(data), kPlayerJs);
+}
+
+}  // namespace
+
+std::string make_page(const gui::ViewModel& vm, const PageText& text) {
+  const std::string title = text.title.empty() ? fmt::format("{} with {} on {} ranks", to_string(vm.schedule().spec.collective),
+                                                             vm.schedule().algorithm, vm.schedule().spec.ranks)
+                                               : text.title;
+  return page_around(title, page_data(vm, text));
+}
+
+std::string make_lesson_page(const gui::Lesson& l, const std::string& source) {
+  return page_around(l.scenario.title.empty() ? source : l.scenario.title, lesson_page_data(l, source));
 }
 
 }  // namespace collsim::html

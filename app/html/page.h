@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/lesson.h"
 #include "app/gui/view_model.h"
 
 namespace collsim::html {
@@ -36,9 +37,15 @@ struct PageText {
   std::string clock;   // the clock it opens on (a scenario's `clock`); "": steps
 };
 
-// The page's data as JSON text (columnar arrays), what the player reads.
+// The page's data as JSON text (columnar arrays), what the player reads: one view (a run
+// or a trace) played as a lesson of one phase.
 std::string page_data(const gui::ViewModel& vm, const PageText& text);
+// A lesson (app/gui/lesson.h, built as the app builds it): every phase in program order
+// with its kind, predicted times and narration, one view per distinct collective phase
+// view, the program's bars per rank, and the questions with their computed answers.
+std::string lesson_page_data(const gui::Lesson& l, const std::string& source);
 // The whole page: the player's HTML, CSS and JavaScript with the data inlined.
 std::string make_page(const gui::ViewModel& vm, const PageText& text);
+std::string make_lesson_page(const gui::Lesson& l, const std::string& source);
 
 }  // namespace collsim::html

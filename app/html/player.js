@@ -1,32 +1,20 @@
-// collsim's web player (app/html/page.h): plays the run whose data sits in the page's
-// <script id="collsim-data"> element. It draws what the view model computed and searches
-// it by time; it derives nothing of the run itself. Plain JavaScript, no libraries.
+// collsim's web player (app/html/page.h): plays the run or lesson whose data sits in the
+// page's <script id="collsim-data"> element. It draws what the view model computed and
+// searches it by time; it derives nothing of the run itself. Plain JavaScript, no libraries.
 "use strict";
 (function () {
   const D = JSON.parse(document.getElementById("collsim-data").textContent);
-  const T = D.transfers, B = D.buffers, L = D.layout, P = D.palette;
-  const N = T.src.length, STEPS = D.steps;
+  const PAL = D.palette, PHASES = D.phases, MULTI = PHASES.length > 1;
   const SVG = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
-
-  // ---- clocks ------------------------------------------------------------------------
-  // Per clock: the transfers sorted by begin (for "in flight at t"), the longest transfer,
-  // and the change keys as a typed array (null, the initial state, is -Infinity).
-  const clockNames = ["steps", "measured", "predicted"].filter((c) => D.clocks[c]);
-  const prepared = {};
-  function prepare(name) {
-    if (prepared[name]) return prepared[name];
-    const c = D.clocks[name];
-    const byBegin = new Uint32Array(N);
-    for (let i = 0; i < N; ++i) byBegin[i] = i;
-    byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
-    let longest = 0;
-    for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
-    const keys = new Float64Array(c.keys.length);
-    for (let i = 0; i < keys.length; ++i) keys[i] = c.keys[i] === null ? -Infinity : c.keys[i];
-    return (prepared[name] = { c, byBegin, longest, keys });
+  function el(name, attrs, parent, text) {
+    const e = document.createElementNS(SVG, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
   }
-  // The first index in sorted `a` whose value is > v (or >= v when `inclusive` is false).
+  // The first index in sorted `a` (within [from, to)) whose value is > v.
   function upperBound(a, v, from, to) {
     let lo = from === undefined ? 0 : from, hi = to === undefined ? a.length : to;
     while (lo < hi) {
@@ -35,33 +23,60 @@
     }
     return lo;
   }
-  function stepsDone(c, t) { return upperBound(c.step_done, t); }
-  function stepTime(c, k) { return k <= 0 || c.step_done.length === 0 ? c.start : c.step_done[Math.min(k, STEPS) - 1]; }
 
-  // Transfers are in step order: where each step's transfers start.
-  const stepFirst = new Uint32Array(STEPS + 1);
-  for (let k = 0, i = 0; k <= STEPS; ++k) {
-    while (i < N && T.step[i] < k) ++i;
-    stepFirst[k] = i;
+  // ---- a view: one run's data, with what the player derives once to search it -----------
+  // (the transfers sorted by begin per clock, the change keys as numbers, the masks as bits)
+  function prepareView(V) {
+    if (V.ready) return V;
+    const T = V.transfers, B = V.buffers, N = T.src.length;
+    V.N = N;
+    V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
+    V.prepared = {};
+    V.stepFirst = new Uint32Array(V.steps + 1);
+    for (let k = 0, i = 0; k <= V.steps; ++k) {
+      while (i < N && T.step[i] < k) ++i;
+      V.stepFirst[k] = i;
+    }
+    V.maskLo = new Uint32Array(B.changes.mask.length);
+    V.maskHi = new Uint32Array(B.changes.mask.length);
+    B.changes.mask.forEach((m, i) => { const v = BigInt("0x" + m); V.maskLo[i] = Number(v & 0xffffffffn); V.maskHi[i] = Number(v >> 32n); });
+    V.eventualRanks = B.cells.eventual.map((m) => { const v = BigInt("0x" + m), out = []; for (let q = 0; q < 64; ++q) if ((v >> BigInt(q)) & 1n) out.push(q); return out; });
+    V.stripes = V.total_ranks <= PAL.stripes_up_to;
+    V.ready = true;
+    return V;
   }
+  function clockOf(V, name) {
+    if (V.prepared[name]) return V.prepared[name];
+    const c = V.clocks[name], N = V.N;
+    const byBegin = new Uint32Array(N);
+    for (let i = 0; i < N; ++i) byBegin[i] = i;
+    byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
+    let longest = 0;
+    for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
+    const keys = new Float64Array(c.keys.length);
+    for (let i = 0; i < keys.length; ++i) keys[i] = c.keys[i] === null ? -Infinity : c.keys[i];
+    return (V.prepared[name] = { c, byBegin, longest, keys });
+  }
+  const has = (V, i, q) => (q < 32 ? (V.maskLo[i] >>> q) & 1 : q < 64 ? (V.maskHi[i] >>> (q - 32)) & 1 : 0) === 1;
+  function stepsDone(c, t) { return upperBound(c.step_done, t); }
+  function stepTime(V, c, k) { return k <= 0 || c.step_done.length === 0 ? c.start : c.step_done[Math.min(k, V.steps) - 1]; }
 
-  // ---- the state at the playhead -------------------------------------------------------
-  let clock = clockNames.includes(D.clock) ? D.clock : "steps";
-  let t = 0, playing = false, speed = 1;
+  // ---- the state -------------------------------------------------------------------------
+  let phase = 0, V = null, clock = "steps", t = 0, playing = false, speed = 1, rest = 0;
+  const phaseView = (k) => (PHASES[k].view >= 0 ? prepareView(D.views[PHASES[k].view]) : null);
+  const C = () => clockOf(V, clock).c;
 
   // What the view model's Frame holds: steps done, in flight (with progress), queued, caption.
   function frame() {
-    const pc = prepare(clock), c = pc.c;
+    const pc = clockOf(V, clock), c = pc.c, T = V.transfers, N = V.N, STEPS = V.steps;
     const f = { done: stepsDone(c, t), flying: [], queued: [] };
-    let i;
-    // In flight: begin < t < end, among those that began within the longest duration before t.
     let lo = 0, hi = N;
-    const from = t - pc.longest;
+    const from = t - pc.longest;  // only transfers that began within the longest duration can fly
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
       if (c.begin[pc.byBegin[mid]] < from) lo = mid + 1; else hi = mid;
     }
-    for (i = lo; i < N; ++i) {
+    for (let i = lo; i < N; ++i) {
       const x = pc.byBegin[i], b = c.begin[x], e = c.end[x];
       if (b >= t) break;
       if (t < e) f.flying.push([x, (t - b) / (e - b)]);
@@ -72,41 +87,35 @@
     if (clock === "steps") {
       if (t >= 0 && t < STEPS && t > Math.floor(t)) k = Math.floor(t);
     } else if (f.done < STEPS) {
-      for (let x = stepFirst[f.done]; x < stepFirst[f.done + 1]; ++x) if (c.begin[x] < t) { k = f.done; break; }
+      for (let x = V.stepFirst[f.done]; x < V.stepFirst[f.done + 1]; ++x) if (c.begin[x] < t) { k = f.done; break; }
     }
     if (k >= 0)
-      for (let x = stepFirst[k]; x < stepFirst[k + 1]; ++x)
+      for (let x = V.stepFirst[k]; x < V.stepFirst[k + 1]; ++x)
         if (c.begin[x] >= t && c.end[x] > t && T.src[x] !== T.dst[x]) f.queued.push(x);
     f.step = Math.min(f.done + (f.flying.length || f.queued.length ? 1 : 0), STEPS);
     f.caption = caption(f);
     return f;
   }
-
   // ViewModel::caption, from the captions it wrote for every step.
   function caption(f) {
-    const C = D.captions;
-    if (STEPS === 0 || f.done >= STEPS) return C.after[STEPS];
+    const CAP = V.captions, STEPS = V.steps, T = V.transfers;
+    if (STEPS === 0 || f.done >= STEPS) return CAP.after[STEPS];
     const moving = f.flying.map((p) => p[0]).concat(f.queued);
-    if (moving.length === 0) return C.after[f.done];
+    if (moving.length === 0) return CAP.after[f.done];
     let first = STEPS, last = -1;
     for (const x of moving) first = Math.min(first, T.step[x]), last = Math.max(last, T.step[x]);
     if (clock !== "steps" && last > first)
-      return "Steps " + (first + 1) + " to " + (last + 1) + " overlap (pipelined). Earliest: " + C.titles[first];
-    return C.in[first];
+      return "Steps " + (first + 1) + " to " + (last + 1) + " overlap (pipelined). Earliest: " + CAP.titles[first];
+    return CAP.in[first];
   }
 
-  // ---- the scene -----------------------------------------------------------------------
+  // ---- the scene -------------------------------------------------------------------------
   const scene = $("scene");
-  const R = L.rank_radius, PR = Math.max(L.packet_radius, 0.012);
-  function el(name, attrs, parent, text) {
-    const e = document.createElementNS(SVG, name);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    if (parent) parent.appendChild(e);
-    return e;
-  }
-  function rankColour(r) { return L.ranks <= P.stripes_up_to ? P.ranks[r % 16] : "#8f9bb3"; }
+  let packetsLayer = null;
+  function rankColour(r, ranks) { return ranks <= PAL.stripes_up_to ? PAL.ranks[r % 16] : "#8f9bb3"; }
   function buildScene() {
+    scene.innerHTML = "";
+    const L = V.layout, R = L.rank_radius;
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     const grow = (x, y, m) => { x0 = Math.min(x0, x - m); y0 = Math.min(y0, y - m); x1 = Math.max(x1, x + m); y1 = Math.max(y1, y + m); };
     L.nodes.forEach((p, i) => grow(p[0], p[1], i < L.ranks ? R * 1.6 : 0.12));
@@ -115,52 +124,48 @@
     scene.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].join(" "));
     const font = Math.max(R * 0.9, (y1 - y0) * 0.025);
     for (const b of L.boxes) {
-      el("rect", { x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: 0.03, fill: "none", stroke: P.grid, "stroke-width": 0.006 }, scene);
+      el("rect", { x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: 0.03, fill: "none", stroke: PAL.grid, "stroke-width": 0.006 }, scene);
       el("text", { x: b.x0 + 0.02, y: b.y0 + font, "font-size": font * 0.8, fill: "#969caa" }, scene, b.label);
     }
     L.links.forEach((lk, i) => {
       const w = L.link_ways[i], pts = [];
       for (let j = 0; j < w.length; j += 2) pts.push(w[j] + "," + w[j + 1]);
-      const attrs = { class: "link", points: pts.join(" "), fill: "none", stroke: lk[2] > 0 ? P.second_tree : "#7d7560", "stroke-width": Math.max(R * 0.12, 0.004) };
+      const attrs = { class: "link", points: pts.join(" "), fill: "none", stroke: lk[2] > 0 ? PAL.second_tree : "#7d7560", "stroke-width": Math.max(R * 0.12, 0.004) };
       if (lk[2] > 0) attrs["stroke-dasharray"] = R * 0.4 + " " + R * 0.3;
       el("polyline", attrs, scene);
     });
     L.hub_labels.forEach((label, h) => {
       const p = L.nodes[L.ranks + h], w = Math.max(R * 3.2, 0.16), ht = Math.max(R * 1.6, 0.07);
-      el("rect", { x: p[0] - w / 2, y: p[1] - ht / 2, width: w, height: ht, rx: 0.02, fill: P.hub, stroke: "#969caa", "stroke-width": 0.004 }, scene);
+      el("rect", { x: p[0] - w / 2, y: p[1] - ht / 2, width: w, height: ht, rx: 0.02, fill: PAL.hub, stroke: "#969caa", "stroke-width": 0.004 }, scene);
       el("text", { x: p[0], y: p[1], "font-size": font * 0.75, fill: "#e6e8ee", "text-anchor": "middle", "dominant-baseline": "central" }, scene, label);
     });
     for (let r = 0; r < L.ranks; ++r) {
       const p = L.nodes[r], g = el("g", { class: "rank", "data-rank": r }, scene);
-      if (L.servers[r]) el("rect", { x: p[0] - R, y: p[1] - R, width: 2 * R, height: 2 * R, rx: R * 0.2, fill: rankColour(r) }, g);
-      else el("circle", { cx: p[0], cy: p[1], r: R, fill: rankColour(r) }, g);
+      if (L.servers[r]) el("rect", { x: p[0] - R, y: p[1] - R, width: 2 * R, height: 2 * R, rx: R * 0.2, fill: rankColour(r, L.ranks) }, g);
+      else el("circle", { cx: p[0], cy: p[1], r: R, fill: rankColour(r, L.ranks) }, g);
       el("text", { x: p[0], y: p[1], "font-size": R * 0.95, fill: "#141418", "text-anchor": "middle", "dominant-baseline": "central" }, g, String(r));
       el("title", {}, g, "rank " + r + (L.servers[r] ? " (server)" : ""));
     }
     packetsLayer = el("g", { id: "packets" }, scene);
     $("scene-note").textContent = "arranged by " + L.arrangement + ". A filled disc with +k adds chunk k into the receiver; an outlined square with k copies it.";
   }
-  let packetsLayer = null;
   function wayPoint(w, progress) {
-    const pts = T.ways[w], n = pts.length / 2 - 1, at = Math.min(Math.max(progress, 0), 1) * n, i = Math.min(Math.floor(at), n - 1), f = at - i;
+    const pts = V.transfers.ways[w], n = pts.length / 2 - 1, at = Math.min(Math.max(progress, 0), 1) * n, i = Math.min(Math.floor(at), n - 1), f = at - i;
     return [pts[2 * i] + (pts[2 * i + 2] - pts[2 * i]) * f, pts[2 * i + 1] + (pts[2 * i + 3] - pts[2 * i + 1]) * f];
   }
   const kMaxPackets = 3000;
   function drawPackets(f) {
-    const parts = [];
+    const T = V.transfers, PR = Math.max(V.layout.packet_radius, 0.012), parts = [];
     const packet = (x, p, faded) => {
-      const reduce = T.reduce[x] === 1, chunk = T.chunk[x];
-      const label = (reduce ? "+" : "") + chunk;
-      const op = faded ? ' opacity="0.45"' : "";
-      let s = '<g class="packet" data-transfer="' + x + '" data-queued="' + (faded ? 1 : 0) + '"' + op + ">";
-      s += reduce ? '<circle cx="' + p[0] + '" cy="' + p[1] + '" r="' + PR + '" fill="' + P.packet + '"/>'
-                  : '<rect x="' + (p[0] - PR) + '" y="' + (p[1] - PR) + '" width="' + 2 * PR + '" height="' + 2 * PR + '" fill="#24272f" stroke="' + P.packet + '" stroke-width="' + PR * 0.25 + '"/>';
-      s += '<text x="' + p[0] + '" y="' + p[1] + '" font-size="' + PR * 1.05 + '" text-anchor="middle" dominant-baseline="central" fill="' + (reduce ? P.packet_ink : P.packet) + '">' + label + "</text></g>";
+      const reduce = T.reduce[x] === 1, label = (reduce ? "+" : "") + T.chunk[x];
+      let s = '<g class="packet" data-transfer="' + x + '" data-queued="' + (faded ? 1 : 0) + '"' + (faded ? ' opacity="0.45"' : "") + ">";
+      s += reduce ? '<circle cx="' + p[0] + '" cy="' + p[1] + '" r="' + PR + '" fill="' + PAL.packet + '"/>'
+                  : '<rect x="' + (p[0] - PR) + '" y="' + (p[1] - PR) + '" width="' + 2 * PR + '" height="' + 2 * PR + '" fill="#24272f" stroke="' + PAL.packet + '" stroke-width="' + PR * 0.25 + '"/>';
+      s += '<text x="' + p[0] + '" y="' + p[1] + '" font-size="' + PR * 1.05 + '" text-anchor="middle" dominant-baseline="central" fill="' + (reduce ? PAL.packet_ink : PAL.packet) + '">' + label + "</text></g>";
       parts.push(s);
     };
     for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0) packet(x, wayPoint(T.way[x], progress), false);
-    // Queued ones wait at their sender's edge, one behind the other.
-    const waiting = {};
+    const waiting = {};  // queued ones wait at their sender's edge, one behind the other
     for (const x of f.queued.slice(0, kMaxPackets)) {
       if (T.way[x] < 0) continue;
       const n = (waiting[T.src[x]] = (waiting[T.src[x]] || 0) + 1) - 1;
@@ -169,187 +174,302 @@
     }
     packetsLayer.innerHTML = parts.join("");
   }
+  // A compute phase: each rank's duration as a bar (the app's compute card).
+  function drawComputeCard(p) {
+    scene.innerHTML = "";
+    const us = p.compute_us || [], most = Math.max(...us, 1e-9), rows = us.length;
+    scene.setAttribute("viewBox", "0 0 100 " + (rows * 8 + 10));
+    el("text", { x: 1, y: 5, "font-size": 4, fill: "#e6e8ee" }, scene, "compute: " + p.name);
+    us.forEach((v, r) => {
+      el("text", { x: 1, y: 12 + r * 8, "font-size": 3.2, fill: "#e6e8ee" }, scene, "rank " + r);
+      el("rect", { class: "compute-bar", "data-rank": r, x: 14, y: 8.5 + r * 8, width: Math.max((v / most) * 70, 0.3), height: 5, fill: "#5b7bc0" }, scene);
+      el("text", { x: 16 + (v / most) * 70, y: 12 + r * 8, "font-size": 3, fill: "#969caa" }, scene, v.toFixed(3) + " µs");
+    });
+    $("scene-note").textContent = "a compute phase: no transfers; each rank computes for as long as its bar (predicted, µs).";
+  }
 
-  // ---- the buffers ---------------------------------------------------------------------
+  // ---- the buffers -------------------------------------------------------------------------
   const buffers = $("buffers");
-  const stripes = D.total_ranks <= P.stripes_up_to;
-  const cellState = new Int32Array(B.cells.begin.length).fill(-2);  // the change shown, per cell
-  const maskLo = new Uint32Array(B.changes.mask.length), maskHi = new Uint32Array(B.changes.mask.length);
-  B.changes.mask.forEach((m, i) => { const v = BigInt("0x" + m); maskLo[i] = Number(v & 0xffffffffn); maskHi[i] = Number(v >> 32n); });
-  const has = (i, q) => (q < 32 ? (maskLo[i] >>> q) & 1 : q < 64 ? (maskHi[i] >>> (q - 32)) & 1 : 0) === 1;
-  const eventualRanks = B.cells.eventual.map((m) => { const v = BigInt("0x" + m), out = []; for (let q = 0; q < 64; ++q) if ((v >> BigInt(q)) & 1n) out.push(q); return out; });
-  const cellNodes = [];
+  let cellNodes = [], cellState = null;
   const bufferName = { input: "in", output: "out", scratch: "scr" };
   function buildBuffers() {
-    const showInputs = D.total_ranks <= 8;
-    const rows = B.rows.filter((row) => showInputs || !row.optional);
+    buffers.innerHTML = "";
+    cellNodes = [];
+    const B = V.buffers;
+    cellState = new Int32Array(B.cells.begin.length).fill(-2);
+    const rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
     const width = Math.max(buffers.clientWidth || 400, 280), label = 86, rowH = 22, gap = 4;
     buffers.setAttribute("viewBox", "0 0 " + width + " " + (rows.length * (rowH + gap) + 4));
     buffers.setAttribute("height", rows.length * (rowH + gap) + 4);
     rows.forEach((row, k) => {
       const y = 2 + k * (rowH + gap);
       el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, "rank " + row.rank + " " + bufferName[row.buffer]);
-      if (stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: P.ranks[row.rank % 16] }, buffers);
+      if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
       for (let c = row.first; c < row.first + row.count; ++c) {
         const x = label + B.cells.x0[c] * (width - label - 4), w = Math.max((B.cells.x1[c] - B.cells.x0[c]) * (width - label - 4) - 1, 0.5);
-        const g = el("g", { class: "cell", "data-rank": row.rank, "data-buffer": row.buffer, "data-cell": c - row.first, "data-begin": B.cells.begin[c], "data-end": B.cells.end[c] }, buffers);
+        const g = el("g", { class: "cell", "data-rank": row.rank, "data-buffer": row.buffer, "data-cell": c - row.first, "data-begin": B.cells.begin[c], "data-end": B.cells.end[c], "data-index": c }, buffers);
         cellNodes[c] = { g, x, y, w, h: rowH };
       }
     });
+    $("legend").textContent = V.stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
+                                        : "shade: the share of its ranks a cell holds (dark: none, light: all)";
   }
-  // The change in effect in cell c at t: the last whose key is <= t.
-  function changeAt(c, keys) {
-    const first = B.cells.first[c], n = B.cells.count[c];
-    const i = upperBound(keys, t, first, first + n) - 1;
-    return i >= first ? i : -1;
-  }
-  // A cell's elements are made once (its rank slots, or one shade; its "k/n"; its title) and
-  // only their attributes change with the playhead, so that scrubbing 4 000 cells stays cheap.
+  // A cell's elements are made once (its rank slots, or one shade; its "k/n") and only their
+  // attributes change with the playhead, so that scrubbing 4 000 cells stays cheap.
   function makeCell(node, c) {
-    const slots = stripes ? (eventualRanks[c].length ? eventualRanks[c] : [-1]) : [-1];
+    const slots = V.stripes ? (V.eventualRanks[c].length ? V.eventualRanks[c] : [-1]) : [-1];
     const sw = node.w / slots.length;
-    node.slots = slots.map((q, s) => ({ q, rect: el("rect", { x: node.x + s * sw, y: node.y, width: sw + 0.2, height: node.h, fill: P.empty }, node.g) }));
+    node.slots = slots.map((q, s) => ({ q, rect: el("rect", { x: node.x + s * sw, y: node.y, width: sw + 0.2, height: node.h, fill: PAL.empty }, node.g) }));
     if (node.w <= 30) return;  // too narrow for "k/n": no element to keep up to date
     node.label = el("text", { x: node.x + node.w / 2, y: node.y + node.h / 2, "font-size": 11, "text-anchor": "middle", "dominant-baseline": "central",
                               fill: "#141418", stroke: "#f0f0f0", "stroke-width": 2.5, "paint-order": "stroke" }, node.g, "");
   }
-  // A cell's tooltip, made when the pointer reaches it (not on every frame).
-  buffers.addEventListener("mouseover", (ev) => {
-    const g = ev.target.closest && ev.target.closest(".cell");
-    if (!g) return;
-    const c = B.rows.find((row) => String(row.rank) === g.dataset.rank && row.buffer === g.dataset.buffer).first + Number(g.dataset.cell);
-    const i = cellState[c], written = i >= 0 && B.changes.written[i] === 1;
-    let title = g.querySelector("title") || el("title", {}, g);
-    title.textContent = "rank " + g.dataset.rank + " " + g.dataset.buffer + " [" + g.dataset.begin + ", " + g.dataset.end + "): " +
-      (written ? "holds " + B.changes.holds[i] + " of " + B.cells.target[c] + " ranks' contributions (" + g.dataset.holds + ")" : "empty") +
-      (i >= 0 && B.changes.writer[i] >= 0 ? "; written by transfer " + B.changes.writer[i] : "");
-  });
   function drawCell(c, i) {
-    const node = cellNodes[c];
+    const node = cellNodes[c], B = V.buffers;
     if (!node.slots) makeCell(node, c);
     const written = i >= 0 && B.changes.written[i] === 1;
     const holds = written ? B.changes.holds[i] : 0, target = B.cells.target[c];
     const held = [];
-    if (written) for (let q = 0; q < 64; ++q) if (has(i, q)) held.push(q);
+    if (written) for (let q = 0; q < 64; ++q) if (has(V, i, q)) held.push(q);
     const holdsText = held.join(" ");
     if (node.holds !== holdsText) node.g.setAttribute("data-holds", (node.holds = holdsText));
     for (const slot of node.slots) {
-      const fill = !written ? P.empty
-                 : !stripes ? P.ramp[Math.round((holds / Math.max(target, 1)) * (P.ramp.length - 1))]
-                 : slot.q < 0 ? P.ranks[(held[0] || 0) % 16]
-                 : has(i, slot.q) ? P.ranks[slot.q % 16] : P.missing;
+      const fill = !written ? PAL.empty
+                 : !V.stripes ? PAL.ramp[Math.round((holds / Math.max(target, 1)) * (PAL.ramp.length - 1))]
+                 : slot.q < 0 ? PAL.ranks[(held[0] || 0) % 16]
+                 : has(V, i, slot.q) ? PAL.ranks[slot.q % 16] : PAL.missing;
       if (slot.fill !== fill) slot.rect.setAttribute("fill", (slot.fill = fill));
     }
     const label = written ? holds + "/" + target : "";
     if (node.label && node.labelText !== label) node.label.textContent = (node.labelText = label);
   }
   function drawBuffers() {
-    const keys = prepare(clock).keys;
+    const keys = clockOf(V, clock).keys, B = V.buffers;
     for (let c = 0; c < cellNodes.length; ++c) {
       if (!cellNodes[c]) continue;
-      const i = changeAt(c, keys);
-      if (i !== cellState[c]) cellState[c] = i, drawCell(c, i);
+      const first = B.cells.first[c], i = upperBound(keys, t, first, first + B.cells.count[c]) - 1;
+      const change = i >= first ? i : -1;
+      if (change !== cellState[c]) cellState[c] = change, drawCell(c, change);
     }
   }
+  // A cell's tooltip, made when the pointer reaches it (not on every frame).
+  buffers.addEventListener("mouseover", (ev) => {
+    const g = ev.target.closest && ev.target.closest(".cell");
+    if (!g || !V) return;
+    const B = V.buffers, c = Number(g.dataset.index), i = cellState[c], written = i >= 0 && B.changes.written[i] === 1;
+    const title = g.querySelector("title") || el("title", {}, g);
+    title.textContent = "rank " + g.dataset.rank + " " + g.dataset.buffer + " [" + g.dataset.begin + ", " + g.dataset.end + "): " +
+      (written ? "holds " + B.changes.holds[i] + " of " + B.cells.target[c] + " ranks' contributions (" + g.dataset.holds + ")" : "empty") +
+      (i >= 0 && B.changes.writer[i] >= 0 ? "; written by transfer " + B.changes.writer[i] : "");
+  });
 
-  // ---- the timeline ----------------------------------------------------------------------
+  // ---- the timeline ------------------------------------------------------------------------
   const tl = $("timeline"), head = $("timeline-head");
   const laneH = 18, labelW = 70;
-  function timelineRange() { const c = prepare(clock).c; return [c.start, Math.max(c.finish, c.start + 1e-9)]; }
+  function timelineRange() { const c = C(); return [c.start, Math.max(c.finish, c.start + 1e-9)]; }
   function xOf(v, width) { const [a, b] = timelineRange(); return labelW + ((v - a) / (b - a)) * (width - labelW - 4); }
   function drawTimeline() {
-    const ranks = D.total_ranks, dpr = window.devicePixelRatio || 1;
-    const width = Math.max(tl.clientWidth || 600, 300), height = Math.min(ranks, 64) * laneH + 4;
+    if (!V) return;
+    const T = V.transfers, ranks = Math.min(V.total_ranks, 64), dpr = window.devicePixelRatio || 1;
+    const width = Math.max(tl.clientWidth || 600, 300), height = ranks * laneH + 4;
     for (const cv of [tl, head]) { cv.width = width * dpr; cv.height = height * dpr; cv.style.height = height + "px"; }
     const g = tl.getContext("2d");
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, width, height);
     g.font = "11px system-ui, sans-serif";
-    const c = prepare(clock).c;
-    for (let r = 0; r < Math.min(ranks, 64); ++r) {
-      g.fillStyle = "#e6e8ee";
-      g.fillText("rank " + r, 4, r * laneH + 13);
-    }
+    const c = C();
+    for (let r = 0; r < ranks; ++r) { g.fillStyle = "#e6e8ee"; g.fillText("rank " + r, 4, r * laneH + 13); }
     // A bar per transfer: the sender's lane on top, the receiver's below; bars under a
     // pixel wide in one lane fold into the one before them.
-    const last = new Float64Array(Math.min(ranks, 64) * 2).fill(-1);
-    for (let x = 0; x < N; ++x) {
+    const last = new Float64Array(ranks * 2).fill(-1);
+    for (let x = 0; x < V.N; ++x) {
       if (T.src[x] === T.dst[x]) continue;
       const b = xOf(c.begin[x], width), e = Math.max(xOf(c.end[x], width), b + 1);
       for (const [r, half] of [[T.src[x], 0], [T.dst[x], 1]]) {
-        if (r >= 64) continue;
+        if (r >= ranks) continue;
         const lane = r * 2 + half;
         if (e <= last[lane] + 0.5) continue;
         last[lane] = e;
         const y = r * laneH + 2 + half * 8;
-        g.fillStyle = T.reduce[x] ? P.packet : "#24272f";
+        g.fillStyle = T.reduce[x] ? PAL.packet : "#24272f";
         g.fillRect(b, y, e - b, 7);
-        if (!T.reduce[x]) { g.strokeStyle = P.packet; g.lineWidth = 1; g.strokeRect(b + 0.5, y + 0.5, e - b - 1, 6); }
+        if (!T.reduce[x]) { g.strokeStyle = PAL.packet; g.lineWidth = 1; g.strokeRect(b + 0.5, y + 0.5, e - b - 1, 6); }
       }
     }
-    $("timeline-note").textContent = "a lane per rank: sends above, receives below; filled: reduce, outlined: copy (" + clock + " clock)" + (ranks > 64 ? "; the first 64 ranks" : "");
+    $("timeline-note").textContent = "a lane per rank: sends above, receives below; filled: reduce, outlined: copy (" + clock + " clock)" + (V.total_ranks > 64 ? "; the first 64 ranks" : "");
   }
   function drawPlayhead() {
-    const width = head.width / (window.devicePixelRatio || 1), g = head.getContext("2d");
-    g.setTransform(window.devicePixelRatio || 1, 0, 0, window.devicePixelRatio || 1, 0, 0);
+    if (!V) return;
+    const dpr = window.devicePixelRatio || 1, width = head.width / dpr, g = head.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, width, head.height);
     const x = xOf(t, width);
-    g.strokeStyle = "#ff5a5a";
-    g.lineWidth = 2;
+    g.strokeStyle = "#ff5a5a"; g.lineWidth = 2;
     g.beginPath(); g.moveTo(x, 0); g.lineTo(x, head.height); g.stroke();
   }
   tl.addEventListener("click", (ev) => {
+    if (!V) return;
     const rect = tl.getBoundingClientRect(), [a, b] = timelineRange();
-    const v = a + ((ev.clientX - rect.left - labelW) / (rect.width - labelW - 4)) * (b - a);
-    pause(); seek(v);
+    pause(); seek(a + ((ev.clientX - rect.left - labelW) / (rect.width - labelW - 4)) * (b - a));
   });
 
-  // ---- the transport -------------------------------------------------------------------
+  // ---- the program (a lesson of several phases) --------------------------------------------
+  const program = $("program");
+  function buildProgram() {
+    if (!MULTI) return;
+    $("program-panel").hidden = false;
+    const list = $("phases");
+    PHASES.forEach((p, k) => {
+      const li = document.createElement("li");
+      li.className = "phase " + p.kind;
+      li.dataset.phase = k + 1;
+      li.innerHTML = "";
+      li.appendChild(document.createTextNode(p.name + " "));
+      const small = document.createElement("small");
+      small.textContent = p.summary + " · " + p.begin_us.toFixed(2) + " → " + p.end_us.toFixed(2) + " µs";
+      li.appendChild(small);
+      li.onclick = () => { pause(); enterPhase(k, false); };
+      list.appendChild(li);
+    });
+    program.addEventListener("click", (ev) => {
+      const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - 60) / (rect.width - 64)) * D.program.total_us;
+      const k = PHASES.findIndex((p) => p.begin_us <= at && at <= p.end_us);
+      if (k >= 0) { pause(); enterPhase(k, false); }
+    });
+  }
+  function drawProgram() {
+    if (!MULTI) return;
+    const dpr = window.devicePixelRatio || 1, width = Math.max(program.clientWidth || 400, 280), ranks = Math.min(D.program.ranks, 32);
+    const lane = Math.max(Math.min(((program.clientHeight || 150) - 4) / (ranks * 2), 9), 3), height = ranks * lane * 2 + 4;
+    program.width = width * dpr; program.height = height * dpr; program.style.height = height + "px";
+    const g = program.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = "10px system-ui, sans-serif";
+    const x = (us) => 60 + (us / Math.max(D.program.total_us, 1e-9)) * (width - 64);
+    for (let r = 0; r < ranks; ++r) { g.fillStyle = "#969caa"; g.fillText("rank " + r, 2, r * lane * 2 + lane * 1.6); }
+    PHASES.forEach((p, k) => {
+      for (let r = 0; r < ranks; ++r) {
+        const b = p.rank_begin_us[r], e = p.rank_end_us[r];
+        if (b === null || b === undefined) continue;
+        g.fillStyle = k === phase ? "#e8c547" : p.kind === "compute" ? "#5b7bc0" : "#3fa37a";
+        g.fillRect(x(b), r * lane * 2 + (p.kind === "compute" ? 0 : lane) + 1, Math.max(x(e) - x(b), 1), lane - 1);
+      }
+    });
+    for (const li of document.querySelectorAll("#phases li")) li.classList.toggle("shown", Number(li.dataset.phase) === phase + 1);
+    const shown = document.querySelector("#phases li.shown");
+    if (shown) shown.scrollIntoView({ block: "nearest" });
+  }
+
+  // ---- moving through the phases -----------------------------------------------------------
+  function enterPhase(k, atEnd) {
+    const next = phaseView(k);
+    const changed = next !== V;
+    phase = k;
+    V = next;
+    rest = 0;
+    if (V) {
+      const wanted = PHASES[k].clock || (k === 0 ? D.clock : clock);
+      if (V.clockNames.includes(wanted)) clock = wanted;
+      else if (!V.clockNames.includes(clock)) clock = "steps";
+      fillClocks();
+      if (changed || !scene.querySelector("#packets")) { buildScene(); buildBuffers(); }
+      cellState.fill(-2);
+      $("buffers-panel").hidden = false;
+      $("timeline-panel").hidden = false;
+      drawTimeline();
+      t = atEnd ? C().finish : C().start;
+    } else {
+      drawComputeCard(PHASES[k]);
+      $("buffers-panel").hidden = true;
+      $("timeline-panel").hidden = true;
+      t = 0;
+    }
+    drawProgram();
+    render();
+  }
+  function fillClocks() {
+    const select = $("clock");
+    select.innerHTML = "";
+    for (const name of V.clockNames) { const o = document.createElement("option"); o.value = o.textContent = name; select.appendChild(o); }
+    select.value = clock;
+  }
+
+  // ---- the transport -------------------------------------------------------------------------
   function fmtTime(ns) {
-    if (clock === "steps") return "step " + ns.toFixed(2) + " / " + STEPS;
+    if (clock === "steps") return "step " + ns.toFixed(2) + " / " + V.steps;
     const us = ns / 1000;
     return us >= 1000 ? (us / 1000).toFixed(3) + " ms" : us.toFixed(3) + " µs";
   }
   function render() {
-    const f = frame(), c = prepare(clock).c;
+    const ph = $("playhead"), p = PHASES[phase], words = p.narration || null;
+    ph.dataset.phase = String(phase + 1);
+    ph.dataset.phases = String(PHASES.length);
+    const where = MULTI ? "Phase " + (phase + 1) + "/" + PHASES.length + " · " : "";
+    $("phase-caption").textContent = MULTI ? "Phase " + (phase + 1) + ": " + p.name + ". " + (words ? words.phase : "") : (words && words.phase) || "";
+    if (!V) {
+      ph.textContent = where + "compute";
+      Object.assign(ph.dataset, { t: "0", step: "0", done: "0", clock: "", flying: "0", queued: "0" });
+      $("caption").textContent = "Compute: " + p.name;
+      $("file-caption").textContent = words ? words.steps[0] || "" : "";
+      $("position").textContent = "";
+      $("scrub").disabled = $("clock").disabled = true;
+      return;
+    }
+    $("scrub").disabled = $("clock").disabled = false;
+    const f = frame(), c = C();
     drawPackets(f);
     drawBuffers();
     drawPlayhead();
-    const ph = $("playhead");
-    ph.textContent = "Step " + f.step + "/" + STEPS;
-    ph.dataset.t = String(t); ph.dataset.step = String(f.step); ph.dataset.done = String(f.done); ph.dataset.clock = clock;
-    ph.dataset.flying = String(f.flying.length); ph.dataset.queued = String(f.queued.length);
+    ph.textContent = where + "Step " + f.step + "/" + V.steps;
+    Object.assign(ph.dataset, { t: String(t), step: String(f.step), done: String(f.done), clock, flying: String(f.flying.length), queued: String(f.queued.length) });
     $("caption").textContent = (clock === "steps" ? "" : "t = " + fmtTime(t) + "  ") + f.caption;
-    const file = D.captions.file || [];
+    const file = words ? words.steps : V.captions.file || [];
     $("file-caption").textContent = file[f.step] || "";
     const scrub = $("scrub");
     scrub.min = c.start; scrub.max = Math.max(c.finish, c.start + 1e-9); scrub.value = t;
     $("position").textContent = clock === "steps" ? fmtTime(t) : fmtTime(t) + " / " + fmtTime(c.finish);
   }
-  function seek(v) { const c = prepare(clock).c; t = Math.min(Math.max(v, c.start), c.finish); render(); }
-  function stepForward() { const c = prepare(clock).c; pause(); seek(stepTime(c, Math.min(upperBound(c.step_done, t) + 1, STEPS))); }
-  function stepBack() {
-    const c = prepare(clock).c;
+  function seek(v) { if (!V) return; const c = C(); t = Math.min(Math.max(v, c.start), c.finish); render(); }
+  function stepForward() {
     pause();
-    let k = upperBound(c.step_done, t);  // steps done by t
-    while (k > 0 && stepTime(c, k) >= t) --k;
-    seek(stepTime(c, k));
+    if (!V || t >= C().finish) { if (phase + 1 < PHASES.length) enterPhase(phase + 1, false); return; }
+    const c = C();
+    seek(stepTime(V, c, Math.min(upperBound(c.step_done, t) + 1, V.steps)));
   }
+  function stepBack() {
+    pause();
+    if (!V || t <= C().start) { if (phase > 0) enterPhase(phase - 1, true); return; }
+    const c = C();
+    let k = upperBound(c.step_done, t);
+    while (k > 0 && stepTime(V, c, k) >= t) --k;
+    seek(stepTime(V, c, k));
+  }
+  // Playing goes on through the phases: at a phase's end the playhead rests half a second,
+  // a compute phase shows for one second (both shorter at higher speeds), as in the app.
   let lastFrame = 0;
   function tick(now) {
     if (!playing) return;
     const dt = lastFrame ? Math.min((now - lastFrame) / 1000, 0.1) : 0;
     lastFrame = now;
-    const c = prepare(clock).c, perSecond = clock === "steps" ? 1 : (c.finish - c.start) / Math.max(STEPS, 1);
-    t = Math.min(t + dt * perSecond * speed, c.finish);
-    render();
-    if (t >= c.finish) return pause();
+    if (!V || t >= C().finish) {
+      rest += dt * speed;
+      if (rest >= (V ? 0.5 : 1.0)) {
+        if (phase + 1 >= PHASES.length) return pause();
+        enterPhase(phase + 1, false);
+      }
+    } else {
+      const c = C(), perSecond = clock === "steps" ? 1 : (c.finish - c.start) / Math.max(V.steps, 1);
+      t = Math.min(t + dt * perSecond * speed, c.finish);
+      render();
+    }
     requestAnimationFrame(tick);
   }
   function play() {
-    const c = prepare(clock).c;
-    if (t >= c.finish) t = c.start;
-    playing = true; lastFrame = 0;
+    if (V && t >= C().finish && phase + 1 >= PHASES.length) {
+      if (MULTI) enterPhase(0, false); else t = C().start;
+    }
+    playing = true; lastFrame = 0; rest = 0;
     $("play-icon").setAttribute("d", "M6 5h4v14H6zM14 5h4v14h-4z");
     requestAnimationFrame(tick);
   }
@@ -357,13 +477,15 @@
   function toggle() { playing ? pause() : play(); }
   // Switching the clock keeps the step position: k steps done and the same share of step k + 1.
   function setClock(name) {
-    const a = prepare(clock).c, b = prepare(name).c;
-    const k = stepsDone(a, t), t0 = stepTime(a, k), t1 = stepTime(a, k + 1);
+    if (!V || !V.clockNames.includes(name)) return;
+    const a = C(), b = clockOf(V, name).c;
+    const k = stepsDone(a, t), t0 = stepTime(V, a, k), t1 = stepTime(V, a, k + 1);
     const share = t1 > t0 ? (t - t0) / (t1 - t0) : 0;
     clock = name;
-    const u0 = stepTime(b, k), u1 = stepTime(b, k + 1);
-    t = k >= STEPS ? b.finish : u0 + share * (u1 - u0);
+    const u0 = stepTime(V, b, k), u1 = stepTime(V, b, k + 1);
+    t = k >= V.steps ? b.finish : u0 + share * (u1 - u0);
     cellState.fill(-2);
+    $("clock").value = name;
     drawTimeline();
     render();
   }
@@ -375,12 +497,9 @@
   $("play").onclick = toggle;
   $("scrub").addEventListener("input", (ev) => { pause(); seek(parseFloat(ev.target.value)); });
   $("speed").addEventListener("change", (ev) => { speed = parseFloat(ev.target.value); });
-  const clockSelect = $("clock");
-  for (const name of clockNames) { const o = document.createElement("option"); o.value = o.textContent = name; clockSelect.appendChild(o); }
-  clockSelect.value = clock;
-  clockSelect.addEventListener("change", (ev) => setClock(ev.target.value));
+  $("clock").addEventListener("change", (ev) => setClock(ev.target.value));
   document.addEventListener("keydown", (ev) => {
-    if (ev.target && (ev.target.tagName === "INPUT" && ev.target.type === "text" || ev.target.tagName === "SELECT")) return;
+    if (ev.target && ((ev.target.tagName === "INPUT" && ev.target.type === "text") || ev.target.tagName === "SELECT")) return;
     const keys = { " ": toggle, ArrowRight: stepForward, PageDown: stepForward, ArrowLeft: stepBack, PageUp: stepBack,
                    Home: () => { pause(); seek(-Infinity); }, End: () => { pause(); seek(Infinity); } };
     if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
@@ -395,11 +514,11 @@
     if (Math.abs(dx) > 40) (dx < 0 ? stepForward : stepBack)();
   });
 
-  // ---- the questions -------------------------------------------------------------------
+  // ---- the questions -------------------------------------------------------------------------
   function buildQuestions() {
     if (!D.questions.length) return;
     $("questions-panel").hidden = false;
-    D.questions.forEach((q, k) => {
+    for (const q of D.questions) {
       const li = document.createElement("li");
       li.className = "question";
       li.appendChild(document.createTextNode(q.text + " "));
@@ -413,32 +532,29 @@
       button.onclick = () => {
         answer.hidden = !answer.hidden;
         button.textContent = answer.hidden ? "show the answer" : "hide the answer";
-        if (!answer.hidden && guess.value) answer.textContent = q.answer + " (you predicted: " + guess.value + ")";
+        answer.textContent = q.answer + (!answer.hidden && guess.value ? " (you predicted: " + guess.value + ")" : "");
       };
-      li.appendChild(button); li.appendChild(answer);
+      li.appendChild(button);
+      li.appendChild(answer);
       $("questions").appendChild(li);
-      void k;
-    });
-    $("predict").addEventListener("change", (ev) => {
-      for (const g of document.querySelectorAll(".guess")) g.hidden = !ev.target.checked;
-    });
+    }
+    $("predict").addEventListener("change", (ev) => { for (const g of document.querySelectorAll(".guess")) g.hidden = !ev.target.checked; });
   }
 
-  // ---- start ---------------------------------------------------------------------------
-  $("title").textContent = D.title || D.collective + " with " + D.algorithm + " on " + D.ranks + " ranks";
-  $("subtitle").textContent = D.collective + " · " + D.algorithm + " · " + D.ranks + " ranks · " + D.count + " × " + D.dtype +
-    " · " + STEPS + " steps, " + N + " transfers · " + (D.verified ? "verified" : "NOT verified") +
-    (D.predicted_on ? " · predicted on " + D.predicted_on : "");
-  $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step, Home/End.";
-  buildScene();
-  buildBuffers();
+  // ---- start -----------------------------------------------------------------------------------
+  const V0 = D.views[0] || {};
+  $("title").textContent = D.title || (V0.collective + " with " + V0.algorithm + " on " + V0.ranks + " ranks");
+  $("subtitle").textContent = MULTI
+    ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
+    : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
+      V0.transfers.src.length + " transfers · " + (V0.verified ? "verified" : "NOT verified") + (V0.predicted_on ? " · predicted on " + V0.predicted_on : "");
+  $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
+  buildProgram();
   buildQuestions();
-  const legend = $("legend");
-  legend.textContent = stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
-                               : "shade: the share of its ranks a cell holds (dark: none, light: all)";
-  drawTimeline();
-  seek(prepare(clock).c.start);
-  window.addEventListener("resize", () => { drawTimeline(); drawPlayhead(); });
+  clock = D.clock || "steps";
+  enterPhase(0, false);
+  window.addEventListener("resize", () => { drawTimeline(); drawPlayhead(); drawProgram(); });
   window.collsimReadyMs = performance.now();  // the load time docs/performance.md reports
-  window.collsimPlayer = { seek, setClock, stepForward, stepBack, frame: () => frame(), get t() { return t; }, get clock() { return clock; } };
+  window.collsimPlayer = { seek, setClock, stepForward, stepBack, enterPhase, frame: () => (V ? frame() : null),
+                           get t() { return t; }, get clock() { return clock; }, get phase() { return phase; } };
 })();

@@ -142,6 +142,59 @@ def check_page(driver, name, page, board, steps):
     check(console_errors(driver) == [], f"{name}: no console errors after all that")
 
 
+def phase_item(driver, k):
+    return driver.find_element("css selector", f'#phases li[data-phase="{k}"]')
+
+
+def check_lessons(driver, collsim, src, work):
+    """Lessons 2 and 12: the phase list, the program, moving through the phases, a compute card."""
+    from selenium.webdriver.common.keys import Keys
+    l2 = work / "lesson2.html"
+    run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--out", str(l2)])
+    driver.get(l2.as_uri())
+    check(console_errors(driver) == [], "lesson 2: loads without console errors")
+    items = driver.find_elements("css selector", "#phases li")
+    ph = playhead(driver)
+    check(len(items) == 2 and ph["phase"] == "1" and ph["phases"] == "2", f"lesson 2: two phases listed, the first shown ({ph})")
+    check(ph["clock"] == "predicted", "lesson 2: opens on its clock, predicted")
+    key(driver, Keys.END)
+    key(driver, Keys.ARROW_RIGHT)
+    ph = playhead(driver)
+    check(ph["phase"] == "2" and ph["done"] == "0", f"lesson 2: → at phase 1's end goes on to phase 2, at its start ({ph})")
+    key(driver, Keys.ARROW_LEFT)
+    ph = playhead(driver)
+    check(ph["phase"] == "1" and ph["done"] == "6", f"lesson 2: ← at phase 2's start goes back to phase 1, at its end ({ph})")
+    check("Phase 1: ring all-reduce" in driver.find_element("id", "phase-caption").text, "lesson 2: the phase's caption names it")
+    # --ranks re-runs every phase with 8 workers, as `collsim run --ranks` does.
+    l2_8 = work / "lesson2-8.html"
+    run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--ranks", "8", "--out", str(l2_8)])
+    driver.get(l2_8.as_uri())
+    ranks = driver.execute_script("return document.querySelectorAll('#scene .rank').length;")
+    check(ranks == 8, f"lesson 2 --ranks 8: the ring's scene has 8 ranks ({ranks})")
+    l12 = work / "lesson12.html"
+    out = run([collsim, "html", str(src / "scenarios/lessons/12_ddp_resnet34.toml"), "--out", str(l12)])
+    check("157 phases" in out, "lesson 12: collsim html writes its 157 phases")
+    driver.get(l12.as_uri())
+    check(len(driver.find_elements("css selector", "#phases li")) == 157, "lesson 12: 157 phases listed")
+    driver.execute_script("arguments[0].scrollIntoView();", phase_item(driver, 121))
+    phase_item(driver, 121).click()
+    key(driver, Keys.ARROW_RIGHT, 3)
+    ph = playhead(driver)
+    words = driver.find_element("id", "file-caption").text
+    check(ph["phase"] == "121" and ph["done"] == "3", f"lesson 12: a click shows phase 121, → three steps ({ph})")
+    check(words.startswith("bucket 2, step 3/6"), f"lesson 12: the step's narration: '{words[:50]}'")
+    driver.execute_script("arguments[0].scrollIntoView();", phase_item(driver, 116))
+    phase_item(driver, 116).click()
+    bars = driver.execute_script("return document.querySelectorAll('#scene .compute-bar').length;")
+    text = driver.find_element("id", "playhead").text
+    check(bars == 4 and "compute" in text and not driver.find_element("id", "buffers-panel").is_displayed(),
+          f"lesson 12: phase 116 is a compute card of 4 bars ('{text}')")
+    key(driver, Keys.ARROW_RIGHT)
+    check(playhead(driver)["phase"] == "117", "lesson 12: → from a compute phase goes on to the next phase")
+    check(console_errors(driver) == [], "lesson 12: no console errors")
+    driver.save_screenshot(str(work / "lesson12.png"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
@@ -189,6 +242,7 @@ def main():
               "lesson 1: after three steps the file's caption is step 3's")
         check(console_errors(driver) == [], "lesson 1: no console errors")
         driver.save_screenshot(str(work / "lesson1.png"))
+        check_lessons(driver, collsim, src, work)
     finally:
         driver.quit()
     # A phone-sized viewport: the page still lays out (no horizontal overflow of the body).
@@ -201,11 +255,11 @@ def main():
         phone.save_screenshot(str(work / "ring-phone.png"))
     finally:
         phone.quit()
-    # Bad input: a lesson of several phases and a bad output path are refused, nothing written.
-    bad = subprocess.run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--out",
-                          str(work / "x.html")], capture_output=True, text=True)
-    check(bad.returncode == 2 and "plays one collective so far" in bad.stderr and not (work / "x.html").exists(),
-          "a lesson of several phases: exit 2, nothing written")
+    # Bad input: a lesson with a run flag and a bad output path are refused, nothing written.
+    bad = subprocess.run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--count", "8",
+                          "--out", str(work / "x.html")], capture_output=True, text=True)
+    check(bad.returncode == 2 and "--count changes one collective" in bad.stderr and not (work / "x.html").exists(),
+          f"a lesson with --count: exit 2, nothing written ({bad.stderr.strip()[:80]})")
     bad = subprocess.run([collsim, "html", "--count", "8", "--out", str(work / "no/such/folder/x.html")], capture_output=True, text=True)
     check(bad.returncode == 2 and "--out" in bad.stderr, f"an --out in a missing folder: exit 2 naming --out ({bad.stderr.strip()[:80]})")
     print(f"\n{len(failures)} failure(s)" if failures else "\nall checks held")
