@@ -11,6 +11,7 @@
 #include "app/gui/palette.h"
 #include "app/gui/shading.h"
 #include "app/html/player_assets.h"
+#include "app/storyboard.h"
 #include "sim/core/errors.h"
 
 namespace collsim::html {
@@ -193,19 +194,6 @@ std::string script_safe(std::string text) {
   return text;
 }
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -321,7 +309,7 @@ std::string page_around(const std::string& title, const std::string& data) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<meta name=\"generator\" content=\"collsim html\">\n<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n{}\n"
       "<script id=\"collsim-data\" type=\"application/json\">{}</script>\n<script>\n{}</script>\n</body>\n</html>\n",
-      html_escape(title), kPlayerCss, kPlayerHtml, script_safe(data), kPlayerJs);
+      storyboard::xml_escape(title), kPlayerCss, kPlayerHtml, script_safe(data), kPlayerJs);
 }
 
 }  // namespace
