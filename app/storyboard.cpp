@@ -505,8 +505,10 @@ std::string step_svg(const gui::ViewModel& vm, int frame, const Heading& heading
   return o + "</svg>\n";
 }
 
+// `lesson`: the counter numbers frames from 1 ("frame 3 / 8"); else frame k is step k
+// ("step 0 / 6" is the start).
 std::string index_page(const std::string& title, const std::string& run, const std::string& description,
-                       const std::string& contents, const std::vector<Frame>& frames) {
+                       const std::string& contents, const std::vector<Frame>& frames, bool lesson) {
   std::string list, links;
   for (std::size_t i = 0; i < frames.size(); ++i) {
     list += fmt::format("{}\n  {{file: {}, caption: {}}}", i == 0 ? "" : ",", js_string(frames[i].file),
@@ -540,11 +542,11 @@ std::string index_page(const std::string& title, const std::string& run, const s
 <h1>{title}</h1>
 <p class="run">{run}</p>
 <nav>
-  <button id="first" title="first (Home)">⏮</button>
+  <button id="first" title="first (Home)" aria-label="first"><svg viewBox="0 0 24 24" width="18" height="18"><rect x="4" y="5" width="3" height="14" fill="currentColor"/><path d="M20 5v14L8 12z" fill="currentColor"/></svg></button>
   <button id="prev" title="previous (←)">◀ previous</button>
   <span id="counter"></span>
   <button id="next" title="next (→ or space)">next ▶</button>
-  <button id="last" title="last (End)">⏭</button>
+  <button id="last" title="last (End)" aria-label="last"><svg viewBox="0 0 24 24" width="18" height="18"><path d="M4 5v14l12-7z" fill="currentColor"/><rect x="17" y="5" width="3" height="14" fill="currentColor"/></svg></button>
 </nav>
 <img id="frame" src="{first}" alt="">
 <p id="caption"></p>
@@ -563,7 +565,7 @@ function show(i) {{
   document.getElementById("frame").src = frames[current].file;
   document.getElementById("frame").alt = frames[current].caption;
   document.getElementById("caption").textContent = frames[current].caption;
-  document.getElementById("counter").textContent = current + " / " + (frames.length - 1);
+  document.getElementById("counter").textContent = {counter};
   document.getElementById("prev").disabled = document.getElementById("first").disabled = current === 0;
   document.getElementById("next").disabled = document.getElementById("last").disabled = current === frames.length - 1;
   history.replaceState(null, "", "#" + current);
@@ -594,7 +596,8 @@ show(parseInt(location.hash.slice(1), 10) || 0);
                    ? ""
                    : fmt::format("<details open>\n  <summary>About this lesson</summary>\n  <p>{}</p>\n</details>\n",
                                  xml_escape(description))),
-      fmt::arg("count", frames.size()), fmt::arg("links", links), fmt::arg("list", list));
+      fmt::arg("count", frames.size()), fmt::arg("links", links), fmt::arg("list", list),
+      fmt::arg("counter", lesson ? R"("frame " + (current + 1) + " / " + frames.length)" : R"("step " + current + " / " + (frames.length - 1))"));
 }
 
 
@@ -663,7 +666,7 @@ std::string frame_svg(const gui::ViewModel& vm, int frame) {
 }
 
 std::string index_html(const gui::ViewModel& vm, const std::vector<Frame>& frames) {
-  return index_page(title_of(vm), run_line(vm), vm.trace().scenario_description, "", frames);
+  return index_page(title_of(vm), run_line(vm), vm.trace().scenario_description, "", frames, false);
 }
 
 
@@ -789,7 +792,11 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, con
     const int steps = pr.schedule.step_count();
     for (int j = 1; j <= steps; ++j) {
       const std::string counter = fmt::format("phase {}/{} · step {}/{}", k + 1, s.phases.size(), j, steps);
-      const std::string text = fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown_caption(s, f, k, pr.schedule, j));
+      // The file's own step caption after the phase's name (it may say the step itself, as the
+      // generated DDP and FSDP phases' do: "broadcast, step 1/6: ..."); else the step's label.
+      const bool own = !caption_parts(s, f, k, pr.schedule, j).step.empty();
+      const std::string shown = shown_caption(s, f, k, pr.schedule, j);
+      const std::string text = own ? fmt::format("{}: {}", phase.name, shown) : fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown);
       b.frames.push_back({fmt::format("phase-{:0{}}-step-{:0{}}.svg", k + 1, phase_digits, j, step_digits), text,
                           step_svg(*views[k], offset + j, {title, counter, text},
                                    fmt::format("{}: {} ({})", title, phase.name, counter))});
@@ -799,7 +806,7 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, con
   const std::string run =
       fmt::format("{} phase{} on {} ranks{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
                   p.predicted ? fmt::format(", predicted {}", format_duration_ns(p.total_ns)) : "");
-  b.index_html = index_page(title, run, lesson_description(s, f), contents, b.frames);
+  b.index_html = index_page(title, run, lesson_description(s, f), contents, b.frames, true);
   return b;
 }
 

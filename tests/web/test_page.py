@@ -195,6 +195,27 @@ def check_lessons(driver, collsim, src, work):
     driver.save_screenshot(str(work / "lesson12.png"))
 
 
+def check_storyboards(driver, collsim, src, work):
+    """The storyboard's page (issue 17, part 3): its first/last buttons draw (no missing glyph
+    boxes), its counter numbers a lesson's frames from 1, a DDP caption says its step once."""
+    from selenium.webdriver.common.keys import Keys
+    board = work / "ring-board" / "index.html"
+    driver.get(board.as_uri())
+    sizes = driver.execute_script("return ['first', 'last'].map(id => document.querySelector('#' + id + ' svg').getBoundingClientRect().width);")
+    check(all(w > 8 for w in sizes), f"storyboard: the first and last buttons draw their icons ({sizes} px wide)")
+    check(driver.find_element("id", "counter").text == "step 0 / 6", "storyboard: a run's counter is 'step 0 / 6' at the start")
+    ddp = work / "ddp-board"
+    run([collsim, "storyboard", str(src / "scenarios/lessons/12_ddp_resnet34.toml"), "--out", str(ddp)])
+    driver.get((ddp / "index.html").as_uri())
+    counter = driver.find_element("id", "counter").text
+    frames = driver.execute_script("return frames.length;")
+    check(counter == f"frame 1 / {frames}", f"storyboard: a lesson's counter is 'frame 1 / {frames}' ('{counter}')")
+    key(driver, Keys.ARROW_RIGHT)
+    caption = driver.find_element("id", "caption").text
+    check(caption.count("step 2/6") == 1, f"storyboard: DDP's second frame says its step once: '{caption[:90]}'")
+    check(console_errors(driver) == [], "storyboard: no console errors")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
@@ -243,6 +264,7 @@ def main():
         check(console_errors(driver) == [], "lesson 1: no console errors")
         driver.save_screenshot(str(work / "lesson1.png"))
         check_lessons(driver, collsim, src, work)
+        check_storyboards(driver, collsim, src, work)
     finally:
         driver.quit()
     # A phone-sized viewport: the page still lays out (no horizontal overflow of the body).
