@@ -344,10 +344,12 @@ int run_cli(int argc, char** argv) {
   std::string html_out;
   CLI::App* html_cmd = app.add_subcommand(
       "html",
-      "write one self-contained web page that plays the run in any browser, offline: the scene, the buffers, the "
-      "timeline and the caption on the steps, measured and predicted clocks, and a scenario's questions (docs/web.md)");
+      "write one self-contained web page that plays the run or lesson in any browser, offline: the scene, the buffers, "
+      "the timeline and the caption on the steps, measured and predicted clocks, a lesson's phases and program, and the "
+      "questions (docs/web.md)");
   add_spec_flags(*html_cmd, spec);
-  html_cmd->add_option("input", files.scenario, "a scenario file (run on the CPU backend first) or a JSON trace; none: the flags' run");
+  html_cmd->add_option("input", files.scenario,
+                       "a scenario file or lesson (run on the CPU backend first) or a JSON trace; none: the flags' run");
   html_cmd->add_option("--out", html_out, "the page to write (e.g. ring.html)")
       ->required()
       ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
