@@ -192,19 +192,49 @@
   const buffers = $("buffers");
   let cellNodes = [], cellState = null;
   const bufferName = { input: "in", output: "out", scratch: "scr" };
+  // Many cells (beyond kCanvasCells) are painted on a canvas instead: an SVG of thousands of
+  // cells costs Chromium tens of milliseconds a frame to restyle and repaint. The `.cell`
+  // elements stay (hidden, without children) with their data attributes, for tests and tools.
+  const kCanvasCells = 1500;
+  let bctx = null;
   function buildBuffers() {
     buffers.innerHTML = "";
     cellNodes = [];
     const B = V.buffers;
     cellState = new Int32Array(B.cells.begin.length).fill(-2);
     const rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
-    const width = Math.max(buffers.clientWidth || 400, 280), label = 86, rowH = 22, gap = 4;
-    buffers.setAttribute("viewBox", "0 0 " + width + " " + (rows.length * (rowH + gap) + 4));
-    buffers.setAttribute("height", rows.length * (rowH + gap) + 4);
+    const width = Math.max(buffers.clientWidth || $("buffers-panel").clientWidth - 14 || 400, 280), label = 86, rowH = 22, gap = 4;
+    const height = rows.length * (rowH + gap) + 4;
+    V.canvasCells = B.cells.begin.length > kCanvasCells;
+    let canvas = $("buffers-canvas");
+    if (V.canvasCells && !canvas) {
+      canvas = document.createElement("canvas");
+      canvas.id = "buffers-canvas";
+      buffers.after(canvas);
+    }
+    if (canvas) canvas.hidden = !V.canvasCells;
+    buffers.style.display = V.canvasCells ? "none" : "";
+    buffers.setAttribute("viewBox", "0 0 " + width + " " + height);
+    buffers.setAttribute("height", height);
+    bctx = null;
+    if (V.canvasCells) {
+      const dpr = window.devicePixelRatio || 1;
+      canvas.width = width * dpr; canvas.height = height * dpr;
+      canvas.style.width = width + "px"; canvas.style.height = height + "px";
+      bctx = canvas.getContext("2d");
+      bctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      bctx.font = "13px system-ui, sans-serif";
+      bctx.textBaseline = "middle";
+    }
     rows.forEach((row, k) => {
-      const y = 2 + k * (rowH + gap);
-      el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, "rank " + row.rank + " " + bufferName[row.buffer]);
-      if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
+      const y = 2 + k * (rowH + gap), name = "rank " + row.rank + " " + bufferName[row.buffer];
+      if (bctx) {
+        bctx.fillStyle = "#e6e8ee"; bctx.fillText(name, 4, y + rowH / 2);
+        if (V.stripes) { bctx.fillStyle = PAL.ranks[row.rank % 16]; bctx.fillRect(label - 8, y + 2, 4, rowH - 4); }
+      } else {
+        el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, name);
+        if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
+      }
       for (let c = row.first; c < row.first + row.count; ++c) {
         const x = label + B.cells.x0[c] * (width - label - 4), w = Math.max((B.cells.x1[c] - B.cells.x0[c]) * (width - label - 4) - 1, 0.5);
         const g = el("g", { class: "cell", "data-rank": row.rank, "data-buffer": row.buffer, "data-cell": c - row.first, "data-begin": B.cells.begin[c], "data-end": B.cells.end[c], "data-index": c }, buffers);
@@ -224,22 +254,35 @@
     node.label = el("text", { x: node.x + node.w / 2, y: node.y + node.h / 2, "font-size": 11, "text-anchor": "middle", "dominant-baseline": "central",
                               fill: "#141418", stroke: "#f0f0f0", "stroke-width": 2.5, "paint-order": "stroke" }, node.g, "");
   }
+  // The fill of each of a cell's slots (its eventual ranks, or one shade).
+  function cellFills(c, i, written, held, holds, target) {
+    const slots = V.stripes ? (V.eventualRanks[c].length ? V.eventualRanks[c] : [-1]) : [-1];
+    return slots.map((q) => !written ? PAL.empty
+                          : !V.stripes ? PAL.ramp[Math.round((holds / Math.max(target, 1)) * (PAL.ramp.length - 1))]
+                          : q < 0 ? PAL.ranks[(held[0] || 0) % 16]
+                          : has(V, i, q) ? PAL.ranks[q % 16] : PAL.missing);
+  }
   function drawCell(c, i) {
     const node = cellNodes[c], B = V.buffers;
-    if (!node.slots) makeCell(node, c);
     const written = i >= 0 && B.changes.written[i] === 1;
     const holds = written ? B.changes.holds[i] : 0, target = B.cells.target[c];
     const held = [];
     if (written) for (let q = 0; q < 64; ++q) if (has(V, i, q)) held.push(q);
     const holdsText = held.join(" ");
     if (node.holds !== holdsText) node.g.setAttribute("data-holds", (node.holds = holdsText));
-    for (const slot of node.slots) {
-      const fill = !written ? PAL.empty
-                 : !V.stripes ? PAL.ramp[Math.round((holds / Math.max(target, 1)) * (PAL.ramp.length - 1))]
-                 : slot.q < 0 ? PAL.ranks[(held[0] || 0) % 16]
-                 : has(V, i, slot.q) ? PAL.ranks[slot.q % 16] : PAL.missing;
-      if (slot.fill !== fill) slot.rect.setAttribute("fill", (slot.fill = fill));
+    const fills = cellFills(c, i, written, held, holds, target), sw = node.w / fills.length;
+    if (bctx) {
+      fills.forEach((fill, s) => { bctx.fillStyle = fill; bctx.fillRect(node.x + s * sw, node.y, sw + 0.2, node.h); });
+      if (written && node.w > 30) {
+        bctx.font = "11px system-ui, sans-serif"; bctx.textAlign = "center";
+        bctx.lineWidth = 2.5; bctx.strokeStyle = "#f0f0f0"; bctx.strokeText(holds + "/" + target, node.x + node.w / 2, node.y + node.h / 2);
+        bctx.fillStyle = "#141418"; bctx.fillText(holds + "/" + target, node.x + node.w / 2, node.y + node.h / 2);
+        bctx.textAlign = "start";
+      }
+      return;
     }
+    if (!node.slots) makeCell(node, c);
+    node.slots.forEach((slot, s) => { if (slot.fill !== fills[s]) slot.rect.setAttribute("fill", (slot.fill = fills[s])); });
     const label = written ? holds + "/" + target : "";
     if (node.label && node.labelText !== label) node.label.textContent = (node.labelText = label);
   }

@@ -195,6 +195,25 @@ def check_lessons(driver, collsim, src, work):
     driver.save_screenshot(str(work / "lesson12.png"))
 
 
+def check_big_page(driver, collsim, work):
+    """64 ranks: 4 096 cells painted on a canvas, their `.cell` elements still right."""
+    from selenium.webdriver.common.keys import Keys
+    trace, page, board = work / "ring64.json", work / "ring64.html", work / "ring64-board"
+    run([collsim, "run", "--collective", "all_reduce", "--algorithm", "ring", "--ranks", "64", "--count", "64", "--trace", str(trace)])
+    run([collsim, "html", str(trace), "--out", str(page)])
+    run([collsim, "storyboard", str(trace), "--out", str(board)])
+    driver.get(page.as_uri())
+    canvas = driver.execute_script("const c = document.getElementById('buffers-canvas'); return c && !c.hidden && c.getBoundingClientRect().height;")
+    check(bool(canvas) and canvas > 1000, f"64 ranks: the buffers are painted on a canvas ({canvas} px high)")
+    for k in (0, 5, 126):
+        key(driver, Keys.HOME)
+        key(driver, Keys.ARROW_RIGHT, k)
+        expected, shown = storyboard_cells(board / f"step-{k:03d}.svg"), page_cells(driver)
+        wrong = [c for c in expected if shown.get(c) != expected[c]]
+        check(len(expected) == 4096 and not wrong, f"64 ranks, step {k}: {len(expected)} cells equal the storyboard's ({len(wrong)} differ)")
+    check(console_errors(driver) == [], "64 ranks: no console errors")
+
+
 def check_storyboards(driver, collsim, src, work):
     """The storyboard's page (issue 17, part 3): its first/last buttons draw (no missing glyph
     boxes), its counter numbers a lesson's frames from 1, a DDP caption says its step once."""
@@ -265,6 +284,7 @@ def main():
         driver.save_screenshot(str(work / "lesson1.png"))
         check_lessons(driver, collsim, src, work)
         check_storyboards(driver, collsim, src, work)
+        check_big_page(driver, collsim, work)
     finally:
         driver.quit()
     # A phone-sized viewport: the page still lays out (no horizontal overflow of the body).
