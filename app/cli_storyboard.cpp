@@ -151,7 +151,7 @@ std::string validate_one(const std::string& path, std::vector<std::string>& warn
 // collective. (The file itself is validated as any other.)
 void check_slide(const Slide& slide) {
   if (gui::is_trace_file(slide.file)) {
-    if (slide.phase || slide.compare.starts_with("phase:"))
+    if (slide.phase || compared_phase(slide.compare))
       throw InputError(fmt::format("{}: {} is a trace: it has no phases", slide.where, slide.file.string()));
     return;
   }
@@ -161,10 +161,8 @@ void check_slide(const Slide& slide) {
   if (shown >= phases)
     throw InputError(fmt::format("{}: phase {}: {} has phases 1..{}", slide.where, shown + 1, slide.file.string(), phases));
   if (slide.compare.empty()) return;
-  if (slide.compare.starts_with("phase:")) {
-    const std::string k = slide.compare.substr(6);
-    const std::size_t other = k.empty() || k.find_first_not_of("0123456789") != std::string::npos ? 0 : std::stoul(k);
-    if (other == 0 || other > phases || other - 1 == shown || sc.phases[other - 1].kind != PhaseKind::collective)
+  if (const std::optional<std::size_t> other = compared_phase(slide.compare)) {  // the lecture's reader checked its form
+    if (*other >= phases || *other == shown || sc.phases[*other].kind != PhaseKind::collective)
       throw InputError(fmt::format("{}: compare '{}': not another collective phase of {} (phases 1..{})", slide.where,
                                    slide.compare, slide.file.string(), phases));
     return;
@@ -237,11 +235,15 @@ void check_playable(const Schedule& s, const std::string& source) {
 }
 
 // A single collective's words and questions (answered from the run's program).
-html::PageText page_text(const RunPlan& plan, const Trace& trace, const std::string& input, const gui::ViewModel& vm) {
-  html::PageText text{trace.scenario_title, trace.scenario_description, {}, {}, input};
-  if (!plan.scenario) return text;
-  text.step_captions = file_captions(plan, vm.schedule());
-  const Scenario& sc = *plan.scenario;
+// A trace's (no plan): its title and description only.
+html::PageText page_text(const RunPlan* plan, const Trace& trace, const std::string& input, const gui::ViewModel& vm) {
+  html::PageText text;
+  text.title = trace.scenario_title;
+  text.description = trace.scenario_description;
+  text.source = input;
+  if (!plan || !plan->scenario) return text;
+  text.step_captions = file_captions(*plan, vm.schedule());
+  const Scenario& sc = *plan->scenario;
   text.clock = !sc.phases.empty() && !sc.phases[0].clock.empty() ? sc.phases[0].clock : sc.clock;
   if (sc.questions.empty()) return text;
   const ProgramResult p = model_program(sc);
@@ -286,8 +288,7 @@ int command_html(const std::string& input, const std::string& out, const RunRequ
   }
   const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
   const gui::ViewModel vm(trace);
-  const html::PageText text = trace_input ? html::PageText{trace.scenario_title, trace.scenario_description, {}, {}, input}
-                                          : page_text(*plan, trace, input, vm);
+  const html::PageText text = page_text(plan ? &*plan : nullptr, trace, input, vm);
   const std::string page = html::make_page(vm, text);
   OutputFileSet files;
   files.stage(out, page);

@@ -78,6 +78,16 @@ TEST_CASE("lecture: mistakes name the file, line and key") {
   CHECK(d.error(head + "file = \"lessons/a.toml\"\nslide = 3\n").find("key 'slide[0].slide': unknown key") != std::string::npos);
   CHECK(d.error(head + "file = \"week.lecture.toml\"\n").find("not another lecture") != std::string::npos);
   CHECK(d.error("format = \"lecture\"\n[[slide]\n").find("not valid TOML") != std::string::npos);
+  CHECK(d.error(head + "file = \"lessons/a.toml\"\ncompare = \"phase:x\"\n").find("key 'slide[0].compare': compare with phase:x: write phase:K") !=
+        std::string::npos);
+}
+
+TEST_CASE("lecture: a comparison names a phase (phase:K) or an algorithm") {
+  CHECK(compared_phase("phase:3") == 2);
+  CHECK(compared_phase("ring") == std::nullopt);
+  CHECK(phase_comparison(2) == "phase:3");
+  for (const char* bad : {"phase:", "phase:0", "phase:-1", "phase:2x", "phase:99999999999"})
+    CHECK(testing::input_error([&] { (void)compared_phase(bad); }).find("write phase:K") != std::string::npos);
 }
 
 }  // namespace collsim

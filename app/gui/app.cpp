@@ -29,16 +29,14 @@ void App::start(LoadRequest request) {
 
 namespace {
 
-// "phase:K" (1-based) -> K - 1; nullopt for anything else (an algorithm's name).
+// compared_phase, its error kept as text (the window shows it in its banner).
 std::optional<std::size_t> phase_named(const std::string& what, std::string& problem) {
-  if (!what.starts_with("phase:")) return std::nullopt;
-  std::size_t k = 0;
-  const std::string digits = what.substr(6);
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || (k = std::stoul(digits)) == 0) {
-    problem = fmt::format("compare with {}: write phase:K with K a phase number from 1", what);
+  try {
+    return compared_phase(what);
+  } catch (const InputError& e) {
+    problem = e.what();
     return std::size_t{0};
   }
-  return k - 1;
 }
 
 }  // namespace
@@ -111,7 +109,7 @@ bool App::compare_with_phase(std::size_t k) {
   } else {
     doc.compare = l->views[k];
     doc.compare_phase = k;
-    editor.compare = fmt::format("phase:{}", k + 1);
+    editor.compare = phase_comparison(k);
     toggles.inputs = false;  // side by side, rows are scarce
     if (!runs().has_clock(playback.clock)) playback.clock = ClockKind::steps;
     playback.seek_time(runs(), playback.t);
@@ -353,28 +351,23 @@ void App::open_lecture(const std::filesystem::path& file) {
   go_to_slide(0);
 }
 
-namespace {
-// A slide's comparison is a run of its own (an algorithm), or another phase of the lesson.
-bool compares_algorithm(const Slide& s) { return !s.compare.empty() && !s.compare.starts_with("phase:"); }
-}  // namespace
-
 void App::go_to_slide(std::size_t k) {
   if (!lecture || k >= lecture->slides.size() || loading()) return;
   slide = k;
   const Slide& s = lecture->slides[k];
   const std::size_t phase = s.phase ? static_cast<std::size_t>(*s.phase - 1) : 0;
   const bool same_file = has_document() && std::filesystem::path(doc.source) == s.file;
-  const bool same_run = same_file && (!compares_algorithm(s) || (doc.compare && !doc.compare_phase && doc.phase == phase &&
+  const bool same_run = same_file && (!s.compares_algorithm() || (doc.compare && !doc.compare_phase && doc.phase == phase &&
                                                                   doc.compare->schedule().algorithm == s.compare));
   if (same_run) return PlaceSlide();  // the file shown: at once
   slide_pending = true;
-  open(s.file, compares_algorithm(s) ? s.compare : "", phase);
+  open(s.file, s.compares_algorithm() ? s.compare : "", phase);
 }
 
 void App::PlaceSlide() {
   if (!lecture || !has_document()) return;
   const Slide& s = lecture->slides[slide];
-  if (!compares_algorithm(s) && doc.compare) doc.compare.reset(), doc.compare_phase.reset();
+  if (!s.compares_algorithm() && doc.compare) doc.compare.reset(), doc.compare_phase.reset();
   HeadlessOptions where;
   where.phase = s.phase;
   where.step = s.step;
@@ -382,7 +375,7 @@ void App::PlaceSlide() {
   if (!s.clock.empty()) where.clock = clock_named(s.clock);
   std::string problem;
   if (!place_playhead(*this, where, problem)) error = fmt::format("{}: {}", s.where, problem);
-  if (s.compare.starts_with("phase:")) set_compare(s.compare);
+  if (!s.compare.empty() && !s.compares_algorithm()) set_compare(s.compare);
   refresh_frame();
 }
 

@@ -136,7 +136,7 @@ State state_of(const App& app) {
     return s;
   }
   const ViewModel& b = *app.doc.compare;
-  State compared{{"compare", app.doc.compare_phase ? fmt::format("phase:{}", *app.doc.compare_phase + 1) : b.schedule().algorithm},
+  State compared{{"compare", app.doc.compare_phase ? phase_comparison(*app.doc.compare_phase) : b.schedule().algorithm},
                  {"compare_algorithm", b.schedule().algorithm},
                  {"compare_step", std::to_string(app.compare_now.steps_done)},
                  {"compare_steps", std::to_string(b.step_count())},

@@ -319,7 +319,7 @@ void compare_combo(App& app, bool narrow) {
       ImGui::TextDisabled("another phase of the lesson");
       for (std::size_t k = 0; k < lesson->phase_count(); ++k) {
         if (!lesson->views[k] || k == app.doc.phase) continue;
-        const std::string id = fmt::format("phase:{}", k + 1);
+        const std::string id = phase_comparison(k);
         if (ImGui::Selectable(fmt::format("{}  {}", id, lesson->phase(k).name).c_str(), e.compare == id)) app.set_compare(id);
       }
       ImGui::TextDisabled("phase %zu with another algorithm", app.doc.phase + 1);

@@ -38,10 +38,6 @@ struct StepOrder {
   bool operator()(int k, const Transfer& t) const { return k < t.step; }
 };
 
-std::string step_title(const Schedule& s, int k) {
-  return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
-}
-
 // The steps clock's times: step k over [k, k + 1), and inside it the timing model's
 // order and proportions (its earliest begin at k, its latest end at k + 1), so that what
 // the model serialises on one link runs one after the other. Without predicted times, or
@@ -92,6 +88,10 @@ Vec2 free_side(const std::vector<Vec2>& ways) {
 }
 
 }  // namespace
+
+std::string step_title(const Schedule& s, int k) {
+  return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
+}
 
 std::string no_steps_caption() { return "This schedule has no steps: nothing moves."; }
 

@@ -95,7 +95,8 @@ struct PacketSpot {
   bool queued = false;
 };
 
-// The captions both views share (the app's caption line and the storyboard's frames).
+// The captions the views share (the app's caption line, the storyboard's frames, the page).
+std::string step_title(const Schedule& s, int k);  // "step 3/6: reduce-scatter 3/3: ..." (k 0-based)
 std::string no_steps_caption();                  // "This schedule has no steps: nothing moves."
 std::string start_caption(const Schedule& s);    // "Start: every rank holds only its own data. Next, step 1/6: ..."
 

@@ -127,7 +127,7 @@ json captions_json(const gui::ViewModel& vm, const PageText& text) {
     while (first < s.transfers.size() && s.transfers[first].step < k) ++first;
     after.push_back(vm.caption(gui::ClockKind::steps, k, k, {}));
     in.push_back(vm.caption(gui::ClockKind::steps, k + 0.5, k, {gui::InFlight{static_cast<std::uint32_t>(first), 0.5f}}));
-    titles.push_back(fmt::format("step {}/{}: {}", k + 1, steps, s.step_labels[static_cast<std::size_t>(k)]));
+    titles.push_back(gui::step_title(s, k));
   }
   after.push_back(vm.caption(gui::ClockKind::steps, steps, steps, {}));
   return {{"in", std::move(in)}, {"after", std::move(after)}, {"titles", std::move(titles)}, {"file", text.step_captions}};

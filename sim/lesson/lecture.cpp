@@ -38,12 +38,30 @@ Slide read_slide(const Entry& at, const Table& t, const std::filesystem::path& f
   if (const auto e = t.find("compare")) {
     s.compare = e->string();
     if (s.compare.empty()) e->fail("empty: an algorithm's name or phase:K (leave the key out to compare nothing)");
+    try {
+      (void)compared_phase(s.compare);
+    } catch (const InputError& bad) {
+      e->fail(bad.what());
+    }
   }
   if (const auto e = t.find("note")) s.note = e->string();
   return s;
 }
 
 }  // namespace
+
+std::optional<std::size_t> compared_phase(std::string_view compare) {
+  constexpr std::string_view prefix = "phase:";
+  if (!compare.starts_with(prefix)) return std::nullopt;
+  const std::string_view digits = compare.substr(prefix.size());
+  std::size_t k = 0;
+  const bool number = !digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string_view::npos &&
+                      (k = std::stoul(std::string(digits))) > 0;
+  if (!number) throw InputError(fmt::format("compare with {}: write phase:K with K a phase number from 1", compare));
+  return k - 1;
+}
+
+std::string phase_comparison(std::size_t k) { return fmt::format("phase:{}", k + 1); }
 
 bool is_lecture_file(const std::filesystem::path& path) { return path.filename().string().ends_with(".lecture.toml"); }
 

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace collsim {
@@ -27,9 +28,11 @@ struct Slide {
   std::optional<double> step;  // steps done (2.5: half-way through step 3)
   std::optional<double> time_us;
   std::string clock;    // "", steps, measured or predicted
-  std::string compare;  // "", an algorithm, or "phase:K"
+  std::string compare;  // "", an algorithm, or "phase:K" (compared_phase)
   std::string note;     // the teacher's words, shown under the caption
   std::string where;    // "lecture.toml:12:1: [[slide]] 3", for messages about it
+  // Whether the comparison is a run of its own (an algorithm), not another phase.
+  bool compares_algorithm() const { return !compare.empty() && !compare.starts_with("phase:"); }
 };
 
 struct Lecture {
@@ -37,6 +40,13 @@ struct Lecture {
   std::string title;
   std::vector<Slide> slides;  // at least one
 };
+
+// A comparison (a slide's `compare`, the app's --compare) names another phase of the lesson,
+// "phase:K" with K from 1, or an algorithm. The phase, 0-based; nullopt for an algorithm's
+// name; InputError for a malformed "phase:…" (the message says how to write it).
+std::optional<std::size_t> compared_phase(std::string_view compare);
+// "phase:K" for phase k (0-based), as compared_phase reads it.
+std::string phase_comparison(std::size_t k);
 
 // Whether `path` names a lecture file (its name ends in .lecture.toml).
 bool is_lecture_file(const std::filesystem::path& path);

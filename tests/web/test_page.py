@@ -251,6 +251,7 @@ def main():
         "a2a": (["run", "--collective", "all_to_all", "--algorithm", "bruck", "--ranks", "8", "--count", "8"], None),
     }
     driver = make_driver("1280,800")
+    from selenium.webdriver.common.keys import Keys
     try:
         for name, (args, steps) in runs.items():
             trace = work / f"{name}.json"
@@ -277,7 +278,7 @@ def main():
         check(first.is_displayed() and first.text.strip() == answers[0].strip(),
               f"lesson 1: the first answer shows when clicked and is the CLI's: '{first.text[:60]}'")
         caption = driver.find_element("id", "file-caption").text
-        key(driver, __import__("selenium.webdriver.common.keys", fromlist=["Keys"]).Keys.ARROW_RIGHT, 3)
+        key(driver, Keys.ARROW_RIGHT, 3)
         check(driver.find_element("id", "file-caption").text != caption and "Step 3" in driver.find_element("id", "file-caption").text,
               "lesson 1: after three steps the file's caption is step 3's")
         check(console_errors(driver) == [], "lesson 1: no console errors")
