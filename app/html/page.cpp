@@ -1,7 +1,9 @@
 #include "app/html/page.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include <fmt/format.h>
@@ -25,19 +27,95 @@ namespace gui = collsim::gui;
 constexpr int kWaySamples = 16;
 
 // Numbers in the file: 4 significant digits for coordinates (the page draws at most a few
-// thousand pixels), times as they are. JSON has no infinities: null stands for "before
-// anything" (an initial state's key).
+// thousand pixels). Times to 7 significant digits (the shortest decimal that reads back as
+// it): rounding is monotone, so "ended by t" compares the same way for the transfers and
+// the cells' keys.
 double coord(float v) { return std::round(static_cast<double>(v) * 1e4) / 1e4; }
-// Times to 7 significant digits (the shortest decimal that reads back as it): rounding is
-// monotone, so "ended by t" compares the same way for the transfers and the cells' keys.
 double seven(double v) { return std::isfinite(v) && v != 0 ? std::stod(fmt::format("{:.7g}", v)) : v; }
-std::vector<double> seven(const std::vector<double>& v) {
-  std::vector<double> out;
-  out.reserve(v.size());
-  for (double x : v) out.push_back(seven(x));
+
+// ---- columns (docs/web.md, "The data format") ----------------------------------------------
+// A column of numbers is {"type": T, "base64": the values' bytes, little-endian}, T the
+// narrowest of u8, i8, u16, i16, u32, i32 that holds every value (f64 beyond), or f32 / f64
+// for times. A page of a million transfers is then ~4x smaller than as JSON numbers, and the
+// player reads it with atob and a typed array view instead of parsing millions of numbers.
+std::string base64(const std::vector<unsigned char>& bytes) {
+  static constexpr char kDigits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    const std::uint32_t v = (std::uint32_t{bytes[i]} << 16) | (n > 1 ? std::uint32_t{bytes[i + 1]} << 8 : 0) | (n > 2 ? bytes[i + 2] : 0);
+    out += kDigits[(v >> 18) & 63], out += kDigits[(v >> 12) & 63];
+    out += n > 1 ? kDigits[(v >> 6) & 63] : '=';
+    out += n > 2 ? kDigits[v & 63] : '=';
+  }
   return out;
 }
-json time_value(double v) { return std::isfinite(v) ? json(seven(v)) : json(nullptr); }
+template <class Out, class In>
+void append_le(std::vector<unsigned char>& bytes, In v) {
+  const Out x = static_cast<Out>(v);
+  unsigned char raw[sizeof(Out)];
+  std::memcpy(raw, &x, sizeof(Out));
+  if constexpr (std::endian::native == std::endian::big) std::reverse(raw, raw + sizeof(Out));
+  bytes.insert(bytes.end(), raw, raw + sizeof(Out));
+}
+template <class Out, class In>
+json typed_column(const char* type, const std::vector<In>& v) {
+  std::vector<unsigned char> bytes;
+  bytes.reserve(v.size() * sizeof(Out));
+  for (In x : v) append_le<Out>(bytes, x);
+  return {{"type", type}, {"base64", base64(bytes)}};
+}
+// Integers: the narrowest type that holds them all.
+template <class In>
+json int_column(const std::vector<In>& v) {
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const double lo = v.empty() ? 0 : static_cast<double>(*lo_it), hi = v.empty() ? 0 : static_cast<double>(*hi_it);
+  if (lo >= 0 && hi <= 0xff) return typed_column<std::uint8_t>("u8", v);
+  if (lo >= -0x80 && hi <= 0x7f) return typed_column<std::int8_t>("i8", v);
+  if (lo >= 0 && hi <= 0xffff) return typed_column<std::uint16_t>("u16", v);
+  if (lo >= -0x8000 && hi <= 0x7fff) return typed_column<std::int16_t>("i16", v);
+  if (lo >= 0 && hi <= 0xffffffffu) return typed_column<std::uint32_t>("u32", v);
+  if (lo >= -2147483648.0 && hi <= 2147483647.0) return typed_column<std::int32_t>("i32", v);
+  return typed_column<double>("f64", v);  // exact up to 2^53, as JavaScript's numbers
+}
+// 64-bit masks (JavaScript's numbers hold 53 bits): two u32 columns, the low and high words.
+void mask_columns(json& to, const std::string& name, const std::vector<std::uint64_t>& masks) {
+  std::vector<std::uint32_t> lo, hi;
+  lo.reserve(masks.size()), hi.reserve(masks.size());
+  for (std::uint64_t m : masks) lo.push_back(static_cast<std::uint32_t>(m)), hi.push_back(static_cast<std::uint32_t>(m >> 32));
+  to[name + "_lo"] = typed_column<std::uint32_t>("u32", lo);
+  to[name + "_hi"] = typed_column<std::uint32_t>("u32", hi);
+}
+
+// One clock's times, all in one type: f32 when it keeps every distinct time (to 7 digits)
+// distinct, else f64. Every time of the clock (begins, ends, keys, step_done, start,
+// finish) goes through the same rounding, which is monotone: a transfer that ended by a
+// cell's key, or by a step's end, still has.
+struct ClockTimes {
+  bool f32 = true;
+  explicit ClockTimes(const gui::ClockIndex& c) {
+    std::vector<double> all;
+    all.reserve(c.begin.size() + c.end.size() + c.change_keys.size() + c.step_done.size() + 2);
+    for (const auto* v : {&c.begin, &c.end, &c.change_keys, &c.step_done})
+      for (double x : *v) all.push_back(seven(x));
+    all.push_back(seven(c.start)), all.push_back(seven(c.finish));
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (std::size_t i = 0; f32 && i < all.size(); ++i) {
+      const bool fits = !std::isfinite(all[i]) || std::abs(all[i]) <= 3e38;
+      f32 = fits && (i == 0 || static_cast<float>(all[i - 1]) != static_cast<float>(all[i]));
+    }
+  }
+  double operator()(double v) const { return f32 ? static_cast<double>(static_cast<float>(seven(v))) : seven(v); }
+  json column(const std::vector<double>& v) const {
+    std::vector<double> r;
+    r.reserve(v.size());
+    for (double x : v) r.push_back((*this)(x));
+    return f32 ? typed_column<float>("f32", r) : typed_column<double>("f64", r);
+  }
+  json number(double v) const { return std::isfinite(v) ? json((*this)(v)) : json(nullptr); }
+};
 
 json layout_json(const gui::ViewModel& vm) {
   const gui::Layout& l = vm.layout();
@@ -105,16 +183,15 @@ json transfers_json(const gui::ViewModel& vm) {
     }
     way.push_back(it->second);
   }
-  return {{"src", src}, {"dst", dst}, {"step", step}, {"chunk", chunk}, {"reduce", reduce},
-          {"bytes", bytes}, {"way", way}, {"ways", std::move(way_points)}};
+  return {{"src", int_column(src)}, {"dst", int_column(dst)}, {"step", int_column(step)}, {"chunk", int_column(chunk)},
+          {"reduce", int_column(reduce)}, {"bytes", int_column(bytes)}, {"way", int_column(way)}, {"ways", std::move(way_points)}};
 }
 
 json clock_json(const gui::ViewModel& vm, gui::ClockKind kind) {
   const gui::ClockIndex& c = vm.clock(kind);
-  json keys = json::array();
-  for (double k : c.change_keys) keys.push_back(time_value(k));
-  return {{"begin", seven(c.begin)}, {"end", seven(c.end)}, {"start", seven(c.start)}, {"finish", seven(c.finish)},
-          {"step_done", seven(c.step_done)}, {"keys", std::move(keys)}};
+  const ClockTimes times(c);
+  return {{"begin", times.column(c.begin)}, {"end", times.column(c.end)}, {"start", times.number(c.start)},
+          {"finish", times.number(c.finish)}, {"step_done", times.column(c.step_done)}, {"keys", times.column(c.change_keys)}};
 }
 
 // The captions the app shows (ViewModel::caption), for every step: in it, after it.
@@ -146,14 +223,13 @@ json buffers_json(const gui::ViewModel& vm) {
   // Every row on the same equal-width pieces (the app's buffer_layout.h): each cell's
   // left and right edge as a fraction of the row's width.
   const gui::BufferColumns cols = gui::buffer_columns(h, all);
-  const double pieces = std::max<double>(cols.pieces(), 1);
-  std::vector<double> x0, x1;
+  std::vector<std::uint32_t> x0, x1;
   std::vector<std::uint64_t> begin, end, eventual;
   std::vector<std::uint32_t> first, count;
   std::vector<int> target;
   for (std::uint32_t c = 0; c < h.cells().size(); ++c) {
     const gui::Cell& cell = h.cells()[c];
-    x0.push_back(cols.first_piece[c] / pieces), x1.push_back(cols.end_piece[c] / pieces);
+    x0.push_back(cols.first_piece[c]), x1.push_back(cols.end_piece[c]);
     begin.push_back(cell.begin), end.push_back(cell.end);
     first.push_back(cell.first_change), count.push_back(cell.change_count), target.push_back(cell.target);
     eventual.push_back(gui::shading::eventual_ranks(vm, c));
@@ -167,14 +243,13 @@ json buffers_json(const gui::ViewModel& vm) {
     mask.push_back(set.mask);
     writer.push_back(ch.transfer >= kInitialState ? -1 : static_cast<std::int64_t>(ch.transfer));
   }
-  // Masks as hex strings: JavaScript's numbers hold 53 bits, a mask 64.
-  json masks = json::array(), eventual_masks = json::array();
-  for (std::uint64_t m : mask) masks.push_back(fmt::format("{:x}", m));
-  for (std::uint64_t m : eventual) eventual_masks.push_back(fmt::format("{:x}", m));
-  return {{"rows", std::move(rows)},
-          {"cells", {{"begin", begin}, {"end", end}, {"x0", x0}, {"x1", x1}, {"first", first}, {"count", count},
-                     {"target", target}, {"eventual", std::move(eventual_masks)}}},
-          {"changes", {{"written", written}, {"holds", holds}, {"mask", std::move(masks)}, {"writer", writer}}}};
+  json cells = {{"begin", int_column(begin)}, {"end", int_column(end)}, {"pieces", std::max<std::uint32_t>(cols.pieces(), 1)},
+                {"x0", int_column(x0)}, {"x1", int_column(x1)}, {"first", int_column(first)}, {"count", int_column(count)},
+                {"target", int_column(target)}};
+  mask_columns(cells, "eventual", eventual);
+  json changes = {{"written", int_column(written)}, {"holds", int_column(holds)}, {"writer", int_column(writer)}};
+  mask_columns(changes, "mask", mask);
+  return {{"rows", std::move(rows)}, {"cells", std::move(cells)}, {"changes", std::move(changes)}};
 }
 
 json palette_json() {
@@ -231,7 +306,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
 }
 
 json page_json(std::string title, std::string description, std::string source, std::string clock) {
-  return {{"format", "collsim-page"}, {"version", 1}, {"title", std::move(title)}, {"description", std::move(description)},
+  return {{"format", "collsim-page"}, {"version", 2}, {"title", std::move(title)}, {"description", std::move(description)},
           {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
 }
 

@@ -1,10 +1,11 @@
 // collsim's web player (app/html/page.h): plays the run or lesson whose data sits in the
-// page's <script id="collsim-data"> element. It draws what the view model computed and
-// searches it by time; it derives nothing of the run itself. Plain JavaScript, no libraries.
+// page's <script id="collsim-data"> element, or any other such data handed to
+// window.collsimPlayer.load(text). It draws what the view model computed and searches it by
+// time; it derives nothing of the run itself. Plain JavaScript, no libraries.
 "use strict";
 (function () {
-  const D = JSON.parse(document.getElementById("collsim-data").textContent);
-  const PAL = D.palette, PHASES = D.phases, MULTI = PHASES.length > 1;
+  // The shown data (load() replaces it): the page's JSON, its palette and its phases.
+  let D = null, PAL = null, PHASES = [], MULTI = false;
   const SVG = "http://www.w3.org/2000/svg";
   const $ = (id) => document.getElementById(id);
   function el(name, attrs, parent, text) {
@@ -24,10 +25,38 @@
     return lo;
   }
 
+  // ---- the data format (docs/web.md): columns of numbers as typed arrays ------------------
+  // A column is {"type": "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "f32" | "f64",
+  // "base64": its values' bytes, little-endian}; anything else is left as it is.
+  const COLUMN_TYPES = { u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, u32: Uint32Array, i32: Int32Array,
+                         f32: Float32Array, f64: Float64Array };
+  function column(v) {
+    const Type = COLUMN_TYPES[v.type];
+    if (!Type) throw new Error("collsim page: unknown column type " + v.type);
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(v.base64);
+    else {
+      const s = atob(v.base64), n = s.length;
+      bytes = new Uint8Array(n);
+      for (let i = 0; i < n; ++i) bytes[i] = s.charCodeAt(i);
+    }
+    return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+  }
+  const isColumn = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && typeof v.base64 === "string";
+  // Every column in an object (not inside arrays: the format puts none there), in place.
+  function decodeColumns(o) {
+    for (const k in o) {
+      const v = o[k];
+      if (isColumn(v)) o[k] = column(v);
+      else if (v !== null && typeof v === "object" && !Array.isArray(v)) decodeColumns(v);
+    }
+  }
+
   // ---- a view: one run's data, with what the player derives once to search it -----------
-  // (the transfers sorted by begin per clock, the change keys as numbers, the masks as bits)
+  // (its columns decoded, the transfers sorted by begin per clock)
   function prepareView(V) {
     if (V.ready) return V;
+    decodeColumns(V);
     const T = V.transfers, B = V.buffers, N = T.src.length;
     V.N = N;
     V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
@@ -37,10 +66,10 @@
       while (i < N && T.step[i] < k) ++i;
       V.stepFirst[k] = i;
     }
-    V.maskLo = new Uint32Array(B.changes.mask.length);
-    V.maskHi = new Uint32Array(B.changes.mask.length);
-    B.changes.mask.forEach((m, i) => { const v = BigInt("0x" + m); V.maskLo[i] = Number(v & 0xffffffffn); V.maskHi[i] = Number(v >> 32n); });
-    V.eventualRanks = B.cells.eventual.map((m) => { const v = BigInt("0x" + m), out = []; for (let q = 0; q < 64; ++q) if ((v >> BigInt(q)) & 1n) out.push(q); return out; });
+    V.maskLo = B.changes.mask_lo;
+    V.maskHi = B.changes.mask_hi;
+    V.cellCount = B.cells.begin.length;
+    V.eventual = [];  // per cell, its eventual ranks as a list, made when first drawn
     V.stripes = V.total_ranks <= PAL.stripes_up_to;
     V.ready = true;
     return V;
@@ -49,13 +78,21 @@
     if (V.prepared[name]) return V.prepared[name];
     const c = V.clocks[name], N = V.N;
     const byBegin = new Uint32Array(N);
-    for (let i = 0; i < N; ++i) byBegin[i] = i;
-    byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
+    let sorted = true;
+    for (let i = 0; i < N; ++i) { byBegin[i] = i; if (i > 0 && c.begin[i] < c.begin[i - 1]) sorted = false; }
+    if (!sorted) byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
     let longest = 0;
     for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
-    const keys = new Float64Array(c.keys.length);
-    for (let i = 0; i < keys.length; ++i) keys[i] = c.keys[i] === null ? -Infinity : c.keys[i];
-    return (V.prepared[name] = { c, byBegin, longest, keys });
+    return (V.prepared[name] = { c, byBegin, longest, keys: c.keys, buckets: null });
+  }
+  function eventualRanks(V, c) {
+    let out = V.eventual[c];
+    if (out) return out;
+    const lo = V.buffers.cells.eventual_lo[c], hi = V.buffers.cells.eventual_hi[c];
+    out = [];
+    for (let q = 0; q < 32; ++q) if ((lo >>> q) & 1) out.push(q);
+    for (let q = 0; q < 32; ++q) if ((hi >>> q) & 1) out.push(q + 32);
+    return (V.eventual[c] = out);
   }
   const has = (V, i, q) => (q < 32 ? (V.maskLo[i] >>> q) & 1 : q < 64 ? (V.maskHi[i] >>> (q - 32)) & 1 : 0) === 1;
   function stepsDone(c, t) { return upperBound(c.step_done, t); }
@@ -192,20 +229,27 @@
   const buffers = $("buffers");
   let cellNodes = [], cellState = null;
   const bufferName = { input: "in", output: "out", scratch: "scr" };
-  // Many cells (beyond kCanvasCells) are painted on a canvas instead: an SVG of thousands of
-  // cells costs Chromium tens of milliseconds a frame to restyle and repaint. The `.cell`
-  // elements stay (hidden, without children) with their data attributes, for tests and tools.
-  const kCanvasCells = 1500;
-  let bctx = null;
+  // Three ways to draw the cells, by their number:
+  // - up to kCanvasCells, an SVG group per cell (`.cell`, with its data attributes);
+  // - up to kDomCells, painted on a canvas (an SVG of thousands of cells costs Chromium tens
+  //   of milliseconds a frame to restyle and repaint), only the cells whose state changed; the
+  //   `.cell` elements stay, hidden and without children, with their data attributes;
+  // - beyond, no element per cell at all (`big`): the canvas shows every row as pixel
+  //   columns, each the mean share of its cells' ranks they hold (one shade), and a seek
+  //   costs one binary search per pixel column (see columnEvents).
+  const kCanvasCells = 1500, kDomCells = 20000;
+  let bctx = null, big = null;
   function buildBuffers() {
     buffers.innerHTML = "";
     cellNodes = [];
-    const B = V.buffers;
-    cellState = new Int32Array(B.cells.begin.length).fill(-2);
+    big = null;
+    const B = V.buffers, n = V.cellCount;
+    cellState = new Int32Array(n).fill(-2);
     const rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
     const width = Math.max(buffers.clientWidth || $("buffers-panel").clientWidth - 14 || 400, 280), label = 86, rowH = 22, gap = 4;
-    const height = rows.length * (rowH + gap) + 4;
-    V.canvasCells = B.cells.begin.length > kCanvasCells;
+    const height = rows.length * (rowH + gap) + 4, span = width - label - 4;
+    V.canvasCells = n > kCanvasCells;
+    const bigCells = n > kDomCells;
     let canvas = $("buffers-canvas");
     if (V.canvasCells && !canvas) {
       canvas = document.createElement("canvas");
@@ -223,8 +267,19 @@
       canvas.style.width = width + "px"; canvas.style.height = height + "px";
       bctx = canvas.getContext("2d");
       bctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      bctx.clearRect(0, 0, width, height);
       bctx.font = "13px system-ui, sans-serif";
       bctx.textBaseline = "middle";
+    }
+    const X = B.cells.x0, X1 = B.cells.x1, pieces = B.cells.pieces;
+    if (bigCells) {
+      // Pixel columns: per row, `span` of them (the number of cells in each), painted as one
+      // pixel each of an image of px x rows pixels, drawn stretched to the rows' height.
+      const px = Math.max(Math.floor(span), 1), columns = rows.length * px, off = document.createElement("canvas");
+      off.width = px; off.height = Math.max(rows.length, 1);
+      const image = new ImageData(px, Math.max(rows.length, 1));
+      big = { px, label, rowH, gap, rows: rows.length, colCount: new Uint32Array(columns), cellCol: new Int32Array(n).fill(-1), cellCols: new Uint16Array(n),
+              image, pixels: new Uint32Array(image.data.buffer), off, offCtx: off.getContext("2d"), empty: rgba(PAL.empty), ramp: PAL.ramp.map(rgba) };
     }
     rows.forEach((row, k) => {
       const y = 2 + k * (rowH + gap), name = "rank " + row.rank + " " + bufferName[row.buffer];
@@ -235,19 +290,32 @@
         el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, name);
         if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
       }
+      if (big) {
+        // A cell covers the pixel columns its [x0, x1) reaches.
+        const base = k * big.px;
+        for (let c = row.first; c < row.first + row.count; ++c) {
+          const a = Math.min(Math.floor((X[c] / pieces) * big.px), big.px - 1), b = Math.min(Math.max(Math.ceil((X1[c] / pieces) * big.px), a + 1), big.px);
+          big.cellCol[c] = base + a, big.cellCols[c] = b - a;
+          for (let p = a; p < b; ++p) ++big.colCount[base + p];
+        }
+        return;
+      }
       for (let c = row.first; c < row.first + row.count; ++c) {
-        const x = label + B.cells.x0[c] * (width - label - 4), w = Math.max((B.cells.x1[c] - B.cells.x0[c]) * (width - label - 4) - 1, 0.5);
+        const x = label + (X[c] / pieces) * span, w = Math.max(((X1[c] - X[c]) / pieces) * span - 1, 0.5);
         const g = el("g", { class: "cell", "data-rank": row.rank, "data-buffer": row.buffer, "data-cell": c - row.first, "data-begin": B.cells.begin[c], "data-end": B.cells.end[c], "data-index": c }, buffers);
         cellNodes[c] = { g, x, y, w, h: rowH };
       }
     });
-    $("legend").textContent = V.stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
-                                        : "shade: the share of its ranks a cell holds (dark: none, light: all)";
+    $("legend").textContent = big ? "shade: the share of its ranks a cell holds (dark: none, light: all); " + n + " cells, " +
+                                    "each pixel column the mean of the cells in it"
+                            : V.stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
+                            : "shade: the share of its ranks a cell holds (dark: none, light: all)";
   }
   // A cell's elements are made once (its rank slots, or one shade; its "k/n") and only their
   // attributes change with the playhead, so that scrubbing 4 000 cells stays cheap.
+  const slotsOf = (c) => { if (!V.stripes) return [-1]; const q = eventualRanks(V, c); return q.length ? q : [-1]; };
   function makeCell(node, c) {
-    const slots = V.stripes ? (V.eventualRanks[c].length ? V.eventualRanks[c] : [-1]) : [-1];
+    const slots = slotsOf(c);
     const sw = node.w / slots.length;
     node.slots = slots.map((q, s) => ({ q, rect: el("rect", { x: node.x + s * sw, y: node.y, width: sw + 0.2, height: node.h, fill: PAL.empty }, node.g) }));
     if (node.w <= 30) return;  // too narrow for "k/n": no element to keep up to date
@@ -256,8 +324,7 @@
   }
   // The fill of each of a cell's slots (its eventual ranks, or one shade).
   function cellFills(c, i, written, held, holds, target) {
-    const slots = V.stripes ? (V.eventualRanks[c].length ? V.eventualRanks[c] : [-1]) : [-1];
-    return slots.map((q) => !written ? PAL.empty
+    return slotsOf(c).map((q) => !written ? PAL.empty
                           : !V.stripes ? PAL.ramp[Math.round((holds / Math.max(target, 1)) * (PAL.ramp.length - 1))]
                           : q < 0 ? PAL.ranks[(held[0] || 0) % 16]
                           : has(V, i, q) ? PAL.ranks[q % 16] : PAL.missing);
@@ -286,25 +353,91 @@
     const label = written ? holds + "/" + target : "";
     if (node.label && node.labelText !== label) node.label.textContent = (node.labelText = label);
   }
+  // The change cell c shows at t: the last of its changes whose key is <= t, or -1.
+  function changeAt(keys, c) {
+    const B = V.buffers, first = B.cells.first[c], i = upperBound(keys, t, first, first + B.cells.count[c]) - 1;
+    return i >= first ? i : -1;
+  }
   function drawBuffers() {
-    const keys = clockOf(V, clock).keys, B = V.buffers;
+    if (big) return drawBigBuffers();
+    const keys = clockOf(V, clock).keys;
     for (let c = 0; c < cellNodes.length; ++c) {
       if (!cellNodes[c]) continue;
-      const first = B.cells.first[c], i = upperBound(keys, t, first, first + B.cells.count[c]) - 1;
-      const change = i >= first ? i : -1;
+      const change = changeAt(keys, c);
       if (change !== cellState[c]) cellState[c] = change, drawCell(c, change);
     }
   }
-  // A cell's tooltip, made when the pointer reaches it (not on every frame).
-  buffers.addEventListener("mouseover", (ev) => {
-    const g = ev.target.closest && ev.target.closest(".cell");
-    if (!g || !V) return;
-    const B = V.buffers, c = Number(g.dataset.index), i = cellState[c], written = i >= 0 && B.changes.written[i] === 1;
-    const title = g.querySelector("title") || el("title", {}, g);
-    title.textContent = "rank " + g.dataset.rank + " " + g.dataset.buffer + " [" + g.dataset.begin + ", " + g.dataset.end + "): " +
-      (written ? "holds " + B.changes.holds[i] + " of " + B.cells.target[c] + " ranks' contributions (" + g.dataset.holds + ")" : "empty") +
-      (i >= 0 && B.changes.writer[i] >= 0 ? "; written by transfer " + B.changes.writer[i] : "");
-  });
+
+  // Every cell drawn afresh at the next render (another clock, another phase).
+  function resetCells() {
+    cellState.fill(-2);
+  }
+  // "#rrggbb" as an ImageData pixel (little-endian RGBA).
+  function rgba(hex) {
+    const v = parseInt(hex.slice(1), 16);
+    return ((0xff << 24) | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
+  }
+
+  // ---- many cells: pixel columns with their own history --------------------------------------
+  // Per clock, every pixel column's events: the changes of the cells in it in time order, with
+  // the number of its cells written and the sum of their shares (1/65536ths: exact integers)
+  // after each. A seek is one binary search per pixel column: its cost follows the pixels
+  // shown, not the cells or the changes.
+  function columnEvents(pc) {
+    if (pc.columns && pc.columns.big === big) return pc.columns;
+    const B = V.buffers, ch = B.changes, first = B.cells.first, count = B.cells.count, n = V.cellCount, keys = pc.keys;
+    if (!V.delta) {
+      // Per change, what it adds to its column: +1 written and its share, less its cell's previous state's.
+      V.deltaW = new Int8Array(keys.length);
+      V.deltaS = new Int32Array(keys.length);
+      for (let c = 0; c < n; ++c) {
+        const scale = 65536 / Math.max(B.cells.target[c], 1);
+        let w = 0, s = 0;
+        for (let i = first[c], e = i + count[c]; i < e; ++i) {
+          const wi = ch.written[i] === 1 ? 1 : 0, si = wi ? Math.round(ch.holds[i] * scale) : 0;
+          V.deltaW[i] = wi - w, V.deltaS[i] = si - s;
+          w = wi, s = si;
+        }
+      }
+      V.delta = true;
+    }
+    const columns = big.colCount.length, start = new Uint32Array(columns + 1);
+    for (let c = 0; c < n; ++c)
+      for (let p = big.cellCol[c], e = p + big.cellCols[c]; p >= 0 && p < e; ++p) start[p + 1] += count[c];
+    for (let p = 0; p < columns; ++p) start[p + 1] += start[p];
+    const events = start[columns], change = new Uint32Array(events), at = start.slice(0, columns);
+    for (let c = 0; c < n; ++c)
+      for (let p = big.cellCol[c], e = p + big.cellCols[c]; p >= 0 && p < e; ++p)
+        for (let i = first[c], end = i + count[c]; i < end; ++i) change[at[p]++] = i;
+    const byKey = (a, b) => keys[a] - keys[b];
+    const key = new Float64Array(events), written = new Int32Array(events), sum = new Float64Array(events);
+    for (let p = 0; p < columns; ++p) {
+      const a = start[p], b = start[p + 1];
+      change.subarray(a, b).sort(byKey);
+      let w = 0, s = 0;
+      for (let j = a; j < b; ++j) {
+        const i = change[j];
+        key[j] = keys[i], w += V.deltaW[i], s += V.deltaS[i], written[j] = w, sum[j] = s;
+      }
+    }
+    return (pc.columns = { big, start, key, written, sum });
+  }
+  // A pixel column's shade: the mean share over its cells (an empty one counts 0); the empty
+  // colour when none is written.
+  function drawBigBuffers() {
+    const ev = columnEvents(clockOf(V, clock)), top = big.ramp.length - 1, columns = big.colCount.length;
+    let changed = false;
+    for (let p = 0; p < columns; ++p) {
+      const j = upperBound(ev.key, t, ev.start[p], ev.start[p + 1]) - 1;
+      const pixel = j < ev.start[p] || ev.written[j] === 0 ? big.empty : big.ramp[Math.round((ev.sum[j] / (big.colCount[p] * 65536)) * top)];
+      if (big.pixels[p] !== pixel) big.pixels[p] = pixel, changed = true;
+    }
+    if (!changed) return;
+    big.offCtx.putImageData(big.image, 0, 0);
+    bctx.imageSmoothingEnabled = false;
+    for (let k = 0; k < big.rows; ++k)
+      bctx.drawImage(big.off, 0, k, big.px, 1, big.label, 2 + k * (big.rowH + big.gap), big.px, big.rowH);
+  }
 
   // ---- the timeline ------------------------------------------------------------------------
   const tl = $("timeline"), head = $("timeline-head");
@@ -323,22 +456,35 @@
     const c = C();
     for (let r = 0; r < ranks; ++r) { g.fillStyle = "#e6e8ee"; g.fillText("rank " + r, 4, r * laneH + 13); }
     // A bar per transfer: the sender's lane on top, the receiver's below; bars under a
-    // pixel wide in one lane fold into the one before them.
-    const last = new Float64Array(ranks * 2).fill(-1);
+    // pixel wide in one lane fold into the one before them, and bars under two pixels wide
+    // that follow on one another (of one kind) are drawn as one run.
+    const [t0, t1] = timelineRange(), scale = (width - labelW - 4) / (t1 - t0);
+    const last = new Float64Array(ranks * 2).fill(-1), runB = new Float64Array(ranks * 2), runE = new Float64Array(ranks * 2).fill(-1);
+    const runReduce = new Uint8Array(ranks * 2);
+    const flush = (lane) => {
+      if (runE[lane] < 0) return;
+      const b = runB[lane], e = runE[lane], y = (lane >> 1) * laneH + 2 + (lane & 1) * 8;
+      g.fillStyle = runReduce[lane] ? PAL.packet : "#24272f";
+      g.fillRect(b, y, e - b, 7);
+      if (!runReduce[lane]) { g.strokeStyle = PAL.packet; g.lineWidth = 1; g.strokeRect(b + 0.5, y + 0.5, e - b - 1, 6); }
+      runE[lane] = -1;
+    };
     for (let x = 0; x < V.N; ++x) {
       if (T.src[x] === T.dst[x]) continue;
-      const b = xOf(c.begin[x], width), e = Math.max(xOf(c.end[x], width), b + 1);
-      for (const [r, half] of [[T.src[x], 0], [T.dst[x], 1]]) {
+      const b = labelW + (c.begin[x] - t0) * scale, e = Math.max(labelW + (c.end[x] - t0) * scale, b + 1), reduce = T.reduce[x] ? 1 : 0;
+      for (let half = 0; half < 2; ++half) {
+        const r = half ? T.dst[x] : T.src[x];
         if (r >= ranks) continue;
         const lane = r * 2 + half;
         if (e <= last[lane] + 0.5) continue;
         last[lane] = e;
-        const y = r * laneH + 2 + half * 8;
-        g.fillStyle = T.reduce[x] ? PAL.packet : "#24272f";
-        g.fillRect(b, y, e - b, 7);
-        if (!T.reduce[x]) { g.strokeStyle = PAL.packet; g.lineWidth = 1; g.strokeRect(b + 0.5, y + 0.5, e - b - 1, 6); }
+        if (runE[lane] >= 0 && e - b < 2 && b <= runE[lane] + 0.5 && runReduce[lane] === reduce) { runE[lane] = Math.max(runE[lane], e); continue; }
+        flush(lane);
+        runB[lane] = b, runE[lane] = e, runReduce[lane] = reduce;
+        if (e - b >= 2) flush(lane);
       }
     }
+    for (let lane = 0; lane < ranks * 2; ++lane) flush(lane);
     $("timeline-note").textContent = "a lane per rank: sends above, receives below; filled: reduce, outlined: copy (" + clock + " clock)" + (V.total_ranks > 64 ? "; the first 64 ranks" : "");
   }
   function drawPlayhead() {
@@ -359,9 +505,10 @@
   // ---- the program (a lesson of several phases) --------------------------------------------
   const program = $("program");
   function buildProgram() {
-    if (!MULTI) return;
-    $("program-panel").hidden = false;
     const list = $("phases");
+    list.innerHTML = "";
+    $("program-panel").hidden = !MULTI;
+    if (!MULTI) return;
     PHASES.forEach((p, k) => {
       const li = document.createElement("li");
       li.className = "phase " + p.kind;
@@ -374,12 +521,13 @@
       li.onclick = () => { pause(); enterPhase(k, false); };
       list.appendChild(li);
     });
-    program.addEventListener("click", (ev) => {
-      const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - 60) / (rect.width - 64)) * D.program.total_us;
-      const k = PHASES.findIndex((p) => p.begin_us <= at && at <= p.end_us);
-      if (k >= 0) { pause(); enterPhase(k, false); }
-    });
   }
+  program.addEventListener("click", (ev) => {
+    if (!MULTI) return;
+    const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - 60) / (rect.width - 64)) * D.program.total_us;
+    const k = PHASES.findIndex((p) => p.begin_us <= at && at <= p.end_us);
+    if (k >= 0) { pause(); enterPhase(k, false); }
+  });
   function drawProgram() {
     if (!MULTI) return;
     const dpr = window.devicePixelRatio || 1, width = Math.max(program.clientWidth || 400, 280), ranks = Math.min(D.program.ranks, 32);
@@ -417,7 +565,7 @@
       else if (!V.clockNames.includes(clock)) clock = "steps";
       fillClocks();
       if (changed || !scene.querySelector("#packets")) { buildScene(); buildBuffers(); }
-      cellState.fill(-2);
+      resetCells();
       $("buffers-panel").hidden = false;
       $("timeline-panel").hidden = false;
       drawTimeline();
@@ -527,7 +675,7 @@
     clock = name;
     const u0 = stepTime(V, b, k), u1 = stepTime(V, b, k + 1);
     t = k >= V.steps ? b.finish : u0 + share * (u1 - u0);
-    cellState.fill(-2);
+    resetCells();
     $("clock").value = name;
     drawTimeline();
     render();
@@ -559,8 +707,8 @@
 
   // ---- the questions -------------------------------------------------------------------------
   function buildQuestions() {
-    if (!D.questions.length) return;
-    $("questions-panel").hidden = false;
+    $("questions").innerHTML = "";
+    $("questions-panel").hidden = !D.questions.length;
     for (const q of D.questions) {
       const li = document.createElement("li");
       li.className = "question";
@@ -581,23 +729,44 @@
       li.appendChild(answer);
       $("questions").appendChild(li);
     }
-    $("predict").addEventListener("change", (ev) => { for (const g of document.querySelectorAll(".guess")) g.hidden = !ev.target.checked; });
+  }
+  $("predict").addEventListener("change", (ev) => { for (const g of document.querySelectorAll(".guess")) g.hidden = !ev.target.checked; });
+
+  // ---- load: show a run or a lesson ------------------------------------------------------------
+  // `text` is the page's data, exactly as `collsim html` writes it into the script element
+  // (html::page_data / html::lesson_page_data): it replaces what is shown, with the
+  // playhead at the start of its first phase. The listeners above stay as they are: they
+  // read the shown data through D, PHASES and V.
+  function load(text) {
+    pause();
+    const data = JSON.parse(text);
+    if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
+    D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
+    V = null; phase = 0; t = 0; rest = 0;
+    const V0 = D.views[0] || {};
+    $("title").textContent = D.title || (V0.collective + " with " + V0.algorithm + " on " + V0.ranks + " ranks");
+    $("subtitle").textContent = MULTI
+      ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
+      : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
+        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified") + (V0.predicted_on ? " · predicted on " + V0.predicted_on : "");
+    $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
+    buildProgram();
+    buildQuestions();
+    clock = D.clock || "steps";
+    enterPhase(0, false);
+  }
+  // A view's transfers, counted before its columns are decoded.
+  function transferCount(V) {
+    const src = V.transfers.src;
+    if (!isColumn(src)) return src.length;
+    const bytes = (src.base64.length / 4) * 3 - (src.base64.endsWith("==") ? 2 : src.base64.endsWith("=") ? 1 : 0);
+    return bytes / COLUMN_TYPES[src.type].BYTES_PER_ELEMENT;
   }
 
   // ---- start -----------------------------------------------------------------------------------
-  const V0 = D.views[0] || {};
-  $("title").textContent = D.title || (V0.collective + " with " + V0.algorithm + " on " + V0.ranks + " ranks");
-  $("subtitle").textContent = MULTI
-    ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
-    : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
-      V0.transfers.src.length + " transfers · " + (V0.verified ? "verified" : "NOT verified") + (V0.predicted_on ? " · predicted on " + V0.predicted_on : "");
-  $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
-  buildProgram();
-  buildQuestions();
-  clock = D.clock || "steps";
-  enterPhase(0, false);
   window.addEventListener("resize", () => { drawTimeline(); drawPlayhead(); drawProgram(); });
-  window.collsimReadyMs = performance.now();  // the load time docs/performance.md reports
-  window.collsimPlayer = { seek, setClock, stepForward, stepBack, enterPhase, frame: () => (V ? frame() : null),
+  window.collsimPlayer = { load, seek, setClock, stepForward, stepBack, enterPhase, frame: () => (V ? frame() : null),
                            get t() { return t; }, get clock() { return clock; }, get phase() { return phase; } };
+  load(document.getElementById("collsim-data").textContent);
+  window.collsimReadyMs = performance.now();  // the load time docs/performance.md reports
 })();

@@ -214,6 +214,98 @@ def check_big_page(driver, collsim, work):
     check(console_errors(driver) == [], "64 ranks: no console errors")
 
 
+def buffer_pixels(driver, row):
+    """The buffers canvas's pixels across row `row`'s cells, as "#rrggbb" (every 7th)."""
+    return driver.execute_script("""
+        const c = document.getElementById('buffers-canvas'), g = c.getContext('2d'), dpr = window.devicePixelRatio || 1;
+        const y = Math.round((2 + arguments[0] * 26 + 11) * dpr), x0 = Math.round(88 * dpr), x1 = c.width - Math.round(8 * dpr);
+        const d = g.getImageData(x0, y, x1 - x0, 1).data, out = [];
+        for (let i = 0; i < x1 - x0; i += 7) out.push('#' + [d[4 * i], d[4 * i + 1], d[4 * i + 2]].map(v => v.toString(16).padStart(2, '0')).join(''));
+        return out;""", row)
+
+
+def check_many_cells(driver, collsim, work):
+    """Beyond the DOM limit (20 000 cells): no `.cell` elements, the canvas paints pixel
+    columns, the keys and frame() still work (a mid-size run: 32 ranks x 32 slices)."""
+    from selenium.webdriver.common.keys import Keys
+    trace, page = work / "ring32x32.json", work / "ring32x32.html"
+    run([collsim, "run", "--collective", "all_reduce", "--algorithm", "ring", "--ranks", "32", "--count", "1024", "--slices", "32",
+         "--trace", str(trace)])
+    run([collsim, "html", str(trace), "--out", str(page)])
+    driver.get(page.as_uri())
+    cells = driver.execute_script("return document.querySelectorAll('.cell').length;")
+    count = driver.execute_script("return window.collsimPlayer.frame() && document.getElementById('legend').textContent;")
+    check(cells == 0 and "32862 cells" in count, f"32 ranks x 32 slices: 32 862 cells, no .cell elements ({cells}; '{count[:90]}')")
+    check(driver.execute_script("return window.collsimReadyMs;") > 0, "32 ranks x 32 slices: the player started")
+    frame = driver.execute_script("return window.collsimPlayer.frame();")
+    check(frame["done"] == 0 and frame["step"] == 0, f"32 ranks x 32 slices: frame() at the start: step {frame['step']}, done {frame['done']}")
+    start = buffer_pixels(driver, 0)
+    key(driver, Keys.ARROW_RIGHT, 3)
+    frame = driver.execute_script("return window.collsimPlayer.frame();")
+    ph = playhead(driver)
+    check(frame["done"] == 3 and ph["done"] == "3" and float(ph["t"]) == 3, f"32 ranks x 32 slices: → three times: 3 steps done ({ph})")
+    key(driver, Keys.END)
+    end, top = buffer_pixels(driver, 0), driver.execute_script("const r = JSON.parse(document.getElementById('collsim-data').textContent).palette.ramp; return r[r.length - 1];")
+    check(playhead(driver)["done"] == "1984" and set(end) == {top} and top not in start,
+          f"32 ranks x 32 slices: at the end every pixel column of rank 0's output is the full shade {top} (at the start: {sorted(set(start))[:3]})")
+    key(driver, Keys.HOME)
+    check(buffer_pixels(driver, 0) == start, "32 ranks x 32 slices: Home paints the start again")
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 992.5; s.dispatchEvent(new Event('input'));")
+    mid = buffer_pixels(driver, 0)
+    check(playhead(driver)["step"] == "993" and mid != start and mid != end, f"32 ranks x 32 slices: scrubbing half-way shows step 993, between")
+    check(console_errors(driver) == [], "32 ranks x 32 slices: no console errors")
+
+
+def page_text(page):
+    """The page's data, as the script element holds it (what collsimPlayer.load takes)."""
+    text = re.search(r'<script id="collsim-data" type="application/json">(.*?)</script>', Path(page).read_text(), re.S).group(1)
+    return text.replace("<\\/", "</")
+
+
+def check_load(driver, work):
+    """collsimPlayer.load(text): the same text again starts over at step 0 with the listeners
+    bound once (→ steps once); another page's text replaces what is shown."""
+    from selenium.webdriver.common.keys import Keys
+    page = work / "lesson1.html"
+    driver.get(page.as_uri())
+    before = driver.execute_script("return [document.querySelectorAll('.question').length, document.querySelectorAll('#buffers .cell').length];")
+    key(driver, Keys.ARROW_RIGHT, 3)
+    driver.execute_script("window.collsimPlayer.load(document.getElementById('collsim-data').textContent);")
+    ph = playhead(driver)
+    after = driver.execute_script("return [document.querySelectorAll('.question').length, document.querySelectorAll('#buffers .cell').length];")
+    check(ph["step"] == "0" and ph["done"] == "0" and driver.execute_script("return window.collsimPlayer.t;") == 0,
+          f"load(same text): back at step 0 ({ph})")
+    check(after == before, f"load(same text): the questions and cells are made once ({before} -> {after})")
+    key(driver, Keys.ARROW_RIGHT)
+    check(playhead(driver)["done"] == "1", f"load(same text): → steps once, not twice ({playhead(driver)['done']} done)")
+    key(driver, " ")
+    time.sleep(0.8)
+    key(driver, " ")
+    t = float(playhead(driver)["t"])
+    check(1.2 < t < 2.6, f"load(same text): space plays at one speed (t = {t:.2f} after 0.8 s from 1)")
+    # Another run's data: the parameter server's page.
+    driver.execute_script("window.collsimPlayer.load(arguments[0]);", page_text(work / "ps.html"))
+    ph = playhead(driver)
+    title = driver.find_element("id", "title").text
+    questions = driver.execute_script("return document.querySelectorAll('.question').length;")
+    check(ph["step"] == "0" and "parameter_server" in driver.find_element("id", "subtitle").text and questions == 0,
+          f"load(another page's text): the parameter server shown, at step 0, no questions ('{title}', {ph})")
+    key(driver, Keys.END)
+    check(playhead(driver)["done"] == "2", "load(another page's text): End: its 2 steps done")
+    # A lesson of 157 phases, then a run again: the program comes and goes.
+    driver.execute_script("window.collsimPlayer.load(arguments[0]);", page_text(work / "lesson12.html"))
+    phases = len(driver.find_elements("css selector", "#phases li"))
+    ph = playhead(driver)
+    check(phases == 157 and ph["phase"] == "1" and ph["phases"] == "157", f"load(lesson 12's text): 157 phases listed, at the first ({ph})")
+    driver.execute_script("window.collsimPlayer.load(arguments[0]);", page_text(work / "ring.html"))
+    phases = len(driver.find_elements("css selector", "#phases li"))
+    program = driver.find_element("id", "program-panel").is_displayed()
+    check(phases == 0 and not program and playhead(driver)["phases"] == "1", f"load(the ring's text): the program is gone ({phases} phases listed)")
+    key(driver, Keys.END)
+    check(playhead(driver)["done"] == "6", "load(the ring's text): End: its 6 steps done")
+    check(console_errors(driver) == [], "load: no console errors")
+
+
 def check_storyboards(driver, collsim, src, work):
     """The storyboard's page (issue 17, part 3): its first/last buttons draw (no missing glyph
     boxes), its counter numbers a lesson's frames from 1, a DDP caption says its step once."""
@@ -286,6 +378,8 @@ def main():
         check_lessons(driver, collsim, src, work)
         check_storyboards(driver, collsim, src, work)
         check_big_page(driver, collsim, work)
+        check_many_cells(driver, collsim, work)
+        check_load(driver, work)
     finally:
         driver.quit()
     # A phone-sized viewport: the page still lays out (no horizontal overflow of the body).
