@@ -9,8 +9,9 @@
 // draws them and searches them by time; it derives nothing of the run itself.
 //
 // Elements a test may read carry classes and data attributes: `.cell` (data-rank,
-// data-buffer, data-cell, data-holds: the ranks it holds, as the storyboard writes them),
-// `.packet` (data-transfer), `#caption`, `#playhead` (data-t, data-clock, data-step).
+// data-buffer, data-cell, data-holds: the ranks it holds, as the storyboard writes them;
+// up to 20 000 cells), `.packet` (data-transfer), `#caption`, `#playhead` (data-t,
+// data-clock, data-step). window.collsimPlayer.load(text) shows another page's data.
 #pragma once
 #include <string>
 #include <vector>
@@ -37,8 +38,9 @@ struct PageText {
   std::string clock;   // the clock it opens on (a scenario's `clock`); "": steps
 };
 
-// The page's data as JSON text (columnar arrays), what the player reads: one view (a run
-// or a trace) played as a lesson of one phase.
+// The page's data as JSON text, what the player reads (and collsimPlayer.load takes): its
+// long columns typed arrays in base64 (docs/web.md, "The data format", version 2). One view
+// (a run or a trace) played as a lesson of one phase.
 std::string page_data(const gui::ViewModel& vm, const PageText& text);
 // A lesson (app/gui/lesson.h, built as the app builds it): every phase in program order
 // with its kind, predicted times and narration, one view per distinct collective phase
