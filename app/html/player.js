@@ -741,6 +741,7 @@
     pause();
     const data = JSON.parse(text);
     if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
+    if (data.version !== 2) throw new Error("collsim page: data version " + data.version + "; this player reads version 2 (docs/web.md)");
     D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
     V = null; phase = 0; t = 0; rest = 0;
     const V0 = D.views[0] || {};
