@@ -7,7 +7,10 @@ a storyboard of the same trace, loads the page, and checks what a student would 
 the keys move the playhead, the caption is the view model's, every buffer cell's contents at
 step k equal the storyboard's at step k (the C++ buffer history, read by another code path),
 scrubbing and the clocks work, play plays, a question's answer is hidden until clicked and
-equals `collsim run --answers`; and the browser's console stays free of errors.
+equals `collsim run --answers`; and the browser's console stays free of errors. Beyond the
+DOM limit (a 32 862-cell ring) the canvas paints pixel columns and the keys still work; the
+data is of format version 2 (typed columns, docs/web.md); collsimPlayer.load(text) starts
+over without binding a listener twice, and shows another page's data.
 
 Usage: test_page.py --collsim PATH --source-dir DIR --work DIR
 Exit 0 when every check held; 1 with the failures listed. Without chromium, chromedriver or
@@ -262,6 +265,47 @@ def page_text(page):
     return text.replace("<\\/", "</")
 
 
+def decode(column):
+    """A typed column (docs/web.md, "The data format") as a list of numbers."""
+    import array
+    import base64
+    codes = {"u8": "B", "i8": "b", "u16": "H", "i16": "h", "u32": "I", "i32": "i", "f32": "f", "f64": "d"}
+    values = array.array(codes[column["type"]])
+    values.frombytes(base64.b64decode(column["base64"]))
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values.tolist()
+
+
+def check_format(work):
+    """The data of the 64-rank ring's page: version 2, every long column typed, of the
+    narrowest integer type, of the right length; a clock's times in one type."""
+    data = json.loads(page_text(work / "ring64.html"))
+    view = data["views"][0]
+    T, cells, changes = view["transfers"], view["buffers"]["cells"], view["buffers"]["changes"]
+    n = len(decode(T["src"]))
+    lengths = {f"transfers.{k}": len(decode(T[k])) for k in ("src", "dst", "step", "chunk", "reduce", "bytes", "way")}
+    ncells, nchanges = len(decode(cells["begin"])), len(decode(changes["written"]))
+    lengths.update({f"cells.{k}": len(decode(cells[k])) for k in ("begin", "end", "x0", "x1", "first", "count", "target", "eventual_lo", "eventual_hi")})
+    lengths.update({f"changes.{k}": len(decode(changes[k])) for k in ("written", "holds", "writer", "mask_lo", "mask_hi")})
+    expected = {k: n if k.startswith("transfers") else ncells if k.startswith("cells") else nchanges for k in lengths}
+    check(data["version"] == 2 and n == 8064 and ncells > 4096 and lengths == expected,
+          f"data format: version 2, {n} transfers, {ncells} cells, {nchanges} changes, every column as long as they")
+    widths = {"u8": 0xff, "u16": 0xffff, "u32": 0xffffffff}
+    narrow = {k: (c["type"], max(decode(c))) for k, c in (("src", T["src"]), ("step", T["step"]), ("first", cells["first"]))}
+    check(all(t == min((w for w in widths if widths[w] >= top), key=widths.get) for t, top in narrow.values()) and narrow["src"][0] == "u8",
+          f"data format: the narrowest integer types ({narrow})")
+    writer = decode(changes["writer"])
+    check(changes["writer"]["type"] in ("i16", "i32") and min(writer) == -1 and max(writer) == n - 1,
+          f"data format: writers -1 (an initial state) to {n - 1} ({changes['writer']['type']})")
+    for name, c in view["clocks"].items():
+        types = {c[k]["type"] for k in ("begin", "end", "keys", "step_done")}
+        keys = decode(c["keys"])
+        check(len(types) == 1 and types <= {"f32", "f64"} and len(keys) == nchanges and float("-inf") in keys
+              and max(keys) <= c["finish"] and c["start"] <= min(decode(c["begin"])),
+              f"data format: the {name} clock's times in one type ({types}), keys from -inf to at most its finish")
+
+
 def check_load(driver, work):
     """collsimPlayer.load(text): the same text again starts over at step 0 with the listeners
     bound once (→ steps once); another page's text replaces what is shown."""
@@ -379,6 +423,7 @@ def main():
         check_storyboards(driver, collsim, src, work)
         check_big_page(driver, collsim, work)
         check_many_cells(driver, collsim, work)
+        check_format(work)
         check_load(driver, work)
     finally:
         driver.quit()
