@@ -237,6 +237,19 @@ void add_model_flags(CLI::App& cmd, cli::ModelFlags& f) {
   cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
 }
 
+void add_seed_flag(CLI::App& cmd, std::uint64_t& seed) {
+  cmd.add_option("--seed", seed, "seed of the deterministic inputs (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11 would wrap "-1" and clamp overflows silently; accept plain digits only.
+            return parse_count(text) && text.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "'" + text + "' is not an integer in 0 .. 2^64-1";
+          },
+          "UINT64"));
+}
+
 void add_trace_flags(CLI::App& cmd, cli::TraceOutputs& o) {
   cmd.add_option("--trace", o.trace, "write the JSON trace (docs/trace-format.md) to this file");
   cmd.add_option("--chrome", o.chrome, "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file");
@@ -295,16 +308,7 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("--placement", run.placement,
                       "cuda: streams (every rank on one GPU, a stream each) or devices (rank r on GPU r mod D)")
       ->capture_default_str();
-  run_cmd->add_option("--seed", run.seed, "seed of the deterministic inputs (0 .. 2^64-1)")
-      ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            // CLI11 would wrap "-1" and clamp overflows silently; accept plain digits only.
-            return parse_count(text) && text.find_first_not_of("0123456789") == std::string::npos
-                       ? std::string()
-                       : "'" + text + "' is not an integer in 0 .. 2^64-1";
-          },
-          "UINT64"));
+  add_seed_flag(*run_cmd, run.seed);
   run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)")
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
@@ -341,7 +345,8 @@ int run_cli(int argc, char** argv) {
   storyboard_cmd->add_option("--out", storyboard_out, "the folder to write step-NN.svg and index.html into (created if needed)")
       ->required()
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
-  std::string html_out;
+  cli::HtmlOptions html;
+  std::uint64_t html_seed = 1;
   CLI::App* html_cmd = app.add_subcommand(
       "html",
       "write one self-contained web page that plays the run or lesson in any browser, offline: the scene, the buffers, "
@@ -350,9 +355,16 @@ int run_cli(int argc, char** argv) {
   add_spec_flags(*html_cmd, spec);
   html_cmd->add_option("input", files.scenario,
                        "a scenario file or lesson (run on the CPU backend first) or a JSON trace; none: the flags' run");
-  html_cmd->add_option("--out", html_out, "the page to write (e.g. ring.html)")
+  html_cmd->add_option("--out", html.out, "the page to write (e.g. ring.html)")
       ->required()
       ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
+  add_seed_flag(*html_cmd, html_seed);
+  add_model_flags(*html_cmd, model);
+  html_cmd->add_flag("--live", html.live,
+                     "add collsim itself (WebAssembly, about 4 MiB) and a form that runs the lesson or collective again "
+                     "in the browser with other ranks, sizes, algorithms and topologies (built when emscripten is "
+                     "installed; docs/web.md)");
+  html_cmd->add_flag("--data", html.data_only, "write only the page's data (JSON, docs/web.md), not the page");
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",
@@ -384,7 +396,10 @@ int run_cli(int argc, char** argv) {
   }
   if (html_cmd->parsed()) {
     const cli::FlagGiven given = flags_given(html_cmd);
-    return cli::command_html(files.scenario, html_out, to_request(spec, given), given);
+    RunRequest request = to_request(spec, given);
+    request.seed = html_seed;
+    html.topology = cli::topology_flags(model, given);
+    return cli::command_html(files.scenario, request, given, html);
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
   if (list_cmd->parsed()) {

@@ -1,14 +1,18 @@
 #include "app/cli_storyboard.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "app/cli_lesson.h"
+#include "app/cli_model.h"
 #include "app/gui/loader.h"
 #include "app/gui/view_model.h"
+#include "app/html/live.h"
 #include "app/html/page.h"
 #include "app/storyboard.h"
 #include "sim/exec/backend.h"
@@ -27,6 +31,11 @@ namespace {
 constexpr std::string_view kSpecFlags[] = {"--collective", "--algorithm",      "--ranks",    "--count",  "--dtype",
                                            "--op",         "--root",           "--in-place", "--slices", "--servers",
                                            "--colocated",  "--ranks-per-node", "--schedule"};
+// What `collsim html` adds: the times' topology and the inputs' seed, as for `collsim run`.
+constexpr std::string_view kPredictionFlags[] = {
+    "--seed",        "--topology",  "--link",          "--bandwidth",     "--latency", "--uplink",
+    "--uplink-bandwidth", "--uplink-latency", "--group-size", "--nic", "--reduce-rate", "--copy-rate",
+    "--link-override", "--protocol",  "--late",          "--slow"};
 
 // What the GUI shows for a scenario: run on the CPU backend, times predicted on the
 // scenario's topology (gui/loader.cpp does the same), so the storyboard's scene is laid out
@@ -253,10 +262,45 @@ html::PageText page_text(const RunPlan* plan, const Trace& trace, const std::str
   return text;
 }
 
+// The live page's WebAssembly CLI (cmake/live.cmake): COLLSIM_LIVE_JS from the environment,
+// or where this build put it. Read before anything runs.
+std::string live_module() {
+  const char* from_env = std::getenv("COLLSIM_LIVE_JS");
+#ifdef COLLSIM_LIVE_JS
+  const std::string path = from_env && *from_env ? from_env : COLLSIM_LIVE_JS;
+#else
+  if (!from_env || !*from_env)
+    throw InputError("--live: this collsim was built without the live page's WebAssembly CLI (emscripten's emcmake "
+                     "was not found when it was configured): install emscripten (scripts/setup does) and build again, "
+                     "or set COLLSIM_LIVE_JS to a collsim-live.js");
+  const std::string path = from_env;
+#endif
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw InputError(fmt::format("--live: the WebAssembly CLI {} is missing: build it (cmake --build BUILD, target "
+                                 "collsim_live), or set COLLSIM_LIVE_JS to a collsim-live.js",
+                                 path));
+  return read_text_file(path, "--live");
+}
+
+// The input file and the schedule files its phases name, at the paths the CLI reads them.
+html::LiveInput live_input(const std::string& input, const RunPlan& plan) {
+  html::LiveInput live{.input = input, .lesson = plan.lesson(), .request = plan.request, .topology = plan.topology};
+  if (input.empty()) return live;
+  live.files.push_back({input, read_text_file(input, "input")});
+  if (!plan.scenario) return live;
+  for (const Phase& phase : plan.scenario->phases) {
+    const std::string& file = phase.request.options.schedule_file;
+    const bool seen = std::any_of(live.files.begin(), live.files.end(), [&](const auto& f) { return f.path == file; });
+    if (!file.empty() && !seen) live.files.push_back({file, read_text_file(file, "schedule")});
+  }
+  return live;
+}
+
 // A lesson of several phases: run, predicted and viewed exactly as the app loads it
 // (gui::load), every phase on the page; with the flags plan_run applied (--ranks, --seed,
 // the topology's; it refuses those that change one collective).
-int lesson_page(const std::string& input, const std::string& out, const RunPlan& plan) {
+int lesson_page(const std::string& input, const RunPlan& plan, const HtmlOptions& o, const std::string& module) {
   gui::Progress progress;
   gui::LoadRequest request;
   request.run = plan.request;
@@ -266,36 +310,51 @@ int lesson_page(const std::string& input, const std::string& out, const RunPlan&
   if (!loaded.lesson) throw InputError(loaded.error);
   for (const std::shared_ptr<gui::ViewModel>& vm : loaded.lesson->views)
     if (vm) check_playable(vm->schedule(), input);
-  const std::string page = html::make_lesson_page(*loaded.lesson, input);
+  std::string page = o.data_only ? html::lesson_page_data(*loaded.lesson, input) : html::make_lesson_page(*loaded.lesson, input);
+  if (o.live) page = html::add_live(page, live_input(input, plan), module);
   OutputFileSet files;
-  files.stage(out, page);
+  files.stage(o.out, page);
   files.commit();
-  fmt::print("page: the lesson's {} phases ({}) ({:.1f} KiB) in {}\n  open {}\n", loaded.lesson->phase_count(),
-             loaded.lesson->scenario.title.empty() ? input : loaded.lesson->scenario.title,
-             static_cast<double>(page.size()) / 1024, out, out);
+  fmt::print("page{}: the lesson's {} phases ({}) ({:.1f} KiB) in {}\n", o.data_only ? " data" : "",
+             loaded.lesson->phase_count(), loaded.lesson->scenario.title.empty() ? input : loaded.lesson->scenario.title,
+             static_cast<double>(page.size()) / 1024, o.out);
+  if (!o.data_only) fmt::print("  open {}\n", o.out);
   return 0;
 }
 
 }  // namespace
 
-int command_html(const std::string& input, const std::string& out, const RunRequest& from_flags, const FlagGiven& given) {
-  check_output_file("--out", out);  // before the run: a bad path loses nothing and waits for nothing
+int command_html(const std::string& input, const RunRequest& from_flags, const FlagGiven& given, const HtmlOptions& o) {
+  check_output_file("--out", o.out);  // before the run: a bad path loses nothing and waits for nothing
+  if (o.live && o.data_only) throw InputError("--live and --data: the data alone has no page to make live; give one of them");
+  const std::string module = o.live ? live_module() : "";
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   std::optional<RunPlan> plan;
-  if (!trace_input) {
-    plan = plan_run(input, from_flags, "cpu", given);
-    if (plan->lesson()) return lesson_page(input, out, *plan);
+  if (trace_input) {
+    for (std::string_view flag : kPredictionFlags)
+      if (given(flag))
+        throw InputError(fmt::format("{}: a trace records its own run and predictions; {} applies to scenarios only", input, flag));
+  } else {
+    plan = plan_run(input, from_flags, "cpu", given, o.topology);
+    check_topology_flags(plan->topology, given);
+    if (plan->lesson()) return lesson_page(input, *plan, o, module);
   }
   const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
   const gui::ViewModel vm(trace);
   const html::PageText text = page_text(plan ? &*plan : nullptr, trace, input, vm);
-  const std::string page = html::make_page(vm, text);
+  std::string page = o.data_only ? html::page_data(vm, text) : html::make_page(vm, text);
+  if (o.live) {
+    // A trace is re-run from the request it records (the flags' run), on the default topology.
+    const RunPlan from_trace{.request = trace.request};
+    page = html::add_live(page, live_input(trace_input ? "" : input, plan ? *plan : from_trace), module);
+  }
   OutputFileSet files;
-  files.stage(out, page);
+  files.stage(o.out, page);
   files.commit();
-  fmt::print("page: {} with {} on {} ranks, {} steps, {} transfers ({:.1f} KiB) in {}\n  open {}\n",
+  fmt::print("page{}: {} with {} on {} ranks, {} steps, {} transfers ({:.1f} KiB) in {}\n", o.data_only ? " data" : "",
              to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks,
-             vm.step_count(), vm.transfer_count(), static_cast<double>(page.size()) / 1024, out, out);
+             vm.step_count(), vm.transfer_count(), static_cast<double>(page.size()) / 1024, o.out);
+  if (!o.data_only) fmt::print("  open {}\n", o.out);
   return 0;
 }
 

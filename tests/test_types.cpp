@@ -31,6 +31,20 @@ TEST_CASE("parse_count rejects negative, junk, empty and overflowing counts") {
   CHECK_FALSE(parse_count("17179869184G"));  // 2^34 * 2^30 overflows 64 bits
 }
 
+TEST_CASE("parse_number reads a whole decimal number and nothing else") {
+  CHECK(parse_number("2.5") == 2.5);
+  CHECK(parse_number("-4") == -4.0);
+  CHECK(parse_number("1e3") == 1000.0);
+  CHECK(parse_number("0") == 0.0);
+  CHECK_FALSE(parse_number(""));
+  CHECK_FALSE(parse_number(" 2"));
+  CHECK_FALSE(parse_number("2 "));
+  CHECK_FALSE(parse_number("+2"));
+  CHECK_FALSE(parse_number("0x10"));
+  CHECK_FALSE(parse_number("2 GB"));
+  CHECK_FALSE(parse_number("abc"));
+}
+
 TEST_CASE("names round-trip through parse and to_string") {
   for (Collective c : kAllCollectives) CHECK(parse_collective(to_string(c)) == c);
   for (DataType t : kAllDataTypes) CHECK(parse_data_type(to_string(t)) == t);

@@ -1,7 +1,6 @@
 #include "app/gui/run_editor.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <utility>
 
@@ -24,14 +23,9 @@ std::string count_text(std::uint64_t count) {
 bool parse_figure(const std::string& text, const char* what, std::optional<double>& out, std::string& error) {
   out.reset();
   if (text.empty()) return true;
-  double v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    error = fmt::format("{}: '{}' is not a number (or leave it empty)", what, text);
-    return false;
-  }
-  out = v;
-  return true;
+  out = parse_number(text);
+  if (!out) error = fmt::format("{}: '{}' is not a number (or leave it empty)", what, text);
+  return out.has_value();
 }
 
 std::string optional_text(const std::optional<double>& v) { return v ? format_figure(*v) : ""; }

@@ -1,6 +1,5 @@
 #include "app/gui/script.h"
 
-#include <charconv>
 #include <filesystem>
 #include <cstdlib>
 #include <iomanip>
@@ -147,12 +146,7 @@ State state_of(const App& app) {
   return s;
 }
 
-std::optional<double> as_number(const std::string& s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+std::optional<double> as_number(const std::string& s) { return parse_number(s); }
 
 bool compare(const std::string& have, const std::string& op, const std::string& want) {
   if (op == "contains") return have.find(want) != std::string::npos;

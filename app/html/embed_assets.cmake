@@ -1,8 +1,9 @@
-# Writes OUT: the player's files (DIR/player.html, player.css, player.js) as string views
+# Writes OUT: the player's files (DIR/player.html, player.css, player.js) and the live
+# page's form (DIR/live.js) as string views
 # (app/html/player_assets.h). Run by app/CMakeLists.txt at build time.
 set(text "// Generated from app/html/player.* by app/html/embed_assets.cmake: do not edit.\n")
 string(APPEND text "#include \"app/html/player_assets.h\"\n\nnamespace collsim::html {\n")
-foreach(pair IN ITEMS "kPlayerHtml;player.html" "kPlayerCss;player.css" "kPlayerJs;player.js")
+foreach(pair IN ITEMS "kPlayerHtml;player.html" "kPlayerCss;player.css" "kPlayerJs;player.js" "kLiveJs;live.js")
   list(GET pair 0 name)
   list(GET pair 1 file)
   file(READ "${DIR}/${file}" body)

@@ -9,5 +9,6 @@ namespace collsim::html {
 extern const std::string_view kPlayerHtml;  // the body's markup
 extern const std::string_view kPlayerCss;
 extern const std::string_view kPlayerJs;
+extern const std::string_view kLiveJs;  // the live page's form (live.h)
 
 }  // namespace collsim::html

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -202,6 +203,17 @@ Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns) {
   if (!(time_ns > 0) || spec.collective == Collective::barrier) return {};
   const double algbw = static_cast<double>(algorithm_bytes(spec)) / time_ns;  // bytes/ns = GB/s
   return {algbw, algbw * busbw_factor(spec.collective, spec.ranks)};
+}
+
+std::optional<double> parse_number(std::string_view text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) || text.front() == '+' ||
+      text.find_first_of("xX") != std::string_view::npos)
+    return std::nullopt;
+  const std::string copy(text);  // strtod needs the terminating zero
+  char* end = nullptr;
+  const double v = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size()) return std::nullopt;
+  return v;
 }
 
 std::optional<std::uint64_t> parse_count(std::string_view text) {

@@ -88,6 +88,9 @@ Bandwidth bandwidth(const CollectiveSpec& spec, double time_ns);
 // "1M" -> 1048576. Suffixes K, M, G (powers of 1024), optional trailing "i"/"iB"/"B".
 // Returns nullopt for anything else (negative, empty, overflow, junk).
 std::optional<std::uint64_t> parse_count(std::string_view text);
+// A decimal number, the whole of `text` ("2.5", "1e3", "-4"; not " 2", "+2", "0x10", "2 GB").
+// (std::from_chars for double is missing from emscripten's libc++, which builds the live page.)
+std::optional<double> parse_number(std::string_view text);
 // 1536 -> "1.5 KiB"; exact below 1 KiB.
 std::string format_bytes(double bytes);
 // "123.4 us", "1.234 ms", "2.000 s".

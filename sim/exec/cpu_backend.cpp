@@ -64,8 +64,13 @@ class DagRunner {
       if (pending_[t].load(std::memory_order_relaxed) == 0) ready_.push_back(static_cast<std::uint32_t>(t));
     }
     remaining_ = n;
-    std::vector<std::jthread> pool;
+    if (threads_ <= 1) {  // in the calling thread: also where there are none (the live page's WebAssembly)
+      work(0, task);
+      return;
+    }
+    std::vector<std::thread> pool;
     for (int w = 0; w < threads_; ++w) pool.emplace_back([this, w, &task] { work(w, task); });
+    for (std::thread& worker : pool) worker.join();
   }
 
  private:
@@ -123,7 +128,7 @@ class CpuBackend final : public Backend {
     if (options_.threads <= 0) options_.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   }
   std::string name() const override { return "cpu"; }
-  std::string device_name() const override { return fmt::format("host CPU ({} worker threads)", options_.threads); }
+  std::string device_name() const override { return fmt::format("host CPU ({} worker thread{})", options_.threads, options_.threads == 1 ? "" : "s"); }
 
   Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs) override {
     Execution ex;
@@ -184,13 +189,13 @@ void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<Rank
 
 std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& bufs, int rank, BufferKind b) {
   const std::uint64_t n = s.buffer_elements(rank, b);
-  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), static_cast<std::size_t>(n * dtype_size(s.spec.dtype))};
 }
 
 std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<RankBuffers>& bufs, int rank,
                                        BufferKind b) {
   const std::uint64_t n = s.buffer_elements(rank, b);
-  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), n * dtype_size(s.spec.dtype)};
+  return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), static_cast<std::size_t>(n * dtype_size(s.spec.dtype))};
 }
 
 std::vector<RankBuffers> allocate_buffers(const Schedule& s) {

@@ -40,10 +40,11 @@ class DeviceResources {
   DeviceResources(const DeviceResources&) = delete;
   DeviceResources& operator=(const DeviceResources&) = delete;
   ~DeviceResources() {
-    for (const auto& [device, stream] : streams_) try_on(device, [&] { cuda::stream_synchronize(stream); });
-    for (const auto& [device, event] : events_) try_on(device, [&] { cuda::event_destroy(event); });
-    for (const auto& [device, stream] : streams_) try_on(device, [&] { cuda::stream_destroy(stream); });
-    for (const auto& [device, ptr] : memory_) try_on(device, [&] { cuda::device_free(ptr); });
+    // (Init-captures: clang 14, emscripten's, cannot capture a structured binding.)
+    for (const auto& [device, stream] : streams_) try_on(device, [s = stream] { cuda::stream_synchronize(s); });
+    for (const auto& [device, event] : events_) try_on(device, [e = event] { cuda::event_destroy(e); });
+    for (const auto& [device, stream] : streams_) try_on(device, [s = stream] { cuda::stream_destroy(s); });
+    for (const auto& [device, ptr] : memory_) try_on(device, [p = ptr] { cuda::device_free(p); });
     for (void* p : pinned_) cuda::host_free_pinned(p);
   }
 

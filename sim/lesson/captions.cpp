@@ -683,7 +683,7 @@ void warn_literals(std::string_view text, const std::string& where, const std::v
     for (const auto& [written, value] : literal_numbers(literal)) {
       // A time or a bandwidth printed rounded can equal a literal by chance: only facts
       // that are counts and sizes (integers) are compared.
-      const auto fact = std::find_if(ordered.begin(), ordered.end(), [&](const auto& x) {
+      const auto fact = std::find_if(ordered.begin(), ordered.end(), [&, value = value](const auto& x) {
         return x.second == value && x.second == std::round(x.second) && !x.first.ends_with("_us") &&
                !x.first.ends_with("busbw") && !(x.first.size() > 1 && x.first[0] == 'q');
       });

@@ -967,6 +967,8 @@ void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const F
 
 Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
                                   const FlagGiven& given) {
+  // A rank count of 0 or less says so first, before any question or phase trips over it.
+  if (given("--ranks") && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
   refuse_fixed_ranks(s, from_flags, given);
   Scenario out = s;
   out.topology = apply_topology_overrides(s.topology, topology_flags, given);

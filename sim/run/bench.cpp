@@ -135,7 +135,7 @@ MemcpyRate measure_memcpy_rate(int threads, std::uint64_t bytes_per_thread, int 
   std::vector<std::unique_ptr<std::byte[]>> src(static_cast<std::size_t>(threads)), dst(src.size());
   std::barrier sync(threads + 1);
   MemcpyRate rate{threads, bytes_per_thread, iterations, trials, 0};
-  std::vector<std::jthread> pool;
+  std::vector<std::thread> pool;
   for (std::size_t t = 0; t < src.size(); ++t)
     pool.emplace_back([&, t] {
       // Each thread touches its own pages first, so they are mapped (and NUMA-local)
@@ -157,6 +157,7 @@ MemcpyRate measure_memcpy_rate(int threads, std::uint64_t bytes_per_thread, int 
     const double seconds = seconds_since(start);
     if (seconds > 0) rate.gbps = std::max(rate.gbps, 2.0 * static_cast<double>(n) * threads * iterations / seconds / 1e9);
   }
+  for (std::thread& worker : pool) worker.join();
   return rate;
 }
 

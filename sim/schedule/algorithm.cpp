@@ -28,12 +28,16 @@ std::string names_for(Collective c) {
 
 }  // namespace
 
-void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, const AlgorithmOptions& options,
-                      int max_ranks) {
-  if (spec.ranks < 1 || spec.ranks > max_ranks)
+void check_rank_count(int ranks, int max_ranks) {
+  if (ranks < 1 || ranks > max_ranks)
     throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks,
                                  max_ranks < kMaxModelRanks ? fmt::format(" ({} with --model-only)", kMaxModelRanks) : "",
-                                 spec.ranks));
+                                 ranks));
+}
+
+void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, const AlgorithmOptions& options,
+                      int max_ranks) {
+  check_rank_count(spec.ranks, max_ranks);
   if (spec.root < 0 || spec.root >= spec.ranks)
     throw InputError(fmt::format("--root must be a rank in 0..{}, got {}", spec.ranks - 1, spec.root));
   // Keep every element index and byte count far from overflow; the memory check later

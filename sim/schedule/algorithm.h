@@ -147,6 +147,9 @@ inline constexpr double kMaxTransfers = 4.2e7;
 // then slices 0 -> 1 (for an unknown or hand-written algorithm too).
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options);
 
+// --ranks outside 1..max_ranks: InputError (the message names --model-only's larger limit).
+void check_rank_count(int ranks, int max_ranks);
+
 // Checks the spec and options against the algorithm (throws InputError naming the flag):
 // rank count up to `max_ranks`, root, sizes, slices, in-place support and the options the
 // algorithm understands. `algo` is null for a schedule that is not in the registry (a
