@@ -21,8 +21,8 @@
     "#live-run{padding:3px 18px;background:#2f5d9e;color:#fff;border:1px solid #4a78b8;border-radius:5px;cursor:pointer}" +
     "#live-run:disabled{opacity:.5;cursor:wait}#live-command{color:#b8c2dc;word-break:break-all}#live-status{margin:2px 0}" +
     "#live-panel[data-state=error] #live-status{color:#ff9d8a}" +
-    "#live-summary{font-size:.8em;max-height:14em;overflow:auto;background:var(--bg);margin:0;padding:4px}" +
-    "#live-summary:empty{display:none}";
+    "#live-output summary{cursor:pointer;color:var(--dim)}" +
+    "#live-summary{font-size:.8em;max-height:16em;overflow:auto;background:var(--bg);margin:0;padding:4px}";
   document.head.appendChild(style);
   const panel = document.createElement("section");
   panel.id = "live-panel";
@@ -32,7 +32,7 @@
     '<form id="live-form"></form>' +
     '<p><code id="live-command"></code></p>' +
     '<p id="live-status" aria-live="polite"></p>' +
-    '<pre id="live-summary"></pre>';
+    '<details id="live-output" hidden><summary>what collsim printed</summary><pre id="live-summary"></pre></details>';
   const main = document.querySelector("main");
   main ? main.parentNode.insertBefore(panel, main) : document.body.appendChild(panel);
   const form = panel.querySelector("#live-form");
@@ -154,9 +154,12 @@
     return { status, out: lines.out.join("\n"), err: lines.err.join("\n") };
   }
 
+  // The CLI's output stays folded (the scene below is what changed) unless it is an error.
   function show(status, text, summary) {
     $("live-status").textContent = status;
     $("live-summary").textContent = summary;
+    $("live-output").hidden = summary === "";
+    $("live-output").open = text === "error";
     panel.dataset.state = text;
   }
   async function rerun(event) {
@@ -180,7 +183,7 @@
       }
       window.collsimPlayer.load(cli.FS.readFile("/live-page.json", { encoding: "utf8" }));
       const ms = performance.now() - began;
-      show("ran here in " + (ms / 1000).toFixed(2) + " s (exit " + summary.status + "); the page now shows this run:",
+      show("ran here in " + (ms / 1000).toFixed(2) + " s (exit " + summary.status + "); the page now shows this run.",
            summary.status === 0 ? "done" : "wrong", summary.out + (summary.err ? "\n" + summary.err : ""));
     } catch (e) {
       show("the live page failed: " + e, "error", "");
