@@ -83,7 +83,7 @@
     if (!sorted) byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
     let longest = 0;
     for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
-    return (V.prepared[name] = { c, byBegin, longest, keys: c.keys, buckets: null });
+    return (V.prepared[name] = { c, byBegin, longest, keys: c.keys });
   }
   function eventualRanks(V, c) {
     let out = V.eventual[c];
