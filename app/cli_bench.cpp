@@ -34,6 +34,9 @@ std::vector<std::string> split_list(const std::string& text) {
 // --backend, --placement and --timings: which backend the bench builds for every point.
 BackendChoice backend_choice(const BenchFlags& f) {
   BackendChoice choice = choose_backend(f.backend, f.placement);
+  if (choice.name == "mpi")
+    throw InputError("bench --backend mpi: not built yet (docs/distributed.md: run `collsim run --backend mpi` under "
+                     "mpirun for one size)");
   if (f.timings != "on" && f.timings != "off")
     throw InputError(fmt::format("--timings: '{}' is not on or off", f.timings));
   choice.cuda.record_timings = f.timings == "on";

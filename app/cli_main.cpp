@@ -18,6 +18,8 @@
 #include "app/cli_io.h"
 #include "app/cli_lesson.h"
 #include "app/cli_model.h"
+#include "app/cli_mpi.h"
+#include "sim/schedule/algorithm.h"
 #include "app/cli_storyboard.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
@@ -156,6 +158,10 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
     return cli::plan_run(fa.scenario, r, rf.backend, given, cli::topology_flags(mf, given));
   }();
   cli::check_topology_flags(plan.topology, given);
+  if (plan.backend == "mpi") {
+    if (mf.model_only) throw InputError("--model-only executes nothing: leave out --backend mpi");
+    return cli::command_run_mpi(plan, fa.outputs, !rf.dump.empty(), rf.quiet);
+  }
   if (plan.lesson())
     return cli::command_run_lesson(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers});
   // A single collective's questions are answered from the model, before anything runs.
@@ -303,7 +309,9 @@ int run_cli(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand(
       "run", "run a collective or a lesson (every phase) on a backend, verify every output, print the summary");
   add_spec_flags(*run_cmd, spec);
-  run_cmd->add_option("--backend", run.backend, "auto (CUDA when a device is present, else the CPU), cpu or cuda")
+  run_cmd->add_option("--backend", run.backend,
+                      "auto (CUDA when a device is present, else the CPU), cpu, cuda, or mpi (one process per rank: "
+                      "mpirun -np N collsim run --backend mpi ..., docs/distributed.md)")
       ->capture_default_str();
   run_cmd->add_option("--placement", run.placement,
                       "cuda: streams (every rank on one GPU, a stream each) or devices (rank r on GPU r mod D)")
@@ -372,6 +380,8 @@ int run_cli(int argc, char** argv) {
       "every question answered; a lecture: every slide's file, phase and comparison; exit 2 at the first bad one)");
   validate_cmd->add_option("files", validate_files, "the files to check")->required();
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
+  bool list_names = false;
+  list_cmd->add_flag("--names", list_names, "only 'COLLECTIVE ALGORITHM' per line, for scripts");
   app.require_subcommand(0, 1);
 
   try {
@@ -403,6 +413,10 @@ int run_cli(int argc, char** argv) {
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
   if (list_cmd->parsed()) {
+    if (list_names) {
+      for (const AlgorithmInfo& a : all_algorithms()) fmt::print("{} {}\n", to_string(a.collective), a.name);
+      return 0;
+    }
     fmt::print("{}", format_catalogue());
     return 0;
   }

@@ -285,7 +285,11 @@ std::string live_module() {
 
 // The input file and the schedule files its phases name, at the paths the CLI reads them.
 html::LiveInput live_input(const std::string& input, const RunPlan& plan) {
-  html::LiveInput live{.input = input, .lesson = plan.lesson(), .request = plan.request, .topology = plan.topology};
+  html::LiveInput live;
+  live.input = input;
+  live.lesson = plan.lesson();
+  live.request = plan.request;
+  live.topology = plan.topology;
   if (input.empty()) return live;
   live.files.push_back({input, read_text_file(input, "input")});
   if (!plan.scenario) return live;
@@ -345,7 +349,8 @@ int command_html(const std::string& input, const RunRequest& from_flags, const F
   std::string page = o.data_only ? html::page_data(vm, text) : html::make_page(vm, text);
   if (o.live) {
     // A trace is re-run from the request it records (the flags' run), on the default topology.
-    const RunPlan from_trace{.request = trace.request};
+    RunPlan from_trace;
+    from_trace.request = trace.request;
     page = html::add_live(page, live_input(trace_input ? "" : input, plan ? *plan : from_trace), module);
   }
   OutputFileSet files;

@@ -42,10 +42,27 @@ struct TransferTiming {
   int worker = 0;  // CPU worker thread, or CUDA stream
 };
 
+// One process of a run across MPI processes (--backend mpi, mpi_backend.h): where it ran
+// and how its clock relates to rank 0's, by the fastest of several ping-pongs at the
+// start and at the end (its clock minus rank 0's; linear in between).
+struct ProcessClock {
+  int rank = 0;
+  std::string host;
+  std::int64_t pid = 0;
+  double offset_start_ns = 0, offset_end_ns = 0;
+  double uncertainty_ns = 0;  // half the fastest round trip (the larger of start and end)
+  friend bool operator==(const ProcessClock&, const ProcessClock&) = default;
+};
+
 struct Execution {
   std::vector<TransferTiming> timings;  // one per transfer, in schedule order
   std::int64_t total_ns = 0;            // pre-operations through post-operations
   int workers = 0;
+  // Across MPI processes only (empty otherwise): every process's clock, and the transfers
+  // whose receive ended before their send began once the clocks are aligned.
+  std::vector<ProcessClock> processes;
+  std::uint64_t causality_violations = 0;
+  std::string first_causality_violation;
 };
 
 class Backend {
@@ -86,6 +103,8 @@ std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options = {});
 
 // Applies one local operation on host buffers (shared by backends and the reference).
 void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<RankBuffers>& buffers);
+// The first byte of a named region in host buffers, wherever in-place aliasing stores it.
+std::byte* region_data(const Schedule& s, std::vector<RankBuffers>& buffers, const Region& region);
 // Runs one transfer on host buffers: the CPU backend's work, and the value history's (value_history.h).
 void run_transfer_on_host(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& buffers);
 

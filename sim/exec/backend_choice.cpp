@@ -1,4 +1,5 @@
 #include "sim/exec/backend_choice.h"
+#include "sim/exec/mpi_backend.h"
 
 #include <algorithm>
 
@@ -31,17 +32,21 @@ BackendChoice choose_backend(const std::string& backend_flag, const std::string&
   } else if (backend_flag == "cuda") {
     if (!device) throw InputError(fmt::format("--backend cuda: no CUDA device: {}; use --backend cpu or auto", no_device_reason()));
     choice.name = "cuda";
+  } else if (backend_flag == "mpi") {
+    if (const std::string why = why_no_mpi(); !why.empty()) throw InputError("--backend mpi: " + why);
+    choice.name = "mpi";
   } else if (backend_flag == "auto") {
     choice.name = device ? "cuda" : "cpu";
     choice.auto_reason = device ? fmt::format("{} CUDA device(s) found", cuda::device_count()) : no_device_reason();
   } else {
-    throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu or cuda)", backend_flag));
+    throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu, cuda or mpi)", backend_flag));
   }
   return choice;
 }
 
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads) {
   if (choice.name == "cuda") return make_cuda_backend(choice.cuda);
+  if (choice.name == "mpi") return make_mpi_backend();
   return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}, .should_stop = {}});
 }
 

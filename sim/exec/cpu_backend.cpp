@@ -169,6 +169,10 @@ std::unique_ptr<Backend> make_cpu_backend(CpuBackendOptions options) {
   return std::make_unique<CpuBackend>(std::move(options));
 }
 
+std::byte* region_data(const Schedule& s, std::vector<RankBuffers>& bufs, const Region& region) {
+  return element_ptr(bufs, s, region);
+}
+
 void run_local_op_on_host(const Schedule& s, const LocalOp& op, std::vector<RankBuffers>& bufs) {
   std::byte* target = element_ptr(bufs, s, op.target);
   switch (op.kind) {

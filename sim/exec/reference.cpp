@@ -147,7 +147,8 @@ void check_element(T got, const Expected<T>& want, int rank, std::uint64_t i, Ve
 }
 
 template <class T, ReduceOp Op>
-void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in, Verification& v) {
+void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in, int only_rank,
+                  Verification& v) {
   const int n = s.spec.ranks;
   const bool reduces = collective_reduces(s.spec.collective);
   std::uint64_t longest = 0;
@@ -161,7 +162,7 @@ void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, const
   Expected<T> want{};
   for (std::uint64_t i = 0; i < longest; ++i)
     for (int r = 0; r < n; ++r) {
-      if (i >= s.buffer_elements(r, BufferKind::output)) continue;
+      if (i >= s.buffer_elements(r, BufferKind::output) || (only_rank >= 0 && r != only_rank)) continue;
       const std::optional<Source> src = source_of(s, r, i);
       if (!src) continue;
       if (!memo_source || memo_source->lo != src->lo || memo_source->hi != src->hi || memo_source->index != src->index) {
@@ -176,10 +177,11 @@ void verify_typed(const Schedule& s, const std::vector<RankBuffers>& bufs, const
 // Every rank's final token (its last scratch element) must be N: the max of the signals
 // rank + 1, so rank N-1's signal reached it. The checker proves the full "heard from
 // every rank"; this proves the engine really moved the tokens.
-void verify_barrier(const Schedule& s, const std::vector<RankBuffers>& bufs, Verification& v) {
+void verify_barrier(const Schedule& s, const std::vector<RankBuffers>& bufs, int only_rank, Verification& v) {
   v.rule = "exact: every token is N, the largest signal (the checker proved each heard from every rank)";
   const int n = s.spec.ranks;
   for (int r = 0; r < n; ++r) {
+    if (only_rank >= 0 && r != only_rank) continue;
     const std::span<const std::byte> tokens = buffer_view(s, bufs, r, BufferKind::scratch);
     const std::uint64_t last = tokens.size() / sizeof(std::int32_t);
     if (last == 0) throw std::logic_error("barrier schedule without tokens");
@@ -271,16 +273,16 @@ Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& b
   return verify_outputs(s, bufs, input_bytes(s, bufs));
 }
 
-Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in) {
+Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& bufs, const InputBytes& in, int only_rank) {
   Verification v;
   if (s.spec.collective == Collective::barrier) {
-    verify_barrier(s, bufs, v);
+    verify_barrier(s, bufs, only_rank, v);
     v.ok = v.mismatches == 0;
     return v;
   }
   dispatch_dtype(s.spec.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    dispatch_op(s.spec.op, [&](auto op) { verify_typed<T, decltype(op)::value>(s, bufs, in, v); });
+    dispatch_op(s.spec.op, [&](auto op) { verify_typed<T, decltype(op)::value>(s, bufs, in, only_rank, v); });
     const bool exact = is_integer(s.spec.dtype) || !collective_reduces(s.spec.collective) ||
                        s.spec.op == ReduceOp::min || s.spec.op == ReduceOp::max;
     v.rule = exact ? "exact" : fmt::format("|got - want| <= (N+1) * {:.3g} * magnitude", unit_roundoff<T>());

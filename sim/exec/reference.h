@@ -60,7 +60,9 @@ struct Verification {
 // 2^-53 f64, 2^-11 f16, 2^-8 bf16), N the rank count (at most N roundings per element:
 // one per reduce, one per 16-bit conversion) and m the magnitude: sum |x_q| for sum,
 // that over N for avg, prod |x_q| for prod.
-Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& buffers, const InputBytes& inputs);
+// `only_rank` >= 0: that rank's outputs only (an MPI process holds only its own rank's results).
+Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& buffers, const InputBytes& inputs,
+                            int only_rank = -1);
 // Out of place only (throws std::logic_error in place): the inputs are read from `buffers`.
 Verification verify_outputs(const Schedule& s, const std::vector<RankBuffers>& buffers);
 

@@ -117,7 +117,7 @@ RunResult run_collective(const RunRequest& request, Backend& backend) {
   return result;
 }
 
-void execute_run(RunResult& result, Backend& backend) {
+void execute_run(RunResult& result, Backend& backend, int only_rank) {
   const RunRequest& request = result.request;
   result.buffers = allocate_buffers(result.schedule);
   fill_inputs(result.schedule, request.seed, result.buffers, request.input_values);
@@ -129,7 +129,7 @@ void execute_run(RunResult& result, Backend& backend) {
   result.execution = backend.execute(result.schedule, result.dependencies, result.buffers);
   InputBytes inputs;
   for (int r = 0; r < result.schedule.spec.ranks; ++r) inputs.push_back(input_before_run(result, r));
-  result.verification = verify_outputs(result.schedule, result.buffers, inputs);
+  result.verification = verify_outputs(result.schedule, result.buffers, inputs, only_rank);
 }
 
 std::span<const std::byte> input_before_run(const RunResult& r, int rank) {

@@ -72,7 +72,9 @@ RunResult run_collective(const RunRequest& request, Backend& backend);
 // and sizes the run (same errors as above) without allocating buffers; execute_run
 // allocates, fills, executes and verifies.
 RunResult prepare_run(const RunRequest& request, const PrepareOptions& options = {});
-void execute_run(RunResult& prepared, Backend& backend);
+// `only_rank` >= 0: verify that rank's outputs only (an MPI process, which executes and
+// holds only its own rank's side of the run).
+void execute_run(RunResult& prepared, Backend& backend, int only_rank = -1);
 
 // --model-only: builds the schedule (up to kMaxModelRanks ranks) and derives its
 // dependencies; checks it symbolically up to kMaxRanks ranks (above, the check would cost

@@ -1,6 +1,7 @@
 #include "sim/trace/report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -125,6 +126,28 @@ std::string format_step_overview(const Schedule& s) {
   return out;
 }
 
+// A run across MPI processes: where they ran, how well their clocks were aligned, and the
+// causality check of the aligned times (mpi_backend.h).
+static void append_processes(std::string& out, const Execution& ex) {
+  if (ex.processes.empty()) return;
+  std::vector<std::string> hosts;
+  double offset = 0, uncertainty = 0;
+  for (const ProcessClock& p : ex.processes) {
+    if (std::find(hosts.begin(), hosts.end(), p.host) == hosts.end()) hosts.push_back(p.host);
+    offset = std::max({offset, std::abs(p.offset_start_ns), std::abs(p.offset_end_ns)});
+    uncertainty = std::max(uncertainty, p.uncertainty_ns);
+  }
+  out += fmt::format("  {:<11} {} on {} host{} ({}); clocks aligned to rank 0's: offsets up to {}, within ±{}\n",
+                     "processes", ex.processes.size(), hosts.size(), hosts.size() == 1 ? "" : "s",
+                     fmt::join(hosts, ", "), format_duration_ns(offset), format_duration_ns(uncertainty));
+  out += fmt::format("  {:<11} {}\n", "causality",
+                     ex.causality_violations == 0
+                         ? std::string("every receive ended after its send began (aligned clocks)")
+                         : fmt::format("{} transfer{} ended before {} began: {}", ex.causality_violations,
+                                       ex.causality_violations == 1 ? "" : "s", ex.causality_violations == 1 ? "it" : "they",
+                                       ex.first_causality_violation));
+}
+
 std::string format_run_summary(const RunResult& r) {
   const Schedule& s = r.schedule;
   const AlgorithmInfo* algo = find_algorithm(s.spec.collective, s.algorithm);
@@ -150,6 +173,7 @@ std::string format_run_summary(const RunResult& r) {
     return out;
   }
   line("backend", fmt::format("{}: {}", r.backend, r.device));
+  append_processes(out, r.execution);
   line("time", format_duration_ns(static_cast<double>(r.execution.total_ns)));
   line("algbw", gbps(bw.algbw_gbps));
   line("busbw", bw.busbw_gbps

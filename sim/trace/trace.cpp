@@ -55,6 +55,9 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);
   t.summary = {run.execution.total_ns, bw.algbw_gbps, bw.busbw_gbps};
   if (run.model) t.predicted = summarize_prediction(run);
+  t.processes = run.execution.processes;
+  t.causality_violations = run.execution.causality_violations;
+  t.first_causality_violation = run.execution.first_causality_violation;
   return t;
 }
 

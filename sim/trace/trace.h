@@ -84,6 +84,11 @@ struct Trace {
   Verification verification;
   TraceSummary summary;
   std::optional<PredictedSummary> predicted;  // with the timing model's predictions only
+  // A run across MPI processes (backend "mpi"): each process's host, pid and clock offset
+  // to rank 0's, and the causality check of the aligned times; empty for one process.
+  std::vector<ProcessClock> processes;
+  std::uint64_t causality_violations = 0;
+  std::string first_causality_violation;
   // What every buffer cell held when, as the run's or the import's one check recorded it
   // (PrepareOptions::record_history, parse_trace_json's record_history); null when nobody
   // asked. Not written to the file: it is derived from the schedule.

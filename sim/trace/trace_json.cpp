@@ -167,6 +167,14 @@ std::string trace_to_json(const Trace& t) {
   w.add("summary", {{"time_ns", t.summary.time_ns}, {"algbw_gbps", bandwidth_json(t.summary.algbw_gbps)},
                     {"busbw_gbps", bandwidth_json(t.summary.busbw_gbps)}});
   if (t.predicted) w.add("predicted", predicted_json(*t.predicted));
+  if (!t.processes.empty()) {
+    ojson processes = ojson::array();
+    for (const ProcessClock& p : t.processes)
+      processes.push_back({{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"offset_start_ns", p.offset_start_ns},
+                           {"offset_end_ns", p.offset_end_ns}, {"uncertainty_ns", p.uncertainty_ns}});
+    w.add("processes", processes);
+    w.add("causality", {{"violations", t.causality_violations}, {"first", t.first_causality_violation}});
+  }
   w.close();
   out += '\n';
   return out;
@@ -540,10 +548,26 @@ void check_identity(const Field& root, const std::string& source_name) {
                                      kTraceFormatVersion));
 }
 
+// A run across MPI processes: one entry per rank, in rank order, and the causality check.
+void read_processes(const Field& root, Trace& t) {
+  const Field list = root["processes"];
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Field f = list.at(i);
+    f.only_keys({"rank", "host", "pid", "offset_start_ns", "offset_end_ns", "uncertainty_ns"});
+    ProcessClock p{f["rank"].int32(static_cast<int>(i), static_cast<int>(i)), f["host"].str(), f["pid"].integer(0),
+                   f["offset_start_ns"].number(), f["offset_end_ns"].number(), f["uncertainty_ns"].number()};
+    t.processes.push_back(std::move(p));
+  }
+  const Field c = root["causality"];
+  c.only_keys({"violations", "first"});
+  t.causality_violations = c["violations"].unsigned_integer();
+  t.first_causality_violation = c["first"].str();
+}
+
 Trace read_trace(const Field& root, const std::string& source_name, bool record_history) {
   check_identity(root, source_name);
   root.only_keys({"format", "version", "collsim_version", "scenario", "request", "backend", "schedule", "records",
-                  "verification", "summary", "predicted"});
+                  "verification", "summary", "predicted", "processes", "causality"});
   Trace t;
   t.collsim_version = root["collsim_version"].str();
   if (const Field sc = root["scenario"]; !sc.is_null()) {
@@ -562,6 +586,7 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
   t.verification = read_verification(root["verification"]);
   t.summary = read_summary(root["summary"]);
   if (root.has("predicted")) t.predicted = read_predicted(root["predicted"]);
+  if (root.has("processes")) read_processes(root, t);
   return t;
 }
 

@@ -1,0 +1,468 @@
+// The MPI backend (mpi_backend.h): this process's rank's side of every transfer, on
+// non-blocking point-to-point, and the clock alignment that puts every side on rank 0's clock.
+#include "sim/exec/mpi_backend.h"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "kernels/host_loops.h"
+#include "sim/core/errors.h"
+
+namespace collsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+std::int64_t now_ns() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+
+void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(fmt::format("rank {}: {} failed: {}", mpi_place().rank, call, std::string(text, static_cast<std::size_t>(length))));
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// ---- clocks ----------------------------------------------------------------------------------
+// Rank 0 and each other process in turn: `rounds` ping-pongs, rank 0 keeping the fastest.
+// Its clock minus rank 0's is t_r - (t_send + t_back) / 2, within half that round trip.
+struct Offset {
+  double offset_ns = 0, uncertainty_ns = 0;
+  std::int64_t at_ns = 0;  // when, on the process's own clock
+};
+
+std::vector<Offset> measure_offsets(int rounds) {
+  const MpiPlace& me = mpi_place();
+  std::vector<Offset> out(static_cast<std::size_t>(me.size));
+  constexpr int kTag = 0x7000;
+  for (int r = 1; r < me.size; ++r) {
+    if (me.rank == 0) {
+      double best_rtt = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < rounds; ++k) {
+        std::int64_t theirs = 0;
+        const std::int64_t sent = now_ns();
+        check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, r, kTag, MPI_COMM_WORLD), "MPI_Send (clock)");
+        check_mpi(MPI_Recv(&theirs, 1, MPI_INT64_T, r, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (clock)");
+        const std::int64_t back = now_ns();
+        const double rtt = static_cast<double>(back - sent);
+        if (rtt < best_rtt) {
+          best_rtt = rtt;
+          out[static_cast<std::size_t>(r)] = {static_cast<double>(theirs) - (static_cast<double>(sent) + static_cast<double>(back)) / 2,
+                                              rtt / 2, theirs};
+        }
+      }
+    } else if (me.rank == r) {
+      for (int k = 0; k < rounds; ++k) {
+        check_mpi(MPI_Recv(nullptr, 0, MPI_BYTE, 0, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (clock)");
+        const std::int64_t mine = now_ns();
+        check_mpi(MPI_Send(&mine, 1, MPI_INT64_T, 0, kTag, MPI_COMM_WORLD), "MPI_Send (clock)");
+      }
+    }
+  }
+  return out;  // meaningful on rank 0
+}
+
+// A time on process r's clock, on rank 0's: the offset drifts linearly from start to end.
+struct Alignment {
+  std::vector<Offset> start, end;
+  double to_rank0(int r, std::int64_t t) const {
+    const Offset& a = start[static_cast<std::size_t>(r)];
+    const Offset& b = end[static_cast<std::size_t>(r)];
+    const double span = static_cast<double>(b.at_ns - a.at_ns);
+    const double f = span > 0 ? (static_cast<double>(t - a.at_ns) / span) : 0;
+    return static_cast<double>(t) - (a.offset_ns + f * (b.offset_ns - a.offset_ns));
+  }
+};
+
+// ---- one process's side of the transfers ---------------------------------------------------------
+// What a process measured of one transfer's side: a send (begin, completed) or a receive
+// (arrived, applied). Gathered to rank 0 as five int64 each.
+enum SideKind : std::int64_t { kSend = 0, kReceive = 1 };
+struct Side {
+  std::int64_t transfer, kind, begin_ns, end_ns, worker;
+};
+
+// What goes over the wire: the region's elements (a barrier's tokens too, which
+// Schedule::bytes counts as 0 for the bandwidth figures).
+std::uint64_t wire_bytes(const Schedule& s, const Transfer& t) { return t.count * dtype_size(s.spec.dtype); }
+
+// Test hook (tests/mpi): COLLSIM_TEST_DIE_RANK=R makes rank R kill itself mid-run.
+void maybe_die() {
+  const char* die = std::getenv("COLLSIM_TEST_DIE_RANK");
+  if (die && std::atoi(die) == mpi_place().rank) std::raise(SIGKILL);
+}
+
+class Progress {
+ public:
+  Progress(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs, int me)
+      : s_(s), deps_(deps), dependants_(reverse(deps)), bufs_(bufs), me_(me) {}
+
+  // Before the clock starts: the dependency counts, and every receive posted into its
+  // staging buffer (allocated and touched here, not inside the timed run).
+  void prepare() {
+    const std::size_t n = s_.transfers.size();
+    mine_.assign(n, 0);
+    pending_.assign(n, 0);
+    parts_left_.assign(n, 0);
+    for (std::size_t t = 0; t < n; ++t) {
+      const Transfer& x = s_.transfers[t];
+      parts_left_[t] = (x.src == me_ ? 1 : 0) + (x.dst == me_ ? 1 : 0);
+      mine_[t] = parts_left_[t] > 0;
+    }
+    for (std::size_t t = 0; t < n; ++t) {
+      if (!mine_[t]) continue;
+      for (std::uint32_t d : deps_.dependencies_of(t))
+        if (mine_[d]) ++pending_[t];
+    }
+    post_receives();
+  }
+
+  std::vector<Side> run() {
+    for (std::size_t t = 0; t < s_.transfers.size(); ++t)
+      if (mine_[t] && pending_[t] == 0) start(t);
+    while (open_ > 0) wait_some();
+    return std::move(sides_);
+  }
+
+ private:
+  // Every receive is posted at once into its own staging buffer, so that a send never
+  // waits for its receiver to get round to it (and the order of sends cannot deadlock).
+  void post_receives() {
+    for (std::size_t t = 0; t < s_.transfers.size(); ++t) {
+      const Transfer& x = s_.transfers[t];
+      if (x.dst != me_) continue;
+      auto& staging = staging_[t];
+      staging.resize(static_cast<std::size_t>(wire_bytes(s_, x)));
+      MPI_Request request;
+      check_mpi(MPI_Irecv(staging.data(), static_cast<int>(staging.size()), MPI_BYTE, x.src, static_cast<int>(t),
+                          MPI_COMM_WORLD, &request),
+                "MPI_Irecv");
+      track(request, t, kReceive);
+    }
+  }
+
+  // All of transfer t's predecessors here are done: its send goes, and its receive (if
+  // it has arrived) is applied.
+  void start(std::size_t t) {
+    const Transfer& x = s_.transfers[t];
+    if (x.src == me_) {
+      const std::byte* data = region_data(s_, bufs_, x.source());
+      MPI_Request request;
+      began_[t] = now_ns();
+      check_mpi(MPI_Isend(data, static_cast<int>(wire_bytes(s_, x)), MPI_BYTE, x.dst, static_cast<int>(t), MPI_COMM_WORLD, &request),
+                "MPI_Isend");
+      track(request, t, kSend);
+    }
+    if (x.dst == me_) {
+      ready_to_apply_.insert(t);
+      if (arrived_.count(t)) apply(t);
+    }
+  }
+
+  void apply(std::size_t t) {
+    const Transfer& x = s_.transfers[t];
+    const std::int64_t begin = now_ns();
+    std::byte* target = region_data(s_, bufs_, x.destination());
+    const auto& staging = staging_[t];
+    if (x.action == Action::copy)
+      host_copy(target, staging.data(), x.count, s_.spec.dtype);
+    else
+      host_reduce(target, staging.data(), x.count, s_.spec.dtype, s_.spec.op);
+    sides_.push_back({static_cast<std::int64_t>(t), kReceive, arrived_[t], now_ns(), begin});
+    staging_.erase(t);
+    if (++applied_ == 1 && std::getenv("COLLSIM_TEST_DIE_RANK")) maybe_die();  // mid-run: after its first receive
+    part_done(t);
+  }
+
+  void part_done(std::size_t t) {
+    if (--parts_left_[t] > 0) return;
+    for (std::uint32_t d : dependants_.dependencies_of(t))
+      if (mine_[d] && --pending_[d] == 0) start(d);
+  }
+
+  void track(MPI_Request request, std::size_t t, SideKind kind) {
+    requests_.push_back(request);
+    owners_.push_back({t, kind});
+    ++open_;
+  }
+
+  void wait_some() {
+    int count = 0;
+    indices_.resize(requests_.size());
+    check_mpi(MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitsome");
+    if (count == MPI_UNDEFINED) throw std::logic_error("MPI backend: waiting with no request open");
+    const std::int64_t at = now_ns();
+    for (int k = 0; k < count; ++k) {
+      const auto [t, kind] = owners_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];
+      --open_;
+      if (kind == kSend) {
+        sides_.push_back({static_cast<std::int64_t>(t), kSend, began_[t], at, 0});
+        part_done(t);
+      } else {
+        arrived_[t] = at;
+        if (ready_to_apply_.count(t)) apply(t);
+      }
+    }
+    compact();
+  }
+
+  // Drops the finished requests (MPI_REQUEST_NULL) once they are most of the list.
+  void compact() {
+    if (requests_.size() < 64 || static_cast<std::size_t>(open_) * 2 > requests_.size()) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < requests_.size(); ++i)
+      if (requests_[i] != MPI_REQUEST_NULL) requests_[kept] = requests_[i], owners_[kept++] = owners_[i];
+    requests_.resize(kept);
+    owners_.resize(kept);
+  }
+
+  const Schedule& s_;
+  const DependencyGraph& deps_;
+  DependencyGraph dependants_;
+  std::vector<RankBuffers>& bufs_;
+  int me_;
+  std::vector<char> mine_;
+  std::vector<std::uint32_t> pending_;  // predecessors here not yet done
+  std::vector<int> parts_left_;         // this process's sides of the transfer not yet done
+  std::vector<MPI_Request> requests_;
+  std::vector<std::pair<std::size_t, SideKind>> owners_;
+  std::vector<int> indices_;
+  int open_ = 0;
+  std::unordered_map<std::size_t, std::vector<std::byte>> staging_;
+  std::unordered_map<std::size_t, std::int64_t> arrived_, began_;
+  std::unordered_set<std::size_t> ready_to_apply_;
+  std::vector<Side> sides_;
+  std::size_t applied_ = 0;
+};
+
+// Refused before anything moves, on every process alike (they build the same schedule).
+void check_runnable(const Schedule& s) {
+  const MpiPlace& me = mpi_place();
+  if (me.size != s.total_ranks)
+    throw InputError(fmt::format("--backend mpi: the schedule has {} ranks{} but the job has {} process{}: launch it as "
+                                 "mpirun -np {} collsim …",
+                                 s.total_ranks, s.total_ranks != s.spec.ranks ? fmt::format(" ({} and {} servers)", s.spec.ranks, s.total_ranks - s.spec.ranks) : "",
+                                 me.size, me.size == 1 ? "" : "es", s.total_ranks));
+  int* tag_ub = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &found);
+  if (found && s.transfers.size() > static_cast<std::size_t>(*tag_ub))
+    throw InputError(fmt::format("--backend mpi: {} transfers, but this MPI's tags go up to {} (one tag per transfer)",
+                                 s.transfers.size(), *tag_ub));
+  for (const Transfer& t : s.transfers)
+    if (wire_bytes(s, t) > static_cast<std::uint64_t>(INT_MAX))
+      throw InputError(fmt::format("--backend mpi: a transfer of {} bytes is more than one MPI message carries here "
+                                   "(2 GiB): use --slices or a smaller --count",
+                                   wire_bytes(s, t)));
+}
+
+class MpiBackend final : public Backend {
+ public:
+  explicit MpiBackend(MpiBackendOptions o) : options_(o) {}
+  std::string name() const override { return "mpi"; }
+  std::string device_name() const override {
+    const MpiPlace& me = mpi_place();
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(version, &length);
+    std::string library(version, static_cast<std::size_t>(length));
+    library = library.substr(0, library.find_first_of(",\n"));
+    return fmt::format("{} processes, one per rank ({})", me.size, library);
+  }
+
+  Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs) override {
+    check_runnable(s);
+    const MpiPlace& me = mpi_place();
+    Alignment clocks;
+    clocks.start = measure_offsets(options_.ping_pongs);
+    Progress progress(s, deps, bufs, me.rank);
+    progress.prepare();
+    check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    const std::int64_t start = now_ns();
+    for (const LocalOp& op : s.pre_ops)
+      if (op.target.rank == me.rank) run_local_op_on_host(s, op, bufs);
+    std::vector<Side> sides = progress.run();
+    for (const LocalOp& op : s.post_ops)
+      if (op.target.rank == me.rank) run_local_op_on_host(s, op, bufs);
+    const std::int64_t finish = now_ns();
+    check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    clocks.end = measure_offsets(options_.ping_pongs);
+    return gather(s, sides, start, finish, clocks);
+  }
+
+ private:
+  // Every process's sides and times to rank 0, merged there on its clock.
+  Execution gather(const Schedule& s, const std::vector<Side>& sides, std::int64_t start, std::int64_t finish,
+                   const Alignment& clocks) const {
+    const MpiPlace& me = mpi_place();
+    std::vector<std::int64_t> flat;
+    flat.reserve(sides.size() * 5 + 2);
+    flat.push_back(start), flat.push_back(finish);
+    for (const Side& d : sides) flat.insert(flat.end(), {d.transfer, d.kind, d.begin_ns, d.end_ns, d.worker});
+    const int mine = static_cast<int>(flat.size());
+    std::vector<int> counts(static_cast<std::size_t>(me.size)), displs(counts.size());
+    check_mpi(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+    std::vector<std::int64_t> all;
+    if (me.rank == 0) {
+      for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+      all.resize(static_cast<std::size_t>(displs.back() + counts.back()));
+    }
+    check_mpi(MPI_Gatherv(flat.data(), mine, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, 0,
+                          MPI_COMM_WORLD),
+              "MPI_Gatherv");
+    const std::vector<std::string> hosts = mpi_gather_text(fmt::format("{}\n{}", me.host, me.pid));
+    Execution ex;
+    ex.workers = me.size;
+    if (me.rank != 0) return ex;  // only rank 0 reports the run
+    return merge(s, all, counts, displs, clocks, hosts);
+  }
+
+  static Execution merge(const Schedule& s, const std::vector<std::int64_t>& all, const std::vector<int>& counts,
+                         const std::vector<int>& displs, const Alignment& clocks, const std::vector<std::string>& hosts) {
+    const int size = static_cast<int>(counts.size());
+    Execution ex;
+    ex.workers = size;
+    ex.timings.resize(s.transfers.size());
+    std::vector<double> send_begin(s.transfers.size()), applied(s.transfers.size());
+    double first = std::numeric_limits<double>::infinity(), last = -first;
+    for (int r = 0; r < size; ++r) {
+      const std::int64_t* p = all.data() + displs[static_cast<std::size_t>(r)];
+      first = std::min(first, clocks.to_rank0(r, p[0]));
+      last = std::max(last, clocks.to_rank0(r, p[1]));
+      for (int k = 2; k + 4 < counts[static_cast<std::size_t>(r)]; k += 5) {
+        const auto t = static_cast<std::size_t>(p[k]);
+        if (p[k + 1] == kSend)
+          send_begin[t] = clocks.to_rank0(r, p[k + 2]);
+        else
+          applied[t] = clocks.to_rank0(r, p[k + 3]);
+      }
+    }
+    for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+      ex.timings[t] = {static_cast<std::int64_t>(send_begin[t] - first), static_cast<std::int64_t>(applied[t] - first),
+                       s.transfers[t].dst};
+      if (applied[t] < send_begin[t] && ex.causality_violations++ == 0)
+        ex.first_causality_violation = fmt::format(
+            "transfer {} (rank {} -> {}): its receive was applied {:.0f} ns before its send began, on the aligned clocks",
+            t, s.transfers[t].src, s.transfers[t].dst, send_begin[t] - applied[t]);
+    }
+    ex.total_ns = static_cast<std::int64_t>(last - first);
+    for (int r = 0; r < size; ++r) {
+      const std::string& h = hosts[static_cast<std::size_t>(r)];
+      const auto newline = h.find('\n');
+      const Offset& a = clocks.start[static_cast<std::size_t>(r)];
+      const Offset& b = clocks.end[static_cast<std::size_t>(r)];
+      ex.processes.push_back({r, h.substr(0, newline), newline == std::string::npos ? 0 : std::atoll(h.c_str() + newline + 1),
+                              a.offset_ns, b.offset_ns, std::max(a.uncertainty_ns, b.uncertainty_ns)});
+    }
+    return ex;
+  }
+
+  MpiBackendOptions options_;
+};
+
+}  // namespace
+
+std::string why_no_mpi() { return ""; }
+
+bool launched_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+const MpiPlace& mpi_place() {
+  static const MpiPlace place = [] {
+    MpiPlace p;
+    p.launched = launched_by_mpi_launcher();  // before MPI_Init: Open MPI's singleton sets the same variables
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+      std::atexit(finalize_at_exit);
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &p.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p.size);
+    // Errors come back as codes (check_mpi names the call), not as an abort without a word.
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char host[MPI_MAX_PROCESSOR_NAME];
+    int length = 0;
+    MPI_Get_processor_name(host, &length);
+    p.host.assign(host, static_cast<std::size_t>(length));
+    p.pid = static_cast<std::int64_t>(::getpid());
+    return p;
+  }();
+  return place;
+}
+
+std::uint64_t mpi_sum(std::uint64_t local) {
+  std::uint64_t total = 0;
+  check_mpi(MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  return total;
+}
+
+bool mpi_all_true(bool local) {
+  int mine = local ? 1 : 0, all = 0;
+  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
+  return all != 0;
+}
+
+double mpi_max(double local) {
+  double most = 0;
+  check_mpi(MPI_Allreduce(&local, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return most;
+}
+
+std::vector<std::string> mpi_gather_text(const std::string& mine) {
+  const MpiPlace& me = mpi_place();
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(me.rank == 0 ? static_cast<std::size_t>(me.size) : 0), displs(lengths.size());
+  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::string all;
+  if (me.rank == 0) {
+    for (std::size_t r = 1; r < lengths.size(); ++r) displs[r] = displs[r - 1] + lengths[r - 1];
+    all.resize(static_cast<std::size_t>(displs.back() + lengths.back()));
+  }
+  check_mpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD),
+            "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r) out.push_back(all.substr(static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(lengths[r])));
+  return out;
+}
+
+std::string mpi_share(const std::string& from_rank0) {
+  int length = mpi_place().rank == 0 ? static_cast<int>(from_rank0.size()) : 0;
+  check_mpi(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  std::string text = mpi_place().rank == 0 ? from_rank0 : std::string(static_cast<std::size_t>(length), '\0');
+  check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return text;
+}
+
+void mpi_abort(int status) {
+  MPI_Abort(MPI_COMM_WORLD, status);
+  std::_Exit(status);
+}
+
+std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions options) { return std::make_unique<MpiBackend>(options); }
+
+}  // namespace collsim

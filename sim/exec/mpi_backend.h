@@ -1,0 +1,61 @@
+// The MPI backend (--backend mpi, docs/distributed.md): the same schedule across processes
+// and nodes, one process per rank, started by `mpirun -np N collsim run --backend mpi …`.
+//
+// Each process executes its rank's side of every transfer it sends or receives, from the
+// same derived dependencies as the CPU backend and with no barrier between steps: a send
+// starts once the transfers that touch this rank and come before it are done here; a
+// receive lands in a staging buffer and is applied (the same host copy and reduce) once
+// the transfers before it are done here. Non-blocking point-to-point (MPI_Isend/MPI_Irecv,
+// one message per transfer, tag = transfer index, progress by MPI_Testsome/MPI_Waitsome);
+// docs/design.md says why not one-sided.
+//
+// Times: each process measures its own sides on its own monotonic clock; offsets to rank
+// 0's clock come from the fastest of several ping-pongs per process at the start and at
+// the end (drift corrected linearly in between), and rank 0 gathers every side into one
+// Execution on its clock: a transfer begins when its send starts and ends when its receive
+// has been applied. Plain C++ here: only mpi_backend.cpp includes <mpi.h>.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/exec/backend.h"
+
+namespace collsim {
+
+// "" when this build has the MPI backend; otherwise why not (for --backend mpi's message).
+std::string why_no_mpi();
+
+// This process's place in the MPI job. The first call starts MPI (finalised at exit);
+// `launched` says a launcher (mpirun, mpiexec, srun) started it: without one the job is
+// this process alone.
+struct MpiPlace {
+  int rank = 0;
+  int size = 1;
+  bool launched = false;
+  std::string host;
+  std::int64_t pid = 0;
+};
+const MpiPlace& mpi_place();
+// Whether a launcher started this process (its environment says so), without starting MPI.
+bool launched_by_mpi_launcher();
+
+// Collectives the front end needs around a run; every process calls them, in the same order.
+std::uint64_t mpi_sum(std::uint64_t local);
+bool mpi_all_true(bool local);
+double mpi_max(double local);
+// Rank 0's text on every process (e.g. the error rank 0 found in an output path).
+std::string mpi_share(const std::string& from_rank0);
+// Every process's text, in rank order, on rank 0 (empty elsewhere).
+std::vector<std::string> mpi_gather_text(const std::string& mine);
+// Ends the job at once from any process (MPI_Abort), with `status` as the exit status.
+[[noreturn]] void mpi_abort(int status);
+
+struct MpiBackendOptions {
+  int ping_pongs = 16;  // per process, at the start and at the end, for the clock offsets
+};
+std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions options = {});
+
+}  // namespace collsim

@@ -1,0 +1,28 @@
+// The MPI backend's API in a build without MPI (mpi_backend.h): --backend mpi says what is
+// missing, and nothing else here is ever reached (the front ends ask why_no_mpi first).
+#include <stdexcept>
+
+#include "sim/exec/mpi_backend.h"
+
+namespace collsim {
+namespace {
+[[noreturn]] void unavailable() { throw std::logic_error("the MPI backend is not built (why_no_mpi)"); }
+}  // namespace
+
+std::string why_no_mpi() {
+  return "this build of collsim has no MPI backend (CMake found no MPI when it was configured: install Debian's "
+         "openmpi-bin and libopenmpi-dev, as scripts/setup does, and configure again)";
+}
+bool launched_by_mpi_launcher() { return false; }
+const MpiPlace& mpi_place() {
+  static const MpiPlace alone;
+  return alone;
+}
+std::uint64_t mpi_sum(std::uint64_t local) { return local; }
+bool mpi_all_true(bool local) { return local; }
+double mpi_max(double local) { return local; }
+std::string mpi_share(const std::string& from_rank0) { return from_rank0; }
+std::vector<std::string> mpi_gather_text(const std::string& mine) { return {mine}; }
+void mpi_abort(int) { unavailable(); }
+std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions) { unavailable(); }
+}  // namespace collsim

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The MPI backend under Open MPI's real launcher (tests/CMakeLists.txt registers it as the
+ctest `mpi`, labelled `mpi`): `mpiexec -n N --oversubscribe collsim run --backend mpi …`.
+
+1. Every collective × algorithm (`collsim list --names`) at N = 2..5 ranks, small sizes,
+   verified (exit 0, "verified" on rank 0); a few types and ops; in place where allowed.
+2. Once over TCP only (`--mca btl tcp,self`), the way traffic goes between nodes.
+3. The merged trace of a run re-imports (`collsim convert`), records one process per rank
+   with host and pid and a causality check that passed, and plays in the storyboard.
+4. Faults and bad input: a rank killed mid-run (COLLSIM_TEST_DIE_RANK) fails the run with a
+   message naming it and no trace file; a job of the wrong size exits 2 with the reason on
+   every rank; an unwritable --trace exits 2 once, before any transfer; without mpiexec
+   more than one rank is refused with how to launch it, one rank runs.
+
+Usage: test_mpi.py --collsim PATH --mpiexec PATH --work DIR
+Exit 0 when every check held, 1 with the failures listed.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def launch(a, n, argv, env=None, mca=()):
+    cmd = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", *mca, "-n", str(n), a.collsim, *argv]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+
+
+def sweep(a):
+    names = subprocess.run([a.collsim, "list", "--names"], capture_output=True, text=True, check=True).stdout.split("\n")
+    pairs = [line.split() for line in names if line.strip()]
+    check(len(pairs) >= 30, f"collsim list --names gives {len(pairs)} algorithms")
+    failed = []
+    for collective, algorithm in pairs:
+        for ranks in (2, 3, 4, 5):
+            processes = ranks + 1 if algorithm == "parameter_server" else ranks  # one server rank by default
+            r = launch(a, processes, ["run", "--backend", "mpi", "-c", collective, "-a", algorithm, "--ranks", str(ranks),
+                                      "--count", "37", "-q"])
+            if r.returncode != 0 or r.stdout.strip() != "verified":
+                failed.append(f"{collective}/{algorithm} N={ranks}: exit {r.returncode} {r.stdout.strip()} {r.stderr.strip()[:300]}")
+    check(not failed, f"every collective x algorithm at 2..5 ranks is verified on MPI ({len(pairs) * 4} runs)"
+          + ("".join("\n       " + f for f in failed[:10])))
+    for argv in (["-t", "i32", "-o", "max"], ["-t", "f16", "-o", "avg"], ["-t", "f64", "-o", "prod", "--in-place"],
+                 ["-c", "all_gather", "--in-place"], ["-c", "reduce_scatter", "-a", "recursive_halving", "--in-place"],
+                 ["--slices", "3"]):
+        r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "1000", "-q", *argv])
+        check(r.returncode == 0 and r.stdout.strip() == "verified", f"mpi {' '.join(argv)}: verified ({r.stdout.strip()} {r.stderr.strip()[:200]})")
+
+
+def tcp_and_trace(a, work):
+    trace = work / "tcp.json"
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "4K", "--trace", str(trace)],
+               mca=("--mca", "btl", "tcp,self"))
+    check(r.returncode == 0 and "result      verified" in r.stdout, f"TCP only (--mca btl tcp,self): verified ({r.stderr.strip()[:200]})")
+    check("processes   4 on 1 host" in r.stdout and "causality   every receive ended after its send began" in r.stdout,
+          "the summary says where the processes ran and that causality held")
+    if not trace.exists():
+        check(False, "the merged trace was written")
+        return
+    data = json.loads(trace.read_text())
+    procs = data.get("processes", [])
+    check([p["rank"] for p in procs] == [0, 1, 2, 3] and all(p["host"] and p["pid"] > 0 for p in procs),
+          "the trace records one process per rank with its host and pid")
+    check(data.get("backend", {}).get("name") == "mpi" and data.get("causality", {}).get("violations") == 0,
+          "backend mpi, no causality violation recorded")
+    records = data["records"]
+    check(all(rec["measured_end_ns"] >= rec["measured_begin_ns"] for rec in records),
+          "every transfer's measured end is at or after its begin on rank 0's clock")
+    r = subprocess.run([a.collsim, "convert", str(trace), "--csv", str(work / "tcp.csv")], capture_output=True, text=True)
+    check(r.returncode == 0 and "verified" in r.stdout, f"the merged trace re-imports: {r.stdout.strip()} {r.stderr.strip()}")
+    again = work / "again.json"
+    subprocess.run([a.collsim, "convert", str(trace), "--trace", str(again)], check=True, capture_output=True)
+    check(again.read_text() == trace.read_text(), "export -> import -> export reproduces the merged trace exactly")
+    board = work / "board"
+    r = subprocess.run([a.collsim, "storyboard", str(trace), "--out", str(board)], capture_output=True, text=True)
+    check(r.returncode == 0 and (board / "index.html").exists(), "the storyboard draws the merged trace")
+
+
+def faults(a, work):
+    trace = work / "die.json"
+    for old in work.glob("die.json*"):
+        old.unlink()
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "4K", "--trace", str(trace)],
+               env={"COLLSIM_TEST_DIE_RANK": "2"})
+    text = r.stdout + r.stderr
+    check(r.returncode != 0, f"a rank killed mid-run fails the run (exit {r.returncode})")
+    check("rank 2" in text, "the message names the rank that died")
+    check(not trace.exists() and not list(work.glob("die.json*")), "and no trace file (or temporary) is left")
+
+    r = launch(a, 3, ["run", "--backend", "mpi", "--ranks", "4", "-q"])
+    lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
+    check(r.returncode == 2 and len(lines) == 3 and all("mpirun started 3 processes: give -np 4 or --ranks 3" in line for line in lines),
+          f"-n 3 with --ranks 4: exit 2, the reason on every rank ({lines})")
+
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "-q", "--trace", str(work / "no-such-dir" / "t.json")])
+    lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
+    check(r.returncode == 2 and len(lines) == 1 and "--trace" in lines[0] and r.stdout == "",
+          f"an unwritable --trace: exit 2, said once by rank 0, nothing run ({lines})")
+
+    r = subprocess.run([a.collsim, "run", "--backend", "mpi", "--ranks", "4", "-q"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "launch it as mpirun -np 4 collsim run --backend mpi" in r.stderr,
+          f"without mpiexec, 4 ranks: exit 2 with how to launch it ({r.stderr.strip()})")
+    r = subprocess.run([a.collsim, "run", "--backend", "mpi", "--ranks", "1", "-q"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and r.stdout.strip() == "verified", f"without mpiexec, 1 rank runs ({r.stdout.strip()} {r.stderr.strip()})")
+    r = launch(a, 2, ["run", "scenarios/lessons/02_ring_vs_parameter_server.toml", "--backend", "mpi"])
+    check(r.returncode == 2 and "a lesson of several phases runs on cpu or cuda" in r.stderr,
+          "a lesson of several phases is refused with the reason")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--collsim", required=True)
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--source-dir", required=True)
+    a = ap.parse_args()
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    os.chdir(a.source_dir)
+    sweep(a)
+    tcp_and_trace(a, work)
+    faults(a, work)
+    if failures:
+        print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
+        return 1
+    print("\nall checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
