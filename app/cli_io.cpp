@@ -19,17 +19,7 @@ namespace collsim::cli {
 namespace {
 
 void check_output(std::string_view flag, const std::string& path) {
-  if (path.empty()) return;
-  const std::filesystem::path p(path);
-  std::filesystem::path folder = p.parent_path();
-  if (folder.empty()) folder = ".";
-  std::error_code ec;
-  if (std::filesystem::is_directory(p, ec))
-    throw InputError(fmt::format("{} {}: that is a folder; give a file name", flag, path));
-  if (!std::filesystem::is_directory(folder, ec))
-    throw InputError(fmt::format("{} {}: the folder {} does not exist", flag, path, folder.string()));
-  if (::access(folder.c_str(), W_OK) != 0)
-    throw InputError(fmt::format("{} {}: the folder {} is not writable", flag, path, folder.string()));
+  if (!path.empty()) check_output_path(flag, path);  // empty: the output is not wanted
 }
 
 std::vector<std::pair<std::string_view, const std::string*>> named(const TraceOutputs& o) {
@@ -60,7 +50,7 @@ void check_trace_outputs(const TraceOutputs& outputs) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     check_output(list[i].first, *list[i].second);
     for (std::size_t j = 0; j < i; ++j)
-      if (!list[i].second->empty() && *list[i].second == *list[j].second)
+      if (!list[i].second->empty() && !list[j].second->empty() && same_output_file(*list[i].second, *list[j].second))
         throw InputError(fmt::format("{} {}: the same file as {}", list[i].first, *list[i].second, list[j].first));
   }
 }

@@ -11,6 +11,7 @@
 #include "sim/core/errors.h"
 #include "sim/trace/report.h"
 #include "sim/run/run.h"
+#include "sim/schedule/algorithm.h"
 
 namespace collsim::cli {
 namespace {
@@ -102,16 +103,18 @@ std::vector<Straggler> stragglers(const ModelFlags& f) {
   return list;
 }
 
-void check_model_outputs(const RunResult& r, const TraceOutputs& outputs, const std::string& dump) {
+// Before the schedule is built (a 4096-rank one takes seconds and gigabytes).
+void check_model_outputs(const RunRequest& r, const TraceOutputs& outputs, const std::string& dump) {
   if (!dump.empty()) throw InputError("--dump: a --model-only run has no buffers to dump");
-  if (outputs.any() && r.schedule.total_ranks > kMaxRanks)
+  const int total_ranks = schedule_total_ranks(r.spec, r.algorithm, r.options);  // a hand-written one: spec.ranks
+  if (outputs.any() && total_ranks > kMaxRanks)
     throw InputError(
         fmt::format("{}: traces are limited to {} ranks (they are read back with a symbolic check); "
                     "this run has {}",
                     !outputs.trace.empty()    ? "--trace"
                     : !outputs.chrome.empty() ? "--chrome"
                                               : "--csv",
-                    kMaxRanks, r.schedule.total_ranks));
+                    kMaxRanks, total_ranks));
   check_trace_outputs(outputs);
 }
 
@@ -159,8 +162,8 @@ void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given) 
 
 int command_model_only(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs,
                        const std::string& dump, bool quiet) {
+  check_model_outputs(plan.request, outputs, dump);
   RunResult result = prepare_model_run(plan.request);
-  check_model_outputs(result, outputs, dump);
   predict_run(result, plan.topology);
   OutputFileSet files;
   stage_trace_outputs(result, plan, outputs, files);

@@ -340,7 +340,7 @@ TEST_CASE("a question about a phase, rank, step or chunk the run does not have i
   CHECK(error_of(ask(Metric::time_us), p).find("has not been predicted") != std::string::npos);
 }
 
-TEST_CASE("value: an element's number after each step, in the run's type; exact_value: the exact result") {
+TEST_CASE("value: an element's number after each step, in the run's type, exact_value: the exact result") {
   // i32 inputs 1, 10, 100, 1000: a partial sum's digits say which ranks it holds, so after
   // every step the number must agree with the contribution count the checker recorded.
   RunRequest request;

@@ -96,7 +96,7 @@ TEST_CASE("checker: a swapped block is rejected") {
   CHECK(msg.find("rank 0's input[0,2)") != std::string::npos);
 }
 
-TEST_CASE("checker: two copies into one region in one step are rejected; two reduces are not") {
+TEST_CASE("checker: two copies into one region in one step are rejected, two reduces are not") {
   ScheduleBuilder b(all_reduce(3, 1), "hand-made");
   for (int r = 0; r < 3; ++r) b.pre_copy(in(r, 0, 1), out(r, 0, 1));
   b.step("two writers");

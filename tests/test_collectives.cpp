@@ -330,7 +330,7 @@ TEST_CASE("double binary tree: the schedule's reduce edges make no rank a parent
 
 // --- hierarchical -----------------------------------------------------------------------------
 
-TEST_CASE("hierarchical: --ranks-per-node must divide --ranks; only 1/G of the vector crosses nodes") {
+TEST_CASE("hierarchical: --ranks-per-node must divide --ranks, only 1/G of the vector crosses nodes") {
   const CollectiveSpec spec{Collective::all_reduce, 6, 12, DataType::f32, ReduceOp::sum, 0};
   CHECK_THROWS_WITH_AS(build_schedule(spec, "hierarchical", {.ranks_per_node = 4}), doctest::Contains("--ranks-per-node"),
                        InputError);

@@ -111,7 +111,7 @@ TEST_CASE("sweep: barriers, every algorithm (count, type and op do not apply)") 
   sweep_every(Collective::barrier, {0, 1000});
 }
 
-TEST_CASE("sweep: in place — broadcast and reduce, every algorithm; all_reduce ring") {
+TEST_CASE("sweep: in place — broadcast and reduce, every algorithm, all_reduce ring") {
   sweep_every(Collective::broadcast, {0, 1, 7, 1000}, true);
   sweep_every(Collective::reduce, {0, 1, 7, 1000}, true);
   sweep({.collective = Collective::all_reduce, .algorithm = "ring", .in_place = true});
@@ -218,7 +218,7 @@ TEST_CASE("bad combinations are refused: an algorithm of another collective, a r
                        doctest::Contains("--root"), InputError);
 }
 
-TEST_CASE("send_recv: direct holds buffers on the root and root+1 only, to_previous on the root and root-1; ring_shift on every rank") {
+TEST_CASE("send_recv: direct holds buffers on the root and root+1 only, to_previous on the root and root-1, ring_shift on every rank") {
   const CollectiveSpec spec{Collective::send_recv, 5, 8, DataType::f32, ReduceOp::sum, 4};
   const Schedule d = build_schedule(spec, "direct", {});
   for (int r = 0; r < 5; ++r) {

@@ -590,7 +590,7 @@ TEST_CASE("lesson_parse: --ranks keeps the phases of a Scenario built in code") 
   CHECK(r.request.spec.ranks == 8);
 }
 
-TEST_CASE("lesson_parse: streams, event waits, host waits and memory are read; bad ones are refused") {
+TEST_CASE("lesson_parse: streams, event waits, host waits and memory are read, bad ones are refused") {
   const std::string head = "format = 2\nranks = 2\n[[phase]]\nname = \"backward\"\ncompute = 10.0\n";
   const Scenario s = parse_scenario(head + R"toml(allocates = { "act" = "4MiB", "ws" = 512 }
 [[phase]]

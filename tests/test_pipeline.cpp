@@ -156,7 +156,7 @@ TEST_CASE("pipeline: GPipe holds m microbatches' activations on every stage, 1F1
   }
 }
 
-TEST_CASE("pipeline: activations go to stage s+1, gradients to stage s-1; isend on the pair's stream, send on compute") {
+TEST_CASE("pipeline: activations go to stage s+1, gradients to stage s-1, isend on the pair's stream, send on compute") {
   const int p = 3, m = 2;
   const std::vector<Phase> isend = training_phases(pipeline(PipelineSchedule::gpipe, m), p);
   int activations = 0, gradients = 0;

@@ -286,7 +286,7 @@ TEST_CASE("program: exposed communication is all of it when nothing overlaps") {
   CHECK(p.total_ns == p.phases[1].end());
 }
 
-TEST_CASE("program: a late rank starts late once; a slow rank computes slowly") {
+TEST_CASE("program: a late rank starts late once, a slow rank computes slowly") {
   TopologyConfig c = config();
   c.stragglers.push_back({1, 50.0, 1.0, "test"});
   c.stragglers.push_back({2, 0.0, 2.0, "test"});

@@ -84,7 +84,7 @@ TEST_CASE("the protocols' figures are NCCL's Ring rows and line formats") {
   CHECK_FALSE(parse_protocol("LL").has_value());
 }
 
-TEST_CASE("every link takes its class's figures; a latency given by hand is kept, the share applies to every bandwidth") {
+TEST_CASE("every link takes its class's figures, a latency given by hand is kept, the share applies to every bandwidth") {
   const ProtocolFigures f = *protocol_figures(Protocol::ll128);
   SUBCASE("two_level: NVLink ports, network uplinks") {
     TopologyConfig c;

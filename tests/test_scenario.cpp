@@ -146,7 +146,7 @@ TEST_CASE("an unreadable scenario file is refused naming the file") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("flags the user gave override the file; flags left at their defaults do not") {
+TEST_CASE("flags the user gave override the file, flags left at their defaults do not") {
   const Scenario s = parse_scenario(kGood, "good.toml");
   RunRequest flags = default_run_request();  // what the flags say, defaults included
   flags.spec.ranks = 3;

@@ -75,7 +75,7 @@ TEST_CASE("busbw factors are nccl-tests'") {
   CHECK(busbw_factor(Collective::broadcast, 4) == doctest::Approx(1.0));
 }
 
-TEST_CASE("bandwidth: algbw is algorithm bytes per ns, busbw scales it; no figure for no time or a barrier") {
+TEST_CASE("bandwidth: algbw is algorithm bytes per ns, busbw scales it, no figure for no time or a barrier") {
   const CollectiveSpec ring{Collective::all_reduce, 4, 1000, DataType::f32, ReduceOp::sum, 0};  // 4000 bytes
   const Bandwidth bw = bandwidth(ring, 2000.0);
   REQUIRE(bw.algbw_gbps);

@@ -609,7 +609,11 @@ Trace parse_trace_json(std::string_view text, const std::string& source_name, bo
     // e.byte counts bytes read, so the offending byte is the one before it.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     throw InputError(fmt::format("{}:{}: not valid JSON (a truncated or damaged trace?): {}", source_name,
-                                 line_column(text, offset), parse_problem(e)));
+                                 line_column(text, offset), parse_problem(e)));  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
+    std::string_view what = e.what();
+    const auto bracket = what.find("] ");
+    throw InputError(fmt::format("{}: not a collsim trace: {}", source_name,
+                                 bracket == std::string_view::npos ? what : what.substr(bracket + 2)));
   }
   if (!doc.is_object())
     throw InputError(fmt::format("{}: not a collsim trace (the top level is a JSON {}, not an object)", source_name,

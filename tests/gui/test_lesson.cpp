@@ -264,7 +264,7 @@ TEST_CASE("gui lesson: each phase narrates its caption and its steps' captions")
   CHECK(narration(l, 3, 0).phase.empty());
 }
 
-TEST_CASE("gui lesson: stepping on at a phase's last step enters the next phase; back at its start, the previous") {
+TEST_CASE("gui lesson: stepping on at a phase's last step enters the next phase, back at its start, the previous") {
   const LoadResult r = load_text("collsim_gui_lesson_steps.toml", kLesson);
   REQUIRE_MESSAGE(r.lesson, r.error);
   const Lesson& l = *r.lesson;
@@ -307,7 +307,7 @@ TEST_CASE("gui lesson: stepping on at a phase's last step enters the next phase;
   CHECK_FALSE(lesson_step_back(l, phase, p));  // the start of the first
 }
 
-TEST_CASE("gui lesson: playing goes on from a phase's end into the next phase's start; the last phase's end stops") {
+TEST_CASE("gui lesson: playing goes on from a phase's end into the next phase's start, the last phase's end stops") {
   const LoadResult r = load_text("collsim_gui_lesson_halves.toml", kHalves);
   REQUIRE_MESSAGE(r.lesson, r.error);
   const Lesson& l = *r.lesson;
@@ -468,7 +468,7 @@ TEST_CASE("gui lesson: the whole lesson exports as program_to_json, _chrome and 
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("gui lesson: answers are answer_question's, hidden until revealed; one the run cannot answer says why") {
+TEST_CASE("gui lesson: answers are answer_question's, hidden until revealed, one the run cannot answer says why") {
   const LoadResult r = load_text("collsim_gui_lesson_answers.toml", kLesson);
   REQUIRE_MESSAGE(r.lesson, r.error);
   const Lesson& l = *r.lesson;

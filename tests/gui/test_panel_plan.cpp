@@ -104,7 +104,7 @@ TEST_CASE("panel plan: short windows collapse the numbers before the buffers shr
   CHECK_FALSE(p.fits);
 }
 
-TEST_CASE("panel plan: the numbers' own toggle collapses them; a compute card has no timeline") {
+TEST_CASE("panel plan: the numbers' own toggle collapses them, a compute card has no timeline") {
   MainAreaRequest r = projector();
   r.numbers_open = false;
   PanelPlan p = plan_panels(r);

@@ -464,7 +464,7 @@ TEST_CASE("gui layout: a switch topology puts the switch at the centre and route
   }
 }
 
-TEST_CASE("gui layout: a hierarchy groups ranks by node; traffic between nodes crosses the network") {
+TEST_CASE("gui layout: a hierarchy groups ranks by node, traffic between nodes crosses the network") {
   AlgorithmOptions o;
   o.ranks_per_node = 4;
   const Schedule s = schedule_of(Collective::all_reduce, "hierarchical", 8, 16, o);
@@ -1227,7 +1227,7 @@ TEST_CASE("gui loader: a cancelled load stops at its next phase and says so") {
   CHECK(p.phase() == "cancelled");
 }
 
-TEST_CASE("gui loader: cancel abandons a run at once; its late result is discarded and the next load is the one taken") {
+TEST_CASE("gui loader: cancel abandons a run at once, its late result is discarded and the next load is the one taken") {
   BackgroundLoader loader;
   // A large run: 64 ranks, 256 KiB each; whether or not it has finished by the cancel, it must not come out.
   REQUIRE(loader.start(run_request(request(Collective::all_reduce, "ring", 64, 64 * 1024))));
@@ -1287,7 +1287,7 @@ LoadResult ring_beside_parameter_server() {
 
 }  // namespace
 
-TEST_CASE("gui compare: one clock; at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
+TEST_CASE("gui compare: one clock, at time t each side shows its own run at t, the shorter stays complete, the end is the later") {
   const LoadResult r = ring_beside_parameter_server();
   REQUIRE_MESSAGE(r.compare, r.error);
   const ViewModel& a = *r.model;
@@ -1359,7 +1359,7 @@ TEST_CASE("gui compare: the second algorithm takes its own default slices, not t
   CHECK(r.compare->trace().request.options.slices > 1);
 }
 
-TEST_CASE("gui timeline: comparing, both runs' lanes on one axis, each under a header; culling for both") {
+TEST_CASE("gui timeline: comparing, both runs' lanes on one axis, each under a header, culling for both") {
   const LoadResult r = ring_beside_parameter_server();
   REQUIRE_MESSAGE(r.compare, r.error);
   const ViewModel& a = *r.model;

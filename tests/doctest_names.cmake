@@ -1,0 +1,33 @@
+# Every TEST_CASE of every doctest binary runs as its own ctest entry: doctest_discover_tests
+# reads the names as a CMake list, so a name with ';' would become entries that match no case
+# and pass with 0 run (issue 21). Fails naming every such case. Run by ctest as
+# `doctest_names` with -DBINARIES=a|b|c (paths).
+string(REPLACE "|" ";" _binaries "${BINARIES}")
+set(_bad "")
+set(_total 0)
+foreach(_binary IN LISTS _binaries)
+  execute_process(COMMAND "${_binary}" --list-test-cases --no-version=true OUTPUT_VARIABLE _out RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "${_binary} --list-test-cases exited ${_rc}")
+  endif()
+  # Lines of names between doctest's banner lines (which start with '[doctest]' or '=').
+  string(REPLACE ";" "<SEMICOLON>" _out "${_out}")
+  string(REPLACE "\n" ";" _lines "${_out}")
+  foreach(_line IN LISTS _lines)
+    if(_line STREQUAL "" OR _line MATCHES "^\\[doctest\\]" OR _line MATCHES "^====")
+      continue()
+    endif()
+    math(EXPR _total "${_total} + 1")
+    if(_line MATCHES "<SEMICOLON>")
+      list(APPEND _bad "${_binary}: '${_line}' (<SEMICOLON> is the ';')")
+    endif()
+  endforeach()
+endforeach()
+if(_total LESS 100)
+  message(FATAL_ERROR "only ${_total} test cases listed: the binaries' output was not read as expected")
+endif()
+if(_bad)
+  string(REPLACE ";" "\n  " _list "${_bad}")
+  message(FATAL_ERROR "test case names with ';' (ctest would split them into entries that run nothing):\n  ${_list}")
+endif()
+message(STATUS "${_total} test cases, none with ';' in its name")
