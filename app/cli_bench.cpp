@@ -6,6 +6,9 @@
 
 #include "app/cli_progress.h"
 #include "sim/exec/backend_choice.h"
+#include "sim/exec/mpi_backend.h"
+#include "sim/exec/reference.h"
+#include "sim/schedule/algorithm.h"
 #include "sim/run/bench.h"
 #include "sim/run/bench_model.h"
 #include "sim/core/errors.h"
@@ -34,9 +37,6 @@ std::vector<std::string> split_list(const std::string& text) {
 // --backend, --placement and --timings: which backend the bench builds for every point.
 BackendChoice backend_choice(const BenchFlags& f) {
   BackendChoice choice = choose_backend(f.backend, f.placement);
-  if (choice.name == "mpi")
-    throw InputError("bench --backend mpi: not built yet (docs/distributed.md: run `collsim run --backend mpi` under "
-                     "mpirun for one size)");
   if (f.timings != "on" && f.timings != "off")
     throw InputError(fmt::format("--timings: '{}' is not on or off", f.timings));
   choice.cuda.record_timings = f.timings == "on";
@@ -164,6 +164,62 @@ int command_bench_model_only(const BenchFlags& flags, const TopologyConfig& topo
   return 0;
 }
 
+// bench --backend mpi, under mpirun: every process runs the bench in step on its own rank;
+// under each size, the MPI library's own collective on the same buffers, checked with the
+// same reference (docs/distributed.md). Rank 0 prints and writes.
+int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
+  const MpiPlace& me = mpi_place();
+  for (const std::string& algorithm : o.algorithms) {
+    const RunRequest r = bench_request(o, algorithm, 1);
+    const int ranks = schedule_total_ranks(r.spec, r.algorithm, r.options);
+    if (ranks != me.size)
+      throw InputError(fmt::format("rank {}: {} on {} ranks has {} ranks, but mpirun started {} process{}: give -np {}",
+                                   me.rank, algorithm, o.ranks, ranks, me.size, me.size == 1 ? "" : "es", ranks));
+  }
+  o.make_backend = [record = flags.timings == "on"] { return make_mpi_backend({.ping_pongs = 16, .record = record}); };
+  o.only_rank = me.rank;
+  o.sum_over_processes = mpi_sum;
+  o.reference_line = "reference: the MPI library's own collective on the same buffers, a '# MPI_…' line under each size";
+  const bool speaks = me.rank == 0;
+  if (speaks) fmt::print("{}", format_bench_header(o, MemcpyRate{}, make_mpi_backend()->device_name()));
+  std::string current;
+  std::uint64_t wrong = 0;
+  std::vector<SweepPoint> points;
+  BenchCallbacks callbacks;
+  callbacks.on_row = [&](const BenchRow& row) {
+    if (speaks && row.algorithm != current) fmt::print("{}", format_bench_algorithm_header(current = row.algorithm));
+    if (speaks) fmt::print("{}", format_bench_row(o, row));
+    wrong += row.wrong;
+    points.push_back(sweep_point(row));
+    if (!row.skipped.empty()) return;
+    RunResult native = prepare_run(bench_request(o, row.algorithm, row.count));
+    native.buffers = allocate_buffers(native.schedule);
+    fill_inputs(native.schedule, o.seed, native.buffers);
+    const NativeMpiTime t = time_native_collective(native.schedule, native.buffers, o.warmup, o.iterations);
+    if (!t.unsupported.empty()) {
+      if (speaks) fmt::print("#   {}: not compared ({})\n", t.call.empty() ? "MPI" : t.call, t.unsupported);
+      return;
+    }
+    const std::uint64_t native_wrong = mpi_sum(
+        verify_outputs(native.schedule, native.buffers, input_bytes(native.schedule, native.buffers), me.rank).mismatches);
+    wrong += native_wrong;
+    const Bandwidth bw = bandwidth(native.schedule.spec, t.mean_us * 1e3);
+    if (speaks)
+      fmt::print("#   {} (the MPI library's own): time {:.1f} us, best {:.1f} us, busbw {} GB/s, #wrong {}; collsim's "
+                 "busbw / MPI's: {}\n",
+                 t.call, t.mean_us, t.best_us, bw.busbw_gbps ? fmt::format("{:.2f}", *bw.busbw_gbps) : "n/a", native_wrong,
+                 row.busbw_gbps && bw.busbw_gbps && *bw.busbw_gbps > 0 ? fmt::format("{:.2f}", *row.busbw_gbps / *bw.busbw_gbps)
+                                                                    : "n/a");
+    std::fflush(stdout);
+  };
+  run_bench(o, MemcpyRate{}, callbacks);
+  if (speaks) {
+    write_bench_outputs(flags, o, topology_line(o), points);
+    fmt::print("# wrong output elements in all: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
+  }
+  return wrong == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int command_bench(const BenchFlags& flags, const FlagGiven& given) {
@@ -174,6 +230,7 @@ int command_bench(const BenchFlags& flags, const FlagGiven& given) {
   const BackendChoice backend = backend_choice(flags);
   BenchOptions o = to_options(flags, backend);
   o.topology = topology;
+  if (backend.name == "mpi") return command_bench_mpi(flags, std::move(o));
   const MemcpyRate reference = measure_reference(o, backend);
   const std::string device = make_backend(backend, o.threads)->device_name();
   fmt::print("{}", format_bench_header(o, reference, device));

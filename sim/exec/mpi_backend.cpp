@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -113,8 +114,8 @@ void maybe_die() {
 
 class Progress {
  public:
-  Progress(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs, int me)
-      : s_(s), deps_(deps), dependants_(reverse(deps)), bufs_(bufs), me_(me) {}
+  Progress(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs, int me, bool record)
+      : s_(s), deps_(deps), dependants_(reverse(deps)), bufs_(bufs), me_(me), record_(record) {}
 
   // Before the clock starts: the dependency counts, and every receive posted into its
   // staging buffer (allocated and touched here, not inside the timed run).
@@ -167,7 +168,7 @@ class Progress {
     if (x.src == me_) {
       const std::byte* data = region_data(s_, bufs_, x.source());
       MPI_Request request;
-      began_[t] = now_ns();
+      if (record_) began_[t] = now_ns();
       check_mpi(MPI_Isend(data, static_cast<int>(wire_bytes(s_, x)), MPI_BYTE, x.dst, static_cast<int>(t), MPI_COMM_WORLD, &request),
                 "MPI_Isend");
       track(request, t, kSend);
@@ -180,14 +181,14 @@ class Progress {
 
   void apply(std::size_t t) {
     const Transfer& x = s_.transfers[t];
-    const std::int64_t begin = now_ns();
+    const std::int64_t begin = record_ ? now_ns() : 0;
     std::byte* target = region_data(s_, bufs_, x.destination());
     const auto& staging = staging_[t];
     if (x.action == Action::copy)
       host_copy(target, staging.data(), x.count, s_.spec.dtype);
     else
       host_reduce(target, staging.data(), x.count, s_.spec.dtype, s_.spec.op);
-    sides_.push_back({static_cast<std::int64_t>(t), kReceive, arrived_[t], now_ns(), begin});
+    if (record_) sides_.push_back({static_cast<std::int64_t>(t), kReceive, arrived_[t], now_ns(), begin});
     staging_.erase(t);
     if (++applied_ == 1 && std::getenv("COLLSIM_TEST_DIE_RANK")) maybe_die();  // mid-run: after its first receive
     part_done(t);
@@ -211,15 +212,15 @@ class Progress {
     check_mpi(MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitsome");
     if (count == MPI_UNDEFINED) throw std::logic_error("MPI backend: waiting with no request open");
-    const std::int64_t at = now_ns();
+    const std::int64_t at = record_ ? now_ns() : 0;
     for (int k = 0; k < count; ++k) {
       const auto [t, kind] = owners_[static_cast<std::size_t>(indices_[static_cast<std::size_t>(k)])];
       --open_;
       if (kind == kSend) {
-        sides_.push_back({static_cast<std::int64_t>(t), kSend, began_[t], at, 0});
+        if (record_) sides_.push_back({static_cast<std::int64_t>(t), kSend, began_[t], at, 0});
         part_done(t);
       } else {
-        arrived_[t] = at;
+        arrived_[t] = at;  // (also the "has arrived" mark when not recording)
         if (ready_to_apply_.count(t)) apply(t);
       }
     }
@@ -253,6 +254,7 @@ class Progress {
   std::unordered_set<std::size_t> ready_to_apply_;
   std::vector<Side> sides_;
   std::size_t applied_ = 0;
+  bool record_;
 };
 
 // Refused before anything moves, on every process alike (they build the same schedule).
@@ -294,8 +296,8 @@ class MpiBackend final : public Backend {
     check_runnable(s);
     const MpiPlace& me = mpi_place();
     Alignment clocks;
-    clocks.start = measure_offsets(options_.ping_pongs);
-    Progress progress(s, deps, bufs, me.rank);
+    if (options_.record) clocks.start = measure_offsets(options_.ping_pongs);
+    Progress progress(s, deps, bufs, me.rank, options_.record);
     progress.prepare();
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     const std::int64_t start = now_ns();
@@ -306,8 +308,19 @@ class MpiBackend final : public Backend {
       if (op.target.rank == me.rank) run_local_op_on_host(s, op, bufs);
     const std::int64_t finish = now_ns();
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    if (!options_.record) return unrecorded(s, finish - start);
     clocks.end = measure_offsets(options_.ping_pongs);
     return gather(s, sides, start, finish, clocks);
+  }
+
+  // Recording off (bench --timings off): no per-transfer times, no clock alignment; the
+  // run's time is the longest process's, start to finish, on every process.
+  static Execution unrecorded(const Schedule& s, std::int64_t mine_ns) {
+    Execution ex;
+    ex.workers = mpi_place().size;
+    ex.timings.resize(s.transfers.size());
+    check_mpi(MPI_Allreduce(&mine_ns, &ex.total_ns, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+    return ex;
   }
 
  private:
@@ -464,5 +477,91 @@ void mpi_abort(int status) {
 }
 
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions options) { return std::make_unique<MpiBackend>(options); }
+
+namespace {
+
+std::optional<MPI_Datatype> mpi_type(DataType t) {
+  switch (t) {
+    case DataType::f32: return MPI_FLOAT;
+    case DataType::f64: return MPI_DOUBLE;
+    case DataType::i32: return MPI_INT32_T;
+    case DataType::i64: return MPI_INT64_T;
+    default: return std::nullopt;  // f16, bf16: MPI has no standard type for them
+  }
+}
+
+std::optional<MPI_Op> mpi_op(ReduceOp o) {
+  switch (o) {
+    case ReduceOp::sum: return MPI_SUM;
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::min: return MPI_MIN;
+    case ReduceOp::max: return MPI_MAX;
+    default: return std::nullopt;  // avg: MPI has no averaging op
+  }
+}
+
+const char* native_call(Collective c) {
+  switch (c) {
+    case Collective::all_reduce: return "MPI_Allreduce";
+    case Collective::broadcast: return "MPI_Bcast";
+    case Collective::reduce: return "MPI_Reduce";
+    case Collective::all_gather: return "MPI_Allgather";
+    case Collective::gather: return "MPI_Gather";
+    case Collective::scatter: return "MPI_Scatter";
+    case Collective::reduce_scatter: return "MPI_Reduce_scatter_block";
+    case Collective::all_to_all: return "MPI_Alltoall";
+    case Collective::barrier: return "MPI_Barrier";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+NativeMpiTime time_native_collective(const Schedule& s, std::vector<RankBuffers>& bufs, int warmup, int iterations) {
+  const CollectiveSpec& spec = s.spec;
+  NativeMpiTime out{native_call(spec.collective), "", 0, 0};
+  const auto type = mpi_type(spec.dtype);
+  const auto op = mpi_op(spec.op);
+  const bool reduces = collective_reduces(spec.collective);
+  if (out.call.empty()) out.unsupported = "no MPI collective does this";
+  else if (spec.in_place) out.unsupported = "in place is not compared";
+  else if (!type) out.unsupported = fmt::format("MPI has no {} type", to_string(spec.dtype));
+  else if (reduces && !op) out.unsupported = fmt::format("MPI has no {} op", to_string(spec.op));
+  if (!out.unsupported.empty()) return out;
+  const int me = mpi_place().rank;
+  std::byte* in = buffer_view(s, bufs, me, BufferKind::input).data();
+  std::byte* result = buffer_view(s, bufs, me, BufferKind::output).data();
+  const int k = static_cast<int>(spec.count);  // the block K of the buffer conventions
+  const int root = spec.root;
+  const std::size_t block_bytes = spec.count * dtype_size(spec.dtype);
+  const auto once = [&] {
+    switch (spec.collective) {
+      case Collective::all_reduce: return MPI_Allreduce(in, result, k, *type, *op, MPI_COMM_WORLD);
+      case Collective::broadcast:
+        if (me == root) std::memcpy(result, in, block_bytes);
+        return MPI_Bcast(result, k, *type, root, MPI_COMM_WORLD);
+      case Collective::reduce: return MPI_Reduce(in, result, k, *type, *op, root, MPI_COMM_WORLD);
+      case Collective::all_gather: return MPI_Allgather(in, k, *type, result, k, *type, MPI_COMM_WORLD);
+      case Collective::gather: return MPI_Gather(in, k, *type, result, k, *type, root, MPI_COMM_WORLD);
+      case Collective::scatter: return MPI_Scatter(in, k, *type, result, k, *type, root, MPI_COMM_WORLD);
+      case Collective::reduce_scatter: return MPI_Reduce_scatter_block(in, result, k, *type, *op, MPI_COMM_WORLD);
+      case Collective::all_to_all: return MPI_Alltoall(in, k, *type, result, k, *type, MPI_COMM_WORLD);
+      default: return MPI_Barrier(MPI_COMM_WORLD);
+    }
+  };
+  double total = 0, best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < warmup + iterations; ++i) {
+    check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    const std::int64_t begin = now_ns();
+    check_mpi(once(), out.call.c_str());
+    check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    const double us = static_cast<double>(now_ns() - begin) / 1e3;
+    if (i < warmup) continue;
+    total += us;
+    best = std::min(best, us);
+  }
+  if (me == 0 && iterations > 0) out.mean_us = total / iterations, out.best_us = best;
+  return out;
+}
 
 }  // namespace collsim

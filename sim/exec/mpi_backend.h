@@ -53,8 +53,23 @@ std::vector<std::string> mpi_gather_text(const std::string& mine);
 // Ends the job at once from any process (MPI_Abort), with `status` as the exit status.
 [[noreturn]] void mpi_abort(int status);
 
+// The MPI library's own collective for `s`'s spec (bench --backend mpi's anchor row): the
+// call on this process's rank's buffers, as the buffer conventions lay them out (every
+// process calls it, in step). `unsupported` says why there is none (a type or op MPI
+// lacks, in place, send_recv); otherwise `warmup` untimed and `iterations` timed calls,
+// each between barriers, timed on rank 0's clock (0 elsewhere).
+struct NativeMpiTime {
+  std::string call;         // "MPI_Allreduce"
+  std::string unsupported;  // non-empty: not run, and why
+  double mean_us = 0, best_us = 0;
+};
+NativeMpiTime time_native_collective(const Schedule& s, std::vector<RankBuffers>& buffers, int warmup, int iterations);
+
 struct MpiBackendOptions {
   int ping_pongs = 16;  // per process, at the start and at the end, for the clock offsets
+  // Off (bench --timings off): no per-transfer times and no clock alignment, to measure
+  // what recording costs; Execution::timings are then all 0.
+  bool record = true;
 };
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions options = {});
 

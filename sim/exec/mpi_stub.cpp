@@ -25,4 +25,5 @@ std::string mpi_share(const std::string& from_rank0) { return from_rank0; }
 std::vector<std::string> mpi_gather_text(const std::string& mine) { return {mine}; }
 void mpi_abort(int) { unavailable(); }
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions) { unavailable(); }
+NativeMpiTime time_native_collective(const Schedule&, std::vector<RankBuffers>&, int, int) { unavailable(); }
 }  // namespace collsim

@@ -60,26 +60,13 @@ std::string algorithm_names(Collective c) {
   return names;
 }
 
-RunRequest request_for(const BenchOptions& o, const std::string& algorithm, std::uint64_t count) {
-  RunRequest r;
-  r.spec.collective = o.collective;
-  r.spec.ranks = o.ranks;
-  r.spec.count = count;
-  r.spec.dtype = o.dtype;
-  r.spec.op = o.op;
-  r.spec.root = o.root;
-  r.algorithm = algorithm;
-  r.options = o.algorithm_options;
-  r.seed = o.seed;
-  return r;
-}
 
 // The ranks, root and algorithm options are valid iff a small schedule builds.
 void validate_algorithm(const BenchOptions& o, const std::string& name) {
   if (!find_algorithm(o.collective, name))
     throw InputError(fmt::format("--algorithms: unknown algorithm '{}' for {} (available: {})", name,
                                  to_string(o.collective), algorithm_names(o.collective)));
-  const RunRequest r = request_for(o, name, 1);
+  const RunRequest r = bench_request(o, name, 1);
   build_schedule(r.spec, r.algorithm, r.options);
 }
 
@@ -90,8 +77,9 @@ BenchRow measure_point(const BenchOptions& o, const std::string& algorithm, std:
   row.algorithm = algorithm;
   row.count = bytes / dtype_size(o.dtype);
   row.bytes = row.count * dtype_size(o.dtype);
-  const RunRequest request = request_for(o, algorithm, row.count);
-  RunResult run = run_collective(request, backend);  // checked and verified; the first warm-up
+  const RunRequest request = bench_request(o, algorithm, row.count);
+  RunResult run = prepare_run(request);  // checked
+  execute_run(run, backend, o.only_rank);  // and verified: the first warm-up
   predict_run(run, o.topology);
   row.predicted_us = run.model->prediction.total_ns / 1e3;
   backend.execute_repeatedly(run.schedule, run.dependencies, run.buffers, o.warmup);
@@ -106,7 +94,8 @@ BenchRow measure_point(const BenchOptions& o, const std::string& algorithm, std:
   }
   // Inputs are never written and the checker proved every output is rewritten by each
   // execution, so the final outputs must still match the reference.
-  row.wrong = verify_outputs(run.schedule, run.buffers).mismatches;
+  row.wrong = verify_outputs(run.schedule, run.buffers, input_bytes(run.schedule, run.buffers), o.only_rank).mismatches;
+  if (o.sum_over_processes) row.wrong = o.sum_over_processes(row.wrong);
   const double time_s = total_s / o.iterations;
   row.time_us = time_s * 1e6;
   row.best_time_us = best_s * 1e6;
@@ -180,6 +169,20 @@ void validate_bench_options(const BenchOptions& o) {
   if (o.warmup < 0) throw InputError(fmt::format("--warmup must not be negative, got {}", o.warmup));
   if (o.threads < 0) throw InputError(fmt::format("--threads must not be negative, got {}", o.threads));
   for (const std::string& a : o.algorithms) validate_algorithm(o, a);
+}
+
+RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count) {
+  RunRequest r;
+  r.spec.collective = o.collective;
+  r.spec.ranks = o.ranks;
+  r.spec.count = count;
+  r.spec.dtype = o.dtype;
+  r.spec.op = o.op;
+  r.spec.root = o.root;
+  r.algorithm = algorithm;
+  r.options = o.algorithm_options;
+  r.seed = o.seed;
+  return r;
 }
 
 std::vector<std::uint64_t> bench_sizes(const BenchOptions& o) {

@@ -59,11 +59,18 @@ struct BenchOptions {
   std::string reference_line;
   std::uint64_t seed = 1;
   TopologyConfig topology;  // the timing model's: every row also gets the predicted time (bench_model.h)
+  // Across MPI processes (--backend mpi): this process verifies only its own rank, and the
+  // wrong elements are summed over every process (every process calls it, in step).
+  int only_rank = -1;
+  std::function<std::uint64_t(std::uint64_t)> sum_over_processes;
 };
 
 // Throws InputError naming the flag (--ranks, -b, -e, -f, --iters, ...) for bad options,
 // including an unknown algorithm for the collective.
 void validate_bench_options(const BenchOptions& o);
+
+// The run one point of the bench measures: `algorithm` at `count` elements per block.
+RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count);
 
 // The sizes a run measures, in bytes per rank (whole elements only, duplicates dropped).
 std::vector<std::uint64_t> bench_sizes(const BenchOptions& o);

@@ -7,7 +7,10 @@ ctest `mpi`, labelled `mpi`): `mpiexec -n N --oversubscribe collsim run --backen
 2. Once over TCP only (`--mca btl tcp,self`), the way traffic goes between nodes.
 3. The merged trace of a run re-imports (`collsim convert`), records one process per rank
    with host and pid and a causality check that passed, and plays in the storyboard.
-4. Faults and bad input: a rank killed mid-run (COLLSIM_TEST_DIE_RANK) fails the run with a
+4. `collsim bench --backend mpi`: under each size a checked line for the MPI library's own
+   collective (MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block, MPI_Alltoall,
+   MPI_Bcast), and why there is none for f16.
+5. Faults and bad input: a rank killed mid-run (COLLSIM_TEST_DIE_RANK) fails the run with a
    message naming it and no trace file; a job of the wrong size exits 2 with the reason on
    every rank; an unwritable --trace exits 2 once, before any transfer; without mpiexec
    more than one rank is refused with how to launch it, one rank runs.
@@ -86,6 +89,23 @@ def tcp_and_trace(a, work):
     check(r.returncode == 0 and (board / "index.html").exists(), "the storyboard draws the merged trace")
 
 
+def bench(a):
+    for collective, algorithm, call in (("all_reduce", "ring", "MPI_Allreduce"), ("all_gather", "ring", "MPI_Allgather"),
+                                        ("reduce_scatter", "ring", "MPI_Reduce_scatter_block"),
+                                        ("all_to_all", "direct", "MPI_Alltoall"), ("broadcast", "chain", "MPI_Bcast")):
+        r = launch(a, 4, ["bench", "--backend", "mpi", "-c", collective, "--algorithms", algorithm, "--ranks", "4",
+                          "-b", "1K", "-e", "64K", "-f", "8", "--iters", "3", "--warmup", "1"])
+        native = [line for line in r.stdout.splitlines() if line.startswith(f"#   {call} (the MPI library's own)")]
+        check(r.returncode == 0 and len(native) == 3 and all("#wrong 0" in line for line in native)
+              and "# wrong output elements in all: 0 OK" in r.stdout,
+              f"bench --backend mpi -c {collective}: a checked {call} line under each of 3 sizes ({r.stderr.strip()[:200]})")
+    r = launch(a, 2, ["bench", "--backend", "mpi", "--ranks", "2", "-t", "f16", "-b", "1K", "-e", "1K", "--iters", "2"])
+    check(r.returncode == 0 and "MPI_Allreduce: not compared (MPI has no f16 type)" in r.stdout,
+          "bench --backend mpi -t f16: the MPI row says why it is missing")
+    r = launch(a, 3, ["bench", "--backend", "mpi", "--ranks", "4", "-b", "1K", "-e", "1K"])
+    check(r.returncode == 2 and "mpirun started 3 processes: give -np 4" in r.stderr, "bench: a job of the wrong size is refused")
+
+
 def faults(a, work):
     trace = work / "die.json"
     for old in work.glob("die.json*"):
@@ -129,6 +149,7 @@ def main():
     os.chdir(a.source_dir)
     sweep(a)
     tcp_and_trace(a, work)
+    bench(a)
     faults(a, work)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
