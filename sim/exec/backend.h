@@ -25,8 +25,10 @@ struct RankBuffers {
 };
 
 // Allocates every rank's buffers, sized by the schedule (outputs and scratch zeroed).
-// In place, the inner buffer of an alias (storage_of) stays empty.
-std::vector<RankBuffers> allocate_buffers(const Schedule& s);
+// In place, the inner buffer of an alias (storage_of) stays empty. `only_rank` >= 0 (an
+// MPI process): that rank's buffers, and of every other rank only where its input lives
+// (the reference computes the expected outputs from every rank's input).
+std::vector<RankBuffers> allocate_buffers(const Schedule& s, int only_rank = -1);
 // The bytes of rank `rank`'s buffer b as the schedule names it, wherever in-place
 // aliasing stores them.
 std::span<std::byte> buffer_view(const Schedule& s, std::vector<RankBuffers>& buffers, int rank, BufferKind b);

@@ -202,12 +202,16 @@ std::span<const std::byte> buffer_view(const Schedule& s, const std::vector<Rank
   return {n == 0 ? nullptr : element_ptr(bufs, s, {rank, b, 0, n}), static_cast<std::size_t>(n * dtype_size(s.spec.dtype))};
 }
 
-std::vector<RankBuffers> allocate_buffers(const Schedule& s) {
+std::vector<RankBuffers> allocate_buffers(const Schedule& s, int only_rank) {
   std::vector<RankBuffers> bufs(static_cast<std::size_t>(s.total_ranks));
   const std::size_t elem = dtype_size(s.spec.dtype);
-  for (int r = 0; r < s.total_ranks; ++r)
+  for (int r = 0; r < s.total_ranks; ++r) {
+    const std::uint64_t inputs = s.buffer_elements(r, BufferKind::input);
+    const BufferKind input_storage = storage_of(s, Region{r, BufferKind::input, 0, inputs}).buffer;
     for (BufferKind b : kAllBufferKinds)
-      bufs[static_cast<std::size_t>(r)].get(b).resize(storage_elements(s, r, b) * elem);
+      if (only_rank < 0 || r == only_rank || (inputs > 0 && b == input_storage))
+        bufs[static_cast<std::size_t>(r)].get(b).resize(storage_elements(s, r, b) * elem);
+  }
   return bufs;
 }
 

@@ -119,7 +119,7 @@ RunResult run_collective(const RunRequest& request, Backend& backend) {
 
 void execute_run(RunResult& result, Backend& backend, int only_rank) {
   const RunRequest& request = result.request;
-  result.buffers = allocate_buffers(result.schedule);
+  result.buffers = allocate_buffers(result.schedule, only_rank);
   fill_inputs(result.schedule, request.seed, result.buffers, request.input_values);
   if (result.schedule.spec.in_place)  // the run overwrites them; the reference needs them
     for (const std::span<const std::byte> in : input_bytes(result.schedule, result.buffers))
