@@ -13,6 +13,7 @@
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/scenario.h"
+#include "sim/trace/report.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
@@ -62,6 +63,16 @@ void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const Tra
                                       ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, result.schedule))
                                       : plan.description;
   stage_trace(make_trace(result, plan.title, description), outputs, files);
+}
+
+void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
+                      const TraceOutputs& outputs, const std::string& dump) {
+  if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, scenario_path);
+  if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
+  fmt::print("{}", format_run_summary(result));
+  if (!dump.empty()) fmt::print("  {:<11} {}\n", "dump", dump);
+  for (const auto& [key, path] : {std::pair{"trace", outputs.trace}, {"chrome", outputs.chrome}, {"csv", outputs.csv}})
+    if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
 }
 
 int command_convert(const std::string& trace_path, const TraceOutputs& outputs) {

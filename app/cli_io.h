@@ -42,6 +42,11 @@ struct TraceOutputs {
   bool any() const { return !trace.empty() || !chrome.empty() || !csv.empty(); }
 };
 
+// What `collsim run` prints after a run (any backend, or --model-only): the scenario's
+// title, the step overview (up to 64 steps), the summary, the dump folder and the files written.
+void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
+                      const TraceOutputs& outputs, const std::string& dump = "");
+
 // Before a run: every output's folder exists and is writable (InputError naming the flag),
 // so a long run does not end in a write error.
 void check_trace_outputs(const TraceOutputs& outputs);

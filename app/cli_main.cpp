@@ -160,7 +160,7 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   cli::check_topology_flags(plan.topology, given);
   if (plan.backend == "mpi") {
     if (mf.model_only) throw InputError("--model-only executes nothing: leave out --backend mpi");
-    return cli::command_run_mpi(plan, fa.outputs, !rf.dump.empty(), rf.quiet);
+    return cli::command_run_mpi(plan, fa.scenario, fa.outputs, !rf.dump.empty(), rf.quiet);
   }
   if (plan.lesson())
     return cli::command_run_lesson(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers});
@@ -194,12 +194,7 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   if (rf.quiet) {
     fmt::print("{}\n", result.verification.ok ? "verified" : "WRONG: " + result.verification.first_mismatch);
   } else {
-    if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, fa.scenario);
-    if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
-    fmt::print("{}", format_run_summary(result));
-    if (!rf.dump.empty()) fmt::print("  {:<11} {}\n", "dump", rf.dump);
-    for (const auto& [key, path] : {std::pair{"trace", fa.outputs.trace}, {"chrome", fa.outputs.chrome}, {"csv", fa.outputs.csv}})
-      if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
+    cli::print_run_report(result, plan, fa.scenario, fa.outputs, rf.dump);
     fmt::print("{}", questions);
   }
   return result.verification.ok ? 0 : 1;

@@ -172,11 +172,7 @@ int command_model_only(const RunPlan& plan, const std::string& scenario_path, co
     fmt::print("predicted {}\n", format_duration_ns(result.model->prediction.total_ns));
     return 0;
   }
-  if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, scenario_path);
-  if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
-  fmt::print("{}", format_run_summary(result));
-  for (const auto& [key, path] : {std::pair{"trace", outputs.trace}, {"chrome", outputs.chrome}, {"csv", outputs.csv}})
-    if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
+  print_run_report(result, plan, scenario_path, outputs);
   return 0;
 }
 

@@ -7,7 +7,6 @@
 #include "sim/core/errors.h"
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
-#include "sim/trace/report.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
@@ -57,7 +56,7 @@ Verification merged_verification(const Verification& mine) {
   return v;
 }
 
-int run(const RunPlan& plan, const TraceOutputs& outputs, bool quiet) {
+int run(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs, bool quiet) {
   const MpiPlace& me = mpi_place();
   RunResult result = prepare_run(plan.request);  // every process alike: the same errors everywhere
   predict_run(result, plan.topology);
@@ -79,11 +78,7 @@ int run(const RunPlan& plan, const TraceOutputs& outputs, bool quiet) {
     if (quiet) {
       fmt::print("{}\n", result.verification.ok ? "verified" : "WRONG: " + result.verification.first_mismatch);
     } else {
-      if (!plan.title.empty()) fmt::print("scenario: {}\n", plan.title);
-      if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
-      fmt::print("{}", format_run_summary(result));
-      for (const auto& [key, path] : {std::pair{"trace", outputs.trace}, {"chrome", outputs.chrome}, {"csv", outputs.csv}})
-        if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
+      print_run_report(result, plan, scenario_path, outputs);
     }
     std::fflush(stdout);
   }
@@ -92,13 +87,14 @@ int run(const RunPlan& plan, const TraceOutputs& outputs, bool quiet) {
 
 }  // namespace
 
-int command_run_mpi(const RunPlan& plan, const TraceOutputs& outputs, bool dump, bool quiet) {
+int command_run_mpi(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs, bool dump,
+                    bool quiet) {
   if (plan.lesson())
     throw InputError("--backend mpi runs a single collective; a lesson of several phases runs on cpu or cuda (the "
                      "program runner is not distributed yet)");
   if (dump) throw InputError("--dump: not with --backend mpi yet (rank 0 would need every rank's buffers)");
   try {
-    return run(plan, outputs, quiet);
+    return run(plan, scenario_path, outputs, quiet);
   } catch (const StopQuietly&) {
     return 2;
   }

@@ -13,6 +13,7 @@ namespace collsim::cli {
 // launcher for more than one rank, a lesson of several phases, --dump; an output path
 // rank 0 cannot write (rank 0 says why, the others stop too). Exit 1 on every process when
 // any rank's output is wrong.
-int command_run_mpi(const RunPlan& plan, const TraceOutputs& outputs, bool dump, bool quiet);
+int command_run_mpi(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs, bool dump,
+                    bool quiet);
 
 }  // namespace collsim::cli

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/html/page.h"
 #include "app/html/player_assets.h"
 #include "sim/core/errors.h"
 #include "sim/schedule/algorithm.h"
@@ -49,25 +50,13 @@ json input_json(const LiveInput& in) {
           {"choices", choices_json()}};
 }
 
-// Text inside a <script> element: "</" would end it. (JavaScript reads "<\/" as "</" in
-// strings and regular expressions; the module has no other place for it.)
-std::string script_safe(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string add_live(const std::string& page, const LiveInput& input, std::string_view module_js) {
   const std::size_t body_end = page.rfind("</body>");
   if (body_end == std::string::npos) throw std::logic_error("add_live: the page has no </body>");
   std::string live = "<script id=\"collsim-live-input\" type=\"application/json\">" + script_safe(input_json(input).dump()) +
-                     "</script>\n<script>\n" + script_safe(module_js) + "\n</script>\n<script>\n" + std::string(kLiveJs) +
+                     "</script>\n<script>\n" + script_safe(std::string(module_js)) + "\n</script>\n<script>\n" + std::string(kLiveJs) +
                      "</script>\n";
   return page.substr(0, body_end) + live + page.substr(body_end);
 }

@@ -263,11 +263,6 @@ json palette_json() {
           {"second_tree", gui::palette::hex(gui::palette::second_tree)}};
 }
 
-// "</script>" inside the data would end the script element: escape every "</".
-std::string script_safe(std::string text) {
-  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
-  return text;
-}
 
 
 }  // namespace
@@ -311,6 +306,11 @@ json page_json(std::string title, std::string description, std::string source, s
 }
 
 }  // namespace
+
+std::string script_safe(std::string text) {
+  for (std::size_t at = 0; (at = text.find("</", at)) != std::string::npos; at += 3) text.replace(at, 2, "<\\/");
+  return text;
+}
 
 std::string page_data(const gui::ViewModel& vm, const PageText& text) {
   check_size(vm, text.source);

@@ -46,6 +46,10 @@ std::string page_data(const gui::ViewModel& vm, const PageText& text);
 // with its kind, predicted times and narration, one view per distinct collective phase
 // view, the program's bars per rank, and the questions with their computed answers.
 std::string lesson_page_data(const gui::Lesson& l, const std::string& source);
+// Text for inside a <script> element: every "</" written "<\/", which JSON and JavaScript
+// strings read as "</" and which cannot end the element.
+std::string script_safe(std::string text);
+
 // The whole page: the player's HTML, CSS and JavaScript with the data inlined.
 std::string make_page(const gui::ViewModel& vm, const PageText& text);
 std::string make_lesson_page(const gui::Lesson& l, const std::string& source);
