@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli_msccl.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/scenario.h"
@@ -37,14 +38,23 @@ void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files
 
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
                  const FlagGiven& given, const TopologyConfig& topology_flags) {
-  if (scenario_path.empty()) return {adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags, {}};
+  if (scenario_path.empty()) {
+    RunPlan plan{adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags, {}};
+    print_schedule_warnings(plan.request);
+    return plan;
+  }
   Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given);
   RunPlan plan{s.request, s.backend, s.title, s.description, s.topology, std::move(s)};
+  if (!plan.lesson()) print_schedule_warnings(plan.request);
   if (given("--backend")) plan.backend = backend_flag;
   return plan;
 }
 
 void check_output_file(std::string_view flag, const std::string& path) { check_output(flag, path); }
+
+std::filesystem::path dump_file(const std::filesystem::path& dir, int rank, BufferKind buffer) {
+  return dir / fmt::format("rank{}.{}.bin", rank, buffer == BufferKind::input ? "in" : "out");
+}
 
 void check_trace_outputs(const TraceOutputs& outputs) {
   const auto list = named(outputs);

@@ -1,6 +1,7 @@
 // The file side of the command line: scenario files under the flags, and trace files
 // after a run. No CLI11 here (cli_main.cpp owns the flags), so this compiles quickly.
 #pragma once
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,6 +47,10 @@ struct TraceOutputs {
 // title, the step overview (up to 64 steps), the summary, the dump folder and the files written.
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
                       const TraceOutputs& outputs, const std::string& dump = "");
+
+// --dump DIR: where rank `rank`'s input (as before the run) or output (after it) goes:
+// DIR/rank<r>.in.bin or DIR/rank<r>.out.bin, raw little-endian arrays of the run's type.
+std::filesystem::path dump_file(const std::filesystem::path& dir, int rank, BufferKind buffer);
 
 // Before a run: every output's folder exists and is writable (InputError naming the flag),
 // so a long run does not end in a write error.

@@ -175,24 +175,6 @@ std::string result_line(const Scenario& s, const ProgramResult& p) {
   return fmt::format("verified: every output of {} distinct collective{}", firsts.size(), firsts.size() == 1 ? "" : "s");
 }
 
-void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend) {
-  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
-  ProgressLine progress;
-  execute_program(p, backend, [&](int done, int total) {
-    if (done >= total) return;
-    const std::size_t next = firsts[static_cast<std::size_t>(done)];
-    progress.show(fmt::format("lesson: {}/{} collectives verified; running phase {} ({}) ...", done, total, next + 1,
-                              s.phases[next].name));
-  });
-  progress.clear();
-}
-
-void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& o, OutputFileSet& files) {
-  if (!o.trace.empty()) files.stage(o.trace, program_to_json(s, p));
-  if (!o.chrome.empty()) files.stage(o.chrome, program_to_chrome(s, p));
-  if (!o.csv.empty()) files.stage(o.csv, program_to_csv(s, p));
-}
-
 // The caption lines of a phase's header and its step table with each step's own caption.
 std::string explained_phase(const Scenario& s, const LessonFacts& f, std::size_t k, const Schedule& schedule) {
   std::string out;
@@ -246,17 +228,76 @@ std::string format_questions(const Scenario& s, const ProgramResult& p, const Le
   return out;
 }
 
-int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
+void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend, int only_rank, bool show) {
+  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
+  ProgressLine progress;
+  execute_program(
+      p, backend,
+      [&](int done, int total) {
+        if (done >= total || !show) return;
+        const std::size_t next = firsts[static_cast<std::size_t>(done)];
+        progress.show(fmt::format("lesson: {}/{} collectives verified; running phase {} ({}) ...", done, total,
+                                  next + 1, s.phases[next].name));
+      },
+      false, only_rank);
+  progress.clear();
+}
+
+void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& o, OutputFileSet& files) {
+  if (!o.trace.empty()) files.stage(o.trace, program_to_json(s, p));
+  if (!o.chrome.empty()) files.stage(o.chrome, program_to_chrome(s, p));
+  if (!o.csv.empty()) files.stage(o.csv, program_to_csv(s, p));
+}
+
+PreparedLesson prepare_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
   const Scenario& s = *plan.scenario;
   if (!f.dump.empty())
     throw InputError(fmt::format("--dump writes one collective's buffers; {} has {} phases: run a single-collective "
                                  "scenario to dump one",
                                  path, s.phases.size()));
+  PreparedLesson l{prepare_program(s, f.model_only), ""};
+  predict_program(l.program, s, plan.topology);
+  const LessonFacts facts = checked_facts(s, l.program);
+  l.questions = format_questions(s, l.program, facts, f.answers);
+  return l;
+}
+
+void print_lesson_title(const Scenario& s, const std::string& path) {
+  fmt::print("lesson: {}\n", lesson_name(s, path));
+  std::fflush(stdout);  // the title before the progress on stderr
+}
+
+int report_lesson(const Scenario& s, const PreparedLesson& l, const LessonRunFlags& f) {
+  const ProgramResult& p = l.program;
+  const int status = f.model_only || p.verified() ? 0 : 1;
+  if (f.quiet) {
+    fmt::print("{}\n", f.model_only ? "predicted " + format_duration_ns(p.total_ns)
+                       : p.verified() ? std::string("verified")
+                                      : result_line(s, p));
+    return status;
+  }
+  fmt::print("{} phase{} on {} ranks\n{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
+             format_phase_table(s, p));
+  fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
+  fmt::print("{}", format_rank_table(p));
+  fmt::print("{}", format_ddp_buckets(s));
+  fmt::print("{}", l.questions);
+  fmt::print("  {:<11} {}\n", "result", result_line(s, p));
+  for (const auto& [key, file] : {std::pair{"trace", f.outputs.trace}, {"chrome", f.outputs.chrome}, {"csv", f.outputs.csv}})
+    if (!file.empty()) fmt::print("  {:<11} {}\n", key, file);
+  return status;
+}
+
+std::string single_collective_questions(const RunPlan& plan, bool answers) {
+  if (!plan.scenario || plan.scenario->questions.empty()) return "";
+  const ProgramResult p = model_program(*plan.scenario);
+  return format_questions(*plan.scenario, p, checked_facts(*plan.scenario, p), answers);
+}
+
+int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
+  const Scenario& s = *plan.scenario;
   // Everything that can be refused is refused before anything runs or is written.
-  ProgramResult p = prepare_program(s, f.model_only);
-  predict_program(p, s, plan.topology);
-  const LessonFacts facts = checked_facts(s, p);
-  const std::string questions = format_questions(s, p, facts, f.answers);
+  PreparedLesson l = prepare_lesson(plan, path, f);
   check_trace_outputs(f.outputs);
   std::unique_ptr<Backend> backend;
   if (!f.model_only) {
@@ -265,31 +306,13 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
     if (plan.backend == "auto" && !f.quiet)
       fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
   }
-  if (!f.quiet) {
-    fmt::print("lesson: {}\n", lesson_name(s, path));
-    std::fflush(stdout);  // the title before the progress on stderr
-  }
-  if (backend) execute_with_progress(s, p, *backend);
+  if (!f.quiet) print_lesson_title(s, path);
+  if (backend) execute_with_progress(s, l.program, *backend);
 
   OutputFileSet files;
-  stage_lesson_outputs(s, p, f.outputs, files);
+  stage_lesson_outputs(s, l.program, f.outputs, files);
   files.commit();
-  if (f.quiet) {
-    fmt::print("{}\n", f.model_only ? "predicted " + format_duration_ns(p.total_ns)
-                       : p.verified() ? std::string("verified")
-                                      : result_line(s, p));
-    return f.model_only || p.verified() ? 0 : 1;
-  }
-  fmt::print("{} phase{} on {} ranks\n{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
-             format_phase_table(s, p));
-  fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
-  fmt::print("{}", format_rank_table(p));
-  fmt::print("{}", format_ddp_buckets(s));
-  fmt::print("{}", questions);
-  fmt::print("  {:<11} {}\n", "result", result_line(s, p));
-  for (const auto& [key, file] : {std::pair{"trace", f.outputs.trace}, {"chrome", f.outputs.chrome}, {"csv", f.outputs.csv}})
-    if (!file.empty()) fmt::print("  {:<11} {}\n", key, file);
-  return f.model_only || p.verified() ? 0 : 1;
+  return report_lesson(s, l, f);
 }
 
 int command_explain_lesson(const Scenario& s) {

@@ -27,6 +27,24 @@ struct LessonRunFlags {
 // Exit 1 when a collective gives a wrong result.
 int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags);
 
+// The blocks command_run_lesson is made of, shared with `run --backend mpi` (cli_mpi.h),
+// which runs them on every process and lets rank 0 speak.
+struct PreparedLesson {
+  ProgramResult program;  // prepared and predicted; executed later
+  std::string questions;  // format_questions' text
+};
+// Every phase prepared, the program predicted, every text and question checked (the
+// InputErrors of bad input, --dump included, before anything runs).
+PreparedLesson prepare_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags);
+// "lesson: TITLE (file)", flushed before the progress line on stderr.
+void print_lesson_title(const Scenario& s, const std::string& path);
+// execute_program with a progress line on stderr (when `show`); `only_rank` as execute_program's.
+void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend, int only_rank = -1, bool show = true);
+// The exports wanted in `outputs`, staged in `files` (the caller commits them).
+void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& outputs, OutputFileSet& files);
+// The summary after the run (one line with --quiet); the exit status (1: a wrong result).
+int report_lesson(const Scenario& s, const PreparedLesson& lesson, const LessonRunFlags& flags);
+
 // `collsim explain LESSON.toml`: every phase's header (name, what it runs, its caption) and
 // step table with each step's caption under its label; a compute phase on one line.
 // Checked, not run.
@@ -46,6 +64,10 @@ LessonFacts checked_facts(const Scenario& s, const ProgramResult& p);
 // answered from `p` (InputError naming the question's position for one the program cannot
 // answer: a phase, rank, step or chunk it does not have).
 std::string format_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool show);
+
+// A single-collective scenario's questions (format_questions), answered from the model
+// before anything runs; "" without a scenario or questions.
+std::string single_collective_questions(const RunPlan& plan, bool answers);
 
 // `collsim validate` of a lesson: every phase prepared (schedules built and checked), the
 // program predicted on its topology, every text rendered and every question answered; the

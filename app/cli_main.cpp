@@ -19,6 +19,7 @@
 #include "app/cli_lesson.h"
 #include "app/cli_model.h"
 #include "app/cli_mpi.h"
+#include "app/cli_msccl.h"
 #include "sim/schedule/algorithm.h"
 #include "app/cli_storyboard.h"
 #include "sim/run/custom_schedule.h"
@@ -72,8 +73,8 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
                "input and output share one buffer, as in NCCL "
                "(all_reduce, broadcast, reduce, all_gather, reduce_scatter)");
   cmd.add_option("--schedule", f.schedule,
-                 "a schedule you wrote by hand (TOML, docs/scenario-format.md): runs the algorithm custom, with the "
-                 "file's collective, ranks and root unless given");
+                 "a schedule you wrote by hand (TOML, docs/scenario-format.md) or an MSCCL algorithm file (.xml, "
+                 "docs/msccl.md): runs the algorithm custom, with the file's collective, ranks and root unless given");
 }
 
 // --inputs 2048,1: the numbers, each one the dtype holds (given_inputs_problem).
@@ -130,9 +131,9 @@ void dump_buffers(const RunResult& r, const std::filesystem::path& dir, OutputFi
   for (int rank = 0; rank < r.schedule.spec.ranks; ++rank) {
     // Inputs as before the run (in place, the run overwrote them); outputs after it.
     if (r.schedule.buffer_elements(rank, BufferKind::input) > 0)
-      files.stage(dir / fmt::format("rank{}.in.bin", rank), input_before_run(r, rank));
+      files.stage(cli::dump_file(dir, rank, BufferKind::input), input_before_run(r, rank));
     if (r.schedule.buffer_elements(rank, BufferKind::output) > 0)
-      files.stage(dir / fmt::format("rank{}.out.bin", rank), output_after_run(r, rank));
+      files.stage(cli::dump_file(dir, rank, BufferKind::output), output_after_run(r, rank));
   }
 }
 
@@ -160,18 +161,12 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   cli::check_topology_flags(plan.topology, given);
   if (plan.backend == "mpi") {
     if (mf.model_only) throw InputError("--model-only executes nothing: leave out --backend mpi");
-    return cli::command_run_mpi(plan, fa.scenario, fa.outputs, !rf.dump.empty(), rf.quiet);
+    return cli::command_run_mpi(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, false, rf.quiet, rf.answers});
   }
   if (plan.lesson())
     return cli::command_run_lesson(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers});
   // A single collective's questions are answered from the model, before anything runs.
-  const std::string questions =
-      plan.scenario && !plan.scenario->questions.empty()
-          ? [&] {
-              const ProgramResult p = cli::model_program(*plan.scenario);
-              return cli::format_questions(*plan.scenario, p, cli::checked_facts(*plan.scenario, p), rf.answers);
-            }()
-          : "";
+  const std::string questions = cli::single_collective_questions(plan, rf.answers);
   if (mf.model_only) {
     const int status = cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);
     if (!rf.quiet) fmt::print("{}", questions);
@@ -379,6 +374,24 @@ int run_cli(int argc, char** argv) {
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   bool list_names = false;
   list_cmd->add_flag("--names", list_names, "only 'COLLECTIVE ALGORITHM' per line, for scripts");
+  cli::MscclFlags msccl;
+  CLI::App* export_cmd = app.add_subcommand(
+      "export-msccl",
+      "write a schedule as an MSCCL algorithm file (XML) that NCCL's MSCCL runtime runs: a built-in algorithm at "
+      "--ranks (every collective MSCCL has a `coll` for), or your own with --schedule; checked first. Each transfer "
+      "becomes a send and a receive (fused into rcs/rrs/rrcs where a received chunk is forwarded), thread blocks per "
+      "(receive peer, send peer), depid/deps where a step needs another thread block's; docs/msccl.md");
+  add_spec_flags(*export_cmd, spec);
+  export_cmd->add_option("--out", msccl.out, "the file to write (default: standard output)")
+      ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
+  export_cmd->add_option("--protocol", msccl.protocol, "the proto attribute: Simple, LL or LL128")->capture_default_str();
+  export_cmd->add_option("--nchannels", msccl.channels,
+                         "the nchannels attribute (collsim puts every thread block on channel 0)")
+      ->capture_default_str();
+  export_cmd->add_option("--name", msccl.name, "the algorithm's name attribute (default: collsim_ALGORITHM_N)");
+  export_cmd->footer(
+      "Without --count, the count is the smallest at which every chunk of the algorithm holds an element (its chunks "
+      "are then MSCCL's chunks); with it, a chunk is the largest element count that divides every region.");
   app.require_subcommand(0, 1);
 
   try {
@@ -409,6 +422,10 @@ int run_cli(int argc, char** argv) {
     return cli::command_html(files.scenario, request, given, html);
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
+  if (export_cmd->parsed()) {
+    const cli::FlagGiven given = flags_given(export_cmd);
+    return cli::command_export_msccl(to_request(spec, given), given, msccl);
+  }
   if (list_cmd->parsed()) {
     if (list_names) {
       for (const AlgorithmInfo& a : all_algorithms()) fmt::print("{} {}\n", to_string(a.collective), a.name);

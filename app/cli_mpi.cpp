@@ -1,12 +1,14 @@
 #include "app/cli_mpi.h"
 
 #include <cstdio>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
+#include "sim/core/output_files.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
@@ -22,21 +24,32 @@ void stop_all_if(const std::string& rank0_problem) {
   throw StopQuietly{};
 }
 
-void check_job(const RunPlan& plan, const RunResult& prepared) {
+// The job's size against the rank count of what runs (`workers` of them, the rest servers).
+void check_job(int ranks, int workers, std::string_view what) {
   const MpiPlace& me = mpi_place();
-  const int ranks = prepared.schedule.total_ranks;
   if (!me.launched && me.size == 1 && ranks > 1)
     throw InputError(fmt::format("--backend mpi runs one process per rank, and this one was started without mpirun: "
                                  "launch it as mpirun -np {} collsim run --backend mpi … (or srun -n {} under Slurm)",
                                  ranks, ranks));
-  if (me.size != ranks)
-    throw InputError(fmt::format("rank {}: the schedule has {} ranks{} but mpirun started {} process{}: give -np {} or "
-                                 "--ranks {}",
-                                 me.rank, ranks,
-                                 ranks != plan.request.spec.ranks
-                                     ? fmt::format(" ({} and {} servers)", plan.request.spec.ranks, ranks - plan.request.spec.ranks)
-                                     : "",
-                                 me.size, me.size == 1 ? "" : "es", ranks, me.size));
+  if (me.size != ranks) {
+    const int servers = ranks - workers, fitting_workers = me.size - servers;
+    throw InputError(fmt::format("rank {}: the {} has {} ranks{} but mpirun started {} process{}: give -np {}{}", me.rank,
+                                 what, ranks, servers > 0 ? fmt::format(" ({} and {} servers)", workers, servers) : "",
+                                 me.size, me.size == 1 ? "" : "es", ranks,
+                                 fitting_workers > 0 ? fmt::format(" or --ranks {}", fitting_workers) : ""));
+  }
+}
+
+// Rank 0 checks the output paths and the dump folder; every process stops alike if one is bad.
+void check_outputs_on_rank0(const TraceOutputs& outputs, const std::string& dump) {
+  std::string problem;
+  if (mpi_place().rank == 0) try {
+      check_trace_outputs(outputs);
+      if (!dump.empty()) ensure_writable_folder(dump, "--dump");
+    } catch (const InputError& e) {
+      problem = e.what();
+    }
+  stop_all_if(problem);
 }
 
 // Every process's verification summed on rank 0, with the first mismatch of the lowest rank that has one.
@@ -56,45 +69,90 @@ Verification merged_verification(const Verification& mine) {
   return v;
 }
 
-int run(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs, bool quiet) {
+// --dump on rank 0: each process's input (as before the run) and output, collected one
+// process at a time and staged with the traces. A staging error (a full disk) is kept
+// until every process has sent, then every process stops with it.
+void stage_dump(const RunResult& r, const std::filesystem::path& dir, OutputFileSet& files) {
+  const int me = mpi_place().rank;
+  std::string problem;
+  for (const BufferKind b : {BufferKind::input, BufferKind::output}) {
+    // Servers (ranks past spec.ranks) and ranks without this buffer send nothing.
+    const bool has = me < r.schedule.spec.ranks && r.schedule.buffer_elements(me, b) > 0;
+    const std::span<const std::byte> mine = !has ? std::span<const std::byte>{}
+                                            : b == BufferKind::input ? input_before_run(r, me)
+                                                                     : output_after_run(r, me);
+    mpi_collect_bytes(mine, [&](int rank, std::span<const std::byte> bytes) {
+      if (bytes.empty() || !problem.empty()) return;
+      try {
+        files.stage(dump_file(dir, rank, b), bytes);
+      } catch (const InputError& e) {
+        problem = e.what();
+      }
+    });
+  }
+  stop_all_if(problem);
+}
+
+void print_quiet_verdict(const Verification& v) {
+  fmt::print("{}\n", v.ok ? "verified" : "WRONG: " + v.first_mismatch);
+}
+
+int run_collective(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& f) {
   const MpiPlace& me = mpi_place();
   RunResult result = prepare_run(plan.request);  // every process alike: the same errors everywhere
   predict_run(result, plan.topology);
-  check_job(plan, result);
-  std::string problem;
-  if (me.rank == 0) try {
-      check_trace_outputs(outputs);
-    } catch (const InputError& e) {
-      problem = e.what();
-    }
-  stop_all_if(problem);
+  const std::string questions = single_collective_questions(plan, f.answers);
+  check_job(result.schedule.total_ranks, plan.request.spec.ranks, "schedule");
+  check_outputs_on_rank0(f.outputs, f.dump);
   std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
   execute_run(result, *backend, me.rank);
   result.verification = merged_verification(result.verification);
+  OutputFileSet files;  // on rank 0: the dump and the traces land together or not at all
+  if (!f.dump.empty()) stage_dump(result, f.dump, files);
   if (me.rank == 0) {
-    OutputFileSet files;
-    stage_trace_outputs(result, plan, outputs, files);
+    stage_trace_outputs(result, plan, f.outputs, files);
     files.commit();
-    if (quiet) {
-      fmt::print("{}\n", result.verification.ok ? "verified" : "WRONG: " + result.verification.first_mismatch);
+    if (f.quiet) {
+      print_quiet_verdict(result.verification);
     } else {
-      print_run_report(result, plan, scenario_path, outputs);
+      print_run_report(result, plan, scenario_path, f.outputs, f.dump);
+      fmt::print("{}", questions);
     }
     std::fflush(stdout);
   }
   return result.verification.ok ? 0 : 1;
 }
 
+// A lesson: every process executes its own rank of each distinct collective, in the same
+// order (a process past a collective's ranks sits it out); rank 0 reports the program with
+// every rank's verification merged.
+int run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
+  const MpiPlace& me = mpi_place();
+  const Scenario& s = *plan.scenario;
+  PreparedLesson l = prepare_lesson(plan, path, f);
+  check_job(l.program.total_ranks, program_workers(l.program), "lesson");
+  check_outputs_on_rank0(f.outputs, "");
+  std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
+  if (me.rank == 0 && !f.quiet) print_lesson_title(s, path);
+  execute_with_progress(s, l.program, *backend, me.rank, me.rank == 0);
+  for (const std::size_t k : first_phases_of_runs(l.program)) {
+    Verification& v = l.program.phases[k].run->verification;
+    v = merged_verification(v);
+  }
+  if (me.rank != 0) return l.program.verified() ? 0 : 1;
+  OutputFileSet files;
+  stage_lesson_outputs(s, l.program, f.outputs, files);
+  files.commit();
+  const int status = report_lesson(s, l, f);
+  std::fflush(stdout);
+  return status;
+}
+
 }  // namespace
 
-int command_run_mpi(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs, bool dump,
-                    bool quiet) {
-  if (plan.lesson())
-    throw InputError("--backend mpi runs a single collective; a lesson of several phases runs on cpu or cuda (the "
-                     "program runner is not distributed yet)");
-  if (dump) throw InputError("--dump: not with --backend mpi yet (rank 0 would need every rank's buffers)");
+int command_run_mpi(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& flags) {
   try {
-    return run(plan, scenario_path, outputs, quiet);
+    return plan.lesson() ? run_lesson(plan, scenario_path, flags) : run_collective(plan, scenario_path, flags);
   } catch (const StopQuietly&) {
     return 2;
   }

@@ -259,7 +259,9 @@ class Progress {
 // Refused before anything moves, on every process alike (they build the same schedule).
 void check_runnable(const Schedule& s) {
   const MpiPlace& me = mpi_place();
-  if (me.size != s.total_ranks)
+  // More processes than ranks (a lesson's collective on fewer ranks than the program): the
+  // processes past the schedule's ranks sit it out, joining only its barriers and gathers.
+  if (me.size < s.total_ranks)
     throw InputError(fmt::format("--backend mpi: the schedule has {} ranks{} but the job has {} process{}: launch it as "
                                  "mpirun -np {} collsim …",
                                  s.total_ranks, s.total_ranks != s.spec.ranks ? fmt::format(" ({} and {} servers)", s.spec.ranks, s.total_ranks - s.spec.ranks) : "",
@@ -351,7 +353,7 @@ class MpiBackend final : public Backend {
 
   static Execution merge(const Schedule& s, const std::vector<std::int64_t>& all, const std::vector<int>& counts,
                          const std::vector<int>& displs, const Alignment& clocks, const std::vector<std::string>& hosts) {
-    const int size = static_cast<int>(counts.size());
+    const int size = s.total_ranks;  // the processes past it sat the run out
     Execution ex;
     ex.workers = size;
     ex.timings.resize(s.transfers.size());
@@ -468,6 +470,31 @@ std::string mpi_share(const std::string& from_rank0) {
   std::string text = mpi_place().rank == 0 ? from_rank0 : std::string(static_cast<std::size_t>(length), '\0');
   check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
   return text;
+}
+
+void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0) {
+  constexpr std::uint64_t kPiece = 1ull << 30;  // under MPI's int count
+  const MpiPlace& me = mpi_place();
+  if (me.rank != 0) {
+    std::uint64_t size = mine.size();
+    check_mpi(MPI_Send(&size, 1, MPI_UINT64_T, 0, 0, MPI_COMM_WORLD), "MPI_Send");
+    for (std::uint64_t at = 0; at < size; at += kPiece)
+      check_mpi(MPI_Send(mine.data() + at, static_cast<int>(std::min(kPiece, size - at)), MPI_BYTE, 0, 0, MPI_COMM_WORLD),
+                "MPI_Send");
+    return;
+  }
+  on_rank0(0, mine);
+  std::vector<std::byte> theirs;
+  for (int r = 1; r < me.size; ++r) {
+    std::uint64_t size = 0;
+    check_mpi(MPI_Recv(&size, 1, MPI_UINT64_T, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+    theirs.resize(size);
+    for (std::uint64_t at = 0; at < size; at += kPiece)
+      check_mpi(MPI_Recv(theirs.data() + at, static_cast<int>(std::min(kPiece, size - at)), MPI_BYTE, r, 0,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                "MPI_Recv");
+    on_rank0(r, theirs);
+  }
 }
 
 void mpi_abort(int status) {

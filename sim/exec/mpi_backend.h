@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ double mpi_max(double local);
 std::string mpi_share(const std::string& from_rank0);
 // Every process's text, in rank order, on rank 0 (empty elsewhere).
 std::vector<std::string> mpi_gather_text(const std::string& mine);
+// Rank 0 gets every process's `mine`, in rank order, one process's at a time (so it holds
+// one other buffer, not all of them: --dump), and hands each to `on_rank0(rank, bytes)`;
+// the others only send. Any size (sent in pieces under MPI's int count).
+using CollectedBytes = std::function<void(int rank, std::span<const std::byte> bytes)>;
+void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0);
 // Ends the job at once from any process (MPI_Abort), with `status` as the exit status.
 [[noreturn]] void mpi_abort(int status);
 

@@ -518,13 +518,14 @@ ProgramResult prepare_program(const Scenario& s, bool model_only, const PrepareO
   return p;
 }
 
-void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress, bool keep_buffers) {
+void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress, bool keep_buffers,
+                     int only_rank) {
   const std::vector<std::shared_ptr<RunResult>> runs = distinct_runs(p);
   for (const std::shared_ptr<RunResult>& run : runs)
     if (run->model_only) throw std::logic_error("execute_program: the program was prepared for the model only");
   int done = 0;
   for (const std::shared_ptr<RunResult>& run : runs) {
-    execute_run(*run, backend);  // verifies; a wrong result is reported by verified(), not thrown
+    execute_run(*run, backend, only_rank);  // verifies; a wrong result is reported by verified(), not thrown
     if (!keep_buffers) {
       run->buffers = {};
       run->inputs_before = {};

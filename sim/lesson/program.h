@@ -76,9 +76,11 @@ int program_workers(const ProgramResult& p);
 ProgramResult prepare_program(const Scenario& s, bool model_only = false, const PrepareOptions& options = {});
 // Allocates, executes and verifies each distinct collective once, in phase order,
 // calling `progress(done, total)` after each; frees each run's buffers once verified
-// unless keep_buffers (the GUI's values view wants them).
+// unless keep_buffers (the GUI's values view wants them). `only_rank` >= 0 (one process of
+// an MPI job, mpi_backend.h): execute_run's, each collective allocates and verifies that rank only.
 using ProgramProgress = std::function<void(int done, int total)>;
-void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress = {}, bool keep_buffers = false);
+void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& progress = {}, bool keep_buffers = false,
+                     int only_rank = -1);
 // Predicts every phase on the topology (InputError for a bad configuration), and each
 // distinct collective alone from time 0 on the same topology (run->model, for the
 // single-run summaries).

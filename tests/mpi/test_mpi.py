@@ -14,6 +14,12 @@ ctest `mpi`, labelled `mpi`): `mpiexec -n N --oversubscribe collsim run --backen
    message naming it and no trace file; a job of the wrong size exits 2 with the reason on
    every rank; an unwritable --trace exits 2 once, before any transfer; without mpiexec
    more than one rank is refused with how to launch it, one rank runs.
+6. Lessons: a lesson of several collectives (one on fewer ranks than the program) runs
+   verified, rank 0 printing what the CPU backend prints, its trace with measured times;
+   a job of the wrong size and --dump with a lesson are refused on every rank.
+7. --dump: rank 0 writes every rank's input and output, byte for byte the CPU backend's
+   for the same seed (in place, with a server, a rooted collective too); an unwritable
+   folder exits 2 before any transfer.
 
 Usage: test_mpi.py --collsim PATH --mpiexec PATH --work DIR
 Exit 0 when every check held, 1 with the failures listed.
@@ -107,15 +113,16 @@ def bench(a):
 
 
 def faults(a, work):
-    trace = work / "die.json"
-    for old in work.glob("die.json*"):
+    trace, dump_dir = work / "die.json", work / "die-dump"
+    for old in [*work.glob("die.json*"), *(dump_dir.glob("*") if dump_dir.exists() else [])]:
         old.unlink()
-    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "4K", "--trace", str(trace)],
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "4K", "--trace", str(trace), "--dump", str(dump_dir)],
                env={"COLLSIM_TEST_DIE_RANK": "2"})
     text = r.stdout + r.stderr
     check(r.returncode != 0, f"a rank killed mid-run fails the run (exit {r.returncode})")
     check("rank 2" in text, "the message names the rank that died")
     check(not trace.exists() and not list(work.glob("die.json*")), "and no trace file (or temporary) is left")
+    check(not list(dump_dir.glob("*")), "and no dump file (or temporary) is left")
 
     r = launch(a, 3, ["run", "--backend", "mpi", "--ranks", "4", "-q"])
     lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
@@ -132,9 +139,71 @@ def faults(a, work):
           f"without mpiexec, 4 ranks: exit 2 with how to launch it ({r.stderr.strip()})")
     r = subprocess.run([a.collsim, "run", "--backend", "mpi", "--ranks", "1", "-q"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and r.stdout.strip() == "verified", f"without mpiexec, 1 rank runs ({r.stdout.strip()} {r.stderr.strip()})")
-    r = launch(a, 2, ["run", "scenarios/lessons/02_ring_vs_parameter_server.toml", "--backend", "mpi"])
-    check(r.returncode == 2 and "a lesson of several phases runs on cpu or cuda" in r.stderr,
-          "a lesson of several phases is refused with the reason")
+
+
+def without_backend_lines(text):
+    return [line for line in text.splitlines() if not line.startswith(("backend", "  backend"))]
+
+
+def lessons(a, work):
+    # A lesson whose collectives run on fewer ranks than the program (4 workers, then 4 and
+    # a server): the fifth process sits the ring out. Everything rank 0 prints but the
+    # backend's name is what the CPU backend's run prints: the same model, the same checks.
+    lesson = "scenarios/lessons/02_ring_vs_parameter_server.toml"
+    trace = work / "lesson.json"
+    cpu = subprocess.run([a.collsim, "run", lesson, "--backend", "cpu", "--answers", "--trace", str(trace)],
+                         capture_output=True, text=True, timeout=120)
+    r = launch(a, 5, ["run", lesson, "--backend", "mpi", "--answers", "--trace", str(trace)])
+    check(r.returncode == 0 and "result      verified: every output of 2 distinct collectives" in r.stdout,
+          f"lesson 02 on 5 processes: both collectives verified ({r.stdout[-300:]} {r.stderr.strip()[:300]})")
+    check(without_backend_lines(r.stdout) == without_backend_lines(cpu.stdout) and r.stdout.count("lesson:") == 1,
+          "rank 0 alone prints the lesson, the same report as the CPU backend's")
+    if trace.exists():
+        data = json.loads(trace.read_text())
+        measured = [t for ph in data.get("phases", []) for t in ph.get("transfers", []) if t.get("measured_end_ns", 0) > 0]
+        collectives = data.get("collectives", [])
+        check(len(measured) > 0 and len(collectives) == 2 and all(
+            c.get("backend") == "mpi" and c["verification"]["ok"] and c["verification"]["checked"] > 0 for c in collectives),
+            f"the lesson trace: backend mpi, each collective verified, measured times ({len(measured)} transfers)")
+    else:
+        check(False, "the lesson trace was written")
+    r = launch(a, 4, ["run", "scenarios/lessons/13_fsdp_resnet34.toml", "--backend", "mpi", "-q"])
+    check(r.returncode == 0 and r.stdout.strip() == "verified",
+          f"the FSDP lesson (reduce-scatters and all-gathers) is verified on 4 processes ({r.stdout.strip()} {r.stderr.strip()[:300]})")
+    r = launch(a, 4, ["run", lesson, "--backend", "mpi", "-q"])
+    lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
+    check(r.returncode == 2 and len(lines) == 4
+          and all("the lesson has 5 ranks (4 and 1 servers) but mpirun started 4 processes: give -np 5 or --ranks 3" in line
+                  for line in lines),
+          f"a lesson on a job of the wrong size: exit 2, the reason on every rank ({lines[:1]})")
+    r = launch(a, 5, ["run", lesson, "--backend", "mpi", "--dump", str(work / "lesson-dump")])
+    check(r.returncode == 2 and "--dump writes one collective's buffers" in r.stderr, "a lesson with --dump is refused")
+
+
+def dump(a, work):
+    # Every process's buffers written by rank 0 are byte for byte what the CPU backend
+    # writes for the same seed (the same schedule reduces in the same order).
+    for argv, n in ((["--ranks", "4", "--count", "1000"], 4), (["--ranks", "3", "-c", "all_gather", "--in-place"], 3),
+                    (["--ranks", "3", "-a", "parameter_server", "--count", "300"], 4),
+                    (["--ranks", "4", "-c", "scatter", "--root", "2", "--count", "64"], 4)):
+        mpi_dir, cpu_dir = work / "dump-mpi", work / "dump-cpu"
+        for d in (mpi_dir, cpu_dir):
+            for f in d.glob("*") if d.exists() else ():
+                f.unlink()
+        r = launch(a, n, ["run", "--backend", "mpi", "--seed", "7", "-q", "--dump", str(mpi_dir), *argv])
+        c = subprocess.run([a.collsim, "run", "--backend", "cpu", "--seed", "7", "-q", "--dump", str(cpu_dir), *argv],
+                           capture_output=True, text=True, timeout=120)
+        names = sorted(f.name for f in cpu_dir.glob("*.bin"))
+        same = names == sorted(f.name for f in mpi_dir.glob("*.bin")) and all(
+            (mpi_dir / name).read_bytes() == (cpu_dir / name).read_bytes() for name in names)
+        check(r.returncode == 0 and c.returncode == 0 and len(names) > 0 and same,
+              f"--dump on MPI {' '.join(argv)}: the {len(names)} files equal the CPU backend's ({r.stderr.strip()[:200]})")
+    blocker = work / "a-file"
+    blocker.write_text("not a folder")
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "-q", "--dump", str(blocker / "dump")])
+    lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
+    check(r.returncode == 2 and len(lines) == 1 and "--dump" in lines[0] and r.stdout == "",
+          f"an unwritable --dump folder: exit 2, said once by rank 0, nothing run ({lines})")
 
 
 def main():
@@ -151,6 +220,8 @@ def main():
     tcp_and_trace(a, work)
     bench(a)
     faults(a, work)
+    lessons(a, work)
+    dump(a, work)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
         return 1
