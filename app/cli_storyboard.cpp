@@ -20,6 +20,7 @@
 #include "sim/lesson/lecture.h"
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
+#include "sim/run/msccl_import.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
 #include "sim/trace/trace.h"
@@ -123,7 +124,8 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
 }
 
 // A schedule file on its own: built and checked at its own count, or at `collsim run`'s.
-std::string validate_schedule(const std::string& path) {
+std::string validate_schedule(const std::string& path, std::vector<std::string>& warnings) {
+  if (is_msccl_path(path)) warnings = load_schedule_file(path).warnings;  // races in an MSCCL file
   RunRequest r = default_run_request();
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = path;
@@ -207,7 +209,8 @@ std::string validate_one(const std::string& path, std::vector<std::string>& warn
                        : t.verification.ok                                 ? "verified"
                                                                            : "WRONG result recorded");
   }
-  return is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path) : validate_scenario(path, warnings);
+  return is_msccl_path(path) || is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path, warnings)
+                                                                              : validate_scenario(path, warnings);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // an error with a position, not a transfer silently left out.
 #include "sim/run/custom_schedule.h"
 
+#include "sim/run/msccl_import.h"
 
 #include <fmt/format.h>
 
@@ -235,6 +236,7 @@ std::string ScheduleFile::label(std::size_t i) const {
 
 std::string ScheduleFile::describe(const Place& p) const {
   if (p.whole) return "the whole buffer";
+  if (p.chunk >= 0 && p.chunks > 1) return fmt::format("chunks {}..{}", p.chunk, p.chunk + p.chunks - 1);
   if (p.chunk >= 0) return fmt::format("chunk {}", p.chunk);
   return fmt::format("elements [{},{})", p.begin, p.end);
 }
@@ -257,6 +259,7 @@ ScheduleFile parse_schedule_file(std::string_view text, const std::string& sourc
 }
 
 ScheduleFile load_schedule_file(const std::filesystem::path& path) {
+  if (is_msccl_path(path)) return load_msccl_file(path);
   return parse_schedule_file(read_text_file(path, "schedule file"), path.string());
 }
 
@@ -290,18 +293,23 @@ class Resolver {
     const std::uint64_t size = elements(rank, b);
     if (p.whole) return {rank, b, 0, size};
     if (p.chunk >= 0) {
-      const std::uint64_t c = static_cast<std::uint64_t>(p.chunk),
-                          per = static_cast<std::uint64_t>(f_.chunks_per_block);
-      if (c >= blocks(f_, rank, b) * per)
-        fail(at, key, fmt::format("{} has no chunk {}", buffer_name(rank, b), p.chunk));
-      const Block part = sub_block({c / per * spec_.count, spec_.count}, per, c % per);
-      return {rank, b, part.offset, part.count};
+      const std::uint64_t c = static_cast<std::uint64_t>(p.chunk), last = c + static_cast<std::uint64_t>(p.chunks) - 1;
+      if (last >= blocks(f_, rank, b) * static_cast<std::uint64_t>(f_.chunks_per_block))
+        fail(at, key, fmt::format("{} has no chunk {}", buffer_name(rank, b), last));
+      // Consecutive chunks are contiguous: a block's last part ends where the next block begins.
+      const Block first = chunk_block(c), end = chunk_block(last);
+      return {rank, b, first.offset, end.end() - first.offset};
     }
     if (p.end > size)
       fail(at, key,
            fmt::format("elements [{},{}) lie outside {}, which has {} elements", p.begin, p.end, buffer_name(rank, b),
                        size));
     return {rank, b, p.begin, p.end - p.begin};
+  }
+  // Chunk c's elements at this count: part c % C of block c / C.
+  Block chunk_block(std::uint64_t c) const {
+    const std::uint64_t per = static_cast<std::uint64_t>(f_.chunks_per_block);
+    return sub_block({c / per * spec_.count, spec_.count}, per, c % per);
   }
   // The chunk that holds `offset` (for colouring transfers given as element ranges).
   int chunk_at(std::uint64_t offset) const {
@@ -424,6 +432,7 @@ RunRequest adopt_schedule_spec(RunRequest r, const std::function<bool(std::strin
   if (!given("--ranks")) r.spec.ranks = f.ranks;
   if (!given("--root")) r.spec.root = f.root;
   if (f.count && !given("--count")) r.spec.count = *f.count;
+  if (f.in_place && !given("--in-place")) r.spec.in_place = *f.in_place;
   return r;
 }
 

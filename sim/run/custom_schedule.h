@@ -33,12 +33,16 @@ struct ScheduleFile {
   // Where one side of a transfer lies in its buffer.
   struct Place {
     int chunk = -1;                    // >= 0: chunk `chunk` (see chunks_per_block)
+    int chunks = 1;                    // chunk >= 0: this many consecutive chunks from `chunk` (MSCCL's cnt)
     std::uint64_t begin = 0, end = 0;  // chunk < 0: elements [begin, end)
     bool whole = false;                // pre-operations only: the whole buffer
   };
   struct Transfer {
     Position at;
     std::string key;  // "step[2].transfers[0]", for messages
+    // Where the transfer comes from when that is not a TOML step ("GPU 1, thread block 0,
+    // step 3" of an MSCCL file): the explanations name it instead of the step.
+    std::string origin;
     int src = 0, dst = 0;
     BufferKind src_buffer = BufferKind::output, dst_buffer = BufferKind::output;
     Place from, to;
@@ -71,9 +75,13 @@ struct ScheduleFile {
   std::optional<std::uint64_t> count;  // fixed by the file (needed for element ranges)
   int chunks_per_block = 1;            // a block is `count` elements; chunk c is part c % C of block c / C
   int scratch_blocks = 0;              // scratch buffer per rank, in blocks
+  std::optional<bool> in_place;        // fixed by the file (MSCCL's inplace/outofplace), else the run's
   std::vector<PreOp> pre;
   std::vector<Step> steps;
   Position collective_at, ranks_at, root_at, count_at;
+  // What the reader found suspicious but not wrong (an MSCCL file's races), one line each,
+  // each naming the file and the steps.
+  std::vector<std::string> warnings;
 
   // The step label the schedule shows for file step i (0-based).
   std::string label(std::size_t i) const;
@@ -82,6 +90,7 @@ struct ScheduleFile {
 };
 
 // Parses schedule text / reads a file. Throws InputError "FILE:LINE:COLUMN: key 'K': ...".
+// A file whose name ends in .xml is an MSCCL algorithm (sim/run/msccl_import.h).
 ScheduleFile parse_schedule_file(std::string_view text, const std::string& source);
 ScheduleFile load_schedule_file(const std::filesystem::path& path);
 // Whether TOML text is a schedule file (it has a top-level "schedule_format" key) rather

@@ -124,6 +124,8 @@ class Words {
     const std::size_t step = b_.file_step[t];
     const ScheduleFile::Transfer& x = written(t);
     const std::string& label = f_.steps[step].label;
+    if (!x.origin.empty())  // an MSCCL file: its own GPU, thread block and step, then collsim's step
+      return fmt::format("{}:{}:{}: {} (collsim's step {})", f_.source, x.at.line, x.at.column, x.origin, step + 1);
     return fmt::format("{}:{}:{}: step {}{}", f_.source, x.at.line, x.at.column, step + 1,
                        label.empty() ? "" : fmt::format(" ({})", label));
   }
