@@ -364,7 +364,8 @@ void set(pugi::xml_node n, const char* key, long long v) { n.append_attribute(ke
 void set(pugi::xml_node n, const char* key, std::string_view v) { n.append_attribute(key) = std::string(v).c_str(); }
 
 void write_step(pugi::xml_node tb, int index, std::string_view type, const Region* src, const Region* dst,
-                std::uint64_t chunk, std::uint64_t cnt, int depid, int deps, bool hasdep, int order = -1) {
+                std::uint64_t chunk, std::uint64_t cnt, int depid, int deps, bool hasdep, int order = -1,
+                int step = -1) {
   pugi::xml_node x = tb.append_child("step");
   set(x, "s", index);
   set(x, "type", type);
@@ -376,9 +377,10 @@ void write_step(pugi::xml_node tb, int index, std::string_view type, const Regio
   set(x, "depid", depid);
   set(x, "deps", deps);
   set(x, "hasdep", hasdep ? 1 : 0);
-  // collsim's order of the transfer the step writes: MSCCL ignores it; collsim's importer
-  // keeps it, so that a round trip has the schedule's order (and so its predicted time).
-  if (order >= 0) set(x, "collsim_order", order);
+  // collsim's order and step of the transfer the step writes: MSCCL ignores them; collsim's
+  // importer keeps them, so that a round trip has the schedule's order and teaching steps
+  // (and so its predicted time: the timing model serves a busy link in that order).
+  if (order >= 0) set(x, "collsim_order", order), set(x, "collsim_step", step + 1);
 }
 
 std::string to_text(const pugi::xml_document& doc) {
@@ -439,7 +441,8 @@ MscclExport export_msccl(const Schedule& s, const MscclExportOptions& o) {
         const StepType type = op.type;
         out.fused += type == StepType::rcs || type == StepType::rrs || type == StepType::rrcs;
         write_step(tb, static_cast<int>(i), msccl::step_type(type).name, &op.src, &op.dst, chunk, op.dst.count / chunk,
-                   op.depid, op.deps, op.hasdep, op.writes);
+                   op.depid, op.deps, op.hasdep, op.writes,
+                   op.writes >= 0 ? s.transfers[static_cast<std::size_t>(op.writes)].step : -1);
       }
     }
   }

@@ -39,6 +39,7 @@ struct XStep {
   // collsim's extension (MSCCL ignores it): the place in collsim's order of the transfer
   // this step writes, which collsim's exporter records so that a round trip keeps the order.
   std::optional<int> order;
+  std::optional<int> step_hint;  // collsim_step: its step in collsim's schedule (1, 2, ...)
 };
 struct XTb {
   Pos at;
@@ -169,7 +170,7 @@ constexpr int kMaxIndex = 1 << 24;
 XStep read_step(const Source& src, pugi::xml_node n, const XGpu& gpu, const XTb& tb, int index) {
   const Element e(src, n, step_name(gpu.id, tb.id, index),
                   {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep",
-                   "collsim_order"});
+                   "collsim_order", "collsim_step"});
   XStep x;
   x.at = e.at();
   x.gpu = gpu.id;
@@ -190,6 +191,7 @@ XStep read_step(const Source& src, pugi::xml_node n, const XGpu& gpu, const XTb&
   x.deps = e.integer("deps", -1, kMaxIndex).value_or(-1);
   x.hasdep = e.flag("hasdep").value_or(false);
   x.order = e.integer("collsim_order", 0, std::numeric_limits<int>::max());
+  x.step_hint = e.integer("collsim_step", 1, std::numeric_limits<int>::max());
   // rrs keeps no copy in MSCCL: collsim reduces into its src (the sum has to live somewhere).
   if (x.type->type == msccl::StepType::rrs && x.dstoff < 0) x.dstbuf = x.srcbuf, x.dstoff = x.srcoff;
   if ((x.depid < 0) != (x.deps < 0))
@@ -541,11 +543,50 @@ std::vector<std::uint32_t> topological_order(const Source& src, const Graph& g, 
   for (std::uint32_t v = 0; v < n; ++v)
     if (waiting[v] == 0) push(v);
   std::vector<std::uint32_t> order;
-  while (!ready.empty()) {
+  // A send has taken its data but its receive has not written it yet: NCCL's connection
+  // holds it, so the sender may overwrite its source. collsim's transfer reads at its
+  // place in the order, so such a write waits until the receive has had its place.
+  std::vector<std::vector<int>> sends_at(n);  // per node: the transfers whose data it takes
+  for (std::size_t t = 0; t < g.transfers.size(); ++t)
+    if (g.transfers[t].read_node != g.transfers[t].write_node) sends_at[g.transfers[t].read_node].push_back(static_cast<int>(t));
+  std::vector<int> in_flight;          // transfers whose send is taken and receive is not
+  std::vector<std::uint32_t> deferred;  // writes that wait for one of them
+  const auto overwrites_in_flight = [&](std::uint32_t v) {
+    const int w = g.nodes[v].writes;
+    if (w < 0) return false;
+    const XTransfer& x = g.transfers[static_cast<std::size_t>(w)];
+    for (int f : in_flight) {
+      const XTransfer& t = g.transfers[static_cast<std::size_t>(f)];
+      if (f != w && t.src == x.dst && t.src_buffer == x.dst_buffer && t.src_chunk < x.dst_chunk + x.cnt &&
+          x.dst_chunk < t.src_chunk + t.cnt)
+        return true;
+    }
+    return false;
+  };
+  while (!ready.empty() || !deferred.empty()) {
+    if (ready.empty()) {  // nothing else can run: the write goes first after all
+      for (std::uint32_t d : deferred) ready.push({true, d, d});
+      deferred.clear();
+      in_flight.clear();
+      continue;
+    }
     const std::uint32_t v = std::get<2>(ready.top());
     ready.pop();
+    if (overwrites_in_flight(v)) {
+      deferred.push_back(v);
+      continue;
+    }
     taken[v] = order.size();
     order.push_back(v);
+    if (const int w = g.nodes[v].writes; w >= 0) {
+      const XTransfer& t = g.transfers[static_cast<std::size_t>(w)];
+      in_flight.erase(std::remove(in_flight.begin(), in_flight.end(), w), in_flight.end());
+      if (t.read_node != t.write_node && !deferred.empty()) {
+        for (std::uint32_t d : deferred) push(d);
+        deferred.clear();
+      }
+    }
+    for (int t : sends_at[v]) in_flight.push_back(t);
     for (std::uint32_t s : succ[v])
       if (--waiting[s] == 0) push(s);
   }
@@ -734,8 +775,8 @@ Hints read_hints(const Graph& g) {
   std::set<int> seen;
   for (const XTransfer& t : g.transfers) {
     if (t.pre) continue;
-    const bool own = t.writer->order && seen.insert(*t.writer->order).second;
-    h.any |= t.writer->order.has_value();
+    const bool own = t.writer->order && t.writer->step_hint && seen.insert(*t.writer->order).second;
+    h.any |= t.writer->order.has_value() || t.writer->step_hint.has_value();
     h.complete &= own;
   }
   h.complete &= h.any;
@@ -751,10 +792,27 @@ bool writes_in_hint_order(const Graph& g, const std::vector<std::uint32_t>& topo
     }
   return true;
 }
+// collsim's steps, where the file carries them: never going back along the order, and
+// each transfer in a later step than those it depends on (two reduces into one place
+// excepted: they may share a step).
+bool hinted_steps_hold(const Graph& g, const std::vector<int>& order, const std::vector<FileHazard>& hazards) {
+  const auto step = [&](int t) { return *g.transfers[static_cast<std::size_t>(t)].writer->step_hint; };
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (step(order[i]) < step(order[i - 1])) return false;
+  for (const FileHazard& h : hazards) {
+    const bool accumulate = h.kind == Hazard::write_after_write &&
+                            g.transfers[static_cast<std::size_t>(h.earlier)].action == Action::reduce &&
+                            g.transfers[static_cast<std::size_t>(h.later)].action == Action::reduce;
+    if (step(h.later) < step(h.earlier) + (accumulate ? 0 : 1)) return false;
+  }
+  return true;
+}
+
 void hints_ignored(const Source& src, const XAlgo& a, std::vector<std::string>& warnings) {
   warnings.push_back(fmt::format(
-      "{}:{}:{}: the collsim_order attributes (collsim's order, written by export-msccl) are incomplete or disagree "
-      "with the file's own order, so they are ignored: collsim orders the transfers as MSCCL's order allows",
+      "{}:{}:{}: the collsim_order and collsim_step attributes (collsim's order and steps, written by export-msccl) "
+      "are incomplete or disagree with the file's own order, so they are ignored: collsim orders the transfers as "
+      "MSCCL's order allows",
       src.name(), a.at.line, a.at.column));
 }
 
@@ -851,9 +909,13 @@ ScheduleFile parse_msccl(std::string_view text, const std::string& source) {
     }
     level[v] = l;
   }
+  const bool steps_kept = hinted && hinted_steps_hold(g, order, hazards);
+  if (hinted && !steps_kept) hints_ignored(src, a, f.warnings);
   std::map<int, std::vector<ScheduleFile::Transfer>> by_level;
-  for (std::size_t i = 0; i < order.size(); ++i)
-    by_level[level[g.transfers[static_cast<std::size_t>(order[i])].write_node]].push_back(one.steps[i].transfers[0]);
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const XTransfer& t = g.transfers[static_cast<std::size_t>(order[i])];
+    by_level[steps_kept ? *t.writer->step_hint : level[t.write_node]].push_back(one.steps[i].transfers[0]);
+  }
   for (auto& [l, transfers] : by_level) f.steps.push_back({transfers.front().at, "", std::move(transfers)});
 
   Reach reach(g, topo);
