@@ -21,6 +21,7 @@
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/run/msccl_import.h"
+#include "app/cli_msccl.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
 #include "sim/trace/trace.h"
@@ -125,11 +126,12 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
 
 // A schedule file on its own: built and checked at its own count, or at `collsim run`'s.
 std::string validate_schedule(const std::string& path, std::vector<std::string>& warnings) {
-  if (is_msccl_path(path)) warnings = load_schedule_file(path).warnings;  // races in an MSCCL file
   RunRequest r = default_run_request();
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = path;
   r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+  // An MSCCL file's races: said before the checker's verdict, which they often explain.
+  print_schedule_warnings(r);
   const Schedule s = build_schedule(r.spec, r.algorithm, r.options);
   return fmt::format("schedule: {} on {} ranks, {} steps, {} transfers; checked at count {}",
                      to_string(s.spec.collective), s.spec.ranks, s.step_count(), s.transfers.size(), s.spec.count);

@@ -172,3 +172,209 @@ TEST_CASE("msccl golden export: a ring all-reduce on 4 GPUs, as kept under tests
   CHECK(transfers_of(back.schedule) == transfers_of(ring));
   CHECK(back.schedule.step_count() == ring.step_count());
 }
+
+namespace {
+
+// A hand-written file's schedule run at `count` (the file's collective and ranks).
+RunResult run_file(const std::filesystem::path& file, std::uint64_t count) {
+  RunRequest r;
+  r.algorithm = std::string(kCustomAlgorithm);
+  r.options.schedule_file = file.string();
+  r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+  r.spec.count = count;
+  return run_collective(r, testing::cpu());
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("msccl hand-written files: ring all-reduce, all-gather through scratch, all-to-all, fused chain broadcast") {
+  struct Case {
+    const char* file;
+    Collective collective;
+    int ranks;
+    std::size_t transfers;  // at a count every chunk holds an element
+  };
+  // The ring's rrs/rrcs read their local operand from the input: a copy into the output first (12).
+  for (const Case& c : {Case{"ring_allreduce_4.xml", Collective::all_reduce, 4, 24 + 12},
+                        Case{"allgather_scratch_3.xml", Collective::all_gather, 3, 6 + 6},
+                        Case{"alltoall_3.xml", Collective::all_to_all, 3, 6},
+                        Case{"chain_broadcast_4.xml", Collective::broadcast, 4, 6}}) {
+    CAPTURE(c.file);
+    const ScheduleFile f = load_msccl_file(files() / c.file);
+    CHECK(f.collective == c.collective);
+    CHECK(f.ranks == c.ranks);
+    CHECK(f.warnings.empty());
+    for (std::uint64_t count : {std::uint64_t{12}, std::uint64_t{1001}}) {
+      const RunResult r = run_file(files() / c.file, count);
+      CHECK(r.verification.ok);
+      if (count == 12) CHECK(r.schedule.transfers.size() == c.transfers);
+    }
+  }
+  // The chain's middle GPUs forward what they receive in the same step (rcs): each chunk
+  // reaches GPU 3 three steps after it left GPU 0, the second one step behind the first.
+  const ScheduleFile chain = load_msccl_file(files() / "chain_broadcast_4.xml");
+  CHECK(chain.steps.size() == 4);
+  CHECK(chain.pre.size() == 1);  // GPU 0's copy of its input, waiting for nothing
+  CHECK(chain.steps[1].transfers.size() == 2);
+}
+
+TEST_CASE("msccl race: a copy out of scratch that does not wait for the receive filling it is named as a race") {
+  const std::filesystem::path file = files() / "race_allgather_scratch_3.xml";
+  const ScheduleFile f = load_msccl_file(file);
+  REQUIRE(f.warnings.size() == 3);  // one per GPU
+  const std::string all = f.warnings[0] + f.warnings[1] + f.warnings[2];
+  CHECK(count_of(all, "race: ") == 3);
+  CHECK(all.find(file.string() + ":7:8: race: GPU 0, thread block 0, step 1 writes chunk 0 of GPU 0's scratch, "
+                                 "which GPU 0, thread block 1, step 1 (line 12) reads, but nothing in the file makes one "
+                                 "wait for the other") != std::string::npos);
+  // In the order collsim takes, GPU 0 copies before the chunk is there: the checker says so.
+  std::string why;
+  try {
+    (void)run_file(file, 3);
+  } catch (const WrongScheduleError& e) {
+    why = e.explanation();
+  }
+  CHECK(why.find(file.string() + ":12:8: GPU 0, thread block 1, step 1") == 0);
+  CHECK(why.find("nothing has been written there yet") != std::string::npos);
+  // The same file with the dependency: no race.
+  CHECK(load_msccl_file(files() / "allgather_scratch_3.xml").warnings.empty());
+}
+
+TEST_CASE("msccl needless wait: a depid/deps between steps without common data is reported") {
+  const std::string text = R"(<algo name="w" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allreduce">
+  <gpu id="0" i_chunks="2" o_chunks="2" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="1"/>
+    </tb>
+    <tb id="1" send="-1" recv="-1" chan="0">
+      <step s="0" type="re" srcbuf="i" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="0" deps="1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="2" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+)";
+  const ScheduleFile f = parse_msccl(text, "wait.xml");
+  REQUIRE(f.warnings.size() == 1);
+  CHECK(f.warnings[0] ==
+        "wait.xml:8:8: needless wait: GPU 0, thread block 1, step 0 waits for GPU 0, thread block 0, step 1 "
+        "(depid/deps), but they touch no common data (collsim derives no dependency between them): the wait costs "
+        "time and prevents no race");
+}
+
+namespace {
+
+// A correct 2-GPU exchange all-gather; the bad-input tests break one line of it.
+const std::string kGood = R"(<algo name="ag" proto="Simple" nchannels="1" nchunksperloop="2" ngpus="2" coll="allgather">
+  <gpu id="0" i_chunks="1" o_chunks="2" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="1" o_chunks="2" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+)";
+
+// kGood with `from` replaced by `to` (once), parsed: the InputError's message.
+std::string bad(const std::string& from, const std::string& to) {
+  std::string text = kGood;
+  const std::size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  return testing::input_error([&] { parse_msccl(text, "bad.xml"); });
+}
+
+}  // namespace
+
+TEST_CASE("msccl bad input: each names the file, line, GPU, thread block and step") {
+  CHECK(testing::input_error([] { parse_msccl(kGood, "good.xml"); }).empty());
+  SUBCASE("malformed XML") {
+    CHECK(bad("</tb>\n    <tb id=\"1\"", "</tbx>\n    <tb id=\"1\"") ==
+          "bad.xml:6:7: not well-formed XML: Start-end tags mismatch");
+  }
+  SUBCASE("unknown attribute") {
+    CHECK(bad("cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"1\"",
+              "count=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"1\"") ==
+          "bad.xml:4:8: GPU 0, thread block 0, step 0: <step> has no attribute 'count' (it takes s, type, srcbuf, "
+          "srcoff, dstbuf, dstoff, cnt, depid, deps, hasdep, collsim_order, collsim_step)");
+  }
+  SUBCASE("unknown step type") {
+    CHECK(bad("type=\"r\"", "type=\"recv\"") ==
+          "bad.xml:5:8: GPU 0, thread block 0, step 1: unknown step type 'recv' (s, r, rcs, rrs, rrc, rrcs, cpy, re or "
+          "nop)");
+  }
+  SUBCASE("unknown element") {
+    CHECK(bad("<step s=\"0\" type=\"cpy\"", "<stp s=\"0\" type=\"cpy\"") ==
+          "bad.xml:8:8: GPU 0, thread block 1: unknown element <stp> inside <tb> (only <step>)");
+  }
+  SUBCASE("a send with no matching receive") {
+    CHECK(bad("<step s=\"1\" type=\"r\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"1\"",
+              "<step s=\"1\" type=\"nop\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"1\"") ==
+          "bad.xml:13:8: GPU 1, thread block 0, step 0: sends to GPU 0 on channel 0, but GPU 0 has no receive left to "
+          "match it (0 of its steps receive from GPU 1 on channel 0, and this is send number 1)");
+  }
+  SUBCASE("offsets outside a buffer") {
+    CHECK(bad("dstoff=\"1\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n    <tb id=\"1\"",
+              "dstoff=\"2\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n    <tb id=\"1\"") ==
+          "bad.xml:5:8: GPU 0, thread block 0, step 1: dstoff=2 cnt=1 reaches chunk 2, but GPU 0's output has chunks "
+          "0..1 (o_chunks=2)");
+  }
+  SUBCASE("a dependency on a missing step") {
+    CHECK(bad("dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n  </gpu>",
+              "dstoff=\"0\" cnt=\"1\" depid=\"0\" deps=\"5\" hasdep=\"0\"/>\n    </tb>\n  </gpu>") ==
+          "bad.xml:8:8: GPU 0, thread block 1, step 0: depends on step 5 of thread block 0 (deps), which has steps 0..1");
+    CHECK(bad("dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n  </gpu>",
+              "dstoff=\"0\" cnt=\"1\" depid=\"7\" deps=\"0\" hasdep=\"0\"/>\n    </tb>\n  </gpu>") ==
+          "bad.xml:8:8: GPU 0, thread block 1, step 0: depends on thread block 7 (depid), which GPU 0 does not have");
+  }
+  SUBCASE("a dependency on a step that does not signal") {
+    CHECK(bad("dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n    </tb>\n  </gpu>",
+              "dstoff=\"0\" cnt=\"1\" depid=\"0\" deps=\"1\" hasdep=\"0\"/>\n    </tb>\n  </gpu>") ==
+          "bad.xml:5:8: GPU 0, thread block 0, step 1: GPU 0, thread block 1, step 0 depends on it, but it has "
+          "hasdep=\"0\": MSCCL's runtime signals only the steps marked hasdep=\"1\", so the waiting step would wait "
+          "forever");
+  }
+  SUBCASE("a deadlock") {
+    // Both GPUs receive before they send: each waits for the other.
+    std::string text = kGood;
+    for (const char* gpu : {"<gpu id=\"0\"", "<gpu id=\"1\""}) {
+      const std::size_t g = text.find(gpu);
+      const std::size_t s0 = text.find("<step s=\"0\" type=\"s\"", g), s1 = text.find("<step s=\"1\" type=\"r\"", g);
+      text.replace(s1, 20, "<step s=\"1\" type=\"s\"");
+      text.replace(s0, 20, "<step s=\"0\" type=\"r\"");
+    }
+    const std::string e = testing::input_error([&] { parse_msccl(text, "bad.xml"); });
+    CHECK(e.find("deadlock: these steps wait for each other in a circle") != std::string::npos);
+    CHECK(e.find("MSCCL's runtime would hang") != std::string::npos);
+  }
+  SUBCASE("a coll collsim does not read, and chunks that do not divide") {
+    CHECK(bad("coll=\"allgather\"", "coll=\"alltoallv\"") ==
+          "bad.xml:1:2: <algo>: coll=\"alltoallv\" is not a collective collsim reads (allreduce, allgather, "
+          "reducescatter, alltoall, broadcast, reduce, gather, scatter)");
+    CHECK(bad("nchunksperloop=\"2\"", "nchunksperloop=\"3\"").find("bad.xml:1:2: <algo>: nchunksperloop=3 is not a "
+                                                                   "multiple of ngpus=2") == 0);
+  }
+}

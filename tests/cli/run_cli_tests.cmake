@@ -1276,6 +1276,66 @@ run_case(trace-empty-name ARGS run --ranks 2 --trace=)
 expect_exit(2)
 expect_stderr_matches("--trace: (the file name is empty|1 required TEXT missing)")
 
+# --- MSCCL algorithm files: export-msccl, --schedule algo.xml, validate (docs/msccl.md) ---------------
+set(_msccl "${WORK_DIR}/msccl")
+file(MAKE_DIRECTORY "${_msccl}")
+set(_msccl_files "${SOURCE_DIR}/tests/msccl")
+run_case(msccl-probe ARGS export-msccl --ranks 2)
+if(CASE_RC EQUAL 2 AND CASE_ERR MATCHES "cannot read or write MSCCL algorithm files")
+  # A build without pugixml: both directions say so, exit 2, nothing written.
+  expect_bad_input(msccl-off-run NO_DUMP ARGS run --schedule "${_msccl_files}/ring_allreduce_4.xml"
+    STDERR "this build of collsim cannot read or write MSCCL algorithm files: CMake found no pugixml")
+  expect_bad_input(msccl-off-export NO_DUMP ARGS export-msccl --out "${_msccl}/x.xml" STDERR "export-msccl: this build")
+  expect_path_absent("${_msccl}/x.xml")
+else()
+  expect_exit(0)
+  expect_output_contains("<algo name=\"collsim_ring_2\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"2\" ngpus=\"2\" coll=\"allreduce\"")
+  # Export, then run the file: the ring's 6 steps and 24 transfers, verified, at any count.
+  run_case(msccl-export ARGS export-msccl --ranks 4 --protocol ll128 --nchannels 2 --out "${_msccl}/ring4.xml")
+  expect_exit(0)
+  expect_output_contains("export-msccl: all_reduce with ring on 4 GPUs at count 4 -> ${_msccl}/ring4.xml"
+    "4 chunks per loop, 8 thread blocks" "fused receive-and-send" "protocol LL128, 2 channels")
+  run_case(msccl-export-golden ARGS export-msccl --ranks 4 --count 4 --out "${_msccl}/golden.xml")
+  expect_exit(0)
+  expect_same_content("${_msccl_files}/golden_ring_allreduce_4.xml" "${_msccl}/golden.xml")
+  run_case(msccl-run-export ARGS run -q --schedule "${_msccl}/ring4.xml" --count 1001)
+  expect_exit(0)
+  expect_output_contains("verified")
+  run_case(msccl-explain ARGS explain --schedule "${_msccl_files}/chain_broadcast_4.xml" --count 2)
+  expect_exit(0)
+  expect_output_contains("broadcast with custom on 4 ranks, count 2" "step 4/4")
+  run_case(msccl-validate ARGS validate "${_msccl_files}/ring_allreduce_4.xml" "${_msccl_files}/alltoall_3.xml")
+  expect_exit(0)
+  expect_output_contains("ring_allreduce_4.xml: OK (schedule: all_reduce on 4 ranks"
+    "alltoall_3.xml: OK (schedule: all_to_all on 3 ranks")
+  # A race: warned about on stderr, naming both steps, before the checker's verdict (exit 1).
+  _regex_escape("${_msccl_files}/race_allgather_scratch_3.xml" _race)
+  run_case(msccl-race ARGS run --schedule "${_msccl_files}/race_allgather_scratch_3.xml" --count 3)
+  expect_exit(1)
+  expect_stderr_matches("collsim: warning: ${_race}:7:8: race: GPU 0, thread block 0, step 1 writes chunk 0 of GPU 0's scratch, which GPU 0, thread block 1, step 1 \\(line 12\\) reads"
+    "collsim: the schedule is wrong: ${_race}:12:8: GPU 0, thread block 1, step 1")
+  # Bad input: exit 2, file:line:column, GPU, thread block, step; nothing written.
+  file(READ "${_msccl_files}/alltoall_3.xml" _a2a)
+  string(REPLACE "type=\"r\"" "type=\"recv\"" _bad_type "${_a2a}")
+  file(WRITE "${_msccl}/bad-type.xml" "${_bad_type}")
+  _regex_escape("${_msccl}/bad-type.xml" _bad_type_path)
+  expect_bad_input(msccl-bad-step-type ARGS run --schedule "${_msccl}/bad-type.xml" --trace "${_msccl}/t.json"
+    STDERR "${_bad_type_path}:6:8: GPU 0, thread block 0, step 1: unknown step type 'recv'")
+  expect_path_absent("${_msccl}/t.json")
+  file(WRITE "${_msccl}/broken.xml" "<algo name=\"x\" ngpus=\"2\">\n  <gpu id=\"0\">\n</algo>\n")
+  expect_bad_input(msccl-malformed NO_DUMP ARGS validate "${_msccl}/broken.xml" STDERR "broken.xml:3:3: not well-formed XML")
+  expect_bad_input(msccl-export-barrier NO_DUMP ARGS export-msccl --collective barrier --out "${_msccl}/b.xml"
+    STDERR "MSCCL has no `coll` for barrier")
+  expect_path_absent("${_msccl}/b.xml")
+  expect_bad_input(msccl-export-ps NO_DUMP ARGS export-msccl --algorithm parameter_server --out "${_msccl}/ps.xml"
+    STDERR "parameter_server runs on 5 ranks for 4 GPUs")
+  expect_path_absent("${_msccl}/ps.xml")
+  expect_bad_input(msccl-export-protocol NO_DUMP ARGS export-msccl --protocol fast STDERR "--protocol: 'fast' is not one of MSCCL's protocols")
+  run_case(msccl-help ARGS export-msccl --help)
+  expect_exit(0)
+  expect_output_contains("MSCCL algorithm file" "--protocol" "--nchannels" "--out")
+endif()
+
 # --- no temporary files left behind by any run ----------------------------------------------------
 file(GLOB_RECURSE _leftovers "${WORK_DIR}/*.tmp-*")
 set(CASE_LABEL temporary-files)
