@@ -1,35 +1,14 @@
-// The timing model on the command line: the topology flags shared by `collsim run` and
-// `collsim bench`, and `collsim run --model-only`. No CLI11 here: cli_main.cpp registers
-// the flags into ModelFlags.
+// `collsim run --model-only`; the topology flags it shares with `collsim run` and `collsim
+// bench` are in cli_topology_flags.h.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "app/cli_io.h"
+#include "app/cli_topology_flags.h"
 #include "sim/model/topology.h"
 
 namespace collsim::cli {
-
-// The flags as typed. Numbers are only read when the flag was given (FlagGiven), so a
-// scenario's [topology] keeps its values for the flags left out.
-struct ModelFlags {
-  std::string topology = "switch", link, uplink, nic = "node", protocol = "none";
-  double bandwidth = 0, latency = 0, uplink_bandwidth = 0, uplink_latency = 0, reduce_rate = 0, copy_rate = 0;
-  int group_size = 0;
-  std::vector<std::string> link_overrides;  // NAME=GBPS[,US] or NAME=PRESET
-  std::vector<std::string> late;            // RANK=US
-  std::vector<std::string> slow;            // RANK=FACTOR
-  bool model_only = false;
-};
-
-// The topology the flags describe. InputError naming the flag and its value for anything
-// malformed: an unknown kind or preset, a bandwidth <= 0, "--late 3:50".
-TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given);
-
-// Flags that only some topologies have, given for one that lacks them (after a scenario's
-// [topology] is merged in): InputError naming the flag, e.g. "--group-size: switch has no
-// groups (pcie_tree and two_level have)".
-void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given);
 
 // `collsim run --model-only`: predicts without buffers or a backend, then prints the
 // summary and writes the traces (measured times 0). Refuses --dump (nothing is executed)

@@ -18,6 +18,7 @@
 #include <toml++/toml.h>
 
 #include "sim/core/errors.h"
+#include "sim/core/toml_guard.h"
 #include "sim/core/types.h"
 
 namespace collsim::toml_fields {
@@ -188,7 +189,9 @@ E enum_value(const Entry& e, const E (&values)[N], std::string_view what) {
 }
 
 // Parses TOML text; malformed text is an InputError "FILE:LINE:COLUMN: not valid TOML: ...".
+// The one way sim/ parses TOML: the text passes check_toml_text first (toml_guard.h says why).
 inline toml::table parse_toml(std::string_view text, const std::string& source) {
+  check_toml_text(text, source);
   try {
     return toml::parse(text, source);
   } catch (const toml::parse_error& e) {

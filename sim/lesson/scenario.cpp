@@ -208,13 +208,7 @@ std::string clock_name(const toml_fields::Entry& e) {
 }
 
 Scenario parse_scenario(std::string_view text, const std::string& source_name) {
-  toml::table doc;
-  try {
-    doc = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    const toml::source_position at = e.source().begin;
-    throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_name, at.line, at.column, e.description()));
-  }
+  const toml::table doc = toml_fields::parse_toml(text, source_name);
   Scenario s;
   s.source = source_name;
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);

@@ -265,8 +265,8 @@ ScheduleFile load_schedule_file(const std::filesystem::path& path) {
 
 bool is_schedule_text(std::string_view text) {
   try {
-    return toml::parse(text).contains("schedule_format");
-  } catch (const toml::parse_error&) {
+    return toml_fields::parse_toml(text, "").contains("schedule_format");
+  } catch (const InputError&) {
     return false;
   }
 }

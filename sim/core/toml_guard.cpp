@@ -1,0 +1,340 @@
+#include "sim/core/toml_guard.h"
+
+#include <cstddef>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+
+namespace collsim {
+namespace {
+
+// The length of the UTF-8 sequence at text[i], or 0 when it is not one (a stray continuation
+// byte, a truncated or overlong sequence, a surrogate, beyond U+10FFFF).
+std::size_t utf8_length(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
+  const std::uint8_t b = byte(i);
+  if (b < 0x80) return 1;
+  std::size_t n = 0;
+  std::uint32_t cp = 0, min = 0;
+  if ((b & 0xE0) == 0xC0) {
+    n = 2, cp = b & 0x1F, min = 0x80;
+  } else if ((b & 0xF0) == 0xE0) {
+    n = 3, cp = b & 0x0F, min = 0x800;
+  } else if ((b & 0xF8) == 0xF0) {
+    n = 4, cp = b & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+bool is_bare_key_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_non_ascii(char c) { return static_cast<std::uint8_t>(c) >= 0x80; }
+
+// Reads the text as TOML's grammar lays it out (keys, table headers, values, strings,
+// comments) just far enough to know where each character stands, and stops at the first
+// thing toml++ 3.3 must not see. Where the text leaves the grammar (a syntax error, which
+// toml++ will report), what follows cannot be placed: it is only searched for the two
+// faults (check_rest).
+class Scanner {
+ public:
+  Scanner(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  void run() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") i_ = 3;  // a byte-order mark
+    try {
+      while (!done()) root_line();
+    } catch (const SyntaxError&) {
+      syntax_line_ = line_, syntax_column_ = column_;
+      check_rest();
+    }
+  }
+
+ private:
+  struct SyntaxError {};  // the grammar is broken here: toml++ reports it
+
+  bool done() const { return i_ >= text_.size(); }
+  char peek(std::size_t ahead = 0) const { return i_ + ahead < text_.size() ? text_[i_ + ahead] : '\0'; }
+  bool starts_with(std::string_view s) const { return text_.substr(i_, s.size()) == s; }
+
+  [[noreturn]] void fail(std::string_view problem) const {
+    throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_, line_, column_, problem));
+  }
+  void require_utf8() const {
+    if (utf8_length(text_, i_) == 0)
+      fail(fmt::format("byte 0x{:02X} is not UTF-8 (save the file as UTF-8)", static_cast<std::uint8_t>(peek())));
+  }
+  [[noreturn]] void non_ascii() const {
+    require_utf8();
+    fail("a non-ASCII character outside a string or a comment (TOML allows them only there)");
+  }
+  // The grammar is broken here; a non-ASCII character is the reason when it is one.
+  [[noreturn]] void syntax_error() const {
+    if (is_non_ascii(peek())) non_ascii();
+    throw SyntaxError{};
+  }
+  [[noreturn]] void bad_header(char c) const {
+    if (is_non_ascii(c)) non_ascii();
+    fail(c > ' ' && c <= '~' ? fmt::format("a table header must start with a key, got '{}'", c)
+                             : std::string("a table header must start with a key"));
+  }
+  // One character forward (a whole UTF-8 sequence), counting lines, and columns in characters.
+  void advance() {
+    if (peek() == '\n') {
+      ++i_, ++line_, column_ = 1;
+      return;
+    }
+    if (is_non_ascii(peek())) {
+      require_utf8();
+      i_ += utf8_length(text_, i_);
+    } else {
+      ++i_;
+    }
+    ++column_;
+  }
+  void skip_blanks() {
+    while (is_blank(peek())) advance();
+  }
+  // What toml++ skips after a header's '[': not '\r', which it leaves to the key's assertion.
+  void skip_spaces_and_tabs() {
+    while (peek() == ' ' || peek() == '\t') advance();
+  }
+  void skip_comment() {
+    while (!done() && peek() != '\n') advance();
+  }
+  // Blanks, comments and line breaks (between the values of an array).
+  void skip_space() {
+    for (;;) {
+      skip_blanks();
+      if (peek() == '#') {
+        skip_comment();
+      } else if (peek() == '\n') {
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+  // After a key-value pair or a header: nothing but a comment up to the line's end.
+  void end_of_line() {
+    skip_blanks();
+    if (peek() == '#') skip_comment();
+    if (done()) return;
+    if (peek() != '\n') syntax_error();
+    advance();
+  }
+
+  void root_line() {
+    skip_blanks();
+    if (peek() == '\n') {
+      advance();
+    } else if (peek() == '#') {
+      skip_comment();
+    } else if (peek() == '[') {
+      table_header();
+      end_of_line();
+    } else if (!done()) {
+      key_value();
+      end_of_line();
+    }
+  }
+
+  // "[key]" or "[[key]]". toml++ 3.3 asserts that the key starts with a key character or a
+  // quote (after blanks), and handles only ']' (a blank key) and the end of the file
+  // otherwise: a line break there fails its assertion too.
+  void table_header() {
+    advance();
+    const bool array = peek() == '[';
+    if (array) advance();
+    skip_spaces_and_tabs();
+    const char c = peek();
+    if (c == ']' || done()) syntax_error();  // toml++ reports these: a blank key, the end of the file
+    if (!is_bare_key_char(c) && c != '"' && c != '\'') bad_header(c);
+    key();
+    for (int k = 0; k < (array ? 2 : 1); ++k) {
+      if (peek() != ']') syntax_error();
+      advance();
+    }
+  }
+
+  // A dotted key: parts (bare or quoted) joined by dots, blanks around them; stops before
+  // what follows it ('=', ']').
+  void key() {
+    for (;;) {
+      skip_blanks();
+      const char c = peek();
+      if (c == '"' || c == '\'') {
+        if (starts_with(std::string(3, c))) syntax_error();  // no multi-line keys
+        string(c);
+      } else if (is_bare_key_char(c)) {
+        while (is_bare_key_char(peek())) advance();
+      } else {
+        syntax_error();
+      }
+      skip_blanks();
+      if (peek() != '.') return;
+      advance();
+    }
+  }
+
+  void key_value() {
+    key();
+    if (peek() != '=') syntax_error();
+    advance();
+    skip_blanks();
+    value();
+  }
+
+  void value() {
+    const char c = peek();
+    if (c == '"' || c == '\'') {
+      string(c);
+    } else if (c == '[') {
+      array();
+    } else if (c == '{') {
+      inline_table();
+    } else {
+      bare_value();
+    }
+  }
+
+  // A number, boolean, date or time: toml++ reads it up to a value terminator (a blank, a
+  // line break, ',', ']', '}', '#'), asking of every character whether it is one: the
+  // question its 3.3 cannot answer for most non-ASCII characters. A date and a time may be
+  // joined by one space.
+  void bare_value() {
+    const std::size_t begin = i_;
+    bare_token();
+    const std::string_view token = text_.substr(begin, i_ - begin);
+    if (token.empty()) syntax_error();
+    const bool date = token.size() == 10 && token[4] == '-' && token[7] == '-';
+    if (date && peek() == ' ' && is_digit(peek(1))) {
+      advance();
+      bare_token();
+    }
+  }
+  void bare_token() {
+    for (char c = peek(); !(done() || is_blank(c) || c == '\n' || c == ',' || c == ']' || c == '}' || c == '#');
+         c = peek()) {
+      if (is_non_ascii(c)) non_ascii();
+      advance();
+    }
+  }
+
+  // toml++ 3.3 asserts that a value does not start with a value terminator; in an array it
+  // does not check for '}' first ("[}", "[1, }").
+  void array() {
+    advance();
+    for (;;) {
+      skip_space();
+      if (peek() == ']') break;
+      if (peek() == '}') fail("expected a value or ']' in the array, got '}'");
+      value();
+      skip_space();
+      if (peek() == ',') {
+        advance();
+      } else if (peek() != ']') {
+        syntax_error();
+      }
+    }
+    advance();
+  }
+
+  void inline_table() {
+    advance();
+    skip_blanks();
+    if (peek() == '}') return advance();
+    for (;;) {
+      key_value();
+      skip_blanks();
+      if (peek() == '}') return advance();
+      if (peek() != ',') syntax_error();
+      advance();
+    }
+  }
+
+  // A basic ("...", """...""") or literal ('...', '''...''') string, its delimiters included.
+  void string(char quote) {
+    const std::string triple(3, quote);
+    const bool multi_line = starts_with(triple);
+    const bool escapes = quote == '"';
+    for (std::size_t k = 0; k < (multi_line ? 3 : 1); ++k) advance();
+    for (;;) {
+      const char c = peek();
+      if (done() || (c == '\n' && !multi_line)) syntax_error();  // unterminated
+      if (escapes && c == '\\') {
+        advance();
+        if (!done()) advance();
+      } else if (c == quote && !multi_line) {
+        return advance();
+      } else if (c == quote && starts_with(triple)) {
+        // The closing delimiter, and up to two more quotes that belong to the string: the
+        // whole run of quotes ends it.
+        while (peek() == quote) advance();
+        return;
+      } else {
+        advance();
+      }
+    }
+  }
+
+  // After a syntax error toml++ stops, but exactly where is its business: what follows
+  // cannot be placed, so any non-ASCII character in it and any line that would be a bad
+  // table header is refused (the file is refused either way: it has a syntax error).
+  void check_rest() {
+    bool line_start = true;
+    char last = '\0';  // the last character that is not blank, a line break or in a comment
+    while (!done()) {
+      const char c = peek();
+      if (is_non_ascii(c)) require_utf8(), unplaced();
+      if (c == '}' && (last == '[' || last == ',')) unplaced();
+      if (c == '#') {
+        skip_comment();
+        continue;
+      }
+      if (!is_blank(c) && c != '\n') last = c;
+      if (line_start && c == '[') {
+        advance();
+        if (peek() == '[') advance();
+        skip_spaces_and_tabs();
+        const char k = peek();
+        if (!done() && k != ']' && !is_bare_key_char(k) && k != '"' && k != '\'') unplaced();
+        line_start = false;
+        continue;
+      }
+      line_start = c == '\n' || (line_start && is_blank(c));
+      advance();
+    }
+  }
+
+  // Refuses the file at its syntax error, for what follows it.
+  [[noreturn]] void unplaced() const {
+    throw InputError(fmt::format("{}:{}:{}: not valid TOML here (and what follows has a non-ASCII character outside "
+                                 "a string, a table header without a key, or a '}}' where an array needs a value)",
+                                 source_, syntax_line_, syntax_column_));
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  std::size_t i_ = 0;
+  int line_ = 1, column_ = 1;
+  int syntax_line_ = 0, syntax_column_ = 0;  // where the grammar broke
+};
+
+}  // namespace
+
+void check_toml_text(std::string_view text, const std::string& source) { Scanner(text, source).run(); }
+
+}  // namespace collsim
