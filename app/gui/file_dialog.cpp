@@ -1,4 +1,4 @@
-// Open a scenario (.toml) or a JSON trace (.json): a folder listing built with ImGui,
+// Open a scenario (.toml), a JSON trace (.json) or an MSCCL algorithm file (.xml): a folder listing built with ImGui,
 // plus a path field for typing one.
 #include <algorithm>
 
@@ -19,7 +19,7 @@ std::vector<Entry> list_folder(const std::filesystem::path& dir) {
     const bool folder = e.is_directory(ec);
     const auto ext = e.path().extension();
     if (e.path().filename().string().starts_with(".")) continue;
-    if (folder || ext == ".toml" || ext == ".json") out.push_back({e.path(), folder});
+    if (folder || ext == ".toml" || ext == ".json" || ext == ".xml") out.push_back({e.path(), folder});
   }
   std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
     return a.folder != b.folder ? a.folder : a.path.filename() < b.path.filename();

@@ -8,6 +8,7 @@
 
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
+#include "sim/run/msccl_import.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
@@ -175,6 +176,18 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
     run_into(request, *request.run, request.topology, request.title, request.description, out, p);
   } else if (is_trace_file(request.file)) {
     load_trace(request, out, p);
+  } else if (is_msccl_path(request.file)) {
+    // An MSCCL algorithm file opened on its own: run as a schedule written by hand, at a
+    // count that gives every chunk a few elements (a view, not a benchmark).
+    p.set(0.02f, fmt::format("reading {}", request.file.string()));
+    RunRequest r = default_run_request();
+    r.algorithm = std::string(kCustomAlgorithm);
+    r.options.schedule_file = request.file.string();
+    r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+    const ScheduleFile f = load_schedule_file(request.file);
+    r.spec.count = static_cast<std::uint64_t>(f.chunks_per_block) * 4;
+    out.source = request.file.string();
+    run_into(request, r, request.topology, f.title, f.description, out, p);
   } else {
     p.set(0.02f, fmt::format("reading {}", request.file.string()));
     out.source = request.file.string();

@@ -23,6 +23,7 @@
 #include "app/gui/timeline_model.h"
 #include "app/gui/values.h"
 #include "app/gui/view_model.h"
+#include "sim/run/msccl_import.h"
 #include "sim/schedule/algorithm.h"
 #include "sim/check/checker.h"
 #include "sim/lesson/scenario.h"
@@ -891,6 +892,25 @@ TEST_CASE("gui loader: a run and a JSON trace of it load into view models with m
   // A bad request is an error too.
   rq.spec.ranks = 0;
   CHECK(load(run_request(rq), p).error.find("--ranks") != std::string::npos);
+}
+
+TEST_CASE("gui loader: an MSCCL algorithm file opens as its schedule, run, checked and drawn like any other") {
+  Progress p;
+  const std::filesystem::path file = std::filesystem::path(COLLSIM_SOURCE_DIR) / "tests" / "msccl" / "alltoall_3.xml";
+  const LoadResult r = load(file_request(file), p);
+  if (!why_no_msccl().empty()) {  // a build without pugixml says so
+    CHECK_FALSE(r.model);
+    CHECK(r.error.find("cannot read or write MSCCL algorithm files") != std::string::npos);
+    return;
+  }
+  REQUIRE(r.model);
+  CHECK(r.error.empty());
+  CHECK(r.title == "alltoall_3");
+  CHECK(r.request.algorithm == "custom");
+  CHECK(r.request.spec.collective == Collective::all_to_all);
+  CHECK(r.request.spec.ranks == 3);
+  CHECK(r.model->transfer_count() == 6);
+  CHECK(r.model->has_clock(ClockKind::measured));
 }
 
 namespace {
