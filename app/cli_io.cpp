@@ -40,6 +40,7 @@ RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags,
                  const FlagGiven& given, const TopologyConfig& topology_flags) {
   if (scenario_path.empty()) {
     RunPlan plan{adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags, {}};
+    plan.topology = adopt_schedule_protocol(plan.request, plan.topology, given);
     print_schedule_warnings(plan.request);
     return plan;
   }

@@ -7,6 +7,7 @@
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
+#include "sim/model/protocol.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/run/msccl_export.h"
 #include "sim/run/msccl_import.h"
@@ -68,6 +69,14 @@ void print_schedule_warnings(const RunRequest& request) {
   if (request.algorithm != kCustomAlgorithm || !is_msccl_path(request.options.schedule_file)) return;
   for (const std::string& w : load_schedule_file(request.options.schedule_file).warnings)
     std::fprintf(stderr, "collsim: warning: %s\n", w.c_str());
+}
+
+TopologyConfig adopt_schedule_protocol(const RunRequest& request, TopologyConfig topology, const FlagGiven& given) {
+  if (given("--protocol") || request.algorithm != kCustomAlgorithm || !is_msccl_path(request.options.schedule_file))
+    return topology;
+  if (const std::optional<Protocol> p = parse_protocol(load_schedule_file(request.options.schedule_file).protocol))
+    topology.protocol = *p;
+  return topology;
 }
 
 }  // namespace collsim::cli

@@ -24,4 +24,8 @@ int command_export_msccl(RunRequest request, const FlagGiven& given, const Msccl
 // Where a run's schedule is an MSCCL file: its warnings (races, needless waits) on stderr.
 void print_schedule_warnings(const RunRequest& request);
 
+// Where a run's schedule is an MSCCL file and --protocol was not given: the timing model
+// predicts under the file's proto (Simple, LL, LL128), as MSCCL's runtime would run it.
+TopologyConfig adopt_schedule_protocol(const RunRequest& request, TopologyConfig topology, const FlagGiven& given);
+
 }  // namespace collsim::cli

@@ -76,6 +76,7 @@ struct ScheduleFile {
   int chunks_per_block = 1;            // a block is `count` elements; chunk c is part c % C of block c / C
   int scratch_blocks = 0;              // scratch buffer per rank, in blocks
   std::optional<bool> in_place;        // fixed by the file (MSCCL's inplace/outofplace), else the run's
+  std::string protocol;                // the file's protocol in --protocol's words (MSCCL's proto); empty: none
   std::vector<PreOp> pre;
   std::vector<Step> steps;
   Position collective_at, ranks_at, root_at, count_at;

@@ -1304,6 +1304,18 @@ else()
   run_case(msccl-explain ARGS explain --schedule "${_msccl_files}/chain_broadcast_4.xml" --count 2)
   expect_exit(0)
   expect_output_contains("broadcast with custom on 4 ranks, count 2" "step 4/4")
+  # The file's proto is the timing model's protocol unless --protocol says otherwise.
+  run_case(msccl-protocol ARGS run --model-only --schedule "${_msccl_files}/chain_broadcast_4.xml" --count 1M)
+  expect_exit(0)
+  expect_output_contains("protocol LL128: base 14 us")
+  run_case(msccl-protocol-flag ARGS run --model-only --schedule "${_msccl_files}/chain_broadcast_4.xml" --count 1M
+    --protocol none)
+  expect_exit(0)
+  if(CASE_OUT MATCHES "LL128")
+    _fail("--protocol none did not override the file's LL128")
+  else()
+    _ok("--protocol none overrides the file's proto")
+  endif()
   run_case(msccl-validate ARGS validate "${_msccl_files}/ring_allreduce_4.xml" "${_msccl_files}/alltoall_3.xml")
   expect_exit(0)
   expect_output_contains("ring_allreduce_4.xml: OK (schedule: all_reduce on 4 ranks"
