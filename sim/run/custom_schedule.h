@@ -33,9 +33,9 @@ struct ScheduleFile {
   // Where one side of a transfer lies in its buffer.
   struct Place {
     int chunk = -1;                    // >= 0: chunk `chunk` (see chunks_per_block)
-    int chunks = 1;                    // chunk >= 0: this many consecutive chunks from `chunk` (MSCCL's cnt)
     std::uint64_t begin = 0, end = 0;  // chunk < 0: elements [begin, end)
     bool whole = false;                // pre-operations only: the whole buffer
+    int chunks = 1;                    // chunk >= 0: this many consecutive chunks from `chunk` (MSCCL's cnt)
   };
   struct Transfer {
     Position at;

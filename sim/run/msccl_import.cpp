@@ -622,7 +622,12 @@ std::vector<std::uint32_t> topological_order(const Source& src, const Graph& g, 
 
 // --- collsim's steps ---------------------------------------------------------------------------
 
-ScheduleFile::Place place(int chunk, int cnt) { return {chunk, cnt, 0, 0, false}; }
+ScheduleFile::Place place(int chunk, int cnt) {
+  ScheduleFile::Place p;
+  p.chunk = chunk;
+  p.chunks = cnt;
+  return p;
+}
 
 // The file's transfers, each a step of its own, in `order` (collsim's derived dependencies
 // are computed on it).
