@@ -289,7 +289,8 @@ int report_lesson(const Scenario& s, const PreparedLesson& l, const LessonRunFla
 }
 
 std::string single_collective_questions(const RunPlan& plan, bool answers) {
-  if (!plan.scenario || plan.scenario->questions.empty()) return "";
+  // Format 2 has captions and questions: every text is checked before the run, as for a lesson.
+  if (!plan.scenario || (plan.scenario->format < 2 && plan.scenario->questions.empty())) return "";
   const ProgramResult p = model_program(*plan.scenario);
   return format_questions(*plan.scenario, p, checked_facts(*plan.scenario, p), answers);
 }

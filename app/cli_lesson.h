@@ -66,7 +66,8 @@ LessonFacts checked_facts(const Scenario& s, const ProgramResult& p);
 std::string format_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f, bool show);
 
 // A single-collective scenario's questions (format_questions), answered from the model
-// before anything runs; "" without a scenario or questions.
+// before anything runs; "" without a scenario or questions. Format 2: every caption and
+// question is checked too (check_lesson_text's InputError), as a lesson's are.
 std::string single_collective_questions(const RunPlan& plan, bool answers);
 
 // `collsim validate` of a lesson: every phase prepared (schedules built and checked), the

@@ -19,10 +19,12 @@
 #include "app/cli_lesson.h"
 #include "app/cli_model.h"
 #include "app/cli_mpi.h"
+#include "app/cli_progress.h"
 #include "app/cli_msccl.h"
 #include "sim/schedule/algorithm.h"
 #include "app/cli_storyboard.h"
 #include "sim/run/custom_schedule.h"
+#include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
 #include "sim/trace/report.h"
@@ -41,6 +43,7 @@ struct SpecFlags {
 
 struct RunFlags {
   std::string backend = "auto", placement = "streams", dump;
+  bool allow_long = false;
   std::uint64_t seed = 1;
   bool quiet = false;
   bool answers = false;  // a scenario's questions: show the answers
@@ -176,12 +179,22 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   RunResult result = prepare_run(plan.request);
   predict_run(result, plan.topology);  // cheap, and a bad topology is refused before anything runs
   const BackendChoice choice = choose_backend(plan.backend, rf.placement);
-  std::unique_ptr<Backend> backend = make_backend(choice);
   cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
+  const RunTimeEstimate estimate = choice.name == "cpu" ? estimate_cpu_run(result.schedule) : RunTimeEstimate{};
+  if (!rf.allow_long) check_run_time(estimate, "--allow-long");
+  const bool long_run = estimate.seconds > kSayEstimateSeconds;
+  cli::TransferProgress progress("run");
+  std::unique_ptr<Backend> backend =
+      make_backend(choice, 0, long_run ? std::function<void(std::size_t, std::size_t)>(std::ref(progress)) : nullptr);
   if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
   if (plan.backend == "auto" && !rf.quiet)
     fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
+  if (long_run && !rf.quiet) {
+    fmt::print(stderr, "estimated: {}\n", describe(estimate));
+    std::fflush(stdout);
+  }
   execute_run(result, *backend);
+  progress.clear();
   OutputFileSet files;  // the dump and the traces land together or not at all
   if (!rf.dump.empty()) dump_buffers(result, rf.dump, files);
   cli::stage_trace_outputs(result, plan, fa.outputs, files);
@@ -312,6 +325,9 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)")
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
+  run_cmd->add_flag("--allow-long", run.allow_long,
+                    "run even when the run is estimated to take more than 10 minutes (its data at this machine's "
+                    "memcpy rate); without it such a run is refused before it starts");
   run_cmd->add_flag("--answers", run.answers, "a scenario's or lesson's questions: print the answers too");
   FileArgs files;
   const char* scenario_help =

@@ -1,10 +1,14 @@
-// Progress on stderr for the commands that take a while (`bench`, `run` on a lesson).
+// Progress on stderr for the commands that take a while (`bench`, `run` on a lesson, a long `run`).
 #pragma once
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -38,6 +42,34 @@ class ProgressLine {
   bool tty_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_;
+};
+
+// A long run's transfers done, from whichever CPU worker finished one (CpuBackendOptions::
+// after_transfer): shown at most four times a second on a terminal and every ten seconds
+// in a log; thread-safe, and cheap when there is nothing to show.
+class TransferProgress {
+ public:
+  explicit TransferProgress(std::string what)
+      : what_(std::move(what)), every_(::isatty(STDERR_FILENO) == 1 ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
+
+  void operator()(std::size_t done, std::size_t total) {
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::int64_t due = due_.load(std::memory_order_relaxed);
+    if (now < due || !due_.compare_exchange_strong(due, now + std::chrono::nanoseconds(every_).count())) return;
+    const std::lock_guard lock(mutex_);
+    line_.show(fmt::format("{}: {}/{} transfers ({:.0f} %) ...", what_, done, total, 100.0 * static_cast<double>(done) / static_cast<double>(total)));
+  }
+  void clear() {
+    const std::lock_guard lock(mutex_);
+    line_.clear();
+  }
+
+ private:
+  std::string what_;
+  std::chrono::steady_clock::duration every_;
+  std::atomic<std::int64_t> due_{0};
+  std::mutex mutex_;
+  ProgressLine line_;
 };
 
 }  // namespace collsim::cli

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/run/bench.h"
+#include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 
 using namespace collsim;
@@ -33,6 +34,33 @@ TEST_CASE("data moved counts a copy as 2n bytes, a reduce as 3n, local operation
   CHECK(m.transfers == 12 * 8 * 3 + 12 * 8 * 2);
   CHECK(m.local_ops == 4 * 24 * 2);
   CHECK(m.total() == m.transfers + m.local_ops);
+}
+
+TEST_CASE("a run's time estimate is its data moved at the memcpy rate, refused above ten minutes") {
+  RunRequest small;
+  small.spec = {Collective::all_reduce, 4, 1024, DataType::f32, ReduceOp::sum, 0};
+  small.algorithm = "ring";
+  const RunResult r = prepare_model_run(small);
+  const RunTimeEstimate e = estimate_cpu_run(r.schedule, 1);
+  CHECK(e.bytes == data_moved(r.schedule).total());
+  CHECK(e.bytes < kEstimateAboveBytes);
+  CHECK(e.memcpy_gbps == 0);  // too small to be worth measuring
+  CHECK(e.seconds == 0);
+  CHECK_NOTHROW(check_run_time(e, "--allow-long"));
+
+  // Above 1 GB moved the rate is measured (its value is the machine's: not asserted) and
+  // the bound follows from it. The schedule alone: nothing of the run is allocated.
+  const Schedule big = build_schedule({Collective::all_reduce, 8, 64ull << 20, DataType::f32, ReduceOp::sum, 0, false}, "ring", {});
+  const RunTimeEstimate b = estimate_cpu_run(big, 1);
+  CHECK(b.bytes > kEstimateAboveBytes);
+  REQUIRE(b.memcpy_gbps > 0);
+  CHECK(b.seconds == doctest::Approx(b.bytes / (b.memcpy_gbps * 1e9)));
+
+  const RunTimeEstimate slow{.bytes = 1e12, .memcpy_gbps = 1, .seconds = 1000};
+  CHECK_THROWS_WITH_AS(check_run_time(slow, "--allow-long"),
+                       doctest::Contains("give --allow-long to run it anyway"), InputError);
+  CHECK(describe(slow).find("at this machine's memcpy rate of 1.0 GB/s") != std::string::npos);
+  CHECK_NOTHROW(check_run_time({.bytes = 1e12, .memcpy_gbps = 2000, .seconds = 0.5}, "--allow-long"));
 }
 
 TEST_CASE("a tiny bench run gives one verified row per algorithm and size") {
@@ -77,7 +105,7 @@ class ZeroTimeBackend : public Backend {
   }
 
  private:
-  std::unique_ptr<Backend> cpu_ = make_cpu_backend({.threads = 1, .before_transfer = {}, .should_stop = {}});
+  std::unique_ptr<Backend> cpu_ = make_cpu_backend({.threads = 1, .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
 };
 
 BenchOptions tiny_bench(Collective c, const std::string& algorithm) {

@@ -21,7 +21,7 @@ namespace emu = collsim::cuda::emulator;
 namespace {
 
 Backend& cpu() {
-  static std::unique_ptr<Backend> b = make_cpu_backend({.threads = 1, .before_transfer = {}, .should_stop = {}});
+  static std::unique_ptr<Backend> b = make_cpu_backend({.threads = 1, .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
   return *b;
 }
 

@@ -1,6 +1,12 @@
 // The CPU engine runs each transfer once its dependencies are done: no barrier between steps.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
+#include <numeric>
+
+#include <mutex>
+
 #include <atomic>
 #include <cstring>
 #include <chrono>
@@ -36,7 +42,7 @@ TEST_CASE("a delayed transfer holds up only its dependants") {
   auto backend = make_cpu_backend({.threads = 2, .before_transfer = [&](std::size_t i) {
                                      if (i == delayed) std::this_thread::sleep_for(std::chrono::milliseconds(300));
                                    },
-                                   .should_stop = {}});
+                                   .should_stop = {}, .after_transfer = {}});
   const RunResult r = run_collective(req, *backend);
   REQUIRE(r.verification.ok);
   const std::vector<bool> waits = dependants_of(r.dependencies, delayed);
@@ -59,12 +65,36 @@ TEST_CASE("a delayed transfer holds up only its dependants") {
   CHECK(slow.begin_ns >= 300'000'000);  // the hook slept before the transfer began
 }
 
+TEST_CASE("the progress hook counts every transfer once, up to the schedule's total") {
+  RunRequest req;
+  req.spec = {Collective::all_reduce, 6, 600, DataType::f32, ReduceOp::sum, 0};
+  req.algorithm = "ring";
+  std::mutex m;
+  std::vector<std::size_t> seen;
+  std::size_t total_seen = 0;
+  auto backend = make_cpu_backend({.threads = 2,
+                                   .before_transfer = {},
+                                   .should_stop = {},
+                                   .after_transfer = [&](std::size_t done, std::size_t total) {
+                                     const std::lock_guard lock(m);
+                                     seen.push_back(done);
+                                     total_seen = total;
+                                   }});
+  const RunResult r = run_collective(req, *backend);
+  REQUIRE(r.verification.ok);
+  CHECK(total_seen == r.schedule.transfers.size());
+  std::sort(seen.begin(), seen.end());
+  std::vector<std::size_t> every(r.schedule.transfers.size());
+  std::iota(every.begin(), every.end(), std::size_t{1});
+  CHECK(seen == every);  // 1, 2, ..., total: each count once
+}
+
 TEST_CASE("every transfer is recorded with a worker and ordered times") {
   RunRequest req;
   req.spec = {Collective::all_reduce, 5, 1001, DataType::bf16, ReduceOp::avg, 0};
   req.algorithm = "parameter_server";
   req.options.servers = 2;
-  auto backend = make_cpu_backend({.threads = 3, .before_transfer = {}, .should_stop = {}});
+  auto backend = make_cpu_backend({.threads = 3, .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
   const RunResult r = run_collective(req, *backend);
   REQUIRE(r.verification.ok);
   REQUIRE(r.execution.timings.size() == r.schedule.transfers.size());
@@ -86,7 +116,7 @@ TEST_CASE("a stopped execution skips the transfers not yet started and says so")
   const std::size_t stop_after = 5;
   auto backend = make_cpu_backend({.threads = 2,
                                    .before_transfer = [&](std::size_t) { ++started; },
-                                   .should_stop = [&] { return started.load() >= stop_after; }});
+                                   .should_stop = [&] { return started.load() >= stop_after; }, .after_transfer = {}});
   CHECK_THROWS_AS(execute_run(run, *backend), ExecutionStopped);
   // Two workers may each pass the check once more before they see the other's start.
   CHECK(started.load() >= stop_after);
@@ -95,7 +125,7 @@ TEST_CASE("a stopped execution skips the transfers not yet started and says so")
 
   // Without a stop, the same backend options run every transfer and verify.
   started = 0;
-  auto unstopped = make_cpu_backend({.threads = 2, .before_transfer = [&](std::size_t) { ++started; }, .should_stop = {}});
+  auto unstopped = make_cpu_backend({.threads = 2, .before_transfer = [&](std::size_t) { ++started; }, .should_stop = {}, .after_transfer = {}});
   CHECK(run_collective(req, *unstopped).verification.ok);
   CHECK(started.load() == run.schedule.transfers.size());
 }

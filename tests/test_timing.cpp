@@ -361,7 +361,7 @@ TEST_CASE("a JSON trace with predictions round-trips byte for byte") {
   RunRequest request;
   request.spec = {Collective::all_reduce, 4, 1000, DataType::f32, ReduceOp::sum, 0, false};
   request.algorithm = "direct";
-  RunResult r = run_collective(request, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
+  RunResult r = run_collective(request, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));
   TopologyConfig ring;
   ring.kind = TopologyKind::ring;
   predict_run(r, ring);

@@ -20,7 +20,7 @@ using namespace collsim;
 namespace {
 
 Trace run_trace(const RunRequest& req, std::string title = {}, std::string description = {}) {
-  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));
   REQUIRE(r.verification.ok);
   return make_trace(r, std::move(title), std::move(description));
 }
@@ -113,7 +113,7 @@ TEST_CASE("a JSON trace keeps n/a bandwidths, predicted times and non-finite err
 
 TEST_CASE("a trace records the run: metadata, schedule, records, verification") {
   RunRequest req = request("ring", 4, 10);
-  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
+  const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));
   const Trace t = make_trace(r, "Title", "Text");
   CHECK(t.format_version == kTraceFormatVersion);
   CHECK_FALSE(t.collsim_version.empty());
@@ -255,7 +255,7 @@ namespace {
 // A prediction on a configuration that sets every key of a scenario's [topology].
 Trace predicted_trace(const TopologyConfig& config, std::string algorithm = "direct", int ranks = 4) {
   RunResult r = run_collective(request(std::move(algorithm), ranks, 100),
-                               *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}}));
+                               *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));
   predict_run(r, config);
   return make_trace(r);
 }

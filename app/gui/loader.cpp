@@ -21,7 +21,7 @@ namespace {
 template <class Execute>
 void execute_cancellably(const Progress& p, Execute&& execute) {
   const std::unique_ptr<Backend> backend =
-      make_cpu_backend({.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }});
+      make_cpu_backend({.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }, .after_transfer = {}});
   try {
     execute(*backend);
   } catch (const ExecutionStopped&) {

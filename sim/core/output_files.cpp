@@ -79,7 +79,9 @@ std::string refusal(const std::filesystem::path& path) {
     return S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "that is a device, not a file: collsim writes regular files only"
            : S_ISFIFO(st.st_mode)                       ? "that is a FIFO, not a file: collsim writes regular files only"
                                                         : "that is not a regular file: collsim writes regular files only";
-  if (::access(path.c_str(), W_OK) != 0) return "the file is read-only: collsim does not replace it";
+  // Root passes access(W_OK) on any file: a file without a write bit is read-only to us too.
+  if (::access(path.c_str(), W_OK) != 0 || (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0)
+    return "the file is read-only: collsim does not replace it";
   return "";
 }
 
@@ -96,6 +98,14 @@ void check_output_path(std::string_view flag, const std::string& path) {
     throw InputError(fmt::format("{} {}: the folder {} does not exist", flag, path, folder.string()));
   if (::access(folder.c_str(), W_OK) != 0)
     throw InputError(fmt::format("{} {}: the folder {} is not writable", flag, path, folder.string()));
+  // access() does not know every file system (/proc, a read-only mount as root): create a
+  // file there, the way the output will be, and remove it.
+  std::string probe = (folder / ".collsim-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0)
+    throw InputError(fmt::format("{} {}: cannot create a file in {}: {}", flag, path, folder.string(), std::strerror(errno)));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 bool same_output_file(const std::filesystem::path& a, const std::filesystem::path& b) {

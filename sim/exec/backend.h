@@ -94,6 +94,9 @@ struct CpuBackendOptions {
   // not yet started are skipped and execute() throws ExecutionStopped; the buffers are
   // then partial and must not be verified.
   std::function<bool()> should_stop;
+  // Called on a worker after each transfer with how many are done (of `total`, the
+  // schedule's): the CLI's progress line on a long run. Runs inside the timed run: keep it cheap.
+  std::function<void(std::size_t done, std::size_t total)> after_transfer;
 };
 
 class ExecutionStopped : public std::runtime_error {

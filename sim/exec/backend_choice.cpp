@@ -44,10 +44,12 @@ BackendChoice choose_backend(const std::string& backend_flag, const std::string&
   return choice;
 }
 
-std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads) {
+std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads,
+                                      std::function<void(std::size_t, std::size_t)> cpu_progress) {
   if (choice.name == "cuda") return make_cuda_backend(choice.cuda);
   if (choice.name == "mpi") return make_mpi_backend();
-  return make_cpu_backend({.threads = cpu_threads, .before_transfer = {}, .should_stop = {}});
+  return make_cpu_backend(
+      {.threads = cpu_threads, .before_transfer = {}, .should_stop = {}, .after_transfer = std::move(cpu_progress)});
 }
 
 int cuda_device_count() { return cuda::device_count(); }

@@ -6,6 +6,7 @@
 // the values come from them; the commands register the flags themselves.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,8 +25,10 @@ struct BackendChoice {
 // without a CUDA device (or in a build without CUDA).
 BackendChoice choose_backend(const std::string& backend_flag, const std::string& placement_flag);
 
-// cpu_threads: the CPU backend's workers; 0: one per hardware thread.
-std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads = 0);
+// cpu_threads: the CPU backend's workers; 0: one per hardware thread. cpu_progress: the
+// CPU backend's after_transfer (CpuBackendOptions).
+std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads = 0,
+                                      std::function<void(std::size_t, std::size_t)> cpu_progress = {});
 
 // CUDA devices present (0 without a driver, a device or the CUDA backend).
 int cuda_device_count();

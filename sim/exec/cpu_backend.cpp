@@ -140,6 +140,7 @@ class CpuBackend final : public Backend {
     };
     run_local_ops(s, s.pre_ops, bufs, options_.threads);
     std::atomic<bool> stopped{false};
+    std::atomic<std::size_t> done{0};
     DagRunner(deps, options_.threads).run([&](std::uint32_t i, int worker) {
       // A stopped run still drains the graph (its dependants must be released), doing nothing.
       if (stopped.load(std::memory_order_relaxed) || (options_.should_stop && options_.should_stop())) {
@@ -152,6 +153,7 @@ class CpuBackend final : public Backend {
       timing.begin_ns = since_start();
       run_transfer_on_host(s, s.transfers[i], bufs);
       timing.end_ns = since_start();
+      if (options_.after_transfer) options_.after_transfer(done.fetch_add(1, std::memory_order_relaxed) + 1, s.transfers.size());
     });
     if (stopped.load()) throw ExecutionStopped();
     run_local_ops(s, s.post_ops, bufs, options_.threads);

@@ -201,7 +201,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_
   validate_bench_options(o);
   const std::vector<std::uint64_t> sizes = bench_sizes(o);
   std::unique_ptr<Backend> backend =
-      o.make_backend ? o.make_backend() : make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}, .should_stop = {}});
+      o.make_backend ? o.make_backend() : make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
   std::vector<BenchRow> rows;
   BenchProgress progress{0, sizes.size() * o.algorithms.size(), {}, 0};
   for (const std::string& algorithm : o.algorithms) {
