@@ -860,6 +860,62 @@ ScheduleFile head_of(const XAlgo& a, const Source& src, int per_block) {
 
 std::string why_no_msccl() { return ""; }
 
+namespace {
+
+// MSCCL's order as a graph: every step's nodes, sends matched with receives, thread-block
+// order and depid/deps.
+Graph build_graph(const Source& src, const XAlgo& a) {
+  Graph g;
+  for (const XGpu& gpu : a.gpus)
+    for (const XTb& tb : gpu.tbs)
+      for (std::size_t i = 0; i < tb.steps.size(); ++i) add_step_nodes(g, tb, i);
+  match(src, a, g);
+  order_edges(src, a, g);
+  return g;
+}
+
+// The order collsim lays the file out in: collsim's own where the file carries it (an
+// export of collsim's) and it agrees with MSCCL's; otherwise MSCCL's order alone.
+struct Layout {
+  std::vector<std::uint32_t> topo;  // every node
+  bool hinted = false;              // the writes in collsim_order's order
+};
+Layout choose_order(const Source& src, const XAlgo& a, const Graph& g, std::vector<std::string>& warnings) {
+  Layout out{topological_order(src, g, false), false};
+  const Hints hints = read_hints(g);
+  if (hints.complete) {
+    std::vector<std::uint32_t> kept = topological_order(src, g, true);
+    out.hinted = writes_in_hint_order(g, kept);
+    if (out.hinted) out.topo = std::move(kept);
+  }
+  if (hints.any && !out.hinted) hints_ignored(src, a, warnings);
+  return out;
+}
+
+// Each node's level: a write comes after everything MSCCL orders before it and after every
+// transfer collsim derives it depends on (which resolves a race in the file's order). In
+// collsim's order (hinted) a level never goes back, so that steps are contiguous in it.
+std::vector<int> levels(const Graph& g, const Layout& layout, const std::vector<FileHazard>& hazards) {
+  std::vector<std::vector<int>> depends(g.transfers.size());
+  for (const FileHazard& h : hazards) depends[static_cast<std::size_t>(h.later)].push_back(h.earlier);
+  std::vector<int> level(g.nodes.size(), 0);
+  int last_write = 0;
+  for (std::uint32_t v : layout.topo) {
+    int l = 0;
+    for (std::uint32_t p : g.nodes[v].preds) l = std::max(l, level[p]);
+    if (const int t = g.nodes[v].writes; t >= 0) {
+      for (int d : depends[static_cast<std::size_t>(t)])
+        l = std::max(l, level[g.transfers[static_cast<std::size_t>(d)].write_node]);
+      ++l;
+      if (layout.hinted) l = std::max(l, last_write), last_write = l;
+    }
+    level[v] = l;
+  }
+  return level;
+}
+
+}  // namespace
+
 ScheduleFile parse_msccl(std::string_view text, const std::string& source) {
   const Source src(text, source);
   pugi::xml_document doc;
@@ -869,62 +925,30 @@ ScheduleFile parse_msccl(std::string_view text, const std::string& source) {
   const int per_block = chunks_per_block(src, a);
   check_gpu_sizes(src, a, per_block);
   check_steps(src, a);
+  const Graph g = build_graph(src, a);
 
-  Graph g;
-  for (const XGpu& gpu : a.gpus)
-    for (const XTb& tb : gpu.tbs)
-      for (std::size_t i = 0; i < tb.steps.size(); ++i) add_step_nodes(g, tb, i);
-  match(src, a, g);
-  order_edges(src, a, g);
   ScheduleFile f = head_of(a, src, per_block);
-  // collsim's own order where the file carries it (an export of collsim's) and it agrees
-  // with MSCCL's; otherwise MSCCL's order alone.
-  std::vector<std::uint32_t> topo = topological_order(src, g, false);
-  const Hints hints = read_hints(g);
-  if (hints.complete) {
-    std::vector<std::uint32_t> kept = topological_order(src, g, true);
-    if (writes_in_hint_order(g, kept)) topo = std::move(kept);
-    else hints_ignored(src, a, f.warnings);
-  } else if (hints.any) {
-    hints_ignored(src, a, f.warnings);
-  }
-  const bool hinted = topo.size() > 0 && hints.complete && writes_in_hint_order(g, topo);
-
+  const Layout layout = choose_order(src, a, g, f.warnings);
   for (const XTransfer& t : g.transfers)
     if (t.pre) f.pre.push_back(pre_op(t));
-  std::vector<int> order;  // the transfers in MSCCL's order (of their writes)
-  for (std::uint32_t v : topo)
+  std::vector<int> order;  // the transfers in the order of their writes
+  for (std::uint32_t v : layout.topo)
     if (g.nodes[v].writes >= 0) order.push_back(g.nodes[v].writes);
   const ScheduleFile one = one_per_step(f, g, order);
   const std::vector<FileHazard> hazards = derived_hazards(one, order, a.ngpus, a.root);
 
-  // Levels: a write comes after everything MSCCL orders before it, and after every
-  // transfer collsim derives it depends on (which resolves a race in the file's order).
-  std::vector<std::vector<int>> depends(g.transfers.size());
-  for (const FileHazard& h : hazards) depends[static_cast<std::size_t>(h.later)].push_back(h.earlier);
-  // Kept in collsim's order (hinted), a step never goes back: steps are contiguous in it.
-  std::vector<int> level(g.nodes.size(), 0);
-  int last_write = 0;
-  for (std::uint32_t v : topo) {
-    int l = 0;
-    for (std::uint32_t p : g.nodes[v].preds) l = std::max(l, level[p]);
-    if (const int t = g.nodes[v].writes; t >= 0) {
-      for (int d : depends[static_cast<std::size_t>(t)]) l = std::max(l, level[g.transfers[static_cast<std::size_t>(d)].write_node]);
-      ++l;
-      if (hinted) l = std::max(l, last_write), last_write = l;
-    }
-    level[v] = l;
-  }
-  const bool steps_kept = hinted && hinted_steps_hold(g, order, hazards);
-  if (hinted && !steps_kept) hints_ignored(src, a, f.warnings);
-  std::map<int, std::vector<ScheduleFile::Transfer>> by_level;
+  // collsim's steps where the file carries them and they hold; else the levels.
+  const std::vector<int> level = levels(g, layout, hazards);
+  const bool steps_kept = layout.hinted && hinted_steps_hold(g, order, hazards);
+  if (layout.hinted && !steps_kept) hints_ignored(src, a, f.warnings);
+  std::map<int, std::vector<ScheduleFile::Transfer>> by_step;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const XTransfer& t = g.transfers[static_cast<std::size_t>(order[i])];
-    by_level[steps_kept ? *t.writer->step_hint : level[t.write_node]].push_back(one.steps[i].transfers[0]);
+    by_step[steps_kept ? *t.writer->step_hint : level[t.write_node]].push_back(one.steps[i].transfers[0]);
   }
-  for (auto& [l, transfers] : by_level) f.steps.push_back({transfers.front().at, "", std::move(transfers)});
+  for (auto& [step, transfers] : by_step) f.steps.push_back({transfers.front().at, "", std::move(transfers)});
 
-  Reach reach(g, topo);
+  Reach reach(g, layout.topo);
   warn_races(src, g, reach, hazards, f.warnings);
   warn_needless_waits(src, a, g, hazards, f.warnings);
   return f;
