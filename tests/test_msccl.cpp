@@ -378,3 +378,32 @@ TEST_CASE("msccl bad input: each names the file, line, GPU, thread block and ste
                                                                    "multiple of ngpus=2") == 0);
   }
 }
+
+TEST_CASE("msccl round trip: schedules written by hand and in-place layouts export and read back as the same schedule") {
+  TempDir dir;
+  const std::filesystem::path solutions = std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios" / "exercises" / "solutions";
+  for (const char* name : {"ring_allreduce.schedule.toml", "allgather.schedule.toml"}) {
+    CAPTURE(name);
+    const ScheduleFile toml = load_schedule_file(solutions / name);
+    const CollectiveSpec spec{toml.collective, toml.ranks, 12, DataType::i32, ReduceOp::sum, toml.root, false};
+    const AlgorithmOptions from_toml{0, 1, false, 0, (solutions / name).string()};
+    const Schedule original = build_schedule(spec, kCustomAlgorithm, from_toml);
+    const std::filesystem::path xml = dir.write(std::string(name) + ".xml", export_msccl(original, {}).xml);
+    const CheckedCustomSchedule back = build_checked_custom_schedule(spec, {0, 1, false, 0, xml.string()});
+    CHECK(transfers_of(back.schedule) == transfers_of(original));
+    CHECK(pre_ops_of(back.schedule) == pre_ops_of(original));
+  }
+  for (Collective c : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter}) {
+    CAPTURE(to_string(c));
+    CollectiveSpec spec{c, 4, 0, DataType::i32, ReduceOp::sum, 0, true};
+    spec.count = natural_export_count(spec, default_algorithm(c).name, {});
+    const Schedule original = build_schedule(spec, default_algorithm(c).name, {});
+    const MscclExport x = export_msccl(original, {});
+    CHECK(x.xml.find("inplace=\"1\" outofplace=\"0\"") != std::string::npos);
+    const std::filesystem::path xml = dir.write(fmt::format("in_place_{}.xml", to_string(c)), x.xml);
+    CHECK(load_msccl_file(xml).in_place == std::optional<bool>(true));  // run in place unless told otherwise
+    const CheckedCustomSchedule back = build_checked_custom_schedule(spec, {0, 1, false, 0, xml.string()});
+    CHECK(transfers_of(back.schedule) == transfers_of(original));
+    CHECK(run_and_predict(request_for(spec, std::string(kCustomAlgorithm), xml.string())).verification.ok);
+  }
+}
