@@ -407,3 +407,22 @@ TEST_CASE("msccl round trip: schedules written by hand and in-place layouts expo
     CHECK(run_and_predict(request_for(spec, std::string(kCustomAlgorithm), xml.string())).verification.ok);
   }
 }
+
+TEST_CASE("msccl explanations: a wrong file is explained in MSCCL's words, naming its GPU, thread block and step") {
+  TempDir dir;
+  // The ring's all-gather on GPU 1 reduces a finished chunk instead of storing it (rrcs for rcs).
+  std::string text = read_text_file(files() / "ring_allreduce_4.xml", "test file");
+  const std::size_t at = text.find("type=\"rcs\"", text.find("<gpu id=\"1\""));
+  text.replace(at, 10, "type=\"rrcs\"");
+  const std::filesystem::path file = dir.write("ring_wrong.xml", text);
+  std::string why;
+  try {
+    (void)run_file(file, 8);
+  } catch (const WrongScheduleError& e) {
+    why = e.explanation();
+  }
+  CHECK(why == file.string() +
+                   ":22:8: GPU 1, thread block 0, step 4 (receiving from GPU 0, thread block 0, step 3) (collsim's "
+                   "step 7): rank 0 sends chunk 1 to rank 1 to reduce it, but rank 1's output holds nothing yet: a "
+                   "reduce adds to what is there (receive with r or rcs instead, or copy something there first)");
+}

@@ -77,6 +77,7 @@ struct ScheduleFile {
   int scratch_blocks = 0;              // scratch buffer per rank, in blocks
   std::optional<bool> in_place;        // fixed by the file (MSCCL's inplace/outofplace), else the run's
   std::string protocol;                // the file's protocol in --protocol's words (MSCCL's proto); empty: none
+  bool msccl = false;                  // read from an MSCCL file: explanations speak its words (rrc, cpy, ...)
   std::vector<PreOp> pre;
   std::vector<Step> steps;
   Position collective_at, ranks_at, root_at, count_at;

@@ -168,6 +168,22 @@ class Words {
     }
     return fmt::format("{} elements [{},{})", owner, a, b);
   }
+  // The remedies, in the words of the file's format (a TOML schedule's keys, or MSCCL's step types).
+  std::string use_reduce() const { return f_.msccl ? "receive with rrc, rrs or rrcs" : "use action = \"reduce\""; }
+  std::string use_copy() const { return f_.msccl ? "receive with r or rcs" : "use action = \"copy\""; }
+  std::string both_reduce() const {
+    return f_.msccl ? "Make both reduce (rrc, rrs, rrcs or re)" : "Use action = \"reduce\" for both";
+  }
+  std::string copy_input_first() const {
+    return f_.msccl ? " (copy the input to the output first: a cpy from i to o that the send waits for; or send from "
+                      "the input: srcbuf=\"i\")"
+                    : " (copy the input to the output first: pre = [\"copy input to output\"]; or send from the "
+                      "input: src_buffer = \"input\")";
+  }
+  std::string fill_first(BufferKind b) const {
+    return f_.msccl ? " (receive with r or rcs instead, or copy something there first)"
+                    : fmt::format(" (copy instead, or fill it first: pre = [\"fill {}\"])", to_string(b));
+  }
   bool reduces() const { return collective_reduces(s_.spec.collective); }
   int ranks() const { return s_.spec.ranks; }
   const std::string& file() const { return f_.source; }
@@ -199,8 +215,8 @@ std::string explain_conflict(const Words& w, const Schedule& s, CheckErrorKind k
         w.where(later), w.move(later), e.src, w.move(earlier), same_time);
   return fmt::format(
       "{}: {}, but in the same step {} also writes there, and not both reduce: one would overwrite the "
-      "other. Use action = \"reduce\" for both, or move one to another step",
-      w.where(later), w.move(later), w.move(earlier));
+      "other. {}, or move one to another step",
+      w.where(later), w.move(later), w.move(earlier), w.both_reduce());
 }
 
 std::string explain_transfer(const Words& w, const Replay& replay, const Schedule& s, const CheckError& e,
@@ -209,18 +225,15 @@ std::string explain_transfer(const Words& w, const Replay& replay, const Schedul
   if (e.kind == CheckErrorKind::read_before_write) {
     std::string hint;
     if (x.src_buffer == BufferKind::output && s.buffer_elements(x.src, BufferKind::input) > 0)
-      hint =
-          " (copy the input to the output first: pre = [\"copy input to output\"]; or send from the input: "
-          "src_buffer = \"input\")";
+      hint = w.copy_input_first();
     else if (x.src_buffer == BufferKind::scratch)
       hint = " (copy something into the scratch buffer first)";
     return fmt::format("{}: {}, but nothing has been written there yet{}", w.where(t), w.move(t), hint);
   }
   if (e.kind == CheckErrorKind::reduce_into_unwritten)
     return fmt::format(
-        "{}: {}, but rank {}'s {} holds nothing yet: a reduce adds to what is there (copy instead, or "
-        "fill it first: pre = [\"fill {}\"])",
-        w.where(t), w.move(t), x.dst, to_string(x.dst_buffer), to_string(x.dst_buffer));
+        "{}: {}, but rank {}'s {} holds nothing yet: a reduce adds to what is there{}",
+        w.where(t), w.move(t), x.dst, to_string(x.dst_buffer), w.fill_first(x.dst_buffer));
   if (e.kind == CheckErrorKind::double_contribution) {
     const std::vector<Piece> held = replay.state(storage_of(s, x.destination()), t + 1);
     const std::vector<int> have = ranks_in(held);
@@ -235,8 +248,8 @@ std::string explain_transfer(const Words& w, const Replay& replay, const Schedul
         since ? fmt::format(" (since step {}, from rank {})", w.file_step(*since) + 1, s.transfers[*since].src) : "",
         it_or_them(both),
         finished ? fmt::format(" (the data rank {} sends already includes everything rank {} holds: "
-                               "to replace it, use action = \"copy\")",
-                               x.src, x.dst)
+                               "to replace it, {})",
+                               x.src, x.dst, w.use_copy())
                  : "");
   }
   if (e.kind == CheckErrorKind::input_written)
@@ -338,10 +351,10 @@ std::string explain_missing(const Words& w, const Replay& replay, const Schedule
   if (const std::optional<std::size_t> loss = first_loss(replay, s, q, lo, hi, writer + 1)) {
     const Transfer& x = s.transfers[*loss];
     return fmt::format(
-        "{}: {}, which overwrites {} there instead of adding to it (use action = \"reduce\"), so at the "
-        "end {} lacks it",
+        "{}: {}, which overwrites {} there instead of adding to it ({}), so at the end {} lacks it",
         w.where(*loss), w.move(*loss),
-        x.dst == q ? fmt::format("rank {}'s own contribution", q) : contributions_of({q}, w.ranks()), place);
+        x.dst == q ? fmt::format("rank {}'s own contribution", q) : contributions_of({q}, w.ranks()), w.use_reduce(),
+        place);
   }
   if (s.transfers[writer].action == Action::reduce)
     return fmt::format(

@@ -842,6 +842,7 @@ ScheduleFile head_of(const XAlgo& a, const Source& src, int per_block) {
                               a.name.empty() ? "" : " '" + a.name + "'", a.coll, a.ngpus, a.proto, a.nchannels,
                               a.nchannels == 1 ? "" : "s", a.nchunksperloop);
   f.collective = a.collective->collective;
+  f.msccl = true;
   f.protocol = a.proto == "Simple" ? "simple" : a.proto == "LL" ? "ll" : "ll128";  // --protocol's names
   f.ranks = a.ngpus;
   f.root = a.root;
