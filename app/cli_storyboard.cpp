@@ -292,6 +292,16 @@ std::string live_module() {
 
 // The input file and the schedule files its phases name, at the paths the CLI reads them.
 html::LiveInput live_input(const std::string& input, const RunPlan& plan) {
+  // The page's collsim is the WebAssembly build, which has no XML parser (msccl_stub.cpp).
+  const auto refuse_msccl = [](const std::string& file) {
+    if (is_msccl_path(file))
+      throw InputError(fmt::format("--live: {} is an MSCCL algorithm file, and the page's own collsim (WebAssembly) "
+                                   "cannot read those: leave out --live (the page still plays the run)",
+                                   file));
+  };
+  refuse_msccl(plan.request.options.schedule_file);
+  if (plan.scenario)
+    for (const Phase& phase : plan.scenario->phases) refuse_msccl(phase.request.options.schedule_file);
   html::LiveInput live;
   live.input = input;
   live.lesson = plan.lesson();

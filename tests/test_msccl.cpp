@@ -426,3 +426,24 @@ TEST_CASE("msccl explanations: a wrong file is explained in MSCCL's words, namin
                    "step 7): rank 0 sends chunk 1 to rank 1 to reduce it, but rank 1's output holds nothing yet: a "
                    "reduce adds to what is there (receive with r or rcs instead, or copy something there first)");
 }
+
+TEST_CASE("msccl collsim_order and collsim_step: kept where they agree with the file, otherwise ignored with a warning") {
+  TempDir dir;
+  const std::string golden = read_text_file(files() / "golden_ring_allreduce_4.xml", "golden file");
+  CHECK(parse_msccl(golden, "g.xml").warnings.empty());
+  // Two writes of one thread block swapped in collsim's order: MSCCL's order disagrees.
+  std::string swapped = golden;
+  const std::size_t a = swapped.find("collsim_order=\"0\""), b = swapped.find("collsim_order=\"4\"");
+  REQUIRE(a < b);
+  swapped.replace(b, 17, "collsim_order=\"0\"");
+  swapped.replace(a, 17, "collsim_order=\"4\"");
+  const ScheduleFile f = parse_msccl(swapped, "swapped.xml");
+  REQUIRE(f.warnings.size() == 1);
+  CHECK(f.warnings[0].find("swapped.xml:1:2: the collsim_order and collsim_step attributes") == 0);
+  CHECK(f.warnings[0].find("so they are ignored") != std::string::npos);
+  // The transfers are the file's either way.
+  const CollectiveSpec spec{Collective::all_reduce, 4, 4, DataType::f32, ReduceOp::sum, 0, false};
+  const std::filesystem::path file = dir.write("swapped.xml", swapped);
+  CHECK(transfers_of(build_checked_custom_schedule(spec, {0, 1, false, 0, file.string()}).schedule) ==
+        transfers_of(build_schedule(spec, "ring", {})));
+}

@@ -1343,6 +1343,13 @@ else()
     STDERR "parameter_server runs on 5 ranks for 4 GPUs")
   expect_path_absent("${_msccl}/ps.xml")
   expect_bad_input(msccl-export-protocol NO_DUMP ARGS export-msccl --protocol fast STDERR "--protocol: 'fast' is not one of MSCCL's protocols")
+  # The page's own collsim (WebAssembly) has no XML parser: --live is refused, nothing written.
+  expect_bad_input(msccl-html-live NO_DUMP ARGS html --schedule "${_msccl_files}/alltoall_3.xml" --live
+    --out "${_msccl}/live.html" STDERR "--live: .*alltoall_3\\.xml is an MSCCL algorithm file")
+  expect_path_absent("${_msccl}/live.html")
+  run_case(msccl-html ARGS html --schedule "${_msccl_files}/alltoall_3.xml" --count 6 --out "${_msccl}/page.html")
+  expect_exit(0)
+  expect_output_contains("page: all_to_all with custom on 3 ranks, 1 steps, 6 transfers")
   run_case(msccl-help ARGS export-msccl --help)
   expect_exit(0)
   expect_output_contains("MSCCL algorithm file" "--protocol" "--nchannels" "--out")
