@@ -713,6 +713,7 @@ std::string chunks_of(const XTransfer& t, bool source) {
 void warn_races(const Source& src, const Graph& g, Reach& reach, const std::vector<FileHazard>& hazards,
                 std::vector<std::string>& warnings) {
   std::set<std::pair<const XStep*, const XStep*>> said;
+  std::vector<std::pair<Pos, std::string>> found;  // said in the file's order
   for (const FileHazard& h : hazards) {
     const XTransfer& e = g.transfers[static_cast<std::size_t>(h.earlier)];
     const XTransfer& l = g.transfers[static_cast<std::size_t>(h.later)];
@@ -726,12 +727,16 @@ void warn_races(const Source& src, const Graph& g, Reach& reach, const std::vect
     const std::string what = h.kind == Hazard::read_after_write  ? fmt::format("reads {}, which", chunks_of(l, true))
                              : h.kind == Hazard::write_after_read ? fmt::format("writes {}, which", chunks_of(l, false))
                                                                   : fmt::format("writes {}, which", chunks_of(l, false));
-    warnings.push_back(fmt::format(
+    found.emplace_back(ls.at, fmt::format(
         "{}:{}:{}: race: {} {} {} (line {}) {}, but nothing in the file makes one wait for the other "
         "(not the same thread block, no depid/deps chain): MSCCL may run them in either order. collsim runs {} first",
         src.name(), ls.at.line, ls.at.column, step_name(ls), what, step_name(es), es.at.line,
         e_reads ? "reads" : "writes", step_name(es)));
   }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::pair{a.first.line, a.first.column} < std::pair{b.first.line, b.first.column};
+  });
+  for (auto& [at, text] : found) warnings.push_back(std::move(text));
 }
 
 // Needless waits: a depid/deps between steps whose transfers collsim finds no dependency between.
