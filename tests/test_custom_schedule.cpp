@@ -381,3 +381,29 @@ TEST_CASE("prepare_run checks once, built-in or hand-written, and records the bu
     CHECK(viewed.dependencies.edge_count() == plain.dependencies.edge_count());
   }
 }
+
+TEST_CASE("a schedule file read twice is parsed once, and read again once it changes") {
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("collsim-cache-" + std::to_string(::getpid()) + ".schedule.toml");
+  const std::string two = "schedule_format = 1\ncollective = \"all_gather\"\nranks = 2\n"
+                          "pre = [\"copy input to output\"]\n[[step]]\n"
+                          "transfers = [{ src = 0, dst = 1, chunk = 0 }, { src = 1, dst = 0, chunk = 1 }]\n";
+  std::ofstream(path) << two;
+  CHECK(load_schedule_file(path).steps.size() == 1);
+  CHECK(load_schedule_file(path).steps.size() == 1);
+  // The same file rewritten (another size): the next load sees the new steps, not the cached ones.
+  std::ofstream(path) << two << "[[step]]\ntransfers = [{ src = 0, dst = 1, chunk = 0 }]\n";
+  CHECK(load_schedule_file(path).steps.size() == 2);
+  std::filesystem::remove(path);
+  CHECK_THROWS_AS(load_schedule_file(path), InputError);  // gone: not served from the cache
+}
+
+TEST_CASE("is_schedule_text looks for a top-level schedule_format key without parsing") {
+  CHECK(is_schedule_text("schedule_format = 1\n"));
+  CHECK(is_schedule_text("# a comment\n  schedule_format=1\n[[step]]\n"));
+  CHECK(is_schedule_text("title = \"\"\"\n[not a table]\n\"\"\"\nschedule_format = 1\n"));  // inside a string
+  CHECK_FALSE(is_schedule_text("format = 1\n[collective]\nschedule_format = 1\n"));     // not top level
+  CHECK_FALSE(is_schedule_text("format = 1\nschedule = \"s.toml\"\n"));
+  CHECK_FALSE(is_schedule_text("schedule_formats = 1\n"));
+  CHECK_FALSE(is_schedule_text(""));
+}

@@ -37,8 +37,8 @@ using HazardObserver = std::function<void(std::uint32_t earlier, std::uint32_t l
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe = {});
 
-// Every position at which a region the schedule writes (a transfer's destination, a local
-// operation's target or source, an in-place alias) begins or ends, per buffer of real
+// Every position at which a region the schedule reads or writes (a transfer's destination
+// and source, a local operation's target or source, an in-place alias) begins or ends, per buffer of real
 // storage (storage_of): the cuts with which the checker's and the dependency analysis's
 // interval maps start, so that walking the transfers of a chunked schedule splits nothing.
 // Sorted, inside (0, size).

@@ -94,6 +94,8 @@ struct ScheduleFile {
 // Parses schedule text / reads a file. Throws InputError "FILE:LINE:COLUMN: key 'K': ...".
 // A file whose name ends in .xml is an MSCCL algorithm (sim/run/msccl_import.h).
 ScheduleFile parse_schedule_file(std::string_view text, const std::string& source);
+// Schedule files (TOML or MSCCL XML) above this size are refused before they are parsed.
+inline constexpr std::uint64_t kMaxScheduleFileBytes = 64ull << 20;
 ScheduleFile load_schedule_file(const std::filesystem::path& path);
 // Whether TOML text is a schedule file (it has a top-level "schedule_format" key) rather
 // than a scenario; false for text that is not TOML at all.

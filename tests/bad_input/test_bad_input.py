@@ -138,6 +138,7 @@ CASES = [
     ("schedule dst negative", ["run", "s.toml"], "dst", {"s.toml": SCHEDULE_SCENARIO, "s.schedule.toml": SCHEDULE.replace("dst = 0", "dst = -1")}, {}),
     ("schedule ranks differ", ["run", "s.toml", "--ranks", "3"], "ranks", {"s.toml": SCHEDULE_SCENARIO, "s.schedule.toml": SCHEDULE}, {}),
     ("schedule unknown key", ["run", "s.toml"], "sorce", {"s.toml": SCHEDULE_SCENARIO, "s.schedule.toml": SCHEDULE.replace("{ src = 0", "{ sorce = 0")}, {}),
+    ("schedule file too big", ["validate", "big.schedule.toml"], "limited to 64 MiB", {"big.schedule.toml": "SPARSE_65M"}, {}),
     ("schedule syntax", ["validate", "s.schedule.toml"], "s.schedule.toml:", {"s.schedule.toml": SCHEDULE.replace("]\n", "\n", 1)}, {}),
     # --- traces (JSON) ------------------------------------------------------------------------
     ("trace not json", ["convert", "t.json"], "t.json", {"t.json": "this is not json\n"}, {}),
@@ -228,6 +229,11 @@ def run_case(a, root, case):
             continue
         if content in ("TRUNCATED", "BAD_RANK", "NO_RECORDS"):
             content = trace_text(a, root, content)
+        if content == "SPARSE_65M":  # a file over the schedule size limit, refused before it is read
+            with open(here / fname, "wb") as f:
+                f.write(SCHEDULE.encode())
+                f.truncate(65 << 20)
+            continue
         (here / fname).write_bytes(content if isinstance(content, bytes) else content.encode())
     existing = here / "existing.json"
     existing.write_text(PRECIOUS)
