@@ -193,7 +193,7 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("msccl hand-written files: ring all-reduce, all-gather through scratch, all-to-all, fused chain broadcast") {
+TEST_CASE("msccl hand-written files: ring all-reduce (out of place and in place), all-gather through scratch, all-to-all, fused chain broadcast") {
   struct Case {
     const char* file;
     Collective collective;
@@ -204,7 +204,8 @@ TEST_CASE("msccl hand-written files: ring all-reduce, all-gather through scratch
   for (const Case& c : {Case{"ring_allreduce_4.xml", Collective::all_reduce, 4, 24 + 12},
                         Case{"allgather_scratch_3.xml", Collective::all_gather, 3, 6 + 6},
                         Case{"alltoall_3.xml", Collective::all_to_all, 3, 6},
-                        Case{"chain_broadcast_4.xml", Collective::broadcast, 4, 6}}) {
+                        Case{"chain_broadcast_4.xml", Collective::broadcast, 4, 6},
+                        Case{"ring_allreduce_inplace_4.xml", Collective::all_reduce, 4, 24}}) {
     CAPTURE(c.file);
     const ScheduleFile f = load_msccl_file(files() / c.file);
     CHECK(f.collective == c.collective);
@@ -216,6 +217,10 @@ TEST_CASE("msccl hand-written files: ring all-reduce, all-gather through scratch
       if (count == 12) CHECK(r.schedule.transfers.size() == c.transfers);
     }
   }
+  // In place (inplace="1" outofplace="0"): run in place, every step on the input buffer,
+  // the all-gather on channel 1 behind a nop that waits for channel 0's last reduce.
+  CHECK(load_msccl_file(files() / "ring_allreduce_inplace_4.xml").in_place == std::optional<bool>(true));
+  CHECK(run_file(files() / "ring_allreduce_inplace_4.xml", 8).schedule.spec.in_place);
   // The chain's middle GPUs forward what they receive in the same step (rcs): each chunk
   // reaches GPU 3 three steps after it left GPU 0, the second one step behind the first.
   const ScheduleFile chain = load_msccl_file(files() / "chain_broadcast_4.xml");
