@@ -47,6 +47,16 @@ TEST_CASE("toml guard: a table header without a key is refused before toml++ ass
   CHECK(guard_error("a = 1 2\n[[=]]\n").starts_with("g.toml:1:7: not valid TOML here"));
 }
 
+TEST_CASE("toml guard: the assertions of toml++ 3.3 that fuzzing found are refused first") {
+  CHECK(guard_error("a = [1,\r\n}]\n") == "g.toml:2:1: not valid TOML: expected a value or ']' in the array, got '}'");
+  CHECK(guard_error("[\r]\n") == "g.toml:1:2: not valid TOML: a table header must start with a key");
+  CHECK(guard_error("a = 1979-05-27Tx\n") ==
+        "g.toml:1:5: not valid TOML: a date-time needs the time after its 'T' (YYYY-MM-DDTHH:MM:SS)");
+  CHECK(guard_error("d = 1979-05-27 4 0\n") ==
+        "g.toml:1:5: not valid TOML: a date and a time joined by a space need the whole time (YYYY-MM-DD HH:MM:SS)");
+  CHECK_NOTHROW(check_toml_text("a = 1979-05-27T07:32:00Z\nb = [1,\r\n]\nc = 1979-05-27 07:32:00\n", "g.toml"));
+}
+
 TEST_CASE("toml guard: bytes that are not UTF-8 are refused with their position") {
   CHECK(guard_error("title = \"a\xff\"\n") == "g.toml:1:11: not valid TOML: byte 0xFF is not UTF-8 (save the file as UTF-8)");
   CHECK(guard_error("# \xc3\n").starts_with("g.toml:1:3: not valid TOML: byte 0xC3 is not UTF-8"));

@@ -42,6 +42,10 @@ bool is_bare_key_char(char c) {
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_non_ascii(char c) { return static_cast<std::uint8_t>(c) >= 0x80; }
+// toml++'s is_value_terminator for ASCII: whitespace (vertical too), ']', '}', ',', '#'.
+bool is_value_terminator(char c) {
+  return c == ' ' || c == '\t' || (c >= '\n' && c <= '\r') || c == ']' || c == '}' || c == ',' || c == '#';
+}
 
 // Reads the text as TOML's grammar lays it out (keys, table headers, values, strings,
 // comments) just far enough to know where each character stands, and stops at the first
@@ -69,8 +73,9 @@ class Scanner {
   char peek(std::size_t ahead = 0) const { return i_ + ahead < text_.size() ? text_[i_ + ahead] : '\0'; }
   bool starts_with(std::string_view s) const { return text_.substr(i_, s.size()) == s; }
 
-  [[noreturn]] void fail(std::string_view problem) const {
-    throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_, line_, column_, problem));
+  [[noreturn]] void fail(std::string_view problem) const { fail(problem, line_, column_); }
+  [[noreturn]] void fail(std::string_view problem, int line, int column) const {
+    throw InputError(fmt::format("{}:{}:{}: not valid TOML: {}", source_, line, column, problem));
   }
   void require_utf8() const {
     if (utf8_length(text_, i_) == 0)
@@ -216,11 +221,20 @@ class Scanner {
   // joined by one space.
   void bare_value() {
     const std::size_t begin = i_;
+    const int begin_line = line_, begin_column = column_;
     bare_token();
     const std::string_view token = text_.substr(begin, i_ - begin);
     if (token.empty()) syntax_error();
-    const bool date = token.size() == 10 && token[4] == '-' && token[7] == '-';
-    if (date && peek() == ' ' && is_digit(peek(1))) {
+    const bool date = token.size() >= 10 && token[4] == '-' && token[7] == '-';
+    // toml++ 3.3 asserts that a digit follows a date-time's 'T'.
+    if (date && token.size() > 10 && (token[10] == 'T' || token[10] == 't') &&
+        (token.size() == 11 || !is_digit(token[11])))
+      fail("a date-time needs the time after its 'T' (YYYY-MM-DDTHH:MM:SS)", begin_line, begin_column);
+    if (date && token.size() == 10 && peek() == ' ' && is_digit(peek(1))) {
+      // toml++ 3.3 reads the time's first digit, then asserts that no value terminator follows.
+      if (i_ + 2 < text_.size() && is_value_terminator(peek(2)))
+        fail("a date and a time joined by a space need the whole time (YYYY-MM-DD HH:MM:SS)", begin_line,
+             begin_column);
       advance();
       bare_token();
     }
