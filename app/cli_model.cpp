@@ -1,5 +1,7 @@
 #include "app/cli_model.h"
 
+#include "app/cli_progress.h"
+
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
@@ -30,8 +32,13 @@ void check_model_outputs(const RunRequest& r, const TraceOutputs& outputs, const
 int command_model_only(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs,
                        const std::string& dump, bool quiet) {
   check_model_outputs(plan.request, outputs, dump);
-  RunResult result = prepare_model_run(plan.request);
-  predict_run(result, plan.topology);
+  RunResult result = [&] {
+    StageProgress progress("model: building and checking the schedule");  // a minute at 4096 ranks: say so
+    RunResult r = prepare_model_run(plan.request);
+    progress.stage(fmt::format("model: predicting its {} transfers", r.schedule.transfers.size()));
+    predict_run(r, plan.topology);
+    return r;
+  }();
   OutputFileSet files;
   stage_trace_outputs(result, plan, outputs, files);
   files.commit();

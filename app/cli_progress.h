@@ -5,7 +5,9 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -42,6 +44,49 @@ class ProgressLine {
   bool tty_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point start_;
+};
+
+// A long computation that reports no count (building, checking and predicting a 4096-rank
+// schedule): a thread says the current stage and the seconds spent, from one second on,
+// every second on a terminal and every ten in a log, until the object is destroyed.
+class StageProgress {
+ public:
+  explicit StageProgress(std::string stage) : stage_(std::move(stage)) {
+    ticker_ = std::thread([this] { tick(); });
+  }
+  StageProgress(const StageProgress&) = delete;
+  StageProgress& operator=(const StageProgress&) = delete;
+  ~StageProgress() {
+    {
+      const std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    ticker_.join();
+    line_.clear();
+  }
+  void stage(std::string text) {
+    const std::lock_guard lock(mutex_);
+    stage_ = std::move(text);
+  }
+
+ private:
+  void tick() {
+    const auto start = std::chrono::steady_clock::now();
+    const auto every = ::isatty(STDERR_FILENO) == 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, every, [this] { return done_; })) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      line_.show(fmt::format("{} ({:.0f} s) ...", stage_, seconds));
+    }
+  }
+
+  std::string stage_;
+  bool done_ = false;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  ProgressLine line_;
+  std::thread ticker_;
 };
 
 // A long run's transfers done, from whichever CPU worker finished one (CpuBackendOptions::
