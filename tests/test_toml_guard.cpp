@@ -57,6 +57,15 @@ TEST_CASE("toml guard: the assertions of toml++ 3.3 that fuzzing found are refus
   CHECK_NOTHROW(check_toml_text("a = 1979-05-27T07:32:00Z\nb = [1,\r\n]\nc = 1979-05-27 07:32:00\n", "g.toml"));
 }
 
+TEST_CASE("toml guard: the one valid TOML it refuses, a line joined by a backslash that starts with e-acute") {
+  // toml++ 3.3 asks whether that character is whitespace and has no answer (the same
+  // "unreachable"): refused with a way round it. A Chinese character there is fine.
+  CHECK(guard_error("g = \"\"\"x\\\n  \xc3\xa9\"\"\"\n")
+            .starts_with("g.toml:2:3: not valid TOML: toml++ 3.3 cannot read this non-ASCII character after a backslash"));
+  CHECK(guard_error("g = \"\"\"\\\xce\xb1\"\"\"\n").starts_with("g.toml:1:9: not valid TOML: toml++ 3.3 cannot read"));
+  CHECK_NOTHROW(check_toml_text("g = \"\"\"x\\\n  \xe4\xb8\xad\"\"\"\n", "g.toml"));
+}
+
 TEST_CASE("toml guard: bytes that are not UTF-8 are refused with their position") {
   CHECK(guard_error("title = \"a\xff\"\n") == "g.toml:1:11: not valid TOML: byte 0xFF is not UTF-8 (save the file as UTF-8)");
   CHECK(guard_error("# \xc3\n").starts_with("g.toml:1:3: not valid TOML: byte 0xC3 is not UTF-8"));
@@ -70,7 +79,7 @@ TEST_CASE("toml guard: valid TOML with non-ASCII text and brackets where TOML al
       "description = \"\"\"\n[!note] \xc3\xa9\n[=] [[[x]]]\n\"\"\"\n",                // header-like lines in a string
       "a = [\n  [+1], # \xc3\xa9\n  [{x = \"\xc3\xa9\"}],\n  [ [ 1 ] ],\n  '\xc3\xa9',\n]\n",  // arrays over lines
       "\"\xc3\xa9\".'\xc3\xbc' . b = 1\n[ \"\xc3\xa9\" . x ]\n[[ 'y' ]]\nz = { \"\xc3\xa9\" = 1, a.b = [1,\n 2] }\n",
-      "d = 1979-05-27 07:32:00Z\ne = 07:32:00\nf = \"\\\"\xc3\xa9\\\\\"\r\ng = \"\"\"\\\n  \xc3\xa9 \\\"\"\"\n\"\"\"\n",
+      "d = 1979-05-27 07:32:00Z\ne = 07:32:00\nf = \"\\\"\xc3\xa9\\\\\"\r\ng = \"\"\"\\\n  \xe4\xb8\xad \\\"\"\"\n\"\"\"\n",
   };
   for (const char* text : valid) CHECK_NOTHROW(check_toml_text(text, "g.toml"));
 }

@@ -1,5 +1,6 @@
 #include "sim/core/toml_guard.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,6 +35,30 @@ std::size_t utf8_length(std::string_view text, std::size_t i) {
   }
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return n;
+}
+
+// The code point of the valid UTF-8 sequence at text[i] (utf8_length > 0).
+std::uint32_t code_point(std::string_view text, std::size_t i, std::size_t length) {
+  static constexpr std::uint8_t kLead[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  std::uint32_t cp = static_cast<std::uint8_t>(text[i]) & kLead[length];
+  for (std::size_t k = 1; k < length; ++k) cp = (cp << 6) | (static_cast<std::uint8_t>(text[i + k]) & 0x3F);
+  return cp;
+}
+
+// Whether toml++ 3.3 can ask whether this code point is whitespace: its
+// is_non_ascii_horizontal_whitespace reaches an "unreachable" point for the code points of
+// its table's blocks 0 and 63 (U+00A1..U+0499, U+FB46..U+FEFE) other than those it names.
+bool whitespace_check_defined(std::uint32_t cp) {
+  if (cp < 0xA0 || cp > 0xFEFF) return true;
+  const std::uint64_t block = (cp - 0xA0) / 0x3FA;
+  if ((1ull << block) & 0x7FFFFFFFFFFFF75Eull) return true;
+  return cp == 0xA0 || cp == 0x3000 || cp == 0xFEFF || block == 5 || block == 7;
+}
+
+// toml++'s whitespace outside ASCII.
+bool is_non_ascii_whitespace(std::uint32_t cp) {
+  return cp == 0xA0 || cp == 0x1680 || cp == 0x180E || (cp >= 0x2000 && cp <= 0x200B) || cp == 0x202F ||
+         cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF || cp == 0x85 || cp == 0x2028 || cp == 0x2029;
 }
 
 bool is_bare_key_char(char c) {
@@ -230,7 +255,11 @@ class Scanner {
     if (date && token.size() > 10 && (token[10] == 'T' || token[10] == 't') &&
         (token.size() == 11 || !is_digit(token[11])))
       fail("a date-time needs the time after its 'T' (YYYY-MM-DDTHH:MM:SS)", begin_line, begin_column);
-    if (date && token.size() == 10 && peek() == ' ' && is_digit(peek(1))) {
+    // A date (as toml++ sees it: without the '_' it skips), a space and a digit: a date-time.
+    std::string seen(token);
+    seen.erase(std::remove(seen.begin(), seen.end(), '_'), seen.end());
+    const bool whole_date = seen.size() == 10 && seen[4] == '-' && seen[7] == '-';
+    if (whole_date && peek() == ' ' && is_digit(peek(1))) {
       // toml++ 3.3 reads the time's first digit, then asserts that no value terminator follows.
       if (i_ + 2 < text_.size() && is_value_terminator(peek(2)))
         fail("a date and a time joined by a space need the whole time (YYYY-MM-DD HH:MM:SS)", begin_line,
@@ -290,7 +319,11 @@ class Scanner {
       if (done() || (c == '\n' && !multi_line)) syntax_error();  // unterminated
       if (escapes && c == '\\') {
         advance();
-        if (!done()) advance();
+        if (multi_line) {
+          after_backslash();
+        } else if (!done()) {
+          advance();
+        }
       } else if (c == quote && !multi_line) {
         return advance();
       } else if (c == quote && starts_with(triple)) {
@@ -301,6 +334,35 @@ class Scanner {
       } else {
         advance();
       }
+    }
+  }
+
+  // In a multi-line basic string, toml++ 3.3 asks of the character after a backslash, and
+  // after a line-ending backslash of every character up to the next that is not
+  // whitespace, whether it is whitespace, and cannot answer for some non-ASCII ones: "\é",
+  // and (valid TOML, refused all the same) a line that a line-ending backslash joins
+  // starting with é. Consumes the escaped character or the whitespace.
+  void after_backslash() {
+    bool first = true;
+    while (!done()) {
+      const char c = peek();
+      if (is_non_ascii(c)) {
+        require_utf8();
+        const std::size_t length = utf8_length(text_, i_);
+        const std::uint32_t cp = code_point(text_, i_, length);
+        if (!whitespace_check_defined(cp))
+          fail("toml++ 3.3 cannot read this non-ASCII character after a backslash (or at the start of a line "
+               "that a backslash joins) in a multi-line string: put an ASCII character before it");
+        if (!is_non_ascii_whitespace(cp)) {
+          if (first) advance();  // an (invalid) escape: toml++ reports it
+          return;
+        }
+      } else if (!(c == ' ' || c == '\t' || (c >= '\n' && c <= '\r'))) {
+        if (first) advance();  // an ordinary escape: \n, \", \\, \u...
+        return;
+      }
+      advance();
+      first = false;
     }
   }
 
