@@ -125,7 +125,7 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
 }
 
 // A schedule file on its own: built and checked at its own count, or at `collsim run`'s.
-std::string validate_schedule(const std::string& path, std::vector<std::string>& warnings) {
+std::string validate_schedule(const std::string& path, std::vector<std::string>& /*warnings: an MSCCL file's are printed at once*/) {
   RunRequest r = default_run_request();
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = path;

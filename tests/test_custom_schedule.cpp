@@ -18,33 +18,12 @@
 #include "test_support.h"
 
 using namespace collsim;
+using testing::TempDir;
 
 namespace {
 
 std::filesystem::path source_dir() { return std::filesystem::path(COLLSIM_SOURCE_DIR); }
 std::filesystem::path exercises() { return source_dir() / "scenarios" / "exercises"; }
-
-// A scratch folder for the schedule files of one test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> n{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("collsim-custom-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-    return path_ / name;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 // A correct 2-rank ring all-reduce; tests break one line of it.
 const std::string kRing2 = R"(schedule_format = 1
@@ -93,7 +72,7 @@ bool verified(const std::filesystem::path& file, std::uint64_t count, bool in_pl
 
 // The student's explanation for schedule text that loads but is wrong ("" if it is right).
 std::string wrong(const std::string& text, std::uint64_t count = 8) {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("s.toml", text);
   const RunRequest r = request_for(file, count);
   try {
@@ -113,7 +92,7 @@ std::string load_error(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a hand-written ring all-reduce runs and verifies at every count, out of place and in place") {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("ring2.toml", kRing2);
   for (std::uint64_t count : {0, 1, 2, 3, 7, 1000}) {
     CAPTURE(count);
@@ -123,7 +102,7 @@ TEST_CASE("a hand-written ring all-reduce runs and verifies at every count, out 
 }
 
 TEST_CASE("a custom run's JSON trace records its schedule file, and a built-in run's has no such key") {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("ring2.toml", kRing2);
   const std::unique_ptr<Backend> cpu = make_cpu_backend();
   const Trace custom = make_trace(run_collective(request_for(file, 4), *cpu));
@@ -291,7 +270,7 @@ TEST_CASE("a malformed schedule file is refused with file:line:column and the ke
 }
 
 TEST_CASE("element ranges and explicit pre-operations describe a schedule at one fixed count") {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("elements.toml", R"(schedule_format = 1
 collective = "all_reduce"
 ranks = 2
@@ -326,7 +305,7 @@ transfers = [
 }
 
 TEST_CASE("the run's spec comes from the schedule file unless a flag or the scenario gives it, and must then agree") {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("ring2.toml", kRing2);
   RunRequest r;
   r.algorithm = kCustomAlgorithm;
@@ -351,7 +330,7 @@ TEST_CASE("the run's spec comes from the schedule file unless a flag or the scen
 }
 
 TEST_CASE("--schedule on the command line selects the custom algorithm over a scenario's") {
-  const TempDir dir;
+  const TempDir dir("custom");
   const std::filesystem::path file = dir.write("ring2.toml", kRing2);
   const Scenario s = parse_scenario("format = 1\n[collective]\nalgorithm = \"ring\"\nranks = 4\n", "lesson.toml");
   RunRequest flags;

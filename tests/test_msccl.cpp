@@ -25,32 +25,11 @@
 #include "test_support.h"
 
 using namespace collsim;
+using testing::TempDir;
 
 namespace {
 
 std::filesystem::path files() { return std::filesystem::path(COLLSIM_SOURCE_DIR) / "tests" / "msccl"; }
-
-// A scratch folder for the files of one test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> n{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("collsim-msccl-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::filesystem::path write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name) << text;
-    return path_ / name;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 using TransferKey = std::tuple<int, int, BufferKind, BufferKind, std::uint64_t, std::uint64_t, std::uint64_t, Action>;
 std::vector<TransferKey> transfers_of(const Schedule& s) {
@@ -101,7 +80,7 @@ bool refused_by_design(const AlgorithmInfo& a) {
 }  // namespace
 
 TEST_CASE("msccl round trip: every built-in algorithm at N in 2 3 4 8 exports and reads back as the same schedule") {
-  TempDir dir;
+  TempDir dir("msccl");
   int round_trips = 0, refused = 0;
   for (const AlgorithmInfo& a : all_algorithms())
     for (int n : {2, 3, 4, 8}) {
@@ -385,7 +364,7 @@ TEST_CASE("msccl bad input: each names the file, line, GPU, thread block and ste
 }
 
 TEST_CASE("msccl round trip: schedules written by hand and in-place layouts export and read back as the same schedule") {
-  TempDir dir;
+  TempDir dir("msccl");
   const std::filesystem::path solutions = std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios" / "exercises" / "solutions";
   for (const char* name : {"ring_allreduce.schedule.toml", "allgather.schedule.toml"}) {
     CAPTURE(name);
@@ -414,7 +393,7 @@ TEST_CASE("msccl round trip: schedules written by hand and in-place layouts expo
 }
 
 TEST_CASE("msccl explanations: a wrong file is explained in MSCCL's words, naming its GPU, thread block and step") {
-  TempDir dir;
+  TempDir dir("msccl");
   // The ring's all-gather on GPU 1 reduces a finished chunk instead of storing it (rrcs for rcs).
   std::string text = read_text_file(files() / "ring_allreduce_4.xml", "test file");
   const std::size_t at = text.find("type=\"rcs\"", text.find("<gpu id=\"1\""));
@@ -433,7 +412,7 @@ TEST_CASE("msccl explanations: a wrong file is explained in MSCCL's words, namin
 }
 
 TEST_CASE("msccl collsim_order and collsim_step: kept where they agree with the file, otherwise ignored with a warning") {
-  TempDir dir;
+  TempDir dir("msccl");
   const std::string golden = read_text_file(files() / "golden_ring_allreduce_4.xml", "golden file");
   CHECK(parse_msccl(golden, "g.xml").warnings.empty());
   // Two writes of one thread block swapped in collsim's order: MSCCL's order disagrees.

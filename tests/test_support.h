@@ -1,6 +1,11 @@
 // Helpers shared by the unit tests that run collectives on the CPU backend.
 #pragma once
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -36,5 +41,29 @@ std::string input_error(Call&& call) {
   }
   return "";
 }
+
+// A scratch folder for the files of one test (named after `what`), removed afterwards.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& what) {
+    static std::atomic<int> n{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("collsim-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    std::filesystem::create_directories(path_);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ / name) << text;
+    return path_ / name;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
 
 }  // namespace collsim::testing

@@ -12,16 +12,18 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 // The region as real storage; out of place (the common case) that is the region itself.
 Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
 
-// Calls f(region) for every region of real storage that the checker or the dependency
-// analysis visits: destinations and sources. A chunked schedule reads where it wrote
-// anyway, but one that reads many small pieces of an input nobody writes (a hand-written
-// schedule of 400 000 one-element transfers) would otherwise cut that input at every
-// visit, an insertion into the flat arrays each time: 30 s instead of 1.
+// Calls f(region) for every region of real storage that the checker writes to, and with
+// CutAt::reads_and_writes the transfers' sources too. The dependency analysis cuts its maps
+// at the sources as well, because it records every read in them: a schedule that reads many
+// small pieces of an input nobody writes (a hand-written one of 400 000 one-element
+// transfers) would otherwise cut that input at every read, an insertion into the flat
+// arrays each time (30 s instead of 4). The checker reads sources without cutting, and its
+// pieces are the cells every view draws, so it keeps the written regions' cuts.
 template <class F>
-void for_each_region(const Schedule& s, F&& f) {
+void for_each_region(const Schedule& s, CutAt at, F&& f) {
   for (const Transfer& t : s.transfers) {
     f(storage(s, t.destination()));
-    f(storage(s, t.source()));
+    if (at == CutAt::reads_and_writes) f(storage(s, t.source()));
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
@@ -79,21 +81,21 @@ class AccessTracker {
 
 }  // namespace
 
-BufferCuts region_cuts(const Schedule& s) {
+BufferCuts region_cuts(const Schedule& s, CutAt at) {
   // Two passes over the regions, counting then filling, so the cuts of all buffers share
   // one array; then each buffer's cuts are sorted, deduplicated and clipped to (0, size).
   const std::size_t buffers = static_cast<std::size_t>(s.total_ranks) * 3;
   auto index = [](const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); };
   std::vector<std::size_t> fill(buffers + 1, 0);
-  for_each_region(s, [&](const Region& r) { fill[index(r) + 1] += 2; });
+  for_each_region(s, at, [&](const Region& r) { fill[index(r) + 1] += 2; });
   for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += fill[i];
   BufferCuts c;
   c.first = fill;
   c.cuts.resize(fill[buffers]);
-  for_each_region(s, [&](const Region& r) {
-    std::size_t& at = fill[index(r)];
-    c.cuts[at++] = r.offset;
-    c.cuts[at++] = r.end();
+  for_each_region(s, at, [&](const Region& r) {
+    std::size_t& next = fill[index(r)];
+    c.cuts[next++] = r.offset;
+    c.cuts[next++] = r.end();
   });
   std::size_t out = 0;
   for (std::size_t i = 0; i < buffers; ++i) {
@@ -113,7 +115,7 @@ BufferCuts region_cuts(const Schedule& s) {
 }
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
-  return derive_dependencies(s, region_cuts(s), observe);
+  return derive_dependencies(s, region_cuts(s, CutAt::reads_and_writes), observe);
 }
 
 DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe) {

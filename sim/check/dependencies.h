@@ -37,8 +37,10 @@ using HazardObserver = std::function<void(std::uint32_t earlier, std::uint32_t l
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe = {});
 
-// Every position at which a region the schedule reads or writes (a transfer's destination
-// and source, a local operation's target or source, an in-place alias) begins or ends, per buffer of real
+// Every position at which a region the schedule writes (a transfer's destination, a local
+// operation's target or source, an in-place alias) begins or ends — and with
+// CutAt::reads_and_writes where a transfer's source does (the dependency analysis's maps,
+// which record every read) — per buffer of real
 // storage (storage_of): the cuts with which the checker's and the dependency analysis's
 // interval maps start, so that walking the transfers of a chunked schedule splits nothing.
 // Sorted, inside (0, size).
@@ -50,9 +52,10 @@ struct BufferCuts {
     return {cuts.data() + first[i], cuts.data() + first[i + 1]};
   }
 };
-BufferCuts region_cuts(const Schedule& s);
+enum class CutAt : std::uint8_t { writes, reads_and_writes };
+BufferCuts region_cuts(const Schedule& s, CutAt at);
 
-// The same, with the cuts computed once by the caller (the checker shares them).
+// The same, with the cuts computed by the caller (region_cuts(s, CutAt::reads_and_writes)).
 DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe);
 
 }  // namespace collsim
