@@ -1,0 +1,23 @@
+# Sanitizer builds (issue 21, part 3): COLLSIM_SANITIZE=thread builds every target with
+# ThreadSanitizer, =address with AddressSanitizer and UndefinedBehaviorSanitizer (no
+# recovery: the first report fails the test). Included before any target, so the flags reach
+# the libraries as well as the tests. scripts/test's pass 4 builds test_sim with TSan and
+# runs the tests of the threaded engine (the CPU backend's workers, the bench's threads).
+set(COLLSIM_SANITIZE "" CACHE STRING "Sanitizer build: thread, address (ASan+UBSan), or empty (none)")
+set_property(CACHE COLLSIM_SANITIZE PROPERTY STRINGS "" thread address)
+if(COLLSIM_SANITIZE STREQUAL "")
+  return()
+endif()
+if(COLLSIM_SANITIZE STREQUAL "thread")
+  set(_collsim_sanitize_flags -fsanitize=thread)
+elseif(COLLSIM_SANITIZE STREQUAL "address")
+  set(_collsim_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=all)
+else()
+  message(FATAL_ERROR "collsim: COLLSIM_SANITIZE='${COLLSIM_SANITIZE}': use thread, address or leave it empty")
+endif()
+if(COLLSIM_FUZZ)
+  message(FATAL_ERROR "collsim: COLLSIM_SANITIZE and COLLSIM_FUZZ are separate build trees (the fuzz build has ASan+UBSan already)")
+endif()
+add_compile_options(${_collsim_sanitize_flags} -fno-omit-frame-pointer -g)
+add_link_options(${_collsim_sanitize_flags})
+message(STATUS "collsim: sanitizer build (${COLLSIM_SANITIZE}): ${_collsim_sanitize_flags}")
