@@ -53,6 +53,12 @@ RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags,
 
 void check_output_file(std::string_view flag, const std::string& path) { check_output(flag, path); }
 
+void print_quiet_verdict(const Verification& v) { fmt::print("{}\n", v.ok ? "verified" : "WRONG: " + v.first_mismatch); }
+
+bool dumps_buffer(const Schedule& s, int rank, BufferKind b) {
+  return rank < s.spec.ranks && s.buffer_elements(rank, b) > 0;  // not a parameter server's servers
+}
+
 std::filesystem::path dump_file(const std::filesystem::path& dir, int rank, BufferKind buffer) {
   return dir / fmt::format("rank{}.{}.bin", rank, buffer == BufferKind::input ? "in" : "out");
 }

@@ -52,6 +52,11 @@ void print_run_report(const RunResult& result, const RunPlan& plan, const std::s
 // DIR/rank<r>.in.bin or DIR/rank<r>.out.bin, raw little-endian arrays of the run's type.
 std::filesystem::path dump_file(const std::filesystem::path& dir, int rank, BufferKind buffer);
 
+// --quiet's one line after a run: "verified" or "WRONG: " and the first mismatch.
+void print_quiet_verdict(const Verification& v);
+// Whether --dump writes a file for rank `rank`'s buffer b: worker ranks' buffers that hold elements.
+bool dumps_buffer(const Schedule& s, int rank, BufferKind b);
+
 // Before a run: every output's folder exists and is writable (InputError naming the flag),
 // so a long run does not end in a write error.
 void check_trace_outputs(const TraceOutputs& outputs);

@@ -133,9 +133,9 @@ RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
 void dump_buffers(const RunResult& r, const std::filesystem::path& dir, OutputFileSet& files) {
   for (int rank = 0; rank < r.schedule.spec.ranks; ++rank) {
     // Inputs as before the run (in place, the run overwrote them); outputs after it.
-    if (r.schedule.buffer_elements(rank, BufferKind::input) > 0)
+    if (cli::dumps_buffer(r.schedule, rank, BufferKind::input))
       files.stage(cli::dump_file(dir, rank, BufferKind::input), input_before_run(r, rank));
-    if (r.schedule.buffer_elements(rank, BufferKind::output) > 0)
+    if (cli::dumps_buffer(r.schedule, rank, BufferKind::output))
       files.stage(cli::dump_file(dir, rank, BufferKind::output), output_after_run(r, rank));
   }
 }
@@ -200,7 +200,7 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
   cli::stage_trace_outputs(result, plan, fa.outputs, files);
   files.commit();
   if (rf.quiet) {
-    fmt::print("{}\n", result.verification.ok ? "verified" : "WRONG: " + result.verification.first_mismatch);
+    cli::print_quiet_verdict(result.verification);
   } else {
     cli::print_run_report(result, plan, fa.scenario, fa.outputs, rf.dump);
     fmt::print("{}", questions);

@@ -76,9 +76,7 @@ void stage_dump(const RunResult& r, const std::filesystem::path& dir, OutputFile
   const int me = mpi_place().rank;
   std::string problem;
   for (const BufferKind b : {BufferKind::input, BufferKind::output}) {
-    // Servers (ranks past spec.ranks) and ranks without this buffer send nothing.
-    const bool has = me < r.schedule.spec.ranks && r.schedule.buffer_elements(me, b) > 0;
-    const std::span<const std::byte> mine = !has ? std::span<const std::byte>{}
+    const std::span<const std::byte> mine = !dumps_buffer(r.schedule, me, b) ? std::span<const std::byte>{}
                                             : b == BufferKind::input ? input_before_run(r, me)
                                                                      : output_after_run(r, me);
     mpi_collect_bytes(mine, [&](int rank, std::span<const std::byte> bytes) {
@@ -91,10 +89,6 @@ void stage_dump(const RunResult& r, const std::filesystem::path& dir, OutputFile
     });
   }
   stop_all_if(problem);
-}
-
-void print_quiet_verdict(const Verification& v) {
-  fmt::print("{}\n", v.ok ? "verified" : "WRONG: " + v.first_mismatch);
 }
 
 int run_collective(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& f) {

@@ -427,24 +427,17 @@ std::map<std::tuple<int, int, int>, Connection> connections(const Source& src, c
   std::map<std::tuple<int, int, int>, Connection> c;
   for (const XGpu& g : a.gpus)
     for (const XTb& tb : g.tbs) {
-      if (tb.send >= 0) {
-        Connection& k = c[{g.id, tb.send, tb.chan}];
-        if (k.sender)
+      // The thread block takes its end of the connection, which no other may hold.
+      auto claim = [&](const XTb*& end, std::string_view does, int peer) {
+        if (end)
           src.fail(tb.at, fmt::format("GPU {}, thread block {}", g.id, tb.id),
-                   fmt::format("thread block {} already sends to GPU {} on channel {}: one thread block per peer and "
+                   fmt::format("thread block {} already {} GPU {} on channel {}: one thread block per peer and "
                                "channel, so that the order of the chunks is defined",
-                               k.sender->id, tb.send, tb.chan));
-        k.sender = &tb;
-      }
-      if (tb.recv >= 0) {
-        Connection& k = c[{tb.recv, g.id, tb.chan}];
-        if (k.receiver)
-          src.fail(tb.at, fmt::format("GPU {}, thread block {}", g.id, tb.id),
-                   fmt::format("thread block {} already receives from GPU {} on channel {}: one thread block per peer "
-                               "and channel, so that the order of the chunks is defined",
-                               k.receiver->id, tb.recv, tb.chan));
-        k.receiver = &tb;
-      }
+                               end->id, does, peer, tb.chan));
+        end = &tb;
+      };
+      if (tb.send >= 0) claim(c[{g.id, tb.send, tb.chan}].sender, "sends to", tb.send);
+      if (tb.recv >= 0) claim(c[{tb.recv, g.id, tb.chan}].receiver, "receives from", tb.recv);
     }
   return c;
 }
