@@ -7,6 +7,7 @@
 
 #include "app/gui/app.h"
 #include "app/gui/export.h"
+#include "sim/run/custom_schedule.h"
 #include "sim/schedule/algorithm.h"
 
 namespace collsim::gui {
@@ -31,12 +32,21 @@ std::string scenario_label(const std::filesystem::path& file) {
   return std::filesystem::relative(file, data_dir() / "scenarios").string();
 }
 
-// A combo of the algorithms for the chosen collective; keeps the choice valid.
+// A combo of the algorithms for the chosen collective; keeps the choice valid. A schedule
+// file from the scenario (a TOML schedule or an MSCCL file) is the algorithm "custom",
+// offered first: without it the combo showed (and Run ran) the collective's default.
 void algorithm_combo(RunEditor& e) {
   const Collective c = e.collective_kind();
-  if (!find_algorithm(c, e.algorithm)) e.algorithm = std::string(default_algorithm(c).name);
+  const bool has_schedule = !e.schedule_file.empty();
+  if (!(has_schedule && e.algorithm == kCustomAlgorithm) && !find_algorithm(c, e.algorithm))
+    e.algorithm = std::string(default_algorithm(c).name);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 11);
   if (!ImGui::BeginCombo("##algorithm", e.algorithm.c_str())) return;
+  if (has_schedule) {
+    if (ImGui::Selectable(std::string(kCustomAlgorithm).c_str(), e.algorithm == kCustomAlgorithm))
+      e.algorithm = std::string(kCustomAlgorithm);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the scenario's own schedule: %s", e.schedule_file.c_str());
+  }
   for (const AlgorithmInfo& a : all_algorithms()) {
     if (a.collective != c) continue;
     if (ImGui::Selectable(std::string(a.name).c_str(), a.name == e.algorithm)) e.algorithm = std::string(a.name);
