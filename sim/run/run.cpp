@@ -1,6 +1,13 @@
 #include "sim/run/run.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,10 +19,111 @@ namespace {
 
 void refuse_if_too_large(const Schedule& s) {
   const double need = buffer_bytes(s);
-  const std::uint64_t have = available_memory_bytes();
-  if (have > 0 && need > 0.8 * static_cast<double>(have))
-    throw InputError(fmt::format("--count {} needs {} of buffers for {} ranks, but only {} of memory is available",
-                                 s.spec.count, format_bytes(need), s.total_ranks, format_bytes(static_cast<double>(have))));
+  const AvailableMemory have = available_memory();
+  if (have.known && need > 0.8 * static_cast<double>(have.bytes))
+    throw InputError(fmt::format("--count {} needs {} of buffers for {} ranks, but only {} of memory is available{}",
+                                 s.spec.count, format_bytes(need), s.total_ranks,
+                                 format_bytes(static_cast<double>(have.bytes)),
+                                 have.limit == "MemAvailable" ? "" : fmt::format(" under {}", have.limit)));
+}
+
+// --- the memory figures ---------------------------------------------------------------------
+
+std::optional<std::uint64_t> parse_u64(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  return line;
+}
+
+// "Key: value kB" lines (/proc/meminfo, /proc/self/status): the value in bytes.
+std::optional<std::uint64_t> kib_field(const std::string& path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with(key) && line.size() > key.size() && line[key.size()] == ':') {
+      std::istringstream rest(line.substr(key.size() + 1));
+      std::uint64_t kib = 0;
+      if (rest >> kib) return kib * 1024;
+      return std::nullopt;
+    }
+  return std::nullopt;
+}
+
+// "key value" lines (memory.stat).
+std::optional<std::uint64_t> stat_field(const std::string& path, std::string_view key) {
+  std::ifstream in(path);
+  std::string k;
+  std::uint64_t v = 0;
+  while (in >> k >> v)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> soft_rlimit(int resource) {
+  rlimit rl{};
+  if (::getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  return static_cast<std::uint64_t>(rl.rlim_cur);
+}
+
+// The memory cgroups with a limit from this process's own up to the root. v2: "0::PATH" in
+// /proc/self/cgroup, under /sys/fs/cgroup (or /sys/fs/cgroup/unified on a hybrid system);
+// v1: the memory controller's line, under /sys/fs/cgroup/memory. A level whose folder is not
+// visible (another cgroup namespace) is skipped.
+void read_cgroups(MemoryFigures& f) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line, v2_path, v1_path;
+  while (std::getline(in, line)) {
+    const auto a = line.find(':');
+    const auto b = a == std::string::npos ? a : line.find(':', a + 1);
+    if (b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    const std::string path = line.substr(b + 1);
+    if (line.starts_with("0::")) v2_path = path;
+    std::istringstream list(controllers);
+    for (std::string c; std::getline(list, c, ',');)
+      if (c == "memory") v1_path = path;
+  }
+  const auto walk = [&](const std::string& base, std::string path, const char* max_file, const char* current_file,
+                        const char* stat_key) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(base, ec)) return;
+    if (path.empty() || path[0] != '/') path = "/" + path;
+    while (true) {
+      const std::string dir = base + (path == "/" ? "" : path);
+      const std::optional<std::string> max_text = first_line(dir + "/" + max_file);
+      const std::optional<std::uint64_t> limit = max_text ? parse_u64(*max_text) : std::nullopt;
+      // v2's "max", v1's page-rounded LONG_MAX: no limit.
+      if (limit && *limit < (std::uint64_t{1} << 62)) {
+        MemoryFigures::Cgroup g;
+        g.path = dir;
+        g.limit = *limit;
+        const std::optional<std::string> current = first_line(dir + "/" + current_file);
+        g.usage = current ? parse_u64(*current).value_or(0) : 0;
+        g.reclaimable = stat_field(dir + "/memory.stat", stat_key).value_or(0);
+        f.cgroups.push_back(g);
+      }
+      if (path == "/") break;
+      path = path.substr(0, path.find_last_of('/'));
+      if (path.empty()) path = "/";
+    }
+  };
+  if (!v2_path.empty()) {
+    const std::string base =
+        std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers") ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+    walk(base, v2_path, "memory.max", "memory.current", "inactive_file");
+  }
+  if (!v1_path.empty())
+    walk("/sys/fs/cgroup/memory", v1_path, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file");
 }
 
 // Given inputs that the type cannot hold (a scenario names the key first, with its position).
@@ -59,14 +167,40 @@ bool build_into(RunResult& result, int max_ranks, const PrepareOptions& options)
 
 }  // namespace
 
+AvailableMemory combine_memory_figures(const MemoryFigures& f) {
+  AvailableMemory best;
+  const auto consider = [&](std::uint64_t bytes, std::string limit) {
+    if (!best.known || bytes < best.bytes) best = {true, bytes, std::move(limit)};
+  };
+  const auto left = [](std::uint64_t limit, std::uint64_t used) { return used >= limit ? 0 : limit - used; };
+  if (f.mem_available) consider(*f.mem_available, "MemAvailable");
+  if (f.address_space_limit)
+    consider(left(*f.address_space_limit, f.address_space_used.value_or(0)), "the address-space limit (ulimit -v)");
+  if (f.data_limit) consider(left(*f.data_limit, f.data_used.value_or(0)), "the data-segment limit (ulimit -d)");
+  for (const MemoryFigures::Cgroup& g : f.cgroups) {
+    const std::uint64_t used = g.usage - std::min(g.reclaimable, g.usage);
+    consider(left(g.limit, used), fmt::format("the memory cgroup's limit ({})", g.path));
+  }
+  return best;
+}
+
+MemoryFigures read_memory_figures() {
+  MemoryFigures f;
+  f.mem_available = kib_field("/proc/meminfo", "MemAvailable");
+  f.address_space_limit = soft_rlimit(RLIMIT_AS);
+  f.data_limit = soft_rlimit(RLIMIT_DATA);
+  if (f.address_space_limit) f.address_space_used = kib_field("/proc/self/status", "VmSize");
+  if (f.data_limit) f.data_used = kib_field("/proc/self/status", "VmData");
+  read_cgroups(f);
+  return f;
+}
+
+AvailableMemory available_memory() { return combine_memory_figures(read_memory_figures()); }
+
 std::uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return 0;
+  const AvailableMemory m = available_memory();
+  if (!m.known) return 0;
+  return std::max<std::uint64_t>(m.bytes, 1);
 }
 
 Schedule build_schedule(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options,

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,46 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
 // configuration, naming the flag, key or file position it came from).
 void predict_run(RunResult& r, const TopologyConfig& config);
 
-// Bytes of memory available for buffers now (MemAvailable), or 0 if unknown.
+// --- memory available for buffers ----------------------------------------------------------
+// The figures that bound what this process may still allocate, as read from the machine;
+// each absent where unknown or unlimited.
+struct MemoryFigures {
+  std::optional<std::uint64_t> mem_available;       // /proc/meminfo MemAvailable
+  std::optional<std::uint64_t> address_space_limit;  // RLIMIT_AS's soft limit (ulimit -v)
+  std::optional<std::uint64_t> address_space_used;   // VmSize (/proc/self/status)
+  std::optional<std::uint64_t> data_limit;           // RLIMIT_DATA's soft limit (ulimit -d)
+  std::optional<std::uint64_t> data_used;            // VmData (/proc/self/status)
+  // A memory cgroup with a limit, this process's own or one above it: cgroup v2's memory.max
+  // and memory.current (v1: memory.limit_in_bytes and memory.usage_in_bytes), and the file
+  // cache the kernel would reclaim first (memory.stat's inactive_file), not counted as used.
+  struct Cgroup {
+    std::string path;
+    std::uint64_t limit = 0;
+    std::uint64_t usage = 0;
+    std::uint64_t reclaimable = 0;
+  };
+  std::vector<Cgroup> cgroups;
+};
+
+struct AvailableMemory {
+  bool known = false;
+  std::uint64_t bytes = 0;  // when known (0 when a limit is already reached)
+  // What sets it: "MemAvailable", "the address-space limit (ulimit -v)", "the data-segment
+  // limit (ulimit -d)" or "the memory cgroup's limit (<path>)".
+  std::string limit;
+};
+
+// The smallest of: MemAvailable; each rlimit minus what the process uses of it already (the
+// limit itself where the use is unknown); each cgroup's limit minus its usage less the
+// reclaimable cache. Not known when no figure is. A pure function of the figures.
+AvailableMemory combine_memory_figures(const MemoryFigures& figures);
+// This process's figures now (/proc/meminfo, getrlimit, /proc/self/status, /proc/self/cgroup
+// and /sys/fs/cgroup; v2, or v1's memory controller).
+MemoryFigures read_memory_figures();
+// combine_memory_figures(read_memory_figures()).
+AvailableMemory available_memory();
+// Bytes of memory available for buffers now (available_memory()), or 0 if unknown; at least
+// 1 when known, so that a reached limit refuses every allocation.
 std::uint64_t available_memory_bytes();
 
 }  // namespace collsim

@@ -567,6 +567,25 @@ expect_bad_input(count-too-large-for-memory ARGS run --count 1G --ranks 1024
   STDERR "--count (1G|1073741824)" "(memory|petabyte|absurd)")
 expect_bad_input(count-absurd ARGS run --count 1024G --ranks 1024
   STDERR "--count (1024G|1099511627776)" "petabyte|absurd")
+# Under an address-space limit (ulimit -v 1 GiB), a run whose 2 GiB of buffers fit this
+# machine's memory but not the limit is refused before it allocates, naming the limit
+# (sim/run/run.h, available_memory). Not under a sanitizer: ASan and TSan reserve terabytes
+# of address space for their shadow memory and cannot start under ulimit -v.
+if(SANITIZE)
+  message(STATUS "count-over-ulimit: skipped in this ${SANITIZE} sanitizer build (its shadow memory needs an unlimited address space)")
+else()
+  set(CASE_LABEL count-over-ulimit)
+  set(_dump "${WORK_DIR}/bad/count-over-ulimit")
+  message(STATUS "count-over-ulimit: sh -c 'ulimit -v 1048576; collsim run --ranks 8 --count 32M --dump ...'")
+  execute_process(COMMAND sh -c "ulimit -v 1048576 && exec \"$@\"" sh "${COLLSIM}" run --ranks 8 --count 32M
+                          --dump "${_dump}"
+    RESULT_VARIABLE CASE_RC OUTPUT_VARIABLE CASE_OUT ERROR_VARIABLE CASE_ERR TIMEOUT 30)
+  set(CASE_KNOWN_BUG "")
+  expect_exit(2)
+  # MiB, not GiB: the figure is the limit's (less what collsim maps already), not MemAvailable's.
+  expect_stderr_matches("--count (32M|33554432) needs [0-9.]+ GiB of buffers for 8 ranks, but only [0-9.]+ MiB of memory is available under the address-space limit \\(ulimit -v\\)")
+  expect_no_files("${_dump}")
+endif()
 expect_bad_input(servers-exceed-workers ARGS run --algorithm parameter_server --servers 5 --ranks 4
   STDERR "--servers \\(5\\)" "--ranks \\(4\\)")
 expect_bad_input(servers-zero ARGS run --algorithm parameter_server --servers 0 STDERR "--servers" "got 0")

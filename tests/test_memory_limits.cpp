@@ -1,0 +1,99 @@
+// The memory figure that run.cpp and program.cpp refuse oversized buffers against
+// (sim/run/run.h): the smallest of MemAvailable, the rlimits less what the process uses,
+// and the memory cgroups' limits less their usage. combine_memory_figures is pure: these
+// tests give it the figures and never depend on this machine's own limits.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "sim/run/run.h"
+
+using namespace collsim;
+
+namespace {
+constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+}  // namespace
+
+TEST_CASE("memory figure: none known is unknown, MemAvailable alone is itself") {
+  const AvailableMemory none = combine_memory_figures({});
+  CHECK_FALSE(none.known);
+
+  MemoryFigures f;
+  f.mem_available = 20 * GiB;
+  const AvailableMemory m = combine_memory_figures(f);
+  CHECK(m.known);
+  CHECK(m.bytes == 20 * GiB);
+  CHECK(m.limit == "MemAvailable");
+}
+
+TEST_CASE("memory figure: ulimit -v and -d count less what the process maps already, the smaller wins") {
+  MemoryFigures f;
+  f.mem_available = 20 * GiB;
+  f.address_space_limit = 4 * GiB;
+  f.address_space_used = 1 * GiB;
+  AvailableMemory m = combine_memory_figures(f);
+  CHECK(m.bytes == 3 * GiB);
+  CHECK(m.limit == "the address-space limit (ulimit -v)");
+
+  f.data_limit = 2 * GiB;
+  f.data_used = 512 * MiB;
+  m = combine_memory_figures(f);
+  CHECK(m.bytes == 1536 * MiB);
+  CHECK(m.limit == "the data-segment limit (ulimit -d)");
+
+  // A limit above MemAvailable leaves MemAvailable the figure.
+  f.address_space_limit = 64 * GiB;
+  f.data_limit.reset();
+  m = combine_memory_figures(f);
+  CHECK(m.bytes == 20 * GiB);
+  CHECK(m.limit == "MemAvailable");
+}
+
+TEST_CASE("memory figure: a limit whose use is unknown counts whole, one already reached leaves 0 (known)") {
+  MemoryFigures f;
+  f.address_space_limit = 3 * GiB;  // no VmSize read
+  AvailableMemory m = combine_memory_figures(f);
+  CHECK(m.known);
+  CHECK(m.bytes == 3 * GiB);
+
+  f.address_space_used = 5 * GiB;
+  m = combine_memory_figures(f);
+  CHECK(m.known);
+  CHECK(m.bytes == 0);
+  CHECK(m.limit == "the address-space limit (ulimit -v)");
+}
+
+TEST_CASE("memory figure: a cgroup's limit less its usage, reclaimable cache not counted, the tightest level wins") {
+  MemoryFigures f;
+  f.mem_available = 20 * GiB;
+  f.cgroups.push_back({"/sys/fs/cgroup/job", 8 * GiB, 6 * GiB, 2 * GiB});  // 4 GiB left
+  AvailableMemory m = combine_memory_figures(f);
+  CHECK(m.bytes == 4 * GiB);
+  CHECK(m.limit == "the memory cgroup's limit (/sys/fs/cgroup/job)");
+
+  // A parent with less room left sets the figure, whichever order the levels come in.
+  f.cgroups.insert(f.cgroups.begin(), {"/sys/fs/cgroup", 10 * GiB, 9 * GiB, 0});
+  m = combine_memory_figures(f);
+  CHECK(m.bytes == 1 * GiB);
+  CHECK(m.limit == "the memory cgroup's limit (/sys/fs/cgroup)");
+
+  // More cache than usage (the figures are read at different moments): nothing used.
+  MemoryFigures g;
+  g.cgroups.push_back({"/c", 2 * GiB, 1 * GiB, 3 * GiB});
+  CHECK(combine_memory_figures(g).bytes == 2 * GiB);
+  // Over its limit: nothing left.
+  g.cgroups[0] = {"/c", 2 * GiB, 3 * GiB, 0};
+  CHECK(combine_memory_figures(g).known);
+  CHECK(combine_memory_figures(g).bytes == 0);
+}
+
+TEST_CASE("memory figure: this machine's is no more than its MemAvailable, and known on Linux") {
+  const MemoryFigures f = read_memory_figures();
+  REQUIRE(f.mem_available.has_value());  // every Linux since 3.14
+  const AvailableMemory m = combine_memory_figures(f);
+  CHECK(m.known);
+  CHECK(m.bytes <= *f.mem_available);
+  CHECK(available_memory_bytes() >= 1);
+  for (const MemoryFigures::Cgroup& g : f.cgroups) CHECK(g.limit > 0);
+}
