@@ -1,4 +1,5 @@
-// All-reduce ring, parameter server and direct x ranks 1..17 x counts x data types x ops:
+// All-reduce ring, parameter server and direct x ranks 1..17 (1..9 at COLLSIM_TEST_SCALE=small,
+// test_support.h) x counts x data types x ops:
 // the schedule passes the checker, runs on the CPU backend, and matches the host
 // reference. And what every registered algorithm's file says about it: its layout (valid
 // for N = 1..17, trees whose edges the schedule's transfers follow), its extra ranks, and
@@ -24,6 +25,8 @@
 using namespace collsim;
 using collsim::testing::cpu;
 using collsim::testing::outputs_of;
+using collsim::testing::sweep_largest_count;
+using collsim::testing::sweep_max_ranks;
 
 namespace {
 
@@ -42,7 +45,8 @@ void run_and_verify(const RunRequest& req) {
 }
 
 void sweep(const char* algorithm, AlgorithmOptions options, bool in_place = false) {
-  for (int ranks = 1; ranks <= 17; ++ranks) {
+  const int max_ranks = sweep_max_ranks();
+  for (int ranks = 1; ranks <= max_ranks; ++ranks) {
     if (std::string(algorithm) == "parameter_server" && options.servers > ranks) continue;
     for (std::uint64_t count : {0u, 1u, 7u, 1000u})
       for (DataType dtype : kAllDataTypes)
@@ -57,12 +61,13 @@ void sweep(const char* algorithm, AlgorithmOptions options, bool in_place = fals
   }
 }
 
+// 1 000 003 elements (prime; 40 009 at the small scale), at the rank counts up to the scale's.
 void large_sweep(const char* algorithm, AlgorithmOptions options) {
   for (int ranks : {1, 2, 3, 5, 8, 13, 17})
     for (auto [dtype, op] : {std::pair{DataType::f32, ReduceOp::sum}, std::pair{DataType::i32, ReduceOp::max}}) {
-      if (options.servers > ranks) continue;
+      if (options.servers > ranks || ranks > sweep_max_ranks()) continue;
       RunRequest req;
-      req.spec = {Collective::all_reduce, ranks, 1000003, dtype, op, 0};
+      req.spec = {Collective::all_reduce, ranks, sweep_largest_count(), dtype, op, 0};
       req.algorithm = algorithm;
       req.options = options;
       run_and_verify(req);
@@ -80,7 +85,7 @@ TEST_CASE("sweep: parameter server, 2 colocated servers") { sweep("parameter_ser
 TEST_CASE("sweep: direct all-reduce") { sweep("direct", {}); }
 TEST_CASE("sweep: direct all-reduce in place (through scratch slots)") { sweep("direct", {}, true); }
 
-TEST_CASE("large counts: 1 000 003 elements, f32 sum and i32 max") {
+TEST_CASE("large prime counts (1 000 003 elements, or 40 009 small), f32 sum and i32 max") {
   large_sweep("ring", {});
   large_sweep("parameter_server", {.servers = 2});
   large_sweep("parameter_server", {.servers = 2, .colocated = true});

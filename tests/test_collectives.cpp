@@ -1,5 +1,6 @@
 // All-reduce (trees, recursive doubling, Rabenseifner, hierarchical), all-gather,
-// reduce-scatter and all-to-all: every algorithm x ranks 1..17 x counts x data types (x ops
+// reduce-scatter and all-to-all: every algorithm x ranks 1..17 (1..9 at COLLSIM_TEST_SCALE=small,
+// test_support.h) x counts x data types (x ops
 // where the collective reduces), through the checker and against the host reference; the
 // fold-in for rank counts that are not powers of two; the double binary tree's shape; and
 // step and byte counts against the textbook (Thakur, Rabenseifner & Gropp 2005).
@@ -25,6 +26,8 @@
 using namespace collsim;
 using collsim::testing::cpu;
 using collsim::testing::outputs_of;
+using collsim::testing::sweep_large_count;
+using collsim::testing::sweep_max_ranks;
 
 namespace {
 
@@ -68,7 +71,8 @@ void sweep(const Sweep& w) {
                                               : std::vector<DataType>{DataType::f16, DataType::i32, DataType::f64};
   const std::vector<ReduceOp> ops = reduces ? std::vector<ReduceOp>(std::begin(kAllReduceOps), std::end(kAllReduceOps))
                                             : std::vector<ReduceOp>{ReduceOp::sum};
-  for (int ranks = 1; ranks <= 17; ++ranks) {
+  const int max_ranks = sweep_max_ranks();
+  for (int ranks = 1; ranks <= max_ranks; ++ranks) {
     if (skipped(w, ranks)) continue;
     for (std::uint64_t count : {0u, 1u, 7u, 1000u}) {
       for (DataType dtype : types)
@@ -79,14 +83,16 @@ void sweep(const Sweep& w) {
   }
 }
 
-// The large count 65 537 (prime), ranks 1..17, but only f32 sum and i32 max — or one f32
-// run for copy-only collectives — to keep the suite fast.
+// The large count 65 537 (prime; 4 099 at the small scale), ranks 1..17 (1..9), but only f32
+// sum and i32 max — or one f32 run for copy-only collectives — to keep the suite fast.
 void large_sweep(const Sweep& w) {
   const bool reduces = collective_reduces(w.collective);
-  for (int ranks = 1; ranks <= 17; ++ranks) {
+  const int max_ranks = sweep_max_ranks();
+  const std::uint64_t count = sweep_large_count();
+  for (int ranks = 1; ranks <= max_ranks; ++ranks) {
     if (skipped(w, ranks)) continue;
-    run_and_verify(request(w, ranks, 65537, DataType::f32, ReduceOp::sum));
-    if (reduces) run_and_verify(request(w, ranks, 65537, DataType::i32, ReduceOp::max));
+    run_and_verify(request(w, ranks, count, DataType::f32, ReduceOp::sum));
+    if (reduces) run_and_verify(request(w, ranks, count, DataType::i32, ReduceOp::max));
   }
 }
 
@@ -159,11 +165,42 @@ TEST_CASE("sweep: all_to_all") {
     if (w.collective == Collective::all_to_all) sweep(w);
 }
 
-TEST_CASE("large count 65 537: every algorithm of all_reduce, all_gather, reduce_scatter, all_to_all") {
+TEST_CASE("large prime count (65 537, or 4 099 small): every algorithm of all_reduce, all_gather, reduce_scatter, all_to_all") {
   for (const Sweep& w : all_sweeps()) {
     INFO(name_of(w));
     large_sweep(w);
   }
+}
+
+// What the sweeps above rely on, at either scale (COLLSIM_TEST_SCALE, test_support.h).
+TEST_CASE("the sweeps' scale: odd, even and power-of-two rank counts, prime large counts, and a bad value refused") {
+  using collsim::testing::sweep_largest_count;
+  const auto prime = [](std::uint64_t n) {
+    for (std::uint64_t d = 2; d * d <= n; ++d)
+      if (n % d == 0) return false;
+    return n > 1;
+  };
+  CHECK(sweep_max_ranks() >= 9);  // 1..9: 1, primes, 4 and 8, 6 (not a power of two), 9 (odd, above 8)
+  CHECK(prime(sweep_large_count()));
+  CHECK(prime(sweep_largest_count()));
+  // Several elements per block even for N^2 blocks (all-to-all, direct) at the most ranks.
+  CHECK(sweep_large_count() > 16 * static_cast<std::uint64_t>(sweep_max_ranks() * sweep_max_ranks()));
+  CHECK(sweep_largest_count() > sweep_large_count());
+
+  const char* was = std::getenv("COLLSIM_TEST_SCALE");
+  const std::string saved = was ? was : "";
+  ::setenv("COLLSIM_TEST_SCALE", "small", 1);
+  CHECK(sweep_max_ranks() == 9);
+  CHECK(sweep_large_count() == 4099);
+  ::setenv("COLLSIM_TEST_SCALE", "full", 1);
+  CHECK(sweep_max_ranks() == 17);
+  CHECK(sweep_large_count() == 65537);
+  ::setenv("COLLSIM_TEST_SCALE", "tiny", 1);
+  CHECK_THROWS_WITH_AS(sweep_max_ranks(), "COLLSIM_TEST_SCALE='tiny': use full or small", std::invalid_argument);
+  if (was)
+    ::setenv("COLLSIM_TEST_SCALE", saved.c_str(), 1);
+  else
+    ::unsetenv("COLLSIM_TEST_SCALE");
 }
 
 // --- step counts and bytes against the textbook ---------------------------------------------

@@ -1,5 +1,5 @@
 // Broadcast, reduce, gather, scatter, barrier and send_recv: every algorithm x ranks 1..17
-// x counts x data types (x ops where the collective reduces) x roots, through the checker
+// (1..9 at COLLSIM_TEST_SCALE=small, test_support.h) x counts x data types (x ops where the collective reduces) x roots, through the checker
 // and against the host reference; the in-place layouts; barriers proved and a broken one
 // rejected; step and byte counts against the textbook (Thakur, Rabenseifner & Gropp 2005).
 #include <doctest/doctest.h>
@@ -20,6 +20,8 @@
 using namespace collsim;
 using collsim::testing::cpu;
 using collsim::testing::outputs_of;
+using collsim::testing::sweep_large_count;
+using collsim::testing::sweep_max_ranks;
 
 namespace {
 
@@ -52,7 +54,8 @@ void sweep(const Sweep& w) {
                                           : std::vector<DataType>{DataType::f16, DataType::f32, DataType::f64};
   const std::vector<ReduceOp> ops = reduces ? std::vector<ReduceOp>(std::begin(kAllReduceOps), std::end(kAllReduceOps))
                                             : std::vector<ReduceOp>{ReduceOp::sum};
-  for (int ranks = 1; ranks <= 17; ++ranks)
+  const int max_ranks = sweep_max_ranks();
+  for (int ranks = 1; ranks <= max_ranks; ++ranks)
     for (int root : roots_for(ranks))
       for (std::uint64_t count : w.counts)
         for (DataType dtype : types)
@@ -66,18 +69,20 @@ void sweep(const Sweep& w) {
           }
 }
 
-// The large count 65 537 (prime, so no block or slice divides evenly): every rank count
-// and the three roots, but, to keep the suite fast, only one data type per element size
+// The large count 65 537 (prime, so no block or slice divides evenly; 4 099 at the small
+// scale): every rank count and the three roots, but, to keep the suite fast, only one data type per element size
 // with sum, plus i32 min for reductions (every type x op runs at counts up to 1000).
 void large_sweep(Collective c, std::string_view algorithm, bool in_place = false) {
   std::vector<std::pair<DataType, ReduceOp>> kinds = {
       {DataType::f16, ReduceOp::sum}, {DataType::f32, ReduceOp::sum}, {DataType::f64, ReduceOp::sum}};
   if (collective_reduces(c)) kinds.push_back({DataType::i32, ReduceOp::min});
-  for (int ranks = 1; ranks <= 17; ++ranks)
+  const int max_ranks = sweep_max_ranks();
+  const std::uint64_t count = sweep_large_count();
+  for (int ranks = 1; ranks <= max_ranks; ++ranks)
     for (int root : roots_for(ranks))
       for (auto [dtype, op] : kinds) {
         RunRequest req;
-        req.spec = {c, ranks, 65537, dtype, op, root, in_place};
+        req.spec = {c, ranks, count, dtype, op, root, in_place};
         req.algorithm = std::string(algorithm);
         run_and_verify(req);
       }
@@ -118,7 +123,7 @@ TEST_CASE("sweep: in place — broadcast and reduce, every algorithm, all_reduce
   sweep({.collective = Collective::all_reduce, .algorithm = "ring", .in_place = true, .options = {.slices = 2}});
 }
 
-TEST_CASE("large count 65 537: every algorithm here but the barriers, ranks 1..17, three roots") {
+TEST_CASE("large prime count (65 537, or 4 099 small): every algorithm here but the barriers, every rank count, three roots") {
   for (const AlgorithmInfo& a : all_algorithms())
     if (collective_has_root(a.collective) && a.collective != Collective::barrier) large_sweep(a.collective, a.name);
   large_sweep(Collective::broadcast, "scatter_allgather", true);

@@ -4,10 +4,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "sim/exec/backend.h"
 #include "sim/core/errors.h"
@@ -20,6 +23,29 @@ inline Backend& cpu() {
   static std::unique_ptr<Backend> backend = make_cpu_backend();
   return *backend;
 }
+
+// --- COLLSIM_TEST_SCALE: the size of the collective sweeps ---------------------------------
+// full (unset, empty or "full"; every normal pass): ranks 1..17 and the large prime counts
+// 65 537 and 1 000 003. small (scripts/test's sanitizer passes, where every run is 5-20
+// times slower): ranks 1..9 and the large prime counts 4 099 and 40 009. Either way every
+// collective x algorithm x data type x op is swept, at counts 0, 1, 7 and 1000, over odd
+// rank counts, powers of two and others; any other value fails the test that reads it.
+enum class TestScale { full, small };
+
+inline TestScale test_scale() {
+  const char* v = std::getenv("COLLSIM_TEST_SCALE");
+  const std::string_view value = v ? v : "";
+  if (value.empty() || value == "full") return TestScale::full;
+  if (value == "small") return TestScale::small;
+  throw std::invalid_argument("COLLSIM_TEST_SCALE='" + std::string(value) + "': use full or small");
+}
+
+// The sweeps' rank counts run 1..sweep_max_ranks().
+inline int sweep_max_ranks() { return test_scale() == TestScale::small ? 9 : 17; }
+// The large count of the rooted and collective sweeps (prime: no block or slice divides it).
+inline std::uint64_t sweep_large_count() { return test_scale() == TestScale::small ? 4099 : 65537; }
+// The largest count (all-reduce ring, parameter server, direct; prime as well).
+inline std::uint64_t sweep_largest_count() { return test_scale() == TestScale::small ? 40009 : 1000003; }
 
 // Output elements the reference must compare: every output element (a barrier: one token
 // per rank).

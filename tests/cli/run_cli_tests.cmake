@@ -1363,8 +1363,13 @@ else()
   expect_path_absent("${_msccl}/ps.xml")
   expect_bad_input(msccl-export-protocol NO_DUMP ARGS export-msccl --protocol fast STDERR "--protocol: 'fast' is not one of MSCCL's protocols")
   # The page's own collsim (WebAssembly) has no XML parser: --live is refused, nothing written.
+  # A stand-in module (COLLSIM_LIVE_JS), so that a build without the live page (the sanitizer
+  # passes) gets this refusal too rather than "built without the live page".
+  file(WRITE "${_msccl}/stand-in-live.js" "// not a module: never loaded, the refusal comes first\n")
+  set(ENV{COLLSIM_LIVE_JS} "${_msccl}/stand-in-live.js")
   expect_bad_input(msccl-html-live NO_DUMP ARGS html --schedule "${_msccl_files}/alltoall_3.xml" --live
     --out "${_msccl}/live.html" STDERR "--live: .*alltoall_3\\.xml is an MSCCL algorithm file")
+  unset(ENV{COLLSIM_LIVE_JS})
   expect_path_absent("${_msccl}/live.html")
   run_case(msccl-html ARGS html --schedule "${_msccl_files}/alltoall_3.xml" --count 6 --out "${_msccl}/page.html")
   expect_exit(0)
