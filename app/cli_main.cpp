@@ -396,13 +396,15 @@ int run_cli(int argc, char** argv) {
       "write a schedule as an MSCCL algorithm file (XML) that NCCL's MSCCL runtime runs: a built-in algorithm at "
       "--ranks (every collective MSCCL has a `coll` for), or your own with --schedule; checked first. Each transfer "
       "becomes a send and a receive (fused into rcs/rrs/rrcs where a received chunk is forwarded), thread blocks per "
-      "(receive peer, send peer), depid/deps where a step needs another thread block's; docs/msccl.md");
+      "(receive peer, send peer, channel), depid/deps where a step needs another thread block's; docs/msccl.md");
   add_spec_flags(*export_cmd, spec);
   export_cmd->add_option("--out", msccl.out, "the file to write (default: standard output)")
       ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
   export_cmd->add_option("--protocol", msccl.protocol, "the proto attribute: Simple, LL or LL128")->capture_default_str();
   export_cmd->add_option("--nchannels", msccl.channels,
-                         "the nchannels attribute (collsim puts every thread block on channel 0)")
+                         "spread every transfer over N channels (1 to 32), as MSCCLang's instances: each piece of "
+                         "data is cut into N, piece k travelling on channel k (the count is multiplied by N unless "
+                         "--count is given); a schedule file's own channels are kept")
       ->capture_default_str();
   export_cmd->add_option("--name", msccl.name, "the algorithm's name attribute (default: collsim_ALGORITHM_N)");
   export_cmd->footer(

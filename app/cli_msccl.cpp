@@ -12,6 +12,7 @@
 #include "sim/run/msccl_export.h"
 #include "sim/run/msccl_import.h"
 #include "sim/run/run.h"
+#include "sim/schedule/channels.h"
 
 namespace collsim::cli {
 namespace {
@@ -26,29 +27,41 @@ std::string protocol_name(const std::string& given) {
   throw InputError(fmt::format("--protocol: '{}' is not one of MSCCL's protocols (Simple, LL, LL128)", given));
 }
 
-// The count to export at: --count, the schedule file's, or the algorithm's natural one.
-std::uint64_t export_count(const RunRequest& r, const FlagGiven& given) {
+// The count to export at: --count, the schedule file's, or the algorithm's natural one
+// (times the channels it is spread over, so that every piece holds whole elements).
+std::uint64_t export_count(const RunRequest& r, const FlagGiven& given, int channels) {
   if (given("--count")) return r.spec.count;
+  const auto n = static_cast<std::uint64_t>(channels);
   if (r.algorithm == kCustomAlgorithm) {
     const ScheduleFile f = load_schedule_file(r.options.schedule_file);
-    return f.count ? *f.count : static_cast<std::uint64_t>(f.chunks_per_block);
+    return f.count ? *f.count : static_cast<std::uint64_t>(f.chunks_per_block) * n;
   }
-  return natural_export_count(r.spec, r.algorithm, r.options);
+  return natural_export_count(r.spec, r.algorithm, r.options) * n;
 }
 
 }  // namespace
 
 int command_export_msccl(RunRequest request, const FlagGiven& given, const MscclFlags& flags) {
   if (const std::string why = why_no_msccl(); !why.empty()) throw InputError("export-msccl: " + why);
-  MscclExportOptions options{flags.name, protocol_name(flags.protocol), flags.channels};
-  if (flags.channels < 1 || flags.channels > 32)
-    throw InputError(fmt::format("--nchannels {}: MSCCL runs 1 to 32 channels", flags.channels));
+  const MscclExportOptions options{flags.name, protocol_name(flags.protocol)};
+  if (flags.channels < 1 || flags.channels > kMaxChannels)
+    throw InputError(fmt::format("--nchannels {}: 1 to {} channels are possible (NCCL's MAXCHANNELS)", flags.channels,
+                                 kMaxChannels));
   if (!flags.out.empty()) check_output_path("--out", flags.out);
   RunRequest r = adopt_schedule_spec(std::move(request), given);
-  r.spec.count = export_count(r, given);
-  const Schedule s = build_schedule(r.spec, r.algorithm, r.options);
+  r.spec.count = export_count(r, given, flags.channels);
+  Schedule s = build_schedule(r.spec, r.algorithm, r.options);
   if (r.algorithm != kCustomAlgorithm) check_schedule(s);  // a hand-written one was checked while built
+  if (flags.channels > 1) {
+    try {
+      s = spread_over_channels(s, flags.channels);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("--nchannels {}: {}", flags.channels, e.what()));
+    }
+    check_schedule(s);
+  }
   const MscclExport x = export_msccl(s, options);
+  for (const std::string& w : x.warnings) std::fprintf(stderr, "collsim: warning: %s\n", w.c_str());
   if (flags.out.empty()) {
     fmt::print("{}", x.xml);
     return 0;
@@ -60,8 +73,7 @@ int command_export_msccl(RunRequest request, const FlagGiven& given, const Msccl
       "export-msccl: {} with {} on {} GPUs at count {} -> {}\n  {} chunks per loop, {} thread blocks, {} steps "
       "({} fused receive-and-send), {} dependencies across thread blocks, protocol {}, {} channel{}\n",
       to_string(s.spec.collective), s.algorithm, s.spec.ranks, s.spec.count, flags.out, x.chunks_per_loop,
-      x.thread_blocks, x.steps, x.fused, x.dependencies, options.protocol, options.channels,
-      options.channels == 1 ? "" : "s");
+      x.thread_blocks, x.steps, x.fused, x.dependencies, options.protocol, s.channels, s.channels == 1 ? "" : "s");
   return 0;
 }
 

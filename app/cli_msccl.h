@@ -11,7 +11,7 @@ namespace collsim::cli {
 struct MscclFlags {
   std::string out;                 // the file to write; empty: standard output
   std::string protocol = "Simple"; // the proto attribute: Simple, LL or LL128
-  int channels = 1;                // the nchannels attribute
+  int channels = 1;                // spread every transfer over this many channels (1: as the schedule has them)
   std::string name;                // the name attribute; empty: collsim_ALGORITHM_N
 };
 

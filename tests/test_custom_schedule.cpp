@@ -386,3 +386,30 @@ TEST_CASE("is_schedule_text looks for a top-level schedule_format key without pa
   CHECK_FALSE(is_schedule_text("schedule_formats = 1\n"));
   CHECK_FALSE(is_schedule_text(""));
 }
+
+TEST_CASE("a hand-written schedule may spread its transfers over channels, which the timing model shares links by") {
+  // The ring's two steps on two channels: each chunk on its own channel.
+  std::string text = replaced(kRing2, "pre = [", "channels = 2\npre = [");
+  text = replaced(text, "{ src = 0, dst = 1, chunk = 0, action = \"reduce\" }",
+                  "{ src = 0, dst = 1, chunk = 0, action = \"reduce\", channel = 0 }");
+  text = replaced(text, "{ src = 1, dst = 0, chunk = 1, action = \"reduce\" }",
+                  "{ src = 1, dst = 0, chunk = 1, action = \"reduce\", channel = 1 }");
+  const TempDir dir("custom");
+  const std::filesystem::path file = dir.write("ring2_channels.toml", text);
+  CHECK(verified(file, 1000));
+  const RunRequest r = request_for(file, 1000);
+  const Schedule s = build_schedule(r.spec, r.algorithm, r.options);
+  CHECK(s.channels == 2);
+  REQUIRE(s.transfers.size() == 4);
+  CHECK(s.transfers[0].channel == 0);
+  CHECK(s.transfers[1].channel == 1);
+  CHECK(s.transfers[2].channel == 0);  // not given: channel 0
+  // Bad channels: named by key and position.
+  CHECK(load_error(replaced(kRing2, "pre = [", "channels = 33\npre = ["))
+            .find("s.toml:5:12: key 'channels': must be between 1 and 32, got 33") == 0);
+  CHECK(load_error(replaced(text, "channel = 1 }", "channel = 2 }"))
+            .find("key 'step[0].transfers[1].channel': must be between 0 and 1, got 2") != std::string::npos);
+  CHECK(load_error(replaced(kRing2, "chunk = 0, action = \"reduce\" }", "chunk = 0, action = \"reduce\", channel = 1 }"))
+            .find("key 'step[0].transfers[0].channel': the file has one channel (0); give `channels = N` at the top") !=
+        std::string::npos);
+}

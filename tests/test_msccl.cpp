@@ -5,6 +5,7 @@
 // block and step.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +23,8 @@
 #include "sim/run/msccl_export.h"
 #include "sim/run/msccl_import.h"
 #include "sim/run/run.h"
+#include "sim/model/timing_model.h"
+#include "sim/schedule/channels.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -430,4 +433,112 @@ TEST_CASE("msccl collsim_order and collsim_step: kept where they agree with the 
   const std::filesystem::path file = dir.write("swapped.xml", swapped);
   CHECK(transfers_of(build_checked_custom_schedule(spec, {0, 1, false, 0, file.string()}).schedule) ==
         transfers_of(build_schedule(spec, "ring", {})));
+}
+
+namespace {
+
+using ChannelKey = std::tuple<int, int, std::uint64_t, std::uint64_t, std::uint64_t, int>;
+std::vector<ChannelKey> channels_of(const Schedule& s) {
+  std::vector<ChannelKey> out;
+  for (const Transfer& t : s.transfers)
+    out.emplace_back(t.src, t.dst, t.src_offset, t.dst_offset, t.count, static_cast<int>(t.channel));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("msccl channels: a schedule spread over channels exports its thread blocks per channel and reads back") {
+  TempDir dir("msccl");
+  const std::vector<std::tuple<Collective, const char*, int>> cases = {
+      {Collective::all_reduce, "ring", 4},
+      {Collective::all_gather, "ring", 3},
+      {Collective::all_to_all, "direct", 4},
+      {Collective::all_reduce, "recursive_doubling", 4},
+  };
+  for (const auto& [collective, algorithm, n] : cases)
+    for (int channels : {2, 4}) {
+      CAPTURE(std::string(algorithm));
+      CAPTURE(to_string(collective));
+      CAPTURE(channels);
+      CollectiveSpec spec{collective, n, 0, DataType::i32, ReduceOp::sum, 0, false};
+      spec.count = natural_export_count(spec, algorithm, {}) * static_cast<std::uint64_t>(channels);
+      const Schedule spread = spread_over_channels(build_schedule(spec, algorithm, {}), channels);
+      const MscclExport x = export_msccl(spread, {});
+      CHECK(x.xml.find(fmt::format("nchannels=\"{}\"", channels)) != std::string::npos);
+      for (int c = 0; c < channels; ++c) CHECK(x.xml.find(fmt::format("chan=\"{}\"", c)) != std::string::npos);
+      const std::filesystem::path file = dir.write(fmt::format("{}_{}_{}.xml", algorithm, n, channels), x.xml);
+      CHECK(load_msccl_file(file).warnings.empty());
+      const CheckedCustomSchedule back = build_checked_custom_schedule(spec, {0, 1, false, 0, file.string()});
+      CHECK(back.schedule.channels == channels);
+      const std::vector<ChannelKey> got = channels_of(back.schedule), want_keys = channels_of(spread);
+      std::vector<ChannelKey> only_got, only_want;
+      std::set_difference(got.begin(), got.end(), want_keys.begin(), want_keys.end(), std::back_inserter(only_got));
+      std::set_difference(want_keys.begin(), want_keys.end(), got.begin(), got.end(), std::back_inserter(only_want));
+      CHECK(only_got.size() + only_want.size() == 0);
+      for (const ChannelKey& k : only_want) MESSAGE(fmt::format("spread only: {}", k));
+      for (const ChannelKey& k : only_got) MESSAGE(fmt::format("read back only: {}", k));
+      // The same prediction as the spread schedule's, and a verified run.
+      const RunResult ran = run_and_predict(request_for(spec, std::string(kCustomAlgorithm), file.string()));
+      CHECK(ran.verification.ok);
+      const double want = run_model(spread, derive_dependencies(spread), TopologyConfig{}).prediction.total_ns;
+      CHECK(ran.model->prediction.total_ns == doctest::Approx(want).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("msccl channels: a hand-written file's chan is each transfer's channel, and two channels share a link") {
+  // GPU 0 sends both of its chunks to GPU 1 (an all-gather of 2 GPUs, GPU 1's part by a
+  // local copy only where it lands): chunk 0 on channel 0, chunk 1 on channel 1.
+  const std::string two = R"(<algo name="two" proto="Simple" nchannels="2" nchunksperloop="4" ngpus="2" coll="allgather">
+  <gpu id="0" i_chunks="2" o_chunks="4" s_chunks="0">
+    <tb id="0" send="1" recv="1" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="1" recv="1" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="o" dstoff="3" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="2" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+  <gpu id="1" i_chunks="2" o_chunks="4" s_chunks="0">
+    <tb id="0" send="0" recv="0" chan="0">
+      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="1" send="0" recv="0" chan="1">
+      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="o" dstoff="3" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+    <tb id="2" send="-1" recv="-1" chan="0">
+      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="2" depid="-1" deps="-1" hasdep="0"/>
+    </tb>
+  </gpu>
+</algo>
+)";
+  TempDir dir("msccl");
+  const std::filesystem::path file = dir.write("two.xml", two);
+  const ScheduleFile f = load_msccl_file(file);
+  CHECK(f.channels == 2);
+  const CollectiveSpec spec{Collective::all_gather, 2, 2048, DataType::f32, ReduceOp::sum, 0, false};
+  const CheckedCustomSchedule s = build_checked_custom_schedule(spec, {0, 1, false, 0, file.string()});
+  CHECK(s.schedule.channels == 2);
+  int on_channel[2] = {0, 0};
+  for (const Transfer& t : s.schedule.transfers) {
+    CHECK(t.channel == (t.src_offset == 0 ? 0 : 1));  // chunk 0 of the input on 0, chunk 1 on 1
+    ++on_channel[t.channel];
+  }
+  CHECK(on_channel[0] == 2);
+  CHECK(on_channel[1] == 2);
+  // Each link carries both channels at once, each at half its bandwidth: one α, all bytes.
+  const ModelRun m = run_model(s.schedule, derive_dependencies(s.schedule), TopologyConfig{});
+  const CostParams c = cost_params(m.topology);
+  const double chunk_bytes = 1024 * 4;
+  CHECK(m.prediction.total_ns == doctest::Approx(c.base_ns + c.alpha_ns + 2 * chunk_bytes * c.beta_ns_per_byte).epsilon(1e-9));
+  // A chan at or above nchannels is refused, naming the thread block.
+  std::string wrong = two;
+  wrong.replace(wrong.find("chan=\"1\""), 8, "chan=\"2\"");
+  CHECK(testing::input_error([&] { parse_msccl(wrong, "w.xml"); }).find("w.xml:7:6: GPU 0, thread block 1: chan=2 is outside 0..1") == 0);
 }

@@ -15,7 +15,11 @@
 #include "sim/core/errors.h"
 #include "sim/lesson/scenario.h"
 #include "sim/model/timing_model.h"
+#include "sim/check/checker.h"
+#include "sim/schedule/channels.h"
+#include "sim/schedule/schedule_builder.h"
 #include "sim/trace/trace.h"
+#include "test_support.h"
 
 using namespace collsim;
 
@@ -411,4 +415,70 @@ TEST_CASE("the latency and bandwidth parts of a prediction") {
   const CostSplit split = split_latency_bandwidth(s.schedule, s.graph, s.model.topology);
   CHECK(split.latency_ns >= 50'000);
   CHECK(split.bandwidth_ns >= 50'000);
+}
+
+namespace {
+
+// An all-gather of 2 ranks written by hand: rank 0 sends its two halves to rank 1 in two
+// steps, the first half on channel `first`, the second on channel `second`. The halves are
+// different data, so nothing orders the two steps but the link.
+Schedule two_halves(int channels, int first, int second) {
+  const CollectiveSpec spec{Collective::all_gather, 2, 4096, DataType::f32, ReduceOp::sum, 0, false};
+  ScheduleBuilder b(spec, "halves");
+  b.set_channels(channels);
+  for (int r = 0; r < 2; ++r) b.pre_copy({r, BufferKind::input, 0, 4096}, {r, BufferKind::output, 4096u * r, 4096});
+  b.step("first half");
+  b.add(Action::copy, 0, {0, BufferKind::input, 0, 2048}, {1, BufferKind::output, 0, 2048}, first);
+  b.add(Action::copy, 1, {1, BufferKind::input, 0, 2048}, {0, BufferKind::output, 4096, 2048}, first);
+  b.step("second half");
+  b.add(Action::copy, 0, {0, BufferKind::input, 2048, 2048}, {1, BufferKind::output, 2048, 2048}, second);
+  b.add(Action::copy, 1, {1, BufferKind::input, 2048, 2048}, {0, BufferKind::output, 6144, 2048}, second);
+  return std::move(b).finish();
+}
+
+double predicted_ns(const Schedule& s, const TopologyConfig& config) {
+  return run_model(s, derive_dependencies(s), config).prediction.total_ns;
+}
+
+}  // namespace
+
+TEST_CASE("channels: each has its share of every link, and transfers on different channels run side by side") {
+  const Schedule one = two_halves(1, 0, 0), apart = two_halves(2, 0, 1), idle = two_halves(2, 0, 0);
+  check_schedule(one), check_schedule(apart), check_schedule(idle);
+  const ModelRun m = run_model(one, derive_dependencies(one), switch_config());
+  const CostParams c = cost_params(m.topology);
+  const double half = 2048 * 4;  // bytes
+  // One channel: the two halves queue on the link, each paying α.
+  CHECK(m.prediction.total_ns == doctest::Approx(2 * (c.alpha_ns + half * c.beta_ns_per_byte)).epsilon(1e-12));
+  // Two channels, one half on each: both at once at half the bandwidth; α once.
+  CHECK(predicted_ns(apart, switch_config()) ==
+        doctest::Approx(c.alpha_ns + 2 * half * c.beta_ns_per_byte).epsilon(1e-12));
+  // Two channels, both halves on channel 0: the other channel's share of the link is lost.
+  CHECK(predicted_ns(idle, switch_config()) ==
+        doctest::Approx(2 * (c.alpha_ns + 2 * half * c.beta_ns_per_byte)).epsilon(1e-12));
+  // The links' busy time counts both lanes at their share: the time the whole link needed.
+  const ModelRun a = run_model(apart, derive_dependencies(apart), switch_config());
+  REQUIRE_FALSE(a.prediction.busiest.empty());
+  CHECK(a.prediction.busiest.front().busy_ns == doctest::Approx(2 * half * c.beta_ns_per_byte + c.alpha_ns).epsilon(1e-12));
+}
+
+TEST_CASE("a schedule spread over channels moves the same data, and its time stays that of its links") {
+  const CollectiveSpec spec{Collective::all_reduce, 4, 4 * 4096, DataType::f32, ReduceOp::sum, 0, false};
+  const Schedule ring = build_schedule(spec, "ring", {});
+  for (int channels : {2, 4}) {
+    INFO("channels ", channels);
+    const Schedule spread = spread_over_channels(ring, channels);
+    CHECK(spread.channels == channels);
+    CHECK(spread.transfers.size() == ring.transfers.size() * static_cast<std::size_t>(channels));
+    CHECK_NOTHROW(check_schedule(spread));
+    // Bandwidth bound on a switch: every piece takes α + (b/k)·kβ = α + bβ, all at once, so
+    // the ring's time is unchanged (collsim has no per-channel limit of an SM's copy rate).
+    TopologyConfig config = switch_config();
+    CHECK(predicted_ns(spread, config) == doctest::Approx(predicted_ns(ring, config)).epsilon(1e-9));
+  }
+  CHECK(testing::input_error([&] { (void)spread_over_channels(ring, 3); }).find("equal pieces") != std::string::npos);
+  CHECK(testing::input_error([&] { (void)spread_over_channels(spread_over_channels(ring, 2), 2); })
+            .find("already spreads") != std::string::npos);
+  CHECK(testing::input_error([&] { (void)spread_over_channels(ring, kMaxChannels + 1); }).find("1 to 32") !=
+        std::string::npos);
 }

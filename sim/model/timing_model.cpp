@@ -50,7 +50,8 @@ struct Event {
   bool operator>(const Event& o) const { return std::tie(time, message, kinds) > std::tie(o.time, o.message, o.kinds); }
 };
 
-// Messages waiting for links: one FIFO list per link, in the order they started to wait
+// Messages waiting for lanes (a link's share for one channel; the link itself with one
+// channel): one FIFO list per lane, in the order they started to wait
 // (which is priority order: they arrive in time order, and sorted within an instant).
 // Started messages are not unlinked; walks skip them and drop them from the front.
 struct WaitLists {
@@ -69,9 +70,12 @@ struct WaitLists {
   }
 };
 
-// Consecutive transfers of one step from the same source to the same destination form one
-// message; for src == dst, one batch of local work done one piece after the other.
-bool same_message(const Transfer& a, const Transfer& b) { return a.step == b.step && a.src == b.src && a.dst == b.dst; }
+// Consecutive transfers of one step from the same source to the same destination on the
+// same channel form one message; for src == dst, one batch of local work done one piece after the other.
+bool same_message(const Transfer& a, const Transfer& b) {
+  // Local work is no channel's: one rank's local work of a step is one batch.
+  return a.step == b.step && a.src == b.src && a.dst == b.dst && (a.is_local() || a.channel == b.channel);
+}
 
 // The messages of a schedule: message m is transfers [first[m], first[m+1]). When every
 // message is a single transfer (most schedules), nothing is stored and the transfers'
@@ -121,10 +125,10 @@ class Messages {
 };
 
 // A message that may start at the current instant: ready first, then schedule order.
-// `node` is where it waits on `link` (kNone for a message that just became ready).
+// `node` is where it waits on `lane` (kNone for a message that just became ready).
 struct Candidate {
   double ready;
-  std::uint32_t message, link, node;
+  std::uint32_t message, lane, node;
   bool operator>(const Candidate& o) const { return std::tie(ready, message) > std::tie(o.ready, o.message); }
 };
 
@@ -138,9 +142,10 @@ class Simulation {
         t_(t),
         messages_(s, g),
         dependents_(reverse(messages_.graph())),
-        waits_(t.link_count()),
-        link_free_(t.link_count(), 0),
-        link_busy_(t.link_count(), 0) {
+        channels_(static_cast<std::size_t>(std::max(1, s.channels))),
+        waits_(t.link_count() * channels_),
+        lane_free_(t.link_count() * channels_, 0),
+        lane_busy_(t.link_count() * channels_, 0) {
     p_.begin_ns.assign(s.transfers.size(), 0);
     p_.end_ns.assign(s.transfers.size(), 0);
     const std::size_t n = messages_.size();
@@ -180,15 +185,18 @@ class Simulation {
     return hops_;
   }
 
+  // The lanes a message holds: its channel's lane of every link of its route.
   template <class F>
-  void for_each_link(std::uint32_t m, F&& f) {
+  void for_each_lane(std::uint32_t m, F&& f) {
+    const std::size_t channel = head(m).channel;
     for (const Hop& h : route_of(m))
-      for (int k = 0; k < h.count; ++k) f(h.links[static_cast<std::size_t>(k)]);
+      for (int k = 0; k < h.count; ++k)
+        f(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + channel));
   }
 
-  bool links_free(std::uint32_t m, double now) {
+  bool lanes_free(std::uint32_t m, double now) {
     bool free = true;
-    for_each_link(m, [&](std::uint32_t l) { free = free && link_free_[l] <= now; });
+    for_each_lane(m, [&](std::uint32_t l) { free = free && lane_free_[l] <= now; });
     return free;
   }
 
@@ -198,7 +206,7 @@ class Simulation {
     while (!events_.empty() && events_.top().time == now) {
       const Event e = events_.top();
       events_.pop();
-      if (e.kinds & kRelease) for_each_link(e.message, [&](std::uint32_t l) { released_.push_back(l); });
+      if (e.kinds & kRelease) for_each_lane(e.message, [&](std::uint32_t l) { released_.push_back(l); });
       if (e.kinds & kEnd) end(e.message, now);
       if (e.kinds & kReady) just_ready_.push_back(e.message);
     }
@@ -215,18 +223,18 @@ class Simulation {
     }
   }
 
-  // Drops started transfers from the front of a link's queue, so queues stay short.
-  void trim(std::uint32_t link) {
-    std::uint32_t& head = waits_.head[link];
+  // Drops started transfers from the front of a lane's queue, so queues stay short.
+  void trim(std::uint32_t lane) {
+    std::uint32_t& head = waits_.head[lane];
     while (head != kNone && started_[waits_.nodes[head].message]) head = waits_.nodes[head].next;
-    if (head == kNone) waits_.tail[link] = kNone;
+    if (head == kNone) waits_.tail[lane] = kNone;
   }
 
-  // The first transfer waiting on `link`, from `node` on, that could start now.
-  std::optional<Candidate> first_startable(std::uint32_t link, std::uint32_t node, double now) {
+  // The first transfer waiting on `lane`, from `node` on, that could start now.
+  std::optional<Candidate> first_startable(std::uint32_t lane, std::uint32_t node, double now) {
     for (; node != kNone; node = waits_.nodes[node].next) {
       const std::uint32_t i = waits_.nodes[node].message;
-      if (!started_[i] && links_free(i, now)) return Candidate{ready_[i], i, link, node};
+      if (!started_[i] && lanes_free(i, now)) return Candidate{ready_[i], i, lane, node};
     }
     return std::nullopt;
   }
@@ -236,20 +244,20 @@ class Simulation {
     for (std::uint32_t i : just_ready_) candidates.push({now, i, kNone, kNone});
     for (std::uint32_t l : released_) {
       trim(l);
-      if (link_free_[l] <= now)
+      if (lane_free_[l] <= now)
         if (const auto c = first_startable(l, waits_.head[l], now)) candidates.push(*c);
     }
     while (!candidates.empty()) {
       const Candidate c = candidates.top();
       candidates.pop();
-      if (c.link != kNone) {
-        if (link_free_[c.link] > now) continue;  // taken in the meantime; it will be released again
-        if (started_[c.message] || !links_free(c.message, now)) {
-          if (const auto next = first_startable(c.link, c.node, now)) candidates.push(*next);
+      if (c.lane != kNone) {
+        if (lane_free_[c.lane] > now) continue;  // taken in the meantime; it will be released again
+        if (started_[c.message] || !lanes_free(c.message, now)) {
+          if (const auto next = first_startable(c.lane, c.node, now)) candidates.push(*next);
           continue;
         }
-      } else if (!links_free(c.message, now)) {
-        for_each_link(c.message, [&](std::uint32_t l) { waits_.append(l, c.message); });
+      } else if (!lanes_free(c.message, now)) {
+        for_each_lane(c.message, [&](std::uint32_t l) { waits_.append(l, c.message); });
         continue;
       }
       start(c.message, now);
@@ -260,10 +268,11 @@ class Simulation {
     double copied = 0, reduced = 0;
     for (std::uint32_t i = messages_.begin(m); i < messages_.end(m); ++i)
       (s_.transfers[i].action == Action::reduce ? reduced : copied) += static_cast<double>(s_.bytes(s_.transfers[i]));
-    const TransferTime cost = message_time(t_, route_of(m), head(m).dst, copied, reduced);
-    for_each_link(m, [&](std::uint32_t l) {
-      link_free_[l] = now + cost.links_ns;
-      link_busy_[l] += cost.links_ns;
+    const TransferTime cost =
+        message_time(t_, route_of(m), head(m).dst, copied, reduced, static_cast<int>(channels_));
+    for_each_lane(m, [&](std::uint32_t l) {
+      lane_free_[l] = now + cost.links_ns;
+      lane_busy_[l] += cost.links_ns;
     });
     started_[m] = 1;
     const double end = now + cost.total_ns;
@@ -276,11 +285,15 @@ class Simulation {
   }
 
   // The links with the most busy time, busiest first; ties go to the lower link number so
-  // that the report is deterministic.
+  // that the report is deterministic. A link's busy time is its lanes' together, each
+  // counted at its share (1/channels): the time the whole link would have needed.
   std::vector<LinkLoad> busiest_links(std::size_t& used) const {
     std::vector<LinkLoad> loads;
-    for (std::uint32_t l = 0; l < link_busy_.size(); ++l)
-      if (link_busy_[l] > 0) loads.push_back({l, link_busy_[l]});
+    for (std::uint32_t l = 0; l < lane_busy_.size() / channels_; ++l) {
+      double busy = 0;
+      for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c];
+      if (busy > 0) loads.push_back({l, channels_ == 1 ? busy : busy / static_cast<double>(channels_)});
+    }
     used = loads.size();
     const std::size_t keep = std::min(kBusiestLinks, loads.size());
     std::partial_sort(loads.begin(), loads.begin() + static_cast<std::ptrdiff_t>(keep), loads.end(),
@@ -295,13 +308,14 @@ class Simulation {
   const Topology& t_;
   const Messages messages_;
   const DependencyGraph dependents_;
+  const std::size_t channels_;  // lanes per link
   Prediction p_;
   // Per message:
   std::vector<double> ready_;           // when it became (or will become) ready
   std::vector<std::uint32_t> waiting_;  // dependencies not yet ended
   std::vector<std::uint8_t> started_;
-  WaitLists waits_;
-  std::vector<double> link_free_, link_busy_;
+  WaitLists waits_;                          // per lane
+  std::vector<double> lane_free_, lane_busy_;  // lane l * channels_ + c: channel c of link l
   MinHeap<Event> events_;
   std::vector<std::uint32_t> just_ready_, released_;
   std::vector<Hop> hops_;
@@ -315,13 +329,17 @@ CostParams cost_params(const Topology& t) {
 }
 
 TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int dst, double copied_bytes,
-                          double reduced_bytes) {
+                          double reduced_bytes, int channels) {
   const double slow = t.slow[static_cast<std::size_t>(dst)];
   const double gamma = 1.0 / t.reduce_rate_gbps, delta = 1.0 / t.copy_rate_gbps;  // GB/s = bytes per ns
-  const double compute = reduced_bytes * gamma * slow;
-  if (route.empty()) return {0, copied_bytes * delta * slow + compute};  // local: memory only
+  // local: memory only, at the rank's whole rates (local work is no channel's)
+  if (route.empty()) return {0, copied_bytes * delta * slow + reduced_bytes * gamma * slow};
+  // A channel has its share of the receiver's reduce rate too (one of the GPU's thread
+  // blocks among `channels`).
+  const double compute = reduced_bytes * gamma * (channels == 1 ? slow : slow * channels);
   double links = 0;
-  for (const Hop& h : route) links += h.alpha_ns + (copied_bytes + reduced_bytes) * h.beta_ns_per_byte;
+  const double bytes = copied_bytes + reduced_bytes;
+  for (const Hop& h : route) links += h.alpha_ns + (channels == 1 ? bytes * h.beta_ns_per_byte : bytes * h.beta_ns_per_byte * channels);
   return {links, links + compute};
 }
 

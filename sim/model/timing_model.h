@@ -17,6 +17,16 @@
 //     neighbour along a ring). A reduce then adds bytes·γ at the receiver, after the links
 //     are released. A local transfer (src == dst) uses no link: bytes·δ for a copy
 //     (δ = 1 / the copy rate), bytes·γ for a reduce. A slow rank multiplies its γ and δ.
+//   - Channels (Schedule::channels, MSCCL's nchannels): every link is split into that many
+//     lanes, each with 1/channels of its bandwidth (β·channels) and the whole α; a
+//     transfer holds its own channel's lane of every link of its route. Transfers on
+//     different channels share a link side by side; on one channel they queue as above.
+//     A channel also has 1/channels of the receiver's reduce rate (γ·channels): one of
+//     its thread blocks among `channels`. Local work is no channel's: the rank's whole
+//     rates, one batch per step whatever the transfers' channels.
+//     This is NCCL's own accounting: its topology search gives each channel a share of
+//     every link it crosses (src/graph/search.cc), and its tuner adds the channels'
+//     bandwidths (src/graph/tuning.cc). A channel left idle is bandwidth lost.
 //   - Local pre- and post-operations (filling accumulators, the ring's input-to-output
 //     copy, avg's division) are not timed: they are how collsim lays out buffers, and
 //     real libraries fold them into the first and last transfers.
@@ -45,12 +55,13 @@ CostParams cost_params(const Topology& t);
 //   then:          reduced_bytes·γ at the receiver                (a reduce)
 //   local:         copied_bytes·δ + reduced_bytes·γ, no links    (δ = 1 / copy rate)
 // γ and δ are multiplied by the receiver's slow-down factor. An empty route means local.
+// With `channels` > 1 a message over links has one channel's share: β and γ times channels.
 struct TransferTime {
   double links_ns = 0;  // from its start until its links are free again
   double total_ns = 0;  // from its start until it ends
 };
 TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int dst, double copied_bytes,
-                          double reduced_bytes);
+                          double reduced_bytes, int channels = 1);
 
 struct LinkLoad {
   std::uint32_t link = 0;

@@ -118,7 +118,7 @@ BufferKind read_buffer(const Table& t, std::string_view key, BufferKind fallback
 ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {
   const Table t = Table::of(item, format_name());
   t.only_keys({"src", "dst", "chunk", "src_chunk", "dst_chunk", "elements", "src_elements", "dst_elements",
-               "src_buffer", "dst_buffer", "action"});
+               "src_buffer", "dst_buffer", "action", "channel"});
   ScheduleFile::Transfer x;
   x.at = position(item);
   x.key = item.path();
@@ -127,6 +127,10 @@ ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {
   x.src_buffer = read_buffer(t, "src_buffer", BufferKind::output);
   x.dst_buffer = read_buffer(t, "dst_buffer", BufferKind::output);
   if (auto e = t.find("action")) x.action = toml_fields::enum_value(*e, kActions, "action");
+  if (auto e = t.find("channel")) {
+    if (f.channels == 1) e->fail("the file has one channel (0); give `channels = N` at the top to use more");
+    x.channel = e->int32(0, f.channels - 1);
+  }
   x.from = read_place(f, t, item, "src", x.src, x.src_buffer, false);
   x.to = read_place(f, t, item, "dst", x.dst, x.dst_buffer, false);
   return x;
@@ -228,6 +232,7 @@ void read_header(const Table& top, const Entry& whole, ScheduleFile& f) {
   if (auto e = top.find("count")) f.count = read_count(*e), f.count_at = position(*e);
   if (auto e = top.find("chunks_per_block")) f.chunks_per_block = e->int32(1, 1024);
   if (auto e = top.find("scratch_blocks")) f.scratch_blocks = e->int32(0, 1024);
+  if (auto e = top.find("channels")) f.channels = e->int32(1, kMaxChannels);
 }
 
 }  // namespace
@@ -247,7 +252,7 @@ ScheduleFile parse_schedule_file(std::string_view text, const std::string& sourc
   const toml::table doc = toml_fields::parse_toml(text, source);
   const Table top(source, "", doc, format_name());
   top.only_keys({"schedule_format", "title", "description", "collective", "ranks", "root", "count", "chunks_per_block",
-                 "scratch_blocks", "pre", "step"});
+                 "scratch_blocks", "channels", "pre", "step"});
   read_format(top, source);
   ScheduleFile f;
   f.source = source;
@@ -457,6 +462,7 @@ BuiltSchedule build_from_file(const ScheduleFile& f, const CollectiveSpec& spec)
   check_spec(f, spec);
   const Resolver res(f, spec);
   ScheduleBuilder b(spec, std::string(kCustomAlgorithm));
+  b.set_channels(f.channels);
   for (int r = 0; r < spec.ranks; ++r) b.set_scratch(r, res.scratch_elements());
   for (const ScheduleFile::PreOp& op : f.pre) add_pre(b, res, f, spec, op);
   std::vector<std::size_t> file_step, file_transfer;
@@ -471,7 +477,7 @@ BuiltSchedule build_from_file(const ScheduleFile& f, const CollectiveSpec& spec)
       // Left out as the builder leaves them out (so that origins stay in step): nothing to
       // move (chunks empty at a small count), or, in place, a copy onto itself.
       if (from.count == 0 || (t.action == Action::copy && res.same_storage(from, to))) continue;
-      b.add(t.action, chunk, from, to);
+      b.add(t.action, chunk, from, to, t.channel);
       file_step.push_back(i);
       file_transfer.push_back(j);
     }

@@ -47,6 +47,7 @@ struct ScheduleFile {
     BufferKind src_buffer = BufferKind::output, dst_buffer = BufferKind::output;
     Place from, to;
     Action action = Action::copy;
+    int channel = 0;  // below ScheduleFile::channels
   };
   enum class PreKind : std::uint8_t {
     own_data,  // "copy input to output": every rank puts its own input where its result goes
@@ -75,6 +76,7 @@ struct ScheduleFile {
   std::optional<std::uint64_t> count;  // fixed by the file (needed for element ranges)
   int chunks_per_block = 1;            // a block is `count` elements; chunk c is part c % C of block c / C
   int scratch_blocks = 0;              // scratch buffer per rank, in blocks
+  int channels = 1;                    // channels the transfers use (MSCCL's nchannels), 1..kMaxChannels
   std::optional<bool> in_place;        // fixed by the file (MSCCL's inplace/outofplace), else the run's
   std::string protocol;                // the file's protocol in --protocol's words (MSCCL's proto); empty: none
   bool msccl = false;                  // read from an MSCCL file: explanations speak its words (rrc, cpy, ...)

@@ -109,11 +109,12 @@ OpKey send_key(const Schedule& s, const std::vector<int>& fused_from, std::size_
 }
 
 // MSCCL matches sends with receives in order per connection: the sends from `gpu` to `peer`
-// must come in their receives' order (the schedule's).
-bool stream_in_order(const Schedule& s, const std::vector<int>& fused_from, int gpu, int peer) {
+// on `channel` must come in their receives' order (the schedule's).
+bool stream_in_order(const Schedule& s, const std::vector<int>& fused_from, int gpu, int peer, int channel) {
   std::optional<OpKey> last;
   for (std::size_t x = 0; x < s.transfers.size(); ++x) {
-    if (s.transfers[x].src != gpu || s.transfers[x].dst != peer) continue;
+    const Transfer& t = s.transfers[x];
+    if (t.src != gpu || t.dst != peer || t.channel != channel) continue;
     const OpKey k = send_key(s, fused_from, x);
     if (last && k < *last) return false;
     last = k;
@@ -125,26 +126,28 @@ Fusion decide_fusions(const Schedule& s) {
   const std::size_t n = s.transfers.size();
   Fusion f{std::vector<int>(n, -1), std::vector<bool>(n, false), std::vector<bool>(n, false)};
   std::vector<int> fused_from(n, -1);
-  // A thread block has one receive peer and one send peer: per GPU, a receive peer pairs
-  // with one send peer at most, and the other way round.
-  std::map<std::pair<int, int>, int> recv_pair, send_pair;  // (gpu, peer) -> peer
+  // A thread block has one receive peer, one send peer and one channel: per GPU and channel,
+  // a receive peer pairs with one send peer at most, and the other way round; the chunk
+  // goes on on the channel it came by.
+  std::map<std::tuple<int, int, int>, int> recv_pair, send_pair;  // (gpu, peer, channel) -> peer
   for (std::size_t t = 0; t < n; ++t) {
     const Transfer& in = s.transfers[t];
     if (in.is_local()) continue;
     bool read_between = false;
     const int o = forwarding_transfer(s, t, read_between);
     if (o < 0 || f.is_out[static_cast<std::size_t>(o)]) continue;
-    const int gpu = in.dst, from = in.src, to = s.transfers[static_cast<std::size_t>(o)].dst;
-    const auto r = recv_pair.find({gpu, from});
-    const auto q = send_pair.find({gpu, to});
+    const int gpu = in.dst, from = in.src, to = s.transfers[static_cast<std::size_t>(o)].dst, chan = in.channel;
+    if (s.transfers[static_cast<std::size_t>(o)].channel != chan) continue;
+    const auto r = recv_pair.find({gpu, from, chan});
+    const auto q = send_pair.find({gpu, to, chan});
     if ((r != recv_pair.end() && r->second != to) || (q != send_pair.end() && q->second != from)) continue;
     fused_from[static_cast<std::size_t>(o)] = static_cast<int>(t);
-    if (!stream_in_order(s, fused_from, gpu, to)) {
+    if (!stream_in_order(s, fused_from, gpu, to, chan)) {
       fused_from[static_cast<std::size_t>(o)] = -1;
       continue;
     }
-    recv_pair[{gpu, from}] = to;
-    send_pair[{gpu, to}] = from;
+    recv_pair[{gpu, from, chan}] = to;
+    send_pair[{gpu, to, chan}] = from;
     f.out[t] = o;
     f.is_out[static_cast<std::size_t>(o)] = true;
     f.keep_sum[t] = in.action == Action::copy || read_between ||
@@ -158,6 +161,7 @@ Fusion decide_fusions(const Schedule& s) {
 struct Op {
   StepType type = StepType::nop;
   int gpu = 0, recv_peer = -1, send_peer = -1;
+  int chan = 0;     // the channel of its connections (local steps: 0)
   Region src, dst;  // as MSCCL writes them: for a send, dst is the receiver's; for a receive, src the sender's
   std::vector<int> needs;  // ops it must come after
   OpKey key{};  // the order the GPU runs its ops in
@@ -180,9 +184,11 @@ Plan make_ops(const Schedule& s, const Fusion& f) {
   p.read_op.assign(n, -1);
   p.write_op.assign(n, -1);
   OpKey key;
+  int chan = 0;
   const auto add = [&](StepType type, int gpu, int recv_peer, int send_peer, const Region& src, const Region& dst) {
     Op op;
     op.type = type, op.gpu = gpu, op.recv_peer = recv_peer, op.send_peer = send_peer, op.src = src, op.dst = dst;
+    op.chan = recv_peer >= 0 || send_peer >= 0 ? chan : 0;
     op.key = key;
     p.ops.push_back(op);
     return static_cast<int>(p.ops.size() - 1);
@@ -195,6 +201,7 @@ Plan make_ops(const Schedule& s, const Fusion& f) {
   for (std::size_t t = 0; t < n; ++t) {
     const Transfer& x = s.transfers[t];
     key = {x.step, 1, t};
+    chan = x.channel;
     if (x.is_local()) {
       p.read_op[t] = p.write_op[t] =
           add(x.action == Action::reduce ? StepType::re : StepType::cpy, x.src, -1, -1, x.source(), x.destination());
@@ -243,7 +250,7 @@ void add_needs(const Schedule& s, Plan& p) {
 }
 
 struct Tb {
-  int send = -1, recv = -1;
+  int send = -1, recv = -1, chan = 0;
   std::vector<int> steps;  // op ids; -1 - k: a nop carrying a dependency on op k
 };
 
@@ -273,18 +280,19 @@ void number_by_first_send(Plan& p, std::vector<std::vector<Tb>>& tbs) {
   }
 }
 
-// Thread blocks per GPU: one per (receive peer, send peer) pairing of the fused steps, then
-// one per remaining peer (a receive and a send peer that are the same GPU share one), then
-// one for the local steps.
+// Thread blocks per GPU and channel: one per (receive peer, send peer) pairing of the fused
+// steps, then one per remaining peer (a receive and a send peer that are the same GPU share
+// one), then one for the local steps (on channel 0).
 std::vector<std::vector<Tb>> make_tbs(const Schedule& s, Plan& p) {
   std::vector<std::vector<Tb>> tbs(static_cast<std::size_t>(s.spec.ranks));
-  std::vector<std::map<int, int>> by_recv(tbs.size()), by_send(tbs.size());
-  const auto open = [&](int gpu, int recv, int send) {
+  using PeerChan = std::pair<int, int>;  // (peer, channel)
+  std::vector<std::map<PeerChan, int>> by_recv(tbs.size()), by_send(tbs.size());
+  const auto open = [&](int gpu, int recv, int send, int chan) {
     std::vector<Tb>& list = tbs[static_cast<std::size_t>(gpu)];
-    list.push_back({send, recv, {}});
+    list.push_back({send, recv, chan, {}});
     const int id = static_cast<int>(list.size() - 1);
-    if (recv >= 0) by_recv[static_cast<std::size_t>(gpu)][recv] = id;
-    if (send >= 0) by_send[static_cast<std::size_t>(gpu)][send] = id;
+    if (recv >= 0) by_recv[static_cast<std::size_t>(gpu)][{recv, chan}] = id;
+    if (send >= 0) by_send[static_cast<std::size_t>(gpu)][{send, chan}] = id;
   };
   const auto in_order = [&] {
     std::vector<const Op*> ops;
@@ -292,28 +300,29 @@ std::vector<std::vector<Tb>> make_tbs(const Schedule& s, Plan& p) {
     return ops;
   }();
   for (const Op* o : in_order)
-    if (const Op& op = *o; op.recv_peer >= 0 && op.send_peer >= 0 && !by_recv[static_cast<std::size_t>(op.gpu)].count(op.recv_peer))
-      open(op.gpu, op.recv_peer, op.send_peer);
+    if (const Op& op = *o;
+        op.recv_peer >= 0 && op.send_peer >= 0 && !by_recv[static_cast<std::size_t>(op.gpu)].count({op.recv_peer, op.chan}))
+      open(op.gpu, op.recv_peer, op.send_peer, op.chan);
   for (const Op* o : in_order) {
     const Op& op = *o;
     const auto g = static_cast<std::size_t>(op.gpu);
-    if (op.recv_peer >= 0 && !by_recv[g].count(op.recv_peer)) {
+    if (op.recv_peer >= 0 && !by_recv[g].count({op.recv_peer, op.chan})) {
       bool sends_there = false;
-      for (const Op& o : p.ops) sends_there |= o.gpu == op.gpu && o.send_peer == op.recv_peer;
-      open(op.gpu, op.recv_peer, sends_there && !by_send[g].count(op.recv_peer) ? op.recv_peer : -1);
+      for (const Op& x : p.ops) sends_there |= x.gpu == op.gpu && x.send_peer == op.recv_peer && x.chan == op.chan;
+      open(op.gpu, op.recv_peer, sends_there && !by_send[g].count({op.recv_peer, op.chan}) ? op.recv_peer : -1, op.chan);
     }
   }
   for (const Op* o : in_order)
-    if (const Op& op = *o; op.send_peer >= 0 && !by_send[static_cast<std::size_t>(op.gpu)].count(op.send_peer))
-      open(op.gpu, -1, op.send_peer);
+    if (const Op& op = *o; op.send_peer >= 0 && !by_send[static_cast<std::size_t>(op.gpu)].count({op.send_peer, op.chan}))
+      open(op.gpu, -1, op.send_peer, op.chan);
   std::vector<int> local(tbs.size(), -1);
   for (int i : p.order) {
     Op& op = p.ops[static_cast<std::size_t>(i)];
     const auto g = static_cast<std::size_t>(op.gpu);
-    if (op.recv_peer >= 0) op.tb = by_recv[g].at(op.recv_peer);
-    else if (op.send_peer >= 0) op.tb = by_send[g].at(op.send_peer);
+    if (op.recv_peer >= 0) op.tb = by_recv[g].at({op.recv_peer, op.chan});
+    else if (op.send_peer >= 0) op.tb = by_send[g].at({op.send_peer, op.chan});
     else {
-      if (local[g] < 0) open(op.gpu, -1, -1), local[g] = static_cast<int>(tbs[g].size() - 1);
+      if (local[g] < 0) open(op.gpu, -1, -1, 0), local[g] = static_cast<int>(tbs[g].size() - 1);
       op.tb = local[g];
     }
   }
@@ -408,7 +417,7 @@ MscclExport export_msccl(const Schedule& s, const MscclExportOptions& o) {
   pugi::xml_node algo = doc.append_child("algo");
   set(algo, "name", o.name.empty() ? fmt::format("collsim_{}_{}", s.algorithm, s.spec.ranks) : o.name);
   set(algo, "proto", o.protocol);
-  set(algo, "nchannels", o.channels);
+  set(algo, "nchannels", s.channels);
   set(algo, "nchunksperloop", out.chunks_per_loop);
   set(algo, "ngpus", s.spec.ranks);
   set(algo, "coll", coll.name);
@@ -427,7 +436,7 @@ MscclExport export_msccl(const Schedule& s, const MscclExportOptions& o) {
       set(tb, "id", static_cast<long long>(t));
       set(tb, "send", list[t].send);
       set(tb, "recv", list[t].recv);
-      set(tb, "chan", 0);
+      set(tb, "chan", list[t].chan);
       ++out.thread_blocks;
       for (std::size_t i = 0; i < list[t].steps.size(); ++i) {
         const int id = list[t].steps[i];
@@ -447,6 +456,14 @@ MscclExport export_msccl(const Schedule& s, const MscclExportOptions& o) {
     }
   }
   out.xml = to_text(doc);
+  std::vector<msccl::ThreadBlockShape> shapes;
+  for (int g = 0; g < s.spec.ranks; ++g) {
+    const std::vector<Tb>& list = tbs[static_cast<std::size_t>(g)];
+    for (std::size_t t = 0; t < list.size(); ++t)
+      shapes.push_back({g, static_cast<int>(t), list[t].chan, static_cast<int>(list[t].steps.size()), list[t].send >= 0,
+                        list[t].recv >= 0});
+  }
+  for (auto& [tb, why] : msccl::runtime_limit_problems(shapes)) out.warnings.push_back(std::move(why));
   return out;
 }
 

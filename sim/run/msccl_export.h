@@ -6,7 +6,8 @@
 // sender and a receive on its receiver, a local one a cpy or re, a pre-operation a cpy at
 // the head of the GPU's local thread block; a receive whose chunk is next forwarded
 // unchanged becomes rcs, reduced and forwarded rrcs (rrs where the sum is not needed
-// afterwards); thread blocks are per (receive peer, send peer) on channel 0, their steps
+// afterwards); thread blocks are per (receive peer, send peer, channel) — each transfer's
+// channel, nchannels the schedule's (channels.h spreads one over channels) — their steps
 // in the schedule's order, and where a step needs another thread block's step (collsim's
 // derived dependencies, restricted to one GPU) it says so with depid/deps (a nop carries
 // each further one). InputError where MSCCL cannot say it: no `coll` (barrier,
@@ -18,6 +19,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/schedule/algorithm.h"
 #include "sim/schedule/schedule.h"
@@ -27,7 +29,6 @@ namespace collsim {
 struct MscclExportOptions {
   std::string name;                // the algo's name attribute
   std::string protocol = "Simple"; // Simple, LL or LL128
-  int channels = 1;                // the nchannels attribute (collsim puts every thread block on channel 0)
 };
 
 // What the export made, besides the text, for the command's summary.
@@ -35,6 +36,8 @@ struct MscclExport {
   std::string xml;
   int thread_blocks = 0, steps = 0, fused = 0, dependencies = 0;
   int chunks_per_loop = 0;
+  // Where the file is beyond MSCCL's runtime limits (msccl_format.h), one sentence each.
+  std::vector<std::string> warnings;
 };
 
 // The schedule (checked, built with op sum) as MSCCL XML.

@@ -3,9 +3,15 @@
 // how big one chunk is, the step types, the buffer letters. The facts are those of the
 // MSCCL runtime's parser (docs/msccl.md has the mapping and its sources).
 #pragma once
+#include <map>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "sim/core/types.h"
 
@@ -87,5 +93,66 @@ inline std::string_view buffer_letter(BufferKind b) {
 
 // MSCCL's protocol names.
 inline constexpr std::string_view kProtocols[] = {"Simple", "LL", "LL128"};
+
+// The runtime's fixed limits (msccl_struct.h): MSCCL_MAX_NUM_STEPS steps per thread block
+// (256 in the NCCL-based runtime; some versions have 64), and
+// MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL send peers and receive peers per channel of a GPU
+// (32; the parser refuses the file: "too many sends per channel").
+inline constexpr int kMaxStepsPerThreadBlock = 256;
+inline constexpr int kMaxPeersPerChannel = 32;
+
+// One thread block as the limits see it.
+struct ThreadBlockShape {
+  int gpu = 0, tb = 0, chan = 0, steps = 0;
+  bool sends = false, receives = false;
+};
+// Where a file would break the runtime's limits: (index of the first thread block to blame,
+// why), one sentence per limit and channel, saying which limit, how many break it, and
+// what to do.
+inline std::vector<std::pair<std::size_t, std::string>> runtime_limit_problems(const std::vector<ThreadBlockShape>& tbs) {
+  std::vector<std::pair<std::size_t, std::string>> out;
+  std::size_t long_tbs = 0, first_long = 0;
+  struct Over {
+    int peers = 0;
+    std::size_t first = 0;
+  };
+  std::map<std::tuple<int, bool, int>, Over> peers;  // (chan, sends, gpu)
+  for (std::size_t i = 0; i < tbs.size(); ++i) {
+    const ThreadBlockShape& t = tbs[i];
+    if (t.steps > kMaxStepsPerThreadBlock && long_tbs++ == 0) first_long = i;
+    for (const bool sends : {true, false})
+      if (sends ? t.sends : t.receives) {
+        Over& o = peers[{t.chan, sends, t.gpu}];
+        if (++o.peers == kMaxPeersPerChannel + 1) o.first = i;
+      }
+  }
+  if (long_tbs > 0) {
+    const ThreadBlockShape& t = tbs[first_long];
+    out.emplace_back(first_long, fmt::format("GPU {}, thread block {} has {} steps{}, and MSCCL's runtime takes at most "
+                                             "{} per thread block (MSCCL_MAX_NUM_STEPS; 64 in some versions): it would "
+                                             "refuse the file",
+                                             t.gpu, t.tb, t.steps,
+                                             long_tbs == 1 ? "" : fmt::format(" ({} thread blocks have more than {})",
+                                                                              long_tbs, kMaxStepsPerThreadBlock),
+                                             kMaxStepsPerThreadBlock));
+  }
+  std::map<std::pair<int, bool>, std::pair<int, const Over*>> worst;  // (chan, sends) -> (GPUs over, first GPU's)
+  for (const auto& [key, o] : peers) {
+    if (o.peers <= kMaxPeersPerChannel) continue;
+    auto& [gpus, first] = worst[{std::get<0>(key), std::get<1>(key)}];
+    if (gpus++ == 0) first = &o;
+  }
+  for (const auto& [key, w] : worst) {
+    const ThreadBlockShape& t = tbs[w.second->first];
+    out.emplace_back(w.second->first,
+                     fmt::format("GPU {} has {} thread blocks that {} on channel {}{}, and MSCCL's runtime takes at most "
+                                 "{} per channel (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL): it would refuse the file; "
+                                 "put the peers on more channels",
+                                 t.gpu, w.second->peers, key.second ? "send" : "receive", key.first,
+                                 w.first == 1 ? "" : fmt::format(" ({} GPUs have more than {})", w.first, kMaxPeersPerChannel),
+                                 kMaxPeersPerChannel));
+  }
+  return out;
+}
 
 }  // namespace collsim::msccl

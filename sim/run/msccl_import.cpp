@@ -255,7 +255,7 @@ XAlgo read_algo(const Source& src, const pugi::xml_document& doc) {
   a.proto = e.text("proto").value_or("Simple");
   if (std::find(std::begin(msccl::kProtocols), std::end(msccl::kProtocols), a.proto) == std::end(msccl::kProtocols))
     e.fail(fmt::format("proto=\"{}\" is not one of MSCCL's protocols (Simple, LL, LL128)", a.proto));
-  a.nchannels = e.required_integer("nchannels", 1, 1024, "how many channels its thread blocks use");
+  a.nchannels = e.required_integer("nchannels", 1, kMaxChannels, "how many channels its thread blocks use");
   a.nchunksperloop = e.required_integer("nchunksperloop", 1, kMaxIndex, "how many chunks one loop moves");
   a.ngpus = e.required_integer("ngpus", 1, kMaxRanks, "the number of GPUs (ranks)");
   a.coll = e.required_text("coll", msccl::coll_names());
@@ -363,6 +363,7 @@ struct XTransfer {
   const XStep* reader = nullptr;  // the send (the writer for a local step)
   std::uint32_t read_node = 0, write_node = 0;
   bool pre = false;  // a copy that waits for nothing: a pre-operation
+  int chan = 0;      // its thread block's channel (the connection's, for a send and its receive)
 };
 
 struct Graph {
@@ -396,7 +397,7 @@ void add_step_nodes(Graph& g, const XTb& tb, std::size_t i) {
   if (x.type->local) {
     const std::uint32_t n = g.add(&x);
     XTransfer t{x.gpu, x.gpu, *x.srcbuf, *x.dstbuf, x.srcoff, x.dstoff, x.cnt,
-                x.type->reduces ? Action::reduce : Action::copy, &x, &x, n, n, is_pre_copy(tb, i)};
+                x.type->reduces ? Action::reduce : Action::copy, &x, &x, n, n, is_pre_copy(tb, i), tb.chan};
     if (!t.pre) g.nodes[n].writes = static_cast<int>(g.transfers.size());
     g.transfers.push_back(t);
   } else if (x.type->receives) {
@@ -404,7 +405,8 @@ void add_step_nodes(Graph& g, const XTb& tb, std::size_t i) {
     if (x.type->reduces && x.srcoff >= 0 && (x.srcbuf != x.dstbuf || x.srcoff != x.dstoff)) {
       const std::uint32_t n = g.add(&x);
       g.nodes[n].writes = static_cast<int>(g.transfers.size());
-      g.transfers.push_back({x.gpu, x.gpu, *x.srcbuf, *x.dstbuf, x.srcoff, x.dstoff, x.cnt, Action::copy, &x, &x, n, n, false});
+      g.transfers.push_back(
+          {x.gpu, x.gpu, *x.srcbuf, *x.dstbuf, x.srcoff, x.dstoff, x.cnt, Action::copy, &x, &x, n, n, false, tb.chan});
     }
     const std::uint32_t r = g.add(&x, g.nodes.size() > first ? std::vector<std::uint32_t>{first} : std::vector<std::uint32_t>{});
     g.recv_node[&x] = r;
@@ -479,7 +481,7 @@ void match(const Source& src, const XAlgo& a, Graph& g) {
       g.edge(sn, rn);
       g.nodes[rn].writes = static_cast<int>(g.transfers.size());
       g.transfers.push_back({from, to, sb, *r.dstbuf, so, r.dstoff, r.cnt, r.type->reduces ? Action::reduce : Action::copy,
-                             &r, &s, sn, rn, false});
+                             &r, &s, sn, rn, false, chan});
     }
   }
 }
@@ -641,6 +643,7 @@ ScheduleFile one_per_step(const ScheduleFile& head, const Graph& g, const std::v
     x.from = place(t.src_chunk, t.cnt);
     x.to = place(t.dst_chunk, t.cnt);
     x.action = t.action;
+    x.channel = t.chan;
     f.steps.push_back({x.at, "", {x}});
   }
   return f;
@@ -770,6 +773,20 @@ void warn_needless_waits(const Source& src, const XAlgo& a, const Graph& g, cons
       }
 }
 
+// Where the file is beyond what MSCCL's runtime takes (msccl_format.h): collsim runs it,
+// the runtime would refuse it.
+void warn_runtime_limits(const Source& src, const XAlgo& a, std::vector<std::string>& warnings) {
+  std::vector<msccl::ThreadBlockShape> shapes;
+  std::vector<const XTb*> of;
+  for (const XGpu& g : a.gpus)
+    for (const XTb& tb : g.tbs) {
+      shapes.push_back({g.id, tb.id, tb.chan, static_cast<int>(tb.steps.size()), tb.send >= 0, tb.recv >= 0});
+      of.push_back(&tb);
+    }
+  for (const auto& [i, why] : msccl::runtime_limit_problems(shapes))
+    warnings.push_back(fmt::format("{}:{}:{}: {}", src.name(), of[i]->at.line, of[i]->at.column, why));
+}
+
 struct Hints {
   bool any = false, complete = true;  // some / every transfer's writer carries collsim_order
 };
@@ -845,6 +862,7 @@ ScheduleFile head_of(const XAlgo& a, const Source& src, int per_block) {
   f.ranks = a.ngpus;
   f.root = a.root;
   f.chunks_per_block = per_block;
+  f.channels = a.nchannels;
   int scratch = 0;
   for (const XGpu& g : a.gpus) scratch = std::max(scratch, g.chunks[2]);
   f.scratch_blocks = (scratch + per_block - 1) / per_block;
@@ -950,6 +968,7 @@ ScheduleFile parse_msccl(std::string_view text, const std::string& source) {
   Reach reach(g, layout.topo);
   warn_races(src, g, reach, hazards, f.warnings);
   warn_needless_waits(src, a, g, hazards, f.warnings);
+  warn_runtime_limits(src, a, f.warnings);
   return f;
 }
 

@@ -27,6 +27,10 @@ std::string_view to_string(Action a);
 
 // One chunk moving from one rank to another (or within one rank when src == dst).
 // The receiver executes it (a pull): it reads the sender's region and writes its own.
+// The most channels a schedule may use: NCCL's MAXCHANNELS (32 in src/include/devcomm.h of
+// the NCCL 2.x releases MSCCL is built on), which bounds MSCCL's nchannels too.
+inline constexpr int kMaxChannels = 32;
+
 struct Transfer {
   int step = 0;
   int src = 0;
@@ -35,6 +39,9 @@ struct Transfer {
   BufferKind src_buffer = BufferKind::input;
   BufferKind dst_buffer = BufferKind::output;
   Action action = Action::copy;
+  // The channel it travels on (MSCCL's `chan`; 0 for every built-in algorithm): the
+  // timing model gives each channel its own share of every link (timing_model.h).
+  std::uint16_t channel = 0;
   std::uint64_t src_offset = 0;
   std::uint64_t dst_offset = 0;
   std::uint64_t count = 0;
@@ -73,6 +80,9 @@ struct Schedule {
   std::vector<std::string> step_stages;
   std::vector<LocalOp> post_ops;
   std::int64_t average_divisor = 1;       // what `divide` post-ops divide by
+  // Channels the transfers are spread over (every transfer's channel is below it): NCCL's
+  // and MSCCL's parallel lanes, each with 1/channels of every link's bandwidth.
+  int channels = 1;
 
   int step_count() const { return static_cast<int>(step_labels.size()); }
   // The stage of step `step` (0-based); "" when the schedule has no stages.

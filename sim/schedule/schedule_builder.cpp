@@ -58,7 +58,9 @@ void ScheduleBuilder::step(std::string label) {
   current_step_ = static_cast<int>(schedule_.step_labels.size()) - 1;
 }
 
-void ScheduleBuilder::add(Action action, int chunk, Region from, Region to) {
+void ScheduleBuilder::add(Action action, int chunk, Region from, Region to, int channel) {
+  if (channel < 0 || channel >= schedule_.channels)
+    throw std::logic_error(fmt::format("ScheduleBuilder: channel {} of {}", channel, schedule_.channels));
   if (current_step_ < 0) throw std::logic_error("ScheduleBuilder: transfer added before the first step()");
   if (from.count != to.count)
     throw std::logic_error(fmt::format("ScheduleBuilder: transfer of {} elements into a region of {}", from.count,
@@ -74,6 +76,7 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to) {
   t.src_buffer = from.buffer;
   t.dst_buffer = to.buffer;
   t.action = action;
+  t.channel = static_cast<std::uint16_t>(channel);
   t.src_offset = from.offset;
   t.dst_offset = to.offset;
   t.count = from.count;

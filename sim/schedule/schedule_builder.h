@@ -35,7 +35,9 @@ class ScheduleBuilder {
   void stage(std::string name) { stage_ = std::move(name); }
   void copy(int chunk, Region from, Region to) { add(Action::copy, chunk, from, to); }
   void reduce(int chunk, Region from, Region to) { add(Action::reduce, chunk, from, to); }
-  void add(Action action, int chunk, Region from, Region to);
+  void add(Action action, int chunk, Region from, Region to, int channel = 0);
+  // How many channels the transfers may use (Schedule::channels); 1 by default.
+  void set_channels(int n) { schedule_.channels = n; }
 
   Schedule finish() &&;
 

@@ -92,8 +92,10 @@ std::string format_step_table(const Schedule& s) { return format_step_table(s, {
 std::string format_step_table(const Schedule& s, std::span<const std::string> step_notes) {
   std::string out = spec_line(s) + "\n";
   append_local_ops(out, "pre", s.pre_ops);
-  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}\n", "step", "src -> dst", "chunk",
-                 "elements", "action", "bytes");
+  // A channel column only where the schedule spreads its transfers over channels.
+  const bool channels = s.channels > 1;
+  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}{}\n", "step", "src -> dst", "chunk",
+                 "elements", "action", "bytes", channels ? "  channel" : "");
   int step = -1;
   for (const Transfer& t : s.transfers) {
     if (t.step != step) {
@@ -103,10 +105,10 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
       if (static_cast<std::size_t>(step) < step_notes.size() && !step_notes[static_cast<std::size_t>(step)].empty())
         fmt::format_to(std::back_inserter(out), "  » {}\n", step_notes[static_cast<std::size_t>(step)]);
     }
-    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}\n", step + 1, t.src, t.dst,
+    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}{}\n", step + 1, t.src, t.dst,
                    t.chunk,
                    range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count),
-                   to_string(t.action), s.bytes(t));
+                   to_string(t.action), s.bytes(t), channels ? fmt::format("  {:>7}", t.channel) : std::string());
   }
   append_local_ops(out, "post", s.post_ops);
   return out;

@@ -57,10 +57,13 @@ ojson local_op_json(const LocalOp& op) {
   return j;
 }
 
+// "channel" only where the schedule has channels, so that other traces stay as they were.
 ojson transfer_json(const Transfer& t) {
-  return {{"step", t.step}, {"src", t.src}, {"dst", t.dst}, {"chunk", t.chunk}, {"action", to_string(t.action)},
-          {"src_buffer", to_string(t.src_buffer)}, {"src_offset", t.src_offset},
-          {"dst_buffer", to_string(t.dst_buffer)}, {"dst_offset", t.dst_offset}, {"count", t.count}};
+  ojson j = {{"step", t.step}, {"src", t.src}, {"dst", t.dst}, {"chunk", t.chunk}, {"action", to_string(t.action)},
+             {"src_buffer", to_string(t.src_buffer)}, {"src_offset", t.src_offset},
+             {"dst_buffer", to_string(t.dst_buffer)}, {"dst_offset", t.dst_offset}, {"count", t.count}};
+  if (t.channel != 0) j["channel"] = t.channel;
+  return j;
 }
 
 ojson record_json(std::size_t index, const TransferRecord& r) {
@@ -137,6 +140,7 @@ void write_schedule(ObjectWriter& parent, const Schedule& s) {
   w.add("total_ranks", s.total_ranks);
   w.add("scratch_count", s.scratch_count);
   w.add("average_divisor", s.average_divisor);
+  if (s.channels != 1) w.add("channels", s.channels);
   w.add_array("steps", s.step_labels.size(), [&](std::size_t i) { return ojson(s.step_labels[i]); });
   if (!s.step_stages.empty())
     w.add_array("stages", s.step_stages.size(), [&](std::size_t i) { return ojson(s.step_stages[i]); });
@@ -343,7 +347,8 @@ LocalOp read_local_op(const Field& f, const Schedule& s) {
 }
 
 Transfer read_transfer(const Field& f, const Schedule& s) {
-  f.only_keys({"step", "src", "dst", "chunk", "action", "src_buffer", "src_offset", "dst_buffer", "dst_offset", "count"});
+  f.only_keys({"step", "src", "dst", "chunk", "action", "src_buffer", "src_offset", "dst_buffer", "dst_offset", "count",
+               "channel"});
   Transfer t;
   t.step = f["step"].int32(0, s.step_count() - 1);
   t.src = read_rank(f["src"], s);
@@ -355,6 +360,7 @@ Transfer read_transfer(const Field& f, const Schedule& s) {
   t.dst_buffer = f["dst_buffer"].name_of(kAllBufferKinds, "buffer");
   t.dst_offset = f["dst_offset"].unsigned_integer();
   t.count = f["count"].unsigned_integer();
+  if (f.has("channel")) t.channel = static_cast<std::uint16_t>(f["channel"].int32(0, s.channels - 1));
   return t;
 }
 
@@ -381,7 +387,8 @@ void check_imported_schedule(const Field& f, const Schedule& s, std::shared_ptr<
 }
 
 Schedule read_schedule(const Field& f, const RunRequest& request, std::shared_ptr<const BufferHistory>* history) {
-  f.only_keys({"total_ranks", "scratch_count", "average_divisor", "steps", "stages", "pre_ops", "transfers", "post_ops"});
+  f.only_keys({"total_ranks", "scratch_count", "average_divisor", "channels", "steps", "stages", "pre_ops", "transfers",
+               "post_ops"});
   Schedule s;
   s.spec = request.spec;
   s.algorithm = request.algorithm;
@@ -391,6 +398,7 @@ Schedule read_schedule(const Field& f, const RunRequest& request, std::shared_pt
     scratch.fail(fmt::format("has {} entries, expected one per rank ({})", scratch.size(), s.total_ranks));
   s.scratch_count = read_array<std::uint64_t>(scratch, [](const Field& x) { return x.unsigned_integer(); });
   s.average_divisor = f["average_divisor"].integer(1);
+  if (f.has("channels")) s.channels = f["channels"].int32(1, kMaxChannels);
   s.step_labels = read_array<std::string>(f["steps"], [](const Field& x) { return x.str(); });
   if (f.has("stages")) {  // optional: traces written before stages existed have none
     const Field stages = f["stages"];

@@ -1312,8 +1312,31 @@ else()
   # Export, then run the file: the ring's 6 steps and 24 transfers, verified, at any count.
   run_case(msccl-export ARGS export-msccl --ranks 4 --protocol ll128 --nchannels 2 --out "${_msccl}/ring4.xml")
   expect_exit(0)
-  expect_output_contains("export-msccl: all_reduce with ring on 4 GPUs at count 4 -> ${_msccl}/ring4.xml"
-    "4 chunks per loop, 8 thread blocks" "fused receive-and-send" "protocol LL128, 2 channels")
+  # --nchannels 2: every chunk cut in two, one half per channel (the count doubled), a ring
+  # thread block per channel on each GPU.
+  expect_output_contains("export-msccl: all_reduce with ring on 4 GPUs at count 8 -> ${_msccl}/ring4.xml"
+    "8 chunks per loop, 12 thread blocks" "fused receive-and-send" "protocol LL128, 2 channels")
+  file(READ "${_msccl}/ring4.xml" _ring4)
+  foreach(_want "nchannels=\"2\"" "chan=\"0\"" "chan=\"1\"")
+    string(FIND "${_ring4}" "${_want}" _at)
+    if(_at EQUAL -1)
+      _fail("${_want} is not in ring4.xml")
+    endif()
+  endforeach()
+  # The channels come back: the step table shows each transfer's.
+  run_case(msccl-channels-explain ARGS explain --schedule "${_msccl}/ring4.xml" --count 8)
+  expect_exit(0)
+  expect_output_contains("action      bytes  channel" "reduce          4        1")
+  # A count that does not cut into equal pieces: refused with the flag, nothing written.
+  expect_bad_input(msccl-export-channels-uneven NO_DUMP ARGS export-msccl --ranks 4 --count 8 --nchannels 3
+    --out "${_msccl}/uneven.xml" STDERR "--nchannels 3: transfer 0 .* do not split into 3 equal pieces")
+  expect_path_absent("${_msccl}/uneven.xml")
+  expect_bad_input(msccl-export-channels-range NO_DUMP ARGS export-msccl --ranks 4 --nchannels 33
+    --out "${_msccl}/many.xml" STDERR "--nchannels 33: 1 to 32 channels are possible")
+  # Beyond MSCCL's runtime limits: written, with a warning that names the limit.
+  run_case(msccl-export-limits ARGS export-msccl -c all_to_all -a direct --ranks 34 --out "${_msccl}/a2a34.xml")
+  expect_exit(0)
+  expect_stderr_matches("GPU 0 has 33 thread blocks that send on channel 0 \\(34 GPUs have more than 32\\).*MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL")
   run_case(msccl-export-golden ARGS export-msccl --ranks 4 --count 4 --out "${_msccl}/golden.xml")
   expect_exit(0)
   expect_same_content("${_msccl_files}/golden_ring_allreduce_4.xml" "${_msccl}/golden.xml")
