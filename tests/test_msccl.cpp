@@ -25,6 +25,7 @@
 #include "sim/run/run.h"
 #include "sim/model/timing_model.h"
 #include "sim/schedule/channels.h"
+#include "sim/trace/trace.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -483,6 +484,10 @@ TEST_CASE("msccl channels: a schedule spread over channels exports its thread bl
       CHECK(ran.verification.ok);
       const double want = run_model(spread, derive_dependencies(spread), TopologyConfig{}).prediction.total_ns;
       CHECK(ran.model->prediction.total_ns == doctest::Approx(want).epsilon(1e-9));
+      // A JSON trace keeps the channels, so a replay predicts the same.
+      const Trace back_trace = parse_trace_json(trace_to_json(make_trace(ran)), "t.json");
+      CHECK(back_trace.schedule.channels == channels);
+      CHECK(channels_of(back_trace.schedule) == channels_of(ran.schedule));
     }
 }
 
