@@ -1,7 +1,8 @@
 # Sanitizer builds (issue 21, part 3): COLLSIM_SANITIZE=thread builds every target with
 # ThreadSanitizer, =address with AddressSanitizer and UndefinedBehaviorSanitizer (no
 # recovery: the first report fails the test). Included before any target, so the flags reach
-# the libraries as well as the tests. scripts/test's pass 4 builds test_sim with TSan and
+# the libraries as well as the tests. scripts/test's pass 4 builds the whole suite with
+# =address and runs it at COLLSIM_TEST_SCALE=small; pass 5 builds test_sim with =thread and
 # runs the tests of the threaded engine (the CPU backend's workers, the bench's threads).
 set(COLLSIM_SANITIZE "" CACHE STRING "Sanitizer build: thread, address (ASan+UBSan), or empty (none)")
 set_property(CACHE COLLSIM_SANITIZE PROPERTY STRINGS "" thread address)
