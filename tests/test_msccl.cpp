@@ -492,39 +492,10 @@ TEST_CASE("msccl channels: a schedule spread over channels exports its thread bl
 }
 
 TEST_CASE("msccl channels: a hand-written file's chan is each transfer's channel, and two channels share a link") {
-  // GPU 0 sends both of its chunks to GPU 1 (an all-gather of 2 GPUs, GPU 1's part by a
-  // local copy only where it lands): chunk 0 on channel 0, chunk 1 on channel 1.
-  const std::string two = R"(<algo name="two" proto="Simple" nchannels="2" nchunksperloop="4" ngpus="2" coll="allgather">
-  <gpu id="0" i_chunks="2" o_chunks="4" s_chunks="0">
-    <tb id="0" send="1" recv="1" chan="0">
-      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-    <tb id="1" send="1" recv="1" chan="1">
-      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="o" dstoff="3" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-    <tb id="2" send="-1" recv="-1" chan="0">
-      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="2" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-  </gpu>
-  <gpu id="1" i_chunks="2" o_chunks="4" s_chunks="0">
-    <tb id="0" send="0" recv="0" chan="0">
-      <step s="0" type="s" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-      <step s="1" type="r" srcbuf="i" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-    <tb id="1" send="0" recv="0" chan="1">
-      <step s="0" type="s" srcbuf="i" srcoff="1" dstbuf="o" dstoff="3" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-      <step s="1" type="r" srcbuf="i" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-    <tb id="2" send="-1" recv="-1" chan="0">
-      <step s="0" type="cpy" srcbuf="i" srcoff="0" dstbuf="o" dstoff="2" cnt="2" depid="-1" deps="-1" hasdep="0"/>
-    </tb>
-  </gpu>
-</algo>
-)";
-  TempDir dir("msccl");
-  const std::filesystem::path file = dir.write("two.xml", two);
+  // An all-gather of 2 GPUs on two channels: each GPU sends chunk 0 of its input on
+  // channel 0 and chunk 1 on channel 1.
+  const std::string two = read_text_file(files() / "two_channels_allgather_2.xml", "test file");
+  const std::filesystem::path file = files() / "two_channels_allgather_2.xml";
   const ScheduleFile f = load_msccl_file(file);
   CHECK(f.channels == 2);
   const CollectiveSpec spec{Collective::all_gather, 2, 2048, DataType::f32, ReduceOp::sum, 0, false};
