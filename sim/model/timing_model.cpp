@@ -292,7 +292,7 @@ class Simulation {
     for (std::uint32_t l = 0; l < lane_busy_.size() / channels_; ++l) {
       double busy = 0;
       for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c];
-      if (busy > 0) loads.push_back({l, channels_ == 1 ? busy : busy / static_cast<double>(channels_)});
+      if (busy > 0) loads.push_back({l, busy / static_cast<double>(channels_)});
     }
     used = loads.size();
     const std::size_t keep = std::min(kBusiestLinks, loads.size());
@@ -334,12 +334,12 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
   const double gamma = 1.0 / t.reduce_rate_gbps, delta = 1.0 / t.copy_rate_gbps;  // GB/s = bytes per ns
   // local: memory only, at the rank's whole rates (local work is no channel's)
   if (route.empty()) return {0, copied_bytes * delta * slow + reduced_bytes * gamma * slow};
-  // A channel has its share of the receiver's reduce rate too (one of the GPU's thread
-  // blocks among `channels`).
-  const double compute = reduced_bytes * gamma * (channels == 1 ? slow : slow * channels);
+  // A channel has its share of every link and of the receiver's reduce rate (one of the
+  // GPU's thread blocks among `channels`). Times 1 is exact, so one channel predicts as
+  // before channels existed.
+  const double compute = reduced_bytes * gamma * slow * channels;
   double links = 0;
-  const double bytes = copied_bytes + reduced_bytes;
-  for (const Hop& h : route) links += h.alpha_ns + (channels == 1 ? bytes * h.beta_ns_per_byte : bytes * h.beta_ns_per_byte * channels);
+  for (const Hop& h : route) links += h.alpha_ns + (copied_bytes + reduced_bytes) * h.beta_ns_per_byte * channels;
   return {links, links + compute};
 }
 

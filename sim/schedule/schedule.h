@@ -25,12 +25,12 @@ struct Region {
 enum class Action : std::uint8_t { copy, reduce };
 std::string_view to_string(Action a);
 
-// One chunk moving from one rank to another (or within one rank when src == dst).
-// The receiver executes it (a pull): it reads the sender's region and writes its own.
 // The most channels a schedule may use: NCCL's MAXCHANNELS (32 in src/include/devcomm.h of
 // the NCCL 2.x releases MSCCL is built on), which bounds MSCCL's nchannels too.
 inline constexpr int kMaxChannels = 32;
 
+// One chunk moving from one rank to another (or within one rank when src == dst).
+// The receiver executes it (a pull): it reads the sender's region and writes its own.
 struct Transfer {
   int step = 0;
   int src = 0;
