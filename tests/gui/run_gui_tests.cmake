@@ -18,13 +18,21 @@ function(gui)
   if(G_NO_DISPLAY)
     set(cmd ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY "${GUI}" ${G_ARGS})
   elseif(XVFB_RUN)
-    set(cmd "${XVFB_RUN}" -a -s "-screen 0 ${G_SCREEN}x24" "${GUI}" ${G_ARGS})
+    # Our own X authority file: without -f, xvfb-run makes a temporary folder and, when it
+    # cannot remove it afterwards, exits 5 instead of with the app's status (seen in CI,
+    # 2026-12-04, on a run whose expected exit status was 2).
+    set(auth "${WORK_DIR}/Xauthority")
+    set(cmd "${XVFB_RUN}" -a -f "${auth}" -s "-screen 0 ${G_SCREEN}x24" "${GUI}" ${G_ARGS})
   else()
     set(cmd "${GUI}" ${G_ARGS})  # no xvfb-run: needs a real display (scripts/setup installs xvfb)
   endif()
-  # xvfb-run itself fails now and then (a display number taken meanwhile, its temporary
-  # folder): "xvfb-run: error: ..." and its own exit status. Such a run is tried again.
+  # xvfb-run itself fails now and then (a display number taken meanwhile): "xvfb-run:
+  # error: ..." and its own exit status. Such a run is tried again.
   foreach(attempt RANGE 1 3)
+    if(auth)
+      file(REMOVE "${auth}")
+      file(TOUCH "${auth}")  # xvfb-run adds this run's cookie to it
+    endif()
     execute_process(COMMAND ${cmd} WORKING_DIRECTORY "${SOURCE_DIR}" RESULT_VARIABLE r OUTPUT_VARIABLE o ERROR_VARIABLE e
                     TIMEOUT 300)
     if(NOT e MATCHES "xvfb-run: error")
