@@ -168,7 +168,7 @@ void draw_ranks(std::string& o, const gui::Layout& l, const Canvas& cv, float ra
 // (it overwrites), its chunk number in it; the transfer's facts as data attributes.
 void draw_packet(std::string& o, const Schedule& s, std::uint32_t i, Vec2 at, float r) {
   const Transfer& t = s.transfers[i];
-  std::string label = fmt::format("{}{}", t.action == Action::reduce ? "+" : "", t.chunk);
+  std::string label = fmt::format("{}{}", reduces(t.action) ? "+" : "", t.chunk);
   const float size = std::min(13.0f, r * 1.15f);
   const auto fits = [&] { return static_cast<float>(label.size()) * size * 0.62f <= r * 1.8f; };
   if (!fits() && label[0] == '+') label.erase(0, 1);  // the filled disc says reduce
@@ -178,7 +178,7 @@ void draw_packet(std::string& o, const Schedule& s, std::uint32_t i, Vec2 at, fl
       "<g class=\"packet\" data-transfer=\"{}\" data-src=\"{}\" data-dst=\"{}\" data-chunk=\"{}\" data-action=\"{}\">"
       "<title>rank {} -&gt; rank {}, chunk {}, {} ({} elements)</title>",
       i, t.src, t.dst, t.chunk, to_string(t.action), t.src, t.dst, t.chunk, to_string(t.action), t.count);
-  const bool reduce = t.action == Action::reduce;
+  const bool reduce = reduces(t.action);
   if (reduce) {
     fmt::format_to(std::back_inserter(o), "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"/>",
                    num(at.x), num(at.y), num(r), color(pal::packet), color(pal::packet_ink));

@@ -73,6 +73,9 @@ void launch_copy(void* dst, const void* src, std::size_t count, DataType dt, Str
 // dst[i] = op(dst[i], src[i]); avg reduces as sum.
 void launch_reduce(void* dst, const void* src, std::size_t count, DataType dt, ReduceOp op,
                    Stream stream);
+// dst[i] = op(a[i], b[i]) (NCCL's reduce-copy); dst may be a, otherwise none overlap.
+void launch_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt, ReduceOp op,
+                        Stream stream);
 void launch_fill_identity(void* dst, std::size_t count, DataType dt, ReduceOp op, Stream stream);
 // dst[i] = divide_by(dst[i], divisor); divisor > 0 (std::invalid_argument otherwise).
 void launch_divide(void* dst, std::size_t count, DataType dt, std::int64_t divisor,

@@ -47,6 +47,9 @@ void launch_copy(void*, const void*, std::size_t, DataType, Stream) { unavailabl
 void launch_reduce(void*, const void*, std::size_t, DataType, ReduceOp, Stream) {
   unavailable("launch_reduce");
 }
+void launch_reduce_copy(void*, const void*, const void*, std::size_t, DataType, ReduceOp, Stream) {
+  unavailable("launch_reduce_copy");
+}
 void launch_fill_identity(void*, std::size_t, DataType, ReduceOp, Stream) {
   unavailable("launch_fill_identity");
 }

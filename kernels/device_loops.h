@@ -105,6 +105,36 @@ COLLSIM_HD void reduce_range(T* dst, const T* src, const Split& sp, Op op, std::
   }
 }
 
+// The split for dst[i] = op(a[i], b[i]): vectors only where all three are equally
+// misaligned modulo 16.
+template <class T>
+COLLSIM_HD constexpr Split split_range3(std::uintptr_t dst, std::uintptr_t a, std::uintptr_t b, std::size_t n) {
+  if ((dst - a) % kVecBytes != 0) return {n, 0, n};
+  return split_range<T>(dst, b, n);
+}
+
+// dst[i] = op(a[i], b[i]) for this thread's share of the split range (NCCL's reduce-copy:
+// the local operand a and the received b, the sum written once). dst may be a.
+template <class T, class Op>
+COLLSIM_HD void reduce_copy_range(T* dst, const T* a, const T* b, const Split& sp, Op op, std::size_t first,
+                                  std::size_t stride) {
+  auto* dv = reinterpret_cast<unsigned char*>(dst + sp.head);
+  const auto* av = reinterpret_cast<const unsigned char*>(a + sp.head);
+  const auto* bv = reinterpret_cast<const unsigned char*>(b + sp.head);
+  for (std::size_t i = first; i < sp.nvec; i += stride) {
+    Vec16<T> x, y;
+    x.raw = load16(av + i * kVecBytes);
+    y.raw = load16(bv + i * kVecBytes);
+    COLLSIM_UNROLL
+    for (std::size_t k = 0; k < kLanes<T>; ++k) x.lane[k] = op(x.lane[k], y.lane[k]);
+    store16(dv + i * kVecBytes, x.raw);
+  }
+  for (std::size_t j = first; j < scalar_count<T>(sp); j += stride) {
+    const std::size_t i = scalar_index<T>(sp, j);
+    dst[i] = op(a[i], b[i]);
+  }
+}
+
 // dst[i] = src[i] for this thread's share of the split range.
 template <class T>
 COLLSIM_HD void copy_range(T* dst, const T* src, const Split& sp, std::size_t first,

@@ -67,6 +67,30 @@ void reduce_any(void* dst, const void* src, std::size_t n, Op op) {
     reduce_typed(static_cast<T*>(dst), static_cast<const T*>(src), n, op);
 }
 
+template <class T, class Op>
+void reduce_copy_typed(T* __restrict dst, const T* __restrict a, const T* __restrict b, std::size_t n, Op op) {
+  for (std::size_t i = 0; i < n; ++i) dst[i] = op(a[i], b[i]);
+}
+
+template <class T, class Op>
+void reduce_copy_bytes(unsigned char* dst, const unsigned char* a, const unsigned char* b, std::size_t n, Op op) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t at = i * sizeof(T);
+    store(dst + at, op(load<T>(a + at), load<T>(b + at)));
+  }
+}
+
+template <class T, class Op>
+void reduce_copy_any(void* dst, const void* a, const void* b, std::size_t n, Op op) {
+  if (dst == a)
+    reduce_any<T>(dst, b, n, op);
+  else if (!element_aligned<T>(dst) || !element_aligned<T>(a) || !element_aligned<T>(b))
+    reduce_copy_bytes<T>(static_cast<unsigned char*>(dst), static_cast<const unsigned char*>(a),
+                         static_cast<const unsigned char*>(b), n, op);
+  else
+    reduce_copy_typed(static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), n, op);
+}
+
 // Fill and divide are not on the reduction's hot path; the memcpy form handles any
 // alignment and still compiles to plain loads and stores.
 template <class T>
@@ -95,6 +119,16 @@ void host_reduce(void* dst, const void* src, std::size_t count, DataType dt, Red
     using T = typename decltype(type_tag)::type;
     dispatch_op(op, [&](auto op_tag) {
       reduce_any<T>(dst, src, count, op_functor_t<T, decltype(op_tag)::value>{});
+    });
+  });
+}
+
+void host_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt, ReduceOp op) {
+  if (count == 0) return;
+  dispatch_dtype(dt, [&](auto type_tag) {
+    using T = typename decltype(type_tag)::type;
+    dispatch_op(op, [&](auto op_tag) {
+      reduce_copy_any<T>(dst, a, b, count, op_functor_t<T, decltype(op_tag)::value>{});
     });
   });
 }

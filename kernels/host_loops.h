@@ -20,6 +20,11 @@ void host_copy(void* dst, const void* src, std::size_t count, DataType dt);
 // dst[i] = op(dst[i], src[i]); avg reduces as sum (see host_divide).
 void host_reduce(void* dst, const void* src, std::size_t count, DataType dt, ReduceOp op);
 
+// dst[i] = op(a[i], b[i]): NCCL's reduce-copy, the local operand a and the received b
+// summed straight into dst. dst may be a (then it is host_reduce(dst, b)); b overlaps
+// neither.
+void host_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt, ReduceOp op);
+
 // dst[i] = reduce_identity(op): the starting value of an accumulation.
 void host_fill_identity(void* dst, std::size_t count, DataType dt, ReduceOp op);
 

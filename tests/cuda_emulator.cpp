@@ -257,6 +257,11 @@ void launch_reduce(void* dst, const void* src, std::size_t count, DataType dt, R
   check_launch(stream, {dst, src}, count);
   enqueue(stream, [=] { host_reduce(dst, src, count, dt, op); });
 }
+void launch_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt, ReduceOp op,
+                        Stream stream) {
+  check_launch(stream, {dst, a, b}, count);
+  enqueue(stream, [=] { host_reduce_copy(dst, a, b, count, dt, op); });
+}
 void launch_fill_identity(void* dst, std::size_t count, DataType dt, ReduceOp op, Stream stream) {
   check_launch(stream, {dst}, count);
   enqueue(stream, [=] { host_fill_identity(dst, count, dt, op); });

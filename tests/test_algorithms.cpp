@@ -133,7 +133,7 @@ TEST_CASE("slices pipeline the ring: same bytes, S times the steps") {
   CHECK(sliced.step_count() == 4 * plain.step_count());
   CHECK(bytes_sent_per_rank(sliced) == bytes_sent_per_rank(plain));
   CHECK(sliced.step_labels[1] == "reduce-scatter 1/3: every rank sends one chunk to its right neighbour, which "
-                                 "reduces it, slice 2/4");
+                                 "adds its own input of that chunk and writes the sum to its output, slice 2/4");
 }
 
 TEST_CASE("bad requests are refused with a message naming the problem") {

@@ -27,13 +27,16 @@ TEST_CASE("bench sizes go from -b to -e by -f, in whole elements") {
 }
 
 TEST_CASE("data moved counts a copy as 2n bytes, a reduce as 3n, local operations apart") {
-  // Ring all-reduce, 4 ranks, 8 f32: 12 reduces and 12 copies of 2 elements (8 bytes),
-  // and pre-copies of the 3 chunks (24 bytes) each rank does not send from its input.
+  // Ring all-reduce, 4 ranks, 8 f32: 12 reduce-copies (two reads, one write) and 12 copies
+  // of 2 elements (8 bytes), and no local operations: nothing is copied into the output first.
   const Schedule s = build_schedule({Collective::all_reduce, 4, 8, DataType::f32, ReduceOp::sum, 0, false}, "ring", {});
   const DataMoved m = data_moved(s);
   CHECK(m.transfers == 12 * 8 * 3 + 12 * 8 * 2);
-  CHECK(m.local_ops == 4 * 24 * 2);
+  CHECK(m.local_ops == 0);
   CHECK(m.total() == m.transfers + m.local_ops);
+  // The direct all-reduce still copies each rank's input to its output (4 x 32 bytes, read and written).
+  const Schedule d = build_schedule({Collective::all_reduce, 4, 8, DataType::f32, ReduceOp::sum, 0, false}, "direct", {});
+  CHECK(data_moved(d).local_ops == 4 * 32 * 2);
 }
 
 TEST_CASE("a run's time estimate is its data moved at the memcpy rate, refused above ten minutes") {

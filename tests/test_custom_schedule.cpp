@@ -262,7 +262,7 @@ TEST_CASE("a malformed schedule file is refused with file:line:column and the ke
   CHECK(load_error(
             "schedule_format = 1\ncollective = \"all_reduce\"\nranks = 2\n[[step]]\ntransfers = [ { src = 0, dst = 1, "
             "chunk = 0, action = \"add\" } ]\n")
-            .find("key 'step[0].transfers[0].action': unknown action 'add' (use copy reduce)") != std::string::npos);
+            .find("key 'step[0].transfers[0].action': unknown action 'add' (use copy reduce reduce_copy)") != std::string::npos);
   CHECK(load_error("schedule_format = 1\ncollective = \"all_reduce\"\nranks = 2\npre = [\"copy everything\"]\n")
             .find("s.toml:4:8: key 'pre[0]': unknown pre-operation 'copy everything'") == 0);
   CHECK(load_error("schedule_format = 1\ncollective = \"all_reduce\"\nranks = = 2\n")

@@ -223,7 +223,7 @@ TEST_CASE("a ring all-reduce storyboard: a start frame and one per step, with it
   const Xml step1 = parse_xml(storyboard::frame_svg(vm, 1));
   CHECK(with_class(step1, "packet").size() == 4);
   CHECK(with_class(step1, "cell").size() == 16);  // 4 ranks x 4 chunks
-  for (const Element* p : with_class(step1, "packet")) CHECK(p->attrs.at("data-action") == "reduce");
+  for (const Element* p : with_class(step1, "packet")) CHECK(p->attrs.at("data-action") == "reduce_copy");
   const Xml last = parse_xml(storyboard::frame_svg(vm, vm.step_count()));
   for (const Element* c : with_class(last, "cell"))
     CHECK(c->attrs.at("data-holds") == "0 1 2 3");  // every chunk complete

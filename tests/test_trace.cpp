@@ -176,15 +176,21 @@ TEST_CASE("the CSV has a header and one row per transfer, labels quoted") {
   const Trace t = run_trace(request("ring", 4, 100));
   const std::vector<std::string> lines = lines_of(trace_to_csv(t));
   REQUIRE(lines.size() == 1 + t.schedule.transfers.size());
+  // The ring's reduce-scatter adds each receiver's input (reduce_copy): the operand's columns.
   CHECK(lines[0] ==
         "index,step,step_label,src,dst,chunk,action,src_buffer,src_offset,dst_buffer,dst_offset,count,bytes,"
-        "measured_begin_ns,measured_end_ns,worker");
-  // Step labels contain commas: quoted, so every row still has 16 fields.
+        "measured_begin_ns,measured_end_ns,worker,operand_buffer,operand_offset");
+  // Step labels contain commas: quoted, so every row still has 18 fields.
   CHECK(lines[1].find(",\"reduce-scatter 1/3: ") != std::string::npos);
   const Transfer& x = t.schedule.transfers[0];
+  REQUIRE(x.action == Action::reduce_copy);
   CHECK(lines[1].starts_with(fmt::format("0,{},", x.step)));
-  CHECK(lines[1].ends_with(fmt::format(",{},{},{}", t.records[0].measured_begin_ns, t.records[0].measured_end_ns,
-                                       t.records[0].worker)));
+  CHECK(lines[1].ends_with(fmt::format(",{},{},{},input,{}", t.records[0].measured_begin_ns, t.records[0].measured_end_ns,
+                                       t.records[0].worker, x.operand_offset)));
+  // A copy leaves them empty.
+  CHECK(lines.back().ends_with(fmt::format(",{},,", t.records.back().worker)));
+  // A schedule without a reduce_copy has no operand columns.
+  CHECK(lines_of(trace_to_csv(run_trace(request("direct", 4, 100))))[0].ends_with(",worker"));
 }
 
 TEST_CASE("importing something that is not a collsim trace names the file") {
@@ -227,8 +233,8 @@ TEST_CASE("importing a trace of another version or with wrong types names the ke
 
 TEST_CASE("importing a trace whose schedule is wrong is refused by the checker") {
   const std::string good = trace_to_json(run_trace(request("ring", 3, 9)));
-  // Turn the first reduce into a copy: a contribution goes missing.
-  const std::string bad = replace_once(good, "\"action\": \"reduce\"", "\"action\": \"copy\"");
+  // Make the first reduce_copy add the (still empty) output instead of the input.
+  const std::string bad = replace_once(good, "\"operand_buffer\": \"input\"", "\"operand_buffer\": \"output\"");
   CHECK(import_error(bad).find("bad.json: key 'schedule': not a valid schedule") != std::string::npos);
 }
 

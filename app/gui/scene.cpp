@@ -174,12 +174,12 @@ void draw_plus(ImDrawList* d, ImVec2 c, float r, ImU32 ink, float width) {
 // The chunk number in a packet ("+3" in a reduce: it adds chunk 3), when it fits.
 void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const Transfer& t) {
   const float size = std::min(f->FontSize, r * 1.15f);
-  std::string s = fmt::format("{}{}", t.action == Action::reduce ? "+" : "", t.chunk);
+  std::string s = fmt::format("{}{}", reduces(t.action) ? "+" : "", t.chunk);
   ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());
   if (ts.x > r * 1.8f && s[0] == '+') s.erase(0, 1), ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());  // the shape says reduce
   if (size >= 8 && ts.x <= r * 1.8f) {
     d->AddText(f, size, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), ink, s.c_str());
-  } else if (t.action == Action::reduce && r >= 5) {  // no room for the number: the "+" alone
+  } else if (reduces(t.action) && r >= 5) {  // no room for the number: the "+" alone
     draw_plus(d, at, r, ink, 2.0f);
   }
 }
@@ -189,7 +189,7 @@ void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const
 void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, const Transfer& t, float alpha) {
   const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
               hollow = to_u32(palette::packet_hollow, alpha);
-  if (t.action == Action::reduce) {
+  if (reduces(t.action)) {
     d->AddCircleFilled(at, r, neutral);
     d->AddCircle(at, r, ink, 0, 1.5f);
     packet_label(d, app.fonts.small, at, r, ink, t);

@@ -67,7 +67,7 @@ void draw_bars(ImDrawList* d, ImFont* f, const ViewModel& vm, const std::vector<
       continue;
     }
     const Transfer& t = vm.schedule().transfers[b.first];
-    const bool reduce = t.action == Action::reduce;
+    const bool reduce = reduces(t.action);
     if (reduce) d->AddRectFilled(lo, hi, neutral);
     else d->AddRect(lo, hi, neutral, 0, 0, 1.0f);
     if (size < 8 || hi.x - lo.x < size * 1.2f) continue;  // no room for a number

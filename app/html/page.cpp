@@ -163,7 +163,7 @@ json transfers_json(const gui::ViewModel& vm) {
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     src.push_back(t.src), dst.push_back(t.dst), step.push_back(t.step), chunk.push_back(t.chunk);
-    reduce.push_back(t.action == Action::reduce ? 1 : 0);
+    reduce.push_back(reduces(t.action) ? 1 : 0);
     bytes.push_back(s.bytes(t));
     const std::span<const int> p = vm.path_of(i);
     if (p.empty()) {

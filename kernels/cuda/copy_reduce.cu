@@ -31,6 +31,11 @@ __global__ void reduce_kernel(T* dst, const T* src, Split sp, Op op) {
   device::reduce_range(dst, src, sp, op, thread_index(), thread_stride());
 }
 
+template <class T, class Op>
+__global__ void reduce_copy_kernel(T* dst, const T* a, const T* b, Split sp, Op op) {
+  device::reduce_copy_range(dst, a, b, sp, op, thread_index(), thread_stride());
+}
+
 template <class T>
 __global__ void copy_kernel(T* dst, const T* src, Split sp) {
   device::copy_range(dst, src, sp, thread_index(), thread_stride());
@@ -89,6 +94,22 @@ cudaError_t launch_reduce(void* dst, const void* src, std::size_t count, DataTyp
       using Op = op_functor_t<T, decltype(op_tag)::value>;
       reduce_kernel<T, Op><<<blocks_for<T>(sp), kThreads, 0, stream>>>(
           static_cast<T*>(dst), static_cast<const T*>(src), sp, Op{});
+    });
+  });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt,
+                               ReduceOp op, cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  dispatch_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Split sp = device::split_range3<T>(reinterpret_cast<std::uintptr_t>(dst), reinterpret_cast<std::uintptr_t>(a),
+                                             reinterpret_cast<std::uintptr_t>(b), count);
+    dispatch_op(op, [&](auto op_tag) {
+      using Op = op_functor_t<T, decltype(op_tag)::value>;
+      reduce_copy_kernel<T, Op><<<blocks_for<T>(sp), kThreads, 0, stream>>>(
+          static_cast<T*>(dst), static_cast<const T*>(a), static_cast<const T*>(b), sp, Op{});
     });
   });
   return cudaGetLastError();

@@ -15,6 +15,8 @@ cudaError_t launch_copy(void* dst, const void* src, std::size_t count, DataType 
                         cudaStream_t stream);
 cudaError_t launch_reduce(void* dst, const void* src, std::size_t count, DataType dt,
                           ReduceOp op, cudaStream_t stream);
+cudaError_t launch_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt,
+                               ReduceOp op, cudaStream_t stream);
 cudaError_t launch_fill_identity(void* dst, std::size_t count, DataType dt, ReduceOp op,
                                  cudaStream_t stream);
 cudaError_t launch_divide(void* dst, std::size_t count, DataType dt, std::int64_t divisor,

@@ -190,6 +190,14 @@ void launch_reduce(void* dst, const void* src, std::size_t count, DataType dt, R
   COLLSIM_CUDA_CHECK(detail::launch_reduce(dst, src, count, dt, op, raw(stream)));
 }
 
+void launch_reduce_copy(void* dst, const void* a, const void* b, std::size_t count, DataType dt, ReduceOp op,
+                        Stream stream) {
+  require_aligned(dst, dt, "launch_reduce_copy");
+  require_aligned(a, dt, "launch_reduce_copy");
+  require_aligned(b, dt, "launch_reduce_copy");
+  COLLSIM_CUDA_CHECK(detail::launch_reduce_copy(dst, a, b, count, dt, op, raw(stream)));
+}
+
 void launch_fill_identity(void* dst, std::size_t count, DataType dt, ReduceOp op,
                           Stream stream) {
   require_aligned(dst, dt, "launch_fill_identity");

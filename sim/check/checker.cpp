@@ -155,6 +155,17 @@ void check_structure(const Schedule& s) {
     if (overlaps(real(s, t.source()), real(s, t.destination())))
       fail(CheckErrorKind::source_overlaps_destination, where,
            where.str() + ": source and destination overlap" + in_place_note(s), {t.source(), t.destination()});
+    if (t.has_operand()) {
+      check_bounds(s, t.operand(), where);
+      // Exactly the destination is a plain reduce (dst = op(dst, src)); part of it would
+      // make the result depend on the order in which elements are written.
+      const Region operand = real(s, t.operand()), dst = real(s, t.destination());
+      if (overlaps(operand, dst) && operand != dst)
+        fail(CheckErrorKind::operand_overlaps_destination, where,
+             where.str() + ": its operand " + describe_region(t.operand()) + " overlaps its destination in part" +
+                 in_place_note(s),
+             {t.operand(), t.destination()});
+    }
     if (!writable(s, t.destination()))
       fail(CheckErrorKind::input_written, where, where.str() + ": writes into an input buffer" + in_place_note(s),
            {t.destination()});
@@ -312,6 +323,7 @@ std::string_view to_string(CheckErrorKind k) {
     case CheckErrorKind::rank_out_of_range: return "rank_out_of_range";
     case CheckErrorKind::region_out_of_range: return "region_out_of_range";
     case CheckErrorKind::source_overlaps_destination: return "source_overlaps_destination";
+    case CheckErrorKind::operand_overlaps_destination: return "operand_overlaps_destination";
     case CheckErrorKind::input_written: return "input_written";
     case CheckErrorKind::local_copy_mismatch: return "local_copy_mismatch";
     case CheckErrorKind::read_write_conflict_in_step: return "read_write_conflict_in_step";
@@ -336,6 +348,9 @@ std::string describe_region(const Region& r) {
 std::string describe_transfer(const Schedule& s, std::size_t index) {
   const Transfer& t = s.transfers[index];
   const std::string label = t.step >= 0 && t.step < s.step_count() ? s.step_labels[static_cast<std::size_t>(t.step)] : "?";
+  if (t.has_operand())
+    return fmt::format("step {} ({}), transfer #{}: {} -> {} reduce_copy with {}", t.step + 1, label, index,
+                       describe_region(t.source()), describe_region(t.destination()), describe_region(t.operand()));
   return fmt::format("step {} ({}), transfer #{}: {} -> {} {}", t.step + 1, label, index, describe_region(t.source()),
                      describe_region(t.destination()), to_string(t.action));
 }
@@ -369,13 +384,19 @@ CheckReport check_schedule(const Schedule& s, const SymbolicObserver& observe) {
   if (observe)
     bufs.visit_all(
         [&](const Region& r, const Cell& c) { observe(kBeforeTransfers, r, c.written ? &c.contributions : nullptr); });
-  std::vector<MovedPiece> moved;
+  std::vector<MovedPiece> moved, operand;
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& t = s.transfers[i];
     const Where where{&s, i, nullptr};
     const Region dst = real(s, t.destination());
     read_source_into(bufs, real(s, t.source()), dst.offset, where, moved);
-    apply(bufs, dst, t.action, moved, where);
+    if (t.has_operand()) {  // dst = op(operand, src): the operand's contributions, then the source's added
+      read_source_into(bufs, real(s, t.operand()), dst.offset, where, operand);
+      apply(bufs, dst, Action::copy, operand, where);
+      apply(bufs, dst, Action::reduce, moved, where);
+    } else {
+      apply(bufs, dst, t.action, moved, where);
+    }
     if (observe) tell_observer(bufs, dst, i, observe);
   }
   for (const LocalOp& op : s.post_ops) {

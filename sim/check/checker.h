@@ -32,6 +32,7 @@ enum class CheckErrorKind : std::uint8_t {
   rank_out_of_range,            // names a rank the schedule does not have
   region_out_of_range,          // a region lies outside its buffer
   source_overlaps_destination,  // a transfer reads and writes overlapping storage
+  operand_overlaps_destination, // a reduce_copy's operand overlaps its destination, not exactly
   input_written,                // writes into an input buffer
   local_copy_mismatch,          // a local copy's source is on another rank or of another length
   read_write_conflict_in_step,  // reads what an earlier transfer of the same step writes

@@ -24,6 +24,7 @@ void for_each_region(const Schedule& s, CutAt at, F&& f) {
   for (const Transfer& t : s.transfers) {
     f(storage(s, t.destination()));
     if (at == CutAt::reads_and_writes) f(storage(s, t.source()));
+    if (at == CutAt::reads_and_writes && t.has_operand()) f(storage(s, t.operand()));
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
@@ -126,7 +127,7 @@ DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, c
   g.deps.reserve(s.transfers.size() * 2);
   std::vector<std::uint32_t> found;
   auto note = [&](std::uint32_t earlier, std::uint32_t later, Hazard h) {
-    if (earlier == kNone) return;
+    if (earlier == kNone || earlier == later) return;  // a reduce_copy whose operand is its destination
     found.push_back(earlier);
     if (observe) observe(earlier, later, h);
   };
@@ -135,10 +136,14 @@ DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, c
     const Transfer& x = s.transfers[t];
     found.clear();
     const Region src = storage(s, x.source()), dst = storage(s, x.destination());
-    tracker.map(src.rank, src.buffer).visit(src.offset, src.end(), [&](auto, auto, Access& a) {
-      note(a.last_writer, t, Hazard::read_after_write);
-      readers.add(a, t);
-    });
+    const auto read = [&](const Region& r) {
+      tracker.map(r.rank, r.buffer).visit(r.offset, r.end(), [&](auto, auto, Access& a) {
+        note(a.last_writer, t, Hazard::read_after_write);
+        readers.add(a, t);
+      });
+    };
+    read(src);
+    if (x.has_operand()) read(storage(s, x.operand()));
     tracker.map(dst.rank, dst.buffer).visit(dst.offset, dst.end(), [&](auto, auto, Access& a) {
       note(a.last_writer, t, Hazard::write_after_write);
       readers.for_each(a, [&](std::uint32_t r) { note(r, t, Hazard::write_after_read); });
@@ -150,6 +155,14 @@ DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, c
     g.offsets.push_back(static_cast<std::uint32_t>(g.deps.size()));
   }
   return g;
+}
+
+ReadsTouched reads_touching(const Schedule& s, const Transfer& reader, const Region& written) {
+  const auto touches = [&](const Region& r) {
+    const Region x = storage(s, r);
+    return x.rank == written.rank && x.buffer == written.buffer && x.offset < written.end() && written.offset < x.end();
+  };
+  return {touches(reader.source()), reader.has_operand() && touches(reader.operand())};
 }
 
 DependencyGraph reverse(const DependencyGraph& g) {

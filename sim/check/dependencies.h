@@ -37,6 +37,15 @@ using HazardObserver = std::function<void(std::uint32_t earlier, std::uint32_t l
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe = {});
 
+// Which of `reader`'s reads overlap `written` (real storage): a transfer reads its source
+// where the sender is and, a reduce_copy, its operand where the receiver is, so a view
+// that places work on ranks (MSCCL's thread blocks) needs to know which read a read-after-
+// write or write-after-read hazard is about.
+struct ReadsTouched {
+  bool source = false, operand = false;
+};
+ReadsTouched reads_touching(const Schedule& s, const Transfer& reader, const Region& written);
+
 // Every position at which a region the schedule writes (a transfer's destination, a local
 // operation's target or source, an in-place alias) begins or ends — and with
 // CutAt::reads_and_writes where a transfer's source does (the dependency analysis's maps,

@@ -41,10 +41,13 @@ void write_signal(const Schedule& s, const Region& token, std::byte* target) {
 void run_transfer_on_host(const Schedule& s, const Transfer& t, std::vector<RankBuffers>& bufs) {
   std::byte* dst = element_ptr(bufs, s, t.destination());
   const std::byte* src = element_ptr(bufs, s, t.source());
-  if (t.action == Action::copy)
-    host_copy(dst, src, t.count, s.spec.dtype);
-  else
-    host_reduce(dst, src, t.count, s.spec.dtype, s.spec.op);
+  switch (t.action) {
+    case Action::copy: host_copy(dst, src, t.count, s.spec.dtype); break;
+    case Action::reduce: host_reduce(dst, src, t.count, s.spec.dtype, s.spec.op); break;
+    case Action::reduce_copy:
+      host_reduce_copy(dst, element_ptr(bufs, s, t.operand()), src, t.count, s.spec.dtype, s.spec.op);
+      break;
+  }
 }
 
 namespace {

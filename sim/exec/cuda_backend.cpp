@@ -311,10 +311,13 @@ void DeviceRun::launch(std::size_t t) {
     cuda::memcpy_async(r.staging, src, tr.count * esize_, r.stream);
     src = r.staging;
   }
-  if (tr.action == Action::copy)
-    cuda::launch_copy(dst, src, tr.count, s_.spec.dtype, r.stream);
-  else
-    cuda::launch_reduce(dst, src, tr.count, s_.spec.dtype, s_.spec.op, r.stream);
+  switch (tr.action) {
+    case Action::copy: cuda::launch_copy(dst, src, tr.count, s_.spec.dtype, r.stream); break;
+    case Action::reduce: cuda::launch_reduce(dst, src, tr.count, s_.spec.dtype, s_.spec.op, r.stream); break;
+    case Action::reduce_copy:  // the operand is the receiver's, on this stream's device
+      cuda::launch_reduce_copy(dst, at(tr.operand()), src, tr.count, s_.spec.dtype, s_.spec.op, r.stream);
+      break;
+  }
   if (o_.record_timings) cuda::event_record(end_[t], r.stream);
   if (l.record_slot >= 0) cuda::event_record(slot_event(r, l.record_slot), r.stream);
 }

@@ -183,10 +183,14 @@ class Progress {
     const std::int64_t begin = record_ ? now_ns() : 0;
     std::byte* target = region_data(s_, bufs_, x.destination());
     const auto& staging = staging_[t];
-    if (x.action == Action::copy)
-      host_copy(target, staging.data(), x.count, s_.spec.dtype);
-    else
-      host_reduce(target, staging.data(), x.count, s_.spec.dtype, s_.spec.op);
+    switch (x.action) {
+      case Action::copy: host_copy(target, staging.data(), x.count, s_.spec.dtype); break;
+      case Action::reduce: host_reduce(target, staging.data(), x.count, s_.spec.dtype, s_.spec.op); break;
+      case Action::reduce_copy:
+        host_reduce_copy(target, region_data(s_, bufs_, x.operand()), staging.data(), x.count, s_.spec.dtype,
+                         s_.spec.op);
+        break;
+    }
     if (record_) sides_.push_back({static_cast<std::int64_t>(t), kReceive, arrived_[t], now_ns(), begin});
     staging_.erase(t);
     if (++applied_ == 1 && std::getenv("COLLSIM_TEST_DIE_RANK")) maybe_die();  // mid-run: after its first receive

@@ -267,7 +267,7 @@ class Simulation {
   void start(std::uint32_t m, double now) {
     double copied = 0, reduced = 0;
     for (std::uint32_t i = messages_.begin(m); i < messages_.end(m); ++i)
-      (s_.transfers[i].action == Action::reduce ? reduced : copied) += static_cast<double>(s_.bytes(s_.transfers[i]));
+      (reduces(s_.transfers[i].action) ? reduced : copied) += static_cast<double>(s_.bytes(s_.transfers[i]));
     const TransferTime cost =
         message_time(t_, route_of(m), head(m).dst, copied, reduced, static_cast<int>(channels_));
     for_each_lane(m, [&](std::uint32_t l) {

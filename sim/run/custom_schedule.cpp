@@ -27,7 +27,7 @@ const std::string& format_name() {
   return name;
 }
 
-constexpr Action kActions[] = {Action::copy, Action::reduce};
+constexpr Action kActions[] = {Action::copy, Action::reduce, Action::reduce_copy};
 constexpr int kMaxChunkIndex = 1 << 24;
 
 ScheduleFile::Position position(const Entry& e) { return {e.line(), e.column()}; }
@@ -115,10 +115,37 @@ BufferKind read_buffer(const Table& t, std::string_view key, BufferKind fallback
   return e ? toml_fields::enum_value(*e, kAllBufferKinds, "buffer") : fallback;
 }
 
+// A reduce_copy's operand: the receiver's own data, by default the destination's place in
+// its input. Keys that only a reduce_copy has are refused on other actions.
+void read_operand(const ScheduleFile& f, const Table& t, ScheduleFile::Transfer& x) {
+  if (x.action != Action::reduce_copy) {
+    for (const char* key : {"operand_buffer", "operand_chunk", "operand_elements", "operand_rank"})
+      if (auto e = t.find(key))
+        e->fail(fmt::format("only a reduce_copy has an operand (this transfer's action is {})", to_string(x.action)));
+    return;
+  }
+  if (auto e = t.find("operand_rank"); e && e->int32(0, f.ranks - 1) != x.dst)
+    e->fail(fmt::format("the operand is the receiver's own data: it must be on rank {} (dst), where the sum is written",
+                        x.dst));
+  x.operand_buffer = read_buffer(t, "operand_buffer", BufferKind::input);
+  const std::optional<Entry> chunk = t.find("operand_chunk"), elements = t.find("operand_elements");
+  if (chunk && elements) elements->fail(fmt::format("give {} or {}, not both", chunk->path(), elements->path()));
+  if (elements) {
+    if (!f.count) elements->fail("element ranges fit one count only: fix it with `count = ...` at the top of the file");
+    x.with = read_elements(*elements);
+  } else if (chunk) {
+    x.with.chunk = chunk->int32(0, kMaxChunkIndex);
+    check_chunk(f, *chunk, x.with.chunk, x.dst, x.operand_buffer);
+  } else {
+    x.with = x.to;  // the same place, in the operand's buffer
+  }
+}
+
 ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {
   const Table t = Table::of(item, format_name());
   t.only_keys({"src", "dst", "chunk", "src_chunk", "dst_chunk", "elements", "src_elements", "dst_elements",
-               "src_buffer", "dst_buffer", "action", "channel"});
+               "src_buffer", "dst_buffer", "action", "channel", "operand_buffer", "operand_chunk", "operand_elements",
+               "operand_rank"});
   ScheduleFile::Transfer x;
   x.at = position(item);
   x.key = item.path();
@@ -133,6 +160,7 @@ ScheduleFile::Transfer read_transfer(const ScheduleFile& f, const Entry& item) {
   }
   x.from = read_place(f, t, item, "src", x.src, x.src_buffer, false);
   x.to = read_place(f, t, item, "dst", x.dst, x.dst_buffer, false);
+  read_operand(f, t, x);
   return x;
 }
 
@@ -477,7 +505,13 @@ BuiltSchedule build_from_file(const ScheduleFile& f, const CollectiveSpec& spec)
       // Left out as the builder leaves them out (so that origins stay in step): nothing to
       // move (chunks empty at a small count), or, in place, a copy onto itself.
       if (from.count == 0 || (t.action == Action::copy && res.same_storage(from, to))) continue;
-      b.add(t.action, chunk, from, to, t.channel);
+      if (t.action == Action::reduce_copy) {
+        const Region with = res.region(t.dst, t.operand_buffer, t.with, t.key, t.at);
+        res.same_length(with, to, t.key, t.at);
+        b.reduce_copy(chunk, from, with, to, t.channel);
+      } else {
+        b.add(t.action, chunk, from, to, t.channel);
+      }
       file_step.push_back(i);
       file_transfer.push_back(j);
     }

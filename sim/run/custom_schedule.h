@@ -48,6 +48,9 @@ struct ScheduleFile {
     Place from, to;
     Action action = Action::copy;
     int channel = 0;  // below ScheduleFile::channels
+    // reduce_copy: the receiver's own data added to what arrives (Transfer::operand).
+    BufferKind operand_buffer = BufferKind::input;
+    Place with;
   };
   enum class PreKind : std::uint8_t {
     own_data,  // "copy input to output": every rank puts its own input where its result goes

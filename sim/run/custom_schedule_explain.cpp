@@ -143,7 +143,15 @@ class Words {
     const bool same_place = x.to.chunk == x.from.chunk && x.to.begin == x.from.begin && x.to.end == x.from.end &&
                             x.dst_buffer == BufferKind::output;
     const std::string into = same_place ? "" : " into " + own(x.to, x.dst_buffer);
-    const bool reduce = x.action == Action::reduce;
+    const bool reduce = collsim::reduces(x.action);
+    if (x.action == Action::reduce_copy) {  // "rank 1 sends chunk 3 to rank 2, which adds its input's chunk 3 into its chunk 3"
+      const std::string with = x.operand_buffer == BufferKind::output ? "its " + f_.describe(x.with)
+                                                                      : fmt::format("its {}'s {}", to_string(x.operand_buffer), f_.describe(x.with));
+      if (x.src == x.dst)
+        return fmt::format("rank {} adds {} and {} into {}", x.src, own(x.from, x.src_buffer), with, own(x.to, x.dst_buffer));
+      return fmt::format("rank {} sends {} to rank {}, which adds {} to it into {}", x.src, side(x.from, x.src_buffer),
+                         x.dst, with, own(x.to, x.dst_buffer));
+    }
     if (x.src == x.dst)
       return fmt::format("rank {} {} {} into {}", x.src, reduce ? "reduces" : "copies", own(x.from, x.src_buffer),
                          own(x.to, x.dst_buffer));
@@ -356,7 +364,7 @@ std::string explain_missing(const Words& w, const Replay& replay, const Schedule
         x.dst == q ? fmt::format("rank {}'s own contribution", q) : contributions_of({q}, w.ranks()), w.use_reduce(),
         place);
   }
-  if (s.transfers[writer].action == Action::reduce)
+  if (collsim::reduces(s.transfers[writer].action))
     return fmt::format(
         "{}: at the end {} holds {} but should hold {}. It was last written in step {} ({}); no transfer "
         "brought it {} after that",

@@ -77,6 +77,7 @@ int forwarding_transfer(const Schedule& s, std::size_t t, bool& read_between) {
     const Transfer& x = s.transfers[j];
     const Region src = storage_of(s, x.source()), dst = storage_of(s, x.destination());
     if (overlap(dst, r)) return -1;
+    if (x.has_operand() && overlap(storage_of(s, x.operand()), r)) read_between = true;
     if (!overlap(src, r)) continue;
     if (!x.is_local() && src == r) return static_cast<int>(j);
     read_between = true;
@@ -90,6 +91,7 @@ bool sum_needed_after(const Schedule& s, const Region& r, std::size_t out) {
   for (std::size_t j = out + 1; j < s.transfers.size(); ++j) {
     const Transfer& x = s.transfers[j];
     if (overlap(storage_of(s, x.source()), r)) return true;
+    if (x.has_operand() && overlap(storage_of(s, x.operand()), r)) return true;
     const Region dst = storage_of(s, x.destination());
     if (overlap(dst, r)) return x.action == Action::reduce || !covers(dst, r);
   }
@@ -203,6 +205,10 @@ Plan make_ops(const Schedule& s, const Fusion& f) {
     key = {x.step, 1, t};
     chan = x.channel;
     if (x.is_local()) {
+      if (x.has_operand())
+        throw InputError(fmt::format("{}: transfer #{} is a local reduce_copy (two local operands), and MSCCL has no "
+                                     "such step (re reduces into its destination)",
+                                     s.algorithm, t));
       p.read_op[t] = p.write_op[t] =
           add(x.action == Action::reduce ? StepType::re : StepType::cpy, x.src, -1, -1, x.source(), x.destination());
       p.ops[static_cast<std::size_t>(p.write_op[t])].writes = static_cast<int>(t);
@@ -214,11 +220,12 @@ Plan make_ops(const Schedule& s, const Fusion& f) {
       key = {x.step, 1, t};
     }
     const int o = f.out[t];
-    const bool reduce = x.action == Action::reduce;
+    const bool reduce = reduces(x.action);
     StepType type = reduce ? StepType::rrc : StepType::r;
     if (o >= 0) type = !reduce ? StepType::rcs : f.keep_sum[t] ? StepType::rrcs : StepType::rrs;
+    // A reduce's local operand is MSCCL's srcbuf: the destination itself, or a reduce_copy's operand.
     p.write_op[t] = add(type, x.dst, x.src, o >= 0 ? s.transfers[static_cast<std::size_t>(o)].dst : -1,
-                        reduce ? x.destination() : x.source(), x.destination());
+                        x.has_operand() ? x.operand() : reduce ? x.destination() : x.source(), x.destination());
     p.ops[static_cast<std::size_t>(p.write_op[t])].writes = static_cast<int>(t);
     if (o >= 0) p.read_op[static_cast<std::size_t>(o)] = p.write_op[t];
   }
@@ -234,10 +241,20 @@ void add_needs(const Schedule& s, Plan& p) {
   const auto need = [&](int op, int on) {
     if (op >= 0 && on >= 0 && op != on) p.ops[static_cast<std::size_t>(op)].needs.push_back(on);
   };
+  // A reduce_copy reads its operand in its receive (write_op), its source in the send.
   (void)derive_dependencies(s, [&](std::uint32_t e, std::uint32_t l, Hazard h) {
-    const int waiting = h == Hazard::read_after_write ? p.read_op[l] : p.write_op[l];
-    const int on = h == Hazard::write_after_read ? p.read_op[e] : p.write_op[e];
-    need(waiting, on);
+    const Transfer &te = s.transfers[e], &tl = s.transfers[l];
+    if (h == Hazard::read_after_write) {
+      const ReadsTouched r = reads_touching(s, tl, storage_of(s, te.destination()));
+      if (r.source) need(p.read_op[l], p.write_op[e]);
+      if (r.operand) need(p.write_op[l], p.write_op[e]);
+    } else if (h == Hazard::write_after_read) {
+      const ReadsTouched r = reads_touching(s, te, storage_of(s, tl.destination()));
+      if (r.source) need(p.write_op[l], p.read_op[e]);
+      if (r.operand) need(p.write_op[l], p.write_op[e]);
+    } else {
+      need(p.write_op[l], p.write_op[e]);
+    }
   });
   for (std::size_t t = 0; t < s.transfers.size(); ++t) {
     const Region src = storage_of(s, s.transfers[t].source()), dst = storage_of(s, s.transfers[t].destination());

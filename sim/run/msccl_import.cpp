@@ -364,6 +364,10 @@ struct XTransfer {
   std::uint32_t read_node = 0, write_node = 0;
   bool pre = false;  // a copy that waits for nothing: a pre-operation
   int chan = 0;      // its thread block's channel (the connection's, for a send and its receive)
+  // A receive that reduces with a local operand elsewhere than its result (rrc with srcbuf
+  // or srcoff not its dst): collsim's reduce_copy.
+  BufferKind operand_buffer = BufferKind::input;
+  int operand_chunk = 0;
 };
 
 struct Graph {
@@ -401,14 +405,7 @@ void add_step_nodes(Graph& g, const XTb& tb, std::size_t i) {
     if (!t.pre) g.nodes[n].writes = static_cast<int>(g.transfers.size());
     g.transfers.push_back(t);
   } else if (x.type->receives) {
-    // A reduce whose operand lies elsewhere than its result: copy the operand there first.
-    if (x.type->reduces && x.srcoff >= 0 && (x.srcbuf != x.dstbuf || x.srcoff != x.dstoff)) {
-      const std::uint32_t n = g.add(&x);
-      g.nodes[n].writes = static_cast<int>(g.transfers.size());
-      g.transfers.push_back(
-          {x.gpu, x.gpu, *x.srcbuf, *x.dstbuf, x.srcoff, x.dstoff, x.cnt, Action::copy, &x, &x, n, n, false, tb.chan});
-    }
-    const std::uint32_t r = g.add(&x, g.nodes.size() > first ? std::vector<std::uint32_t>{first} : std::vector<std::uint32_t>{});
+    const std::uint32_t r = g.add(&x);
     g.recv_node[&x] = r;
     if (x.type->sends) g.send_node[&x] = g.add(&x, {r});
   } else if (x.type->sends) {
@@ -480,8 +477,15 @@ void match(const Source& src, const XAlgo& a, Graph& g) {
       const std::uint32_t sn = g.send_node.at(&s), rn = g.recv_node.at(&r);
       g.edge(sn, rn);
       g.nodes[rn].writes = static_cast<int>(g.transfers.size());
-      g.transfers.push_back({from, to, sb, *r.dstbuf, so, r.dstoff, r.cnt, r.type->reduces ? Action::reduce : Action::copy,
-                             &r, &s, sn, rn, false, chan});
+      XTransfer t{from, to, sb, *r.dstbuf, so, r.dstoff, r.cnt, r.type->reduces ? Action::reduce : Action::copy,
+                  &r, &s, sn, rn, false, chan};
+      // A reduce whose operand lies elsewhere than its result: the sum of the two is written there.
+      if (r.type->reduces && r.srcoff >= 0 && (r.srcbuf != r.dstbuf || r.srcoff != r.dstoff)) {
+        t.action = Action::reduce_copy;
+        t.operand_buffer = *r.srcbuf;
+        t.operand_chunk = r.srcoff;
+      }
+      g.transfers.push_back(t);
     }
   }
 }
@@ -644,6 +648,8 @@ ScheduleFile one_per_step(const ScheduleFile& head, const Graph& g, const std::v
     x.to = place(t.dst_chunk, t.cnt);
     x.action = t.action;
     x.channel = t.chan;
+    x.operand_buffer = t.operand_buffer;
+    x.with = place(t.operand_chunk, t.cnt);
     f.steps.push_back({x.at, "", {x}});
   }
   return f;
@@ -653,6 +659,7 @@ ScheduleFile one_per_step(const ScheduleFile& head, const Graph& g, const std::v
 struct FileHazard {
   int earlier, later;
   Hazard kind;
+  bool operand_read = false;  // the read is a reduce_copy's operand, done by its receive
 };
 
 // collsim's derived dependencies of the file's transfers in `order`, at a count where
@@ -661,9 +668,17 @@ std::vector<FileHazard> derived_hazards(const ScheduleFile& one, const std::vect
   const CollectiveSpec spec{one.collective, ranks, static_cast<std::uint64_t>(one.chunks_per_block), DataType::f32,
                             ReduceOp::sum, root, one.in_place.value_or(false)};
   const BuiltSchedule built = build_from_file(one, spec);
+  const Schedule& s = built.schedule;
   std::vector<FileHazard> out;
-  (void)derive_dependencies(built.schedule, [&](std::uint32_t e, std::uint32_t l, Hazard h) {
-    out.push_back({order[built.file_step[e]], order[built.file_step[l]], h});
+  (void)derive_dependencies(s, [&](std::uint32_t e, std::uint32_t l, Hazard h) {
+    const int fe = order[built.file_step[e]], fl = order[built.file_step[l]];
+    if (h == Hazard::write_after_write) return out.push_back({fe, fl, h, false});
+    // The reading transfer reads its source at the sender, a reduce_copy's operand at the receiver.
+    const ReadsTouched r = h == Hazard::read_after_write
+                               ? reads_touching(s, s.transfers[l], storage_of(s, s.transfers[e].destination()))
+                               : reads_touching(s, s.transfers[e], storage_of(s, s.transfers[l].destination()));
+    if (r.source) out.push_back({fe, fl, h, false});
+    if (r.operand) out.push_back({fe, fl, h, true});
   });
   return out;
 }
@@ -715,10 +730,12 @@ void warn_races(const Source& src, const Graph& g, Reach& reach, const std::vect
     const XTransfer& l = g.transfers[static_cast<std::size_t>(h.later)];
     // Where each one touches the data: a send reads at the sender, a receive writes at the receiver.
     const bool e_reads = h.kind == Hazard::write_after_read, l_reads = h.kind == Hazard::read_after_write;
-    const std::uint32_t from = e_reads ? e.read_node : e.write_node, to = l_reads ? l.read_node : l.write_node;
+    // A reduce_copy reads its operand in its receive.
+    const bool e_sends = e_reads && !h.operand_read, l_sends = l_reads && !h.operand_read;
+    const std::uint32_t from = e_sends ? e.read_node : e.write_node, to = l_sends ? l.read_node : l.write_node;
     if (reach.before(from, to)) continue;
-    const XStep& es = *(e_reads ? e.reader : e.writer);
-    const XStep& ls = *(l_reads ? l.reader : l.writer);
+    const XStep& es = *(e_sends ? e.reader : e.writer);
+    const XStep& ls = *(l_sends ? l.reader : l.writer);
     if (!said.insert({&es, &ls}).second) continue;
     const std::string what = h.kind == Hazard::read_after_write  ? fmt::format("reads {}, which", chunks_of(l, true))
                              : h.kind == Hazard::write_after_read ? fmt::format("writes {}, which", chunks_of(l, false))

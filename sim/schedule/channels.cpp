@@ -30,6 +30,7 @@ Schedule spread_over_channels(const Schedule& s, int channels) {
       p.channel = t.is_local() ? 0 : static_cast<std::uint16_t>(k);  // local work is no channel's
       p.src_offset += k * piece;
       p.dst_offset += k * piece;
+      p.operand_offset += k * piece;  // a reduce_copy's operand moves with its destination
       p.count = piece;
       out.transfers.push_back(p);
     }

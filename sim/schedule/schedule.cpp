@@ -2,7 +2,14 @@
 
 namespace collsim {
 
-std::string_view to_string(Action a) { return a == Action::copy ? "copy" : "reduce"; }
+std::string_view to_string(Action a) {
+  switch (a) {
+    case Action::copy: return "copy";
+    case Action::reduce: return "reduce";
+    case Action::reduce_copy: return "reduce_copy";
+  }
+  return "?";
+}
 
 std::string_view to_string(LocalOpKind k) {
   switch (k) {

@@ -21,9 +21,14 @@ struct Region {
   friend bool operator==(const Region&, const Region&) = default;
 };
 
-// copy: dst = src. reduce: dst = op(dst, src).
-enum class Action : std::uint8_t { copy, reduce };
+// copy: dst = src. reduce: dst = op(dst, src). reduce_copy: dst = op(operand, src), where
+// the operand is a region of the receiver (its input, say): NCCL's recvReduceCopy, which
+// reads the local chunk and the received one and writes the sum straight to the output, so
+// nothing has to be copied into the output first.
+enum class Action : std::uint8_t { copy, reduce, reduce_copy };
 std::string_view to_string(Action a);
+// Whether the transfer combines values (reduce or reduce_copy) rather than overwriting them.
+inline bool reduces(Action a) { return a != Action::copy; }
 
 // The most channels a schedule may use: NCCL's MAXCHANNELS (32 in src/include/devcomm.h of
 // the NCCL 2.x releases MSCCL is built on), which bounds MSCCL's nchannels too.
@@ -42,12 +47,17 @@ struct Transfer {
   // The channel it travels on (MSCCL's `chan`; 0 for every built-in algorithm): the
   // timing model gives each channel its own share of every link (timing_model.h).
   std::uint16_t channel = 0;
+  // reduce_copy only: the receiver's region combined with the source (the first operand).
+  BufferKind operand_buffer = BufferKind::input;
   std::uint64_t src_offset = 0;
   std::uint64_t dst_offset = 0;
   std::uint64_t count = 0;
+  std::uint64_t operand_offset = 0;
 
   Region source() const { return {src, src_buffer, src_offset, count}; }
   Region destination() const { return {dst, dst_buffer, dst_offset, count}; }
+  Region operand() const { return {dst, operand_buffer, operand_offset, count}; }
+  bool has_operand() const { return action == Action::reduce_copy; }
   bool is_local() const { return src == dst; }
 };
 

@@ -83,6 +83,18 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to, int 
   schedule_.transfers.push_back(t);
 }
 
+void ScheduleBuilder::reduce_copy(int chunk, Region from, Region operand, Region to, int channel) {
+  if (operand.rank != to.rank || operand.count != to.count)
+    throw std::logic_error(fmt::format("ScheduleBuilder: reduce_copy operand {} elements on rank {}, into {} on rank {}",
+                                       operand.count, operand.rank, to.count, to.rank));
+  const std::size_t before = schedule_.transfers.size();
+  const bool same = storage_of(schedule_, operand) == storage_of(schedule_, to);
+  add(same ? Action::reduce : Action::reduce_copy, chunk, from, to, channel);
+  if (same || schedule_.transfers.size() == before) return;
+  schedule_.transfers.back().operand_buffer = operand.buffer;
+  schedule_.transfers.back().operand_offset = operand.offset;
+}
+
 Schedule ScheduleBuilder::finish() && {
   Schedule& s = schedule_;
   // Renumber the steps that kept at least one transfer; relabel all-local steps.

@@ -87,6 +87,18 @@ std::pair<std::size_t, std::size_t> min_max_index(const std::vector<T>& v, std::
 
 }  // namespace
 
+namespace {
+
+// A reduce_copy's operand after its destination: " + own input" where it has the
+// destination's offsets (the ring's), else the region, " + input[2,4)".
+std::string operand_text(const Transfer& t) {
+  if (!t.has_operand()) return {};
+  if (t.operand_offset == t.dst_offset) return fmt::format(" + own {}", to_string(t.operand_buffer));
+  return fmt::format(" + {}[{},{})", to_string(t.operand_buffer), t.operand_offset, t.operand_offset + t.count);
+}
+
+}  // namespace
+
 std::string format_step_table(const Schedule& s) { return format_step_table(s, {}); }
 
 std::string format_step_table(const Schedule& s, std::span<const std::string> step_notes) {
@@ -94,7 +106,7 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
   append_local_ops(out, "pre", s.pre_ops);
   // A channel column only where the schedule spreads its transfers over channels.
   const bool channels = s.channels > 1;
-  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<34} {:<6} {:>10}{}\n", "step", "src -> dst", "chunk",
+  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<42} {:<11} {:>10}{}\n", "step", "src -> dst", "chunk",
                  "elements", "action", "bytes", channels ? "  channel" : "");
   int step = -1;
   for (const Transfer& t : s.transfers) {
@@ -105,9 +117,10 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
       if (static_cast<std::size_t>(step) < step_notes.size() && !step_notes[static_cast<std::size_t>(step)].empty())
         fmt::format_to(std::back_inserter(out), "  » {}\n", step_notes[static_cast<std::size_t>(step)]);
     }
-    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<34} {:<6} {:>10}{}\n", step + 1, t.src, t.dst,
+    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<42} {:<11} {:>10}{}\n", step + 1, t.src, t.dst,
                    t.chunk,
-                   range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count),
+                   range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count) +
+                       operand_text(t),
                    to_string(t.action), s.bytes(t), channels ? fmt::format("  {:>7}", t.channel) : std::string());
   }
   append_local_ops(out, "post", s.post_ops);

@@ -1,6 +1,8 @@
 // Building a Trace from a run, and the CSV exporter (no JSON library needed here).
 #include "sim/trace/trace.h"
 
+#include <algorithm>
+
 #include <iterator>
 
 #include <fmt/format.h>
@@ -91,7 +93,10 @@ std::string trace_to_csv(const Trace& t) {
       "measured_begin_ns,measured_end_ns,worker";
   // The timing model's columns appear only in traces that carry predictions, so today's
   // files stay exactly as documented.
-  out += predicted ? ",predicted_begin_ns,predicted_end_ns\n" : "\n";
+  out += predicted ? ",predicted_begin_ns,predicted_end_ns" : "";
+  // And a reduce_copy's operand only in traces that have one.
+  const bool operands = std::any_of(s.transfers.begin(), s.transfers.end(), [](const Transfer& x) { return x.has_operand(); });
+  out += operands ? ",operand_buffer,operand_offset\n" : "\n";
   for (std::size_t i = 0; i < s.transfers.size(); ++i) {
     const Transfer& x = s.transfers[i];
     const TransferRecord& r = t.records[i];
@@ -102,6 +107,10 @@ std::string trace_to_csv(const Trace& t) {
     if (predicted)
       fmt::format_to(std::back_inserter(out), ",{},{}", optional_number(r.predicted_begin_ns),
                      optional_number(r.predicted_end_ns));
+    if (operands && x.has_operand())
+      fmt::format_to(std::back_inserter(out), ",{},{}", to_string(x.operand_buffer), x.operand_offset);
+    else if (operands)
+      out += ",,";
     out += '\n';
   }
   return out;

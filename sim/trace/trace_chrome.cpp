@@ -70,6 +70,7 @@ ojson transfer_event(const Trace& t, std::size_t index, int track, double begin_
                 {"source", region_text(x.src, x.src_buffer, x.src_offset, x.count)},
                 {"destination", region_text(x.dst, x.dst_buffer, x.dst_offset, x.count)}};
   if (s.channels != 1) args["channel"] = x.channel;
+  if (x.has_operand()) args["operand"] = region_text(x.dst, x.operand_buffer, x.operand_offset, x.count);
   if (track == kMeasuredTrack) args["worker"] = t.records[index].worker;
   return {{"name", name}, {"cat", to_string(x.action)}, {"ph", "X"}, {"pid", pid_of(x.dst)}, {"tid", track},
           {"ts", begin_ns / 1000.0}, {"dur", (end_ns - begin_ns) / 1000.0}, {"args", args}};

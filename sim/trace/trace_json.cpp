@@ -63,6 +63,10 @@ ojson transfer_json(const Transfer& t) {
              {"src_buffer", to_string(t.src_buffer)}, {"src_offset", t.src_offset},
              {"dst_buffer", to_string(t.dst_buffer)}, {"dst_offset", t.dst_offset}, {"count", t.count}};
   if (t.channel != 0) j["channel"] = t.channel;
+  if (t.has_operand()) {  // the receiver's region added to the source (reduce_copy only)
+    j["operand_buffer"] = to_string(t.operand_buffer);
+    j["operand_offset"] = t.operand_offset;
+  }
   return j;
 }
 
@@ -292,7 +296,7 @@ class Field {
   const std::string& file_;
 };
 
-constexpr Action kActions[] = {Action::copy, Action::reduce};
+constexpr Action kActions[] = {Action::copy, Action::reduce, Action::reduce_copy};
 constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_identity, LocalOpKind::divide,
                                          LocalOpKind::signal};
 
@@ -348,7 +352,7 @@ LocalOp read_local_op(const Field& f, const Schedule& s) {
 
 Transfer read_transfer(const Field& f, const Schedule& s) {
   f.only_keys({"step", "src", "dst", "chunk", "action", "src_buffer", "src_offset", "dst_buffer", "dst_offset", "count",
-               "channel"});
+               "channel", "operand_buffer", "operand_offset"});
   Transfer t;
   t.step = f["step"].int32(0, s.step_count() - 1);
   t.src = read_rank(f["src"], s);
@@ -361,6 +365,13 @@ Transfer read_transfer(const Field& f, const Schedule& s) {
   t.dst_offset = f["dst_offset"].unsigned_integer();
   t.count = f["count"].unsigned_integer();
   if (f.has("channel")) t.channel = static_cast<std::uint16_t>(f["channel"].int32(0, s.channels - 1));
+  if (t.has_operand()) {  // required for a reduce_copy, refused on the others
+    t.operand_buffer = f["operand_buffer"].name_of(kAllBufferKinds, "buffer");
+    t.operand_offset = f["operand_offset"].unsigned_integer();
+  } else {
+    for (const char* key : {"operand_buffer", "operand_offset"})
+      if (f.has(key)) f[key].fail(fmt::format("only a reduce_copy has an operand (this one is a {})", to_string(t.action)));
+  }
   return t;
 }
 

@@ -853,7 +853,7 @@ if(EXISTS "${_model}/run.json" AND EXISTS "${_model}/run.csv")
   file(READ "${_model}/run.json" _json)
   file(STRINGS "${_model}/run.csv" _header LIMIT_COUNT 1)
   string(JSON _predicted_time GET "${_json}" predicted time_ns)
-  if(_json MATCHES "\"predicted_begin_ns\": [0-9]" AND _header MATCHES ",predicted_begin_ns,predicted_end_ns$"
+  if(_json MATCHES "\"predicted_begin_ns\": [0-9]" AND _header MATCHES ",predicted_begin_ns,predicted_end_ns(,operand_buffer,operand_offset)?$"
      AND _predicted_time GREATER 0)
     _ok("run.json and run.csv carry predicted times next to measured ones")
   else()
@@ -1315,7 +1315,7 @@ else()
   # --nchannels 2: every chunk cut in two, one half per channel (the count doubled), a ring
   # thread block per channel on each GPU.
   expect_output_contains("export-msccl: all_reduce with ring on 4 GPUs at count 8 -> ${_msccl}/ring4.xml"
-    "8 chunks per loop, 12 thread blocks" "fused receive-and-send" "protocol LL128, 2 channels")
+    "8 chunks per loop, 8 thread blocks" "fused receive-and-send" "protocol LL128, 2 channels")
   file(READ "${_msccl}/ring4.xml" _ring4)
   foreach(_want "nchannels=\"2\"" "chan=\"0\"" "chan=\"1\"")
     string(FIND "${_ring4}" "${_want}" _at)
@@ -1326,7 +1326,7 @@ else()
   # The channels come back: the step table shows each transfer's.
   run_case(msccl-channels-explain ARGS explain --schedule "${_msccl}/ring4.xml" --count 8)
   expect_exit(0)
-  expect_output_contains("action      bytes  channel" "reduce          4        1")
+  expect_output_contains("action           bytes  channel" "reduce_copy          4        1")
   # A count that does not cut into equal pieces: refused with the flag, nothing written.
   expect_bad_input(msccl-export-channels-uneven NO_DUMP ARGS export-msccl --ranks 4 --count 8 --nchannels 3
     --out "${_msccl}/uneven.xml" STDERR "--nchannels 3: transfer 0 .* do not split into 3 equal pieces")

@@ -816,12 +816,16 @@ TEST_CASE("gui playback: switching clocks keeps the step position") {
 TEST_CASE("gui values: each element shows the sum that made it (rank numbers and real inputs)") {
   const ViewModel vm(trace_of(request(Collective::all_reduce, "ring", 4, 4)));
   const BufferHistory& h = vm.buffers();
-  // Rank 1's output chunk 0 holds its own data at the start.
+  // Rank 1's output chunk 0 is empty at the start (nothing is copied there first) and
+  // holds rank 0's data plus its own input after step 1 (a reduce-copy).
   const BufferRow& row = h.rows()[static_cast<std::size_t>(h.row_of(1, BufferKind::output))];
   const std::uint32_t cell = row.first_cell;
   const ElementValue start =
       element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 0), 0, ValueSource::rank_numbers);
-  CHECK(start.expression == "2");
+  CHECK(start.expression.empty());
+  const ElementValue first =
+      element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 1), 0, ValueSource::rank_numbers);
+  CHECK(first.expression == "1 + 2 = 3");
   const ElementValue done =
       element_value(vm.trace(), vm.values(), row, vm.cell_state(ClockKind::steps, cell, 6), 0, ValueSource::rank_numbers);
   CHECK(done.expression == "1 + 2 + 3 + 4 = 10");

@@ -24,7 +24,8 @@ namespace collsim {
 namespace {
 
 // One ring step for every slice: rank r sends chunk chunk_of(r) of its `source` buffer to
-// rank r+1's output.
+// rank r+1's output. A reducing step adds the receiver's own input of the chunk as it
+// writes (NCCL's recvReduceCopy): the output is never pre-filled with a copy of the input.
 template <class ChunkOf>
 void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::string& label, int slices,
                ChunkOf chunk_of) {
@@ -33,11 +34,14 @@ void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::
   for (int s = 0; s < slices; ++s) {
     b.step(slices == 1 ? label : fmt::format("{}, slice {}/{}", label, s + 1, slices));
     for (int r = 0; r < n; ++r) {
-      const int chunk = chunk_of(r);
+      const int chunk = chunk_of(r), to = mod(r + 1, n);
       const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
                                    static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
-      b.add(action, chunk * slices + s, {r, source, part.offset, part.count},
-            {mod(r + 1, n), BufferKind::output, part.offset, part.count});
+      const Region from{r, source, part.offset, part.count}, into{to, BufferKind::output, part.offset, part.count};
+      if (action == Action::reduce_copy)
+        b.reduce_copy(chunk * slices + s, from, {to, BufferKind::input, part.offset, part.count}, into);
+      else
+        b.add(action, chunk * slices + s, from, into);
     }
   }
 }
@@ -45,20 +49,16 @@ void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::
 Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "ring");
   const int n = spec.ranks;
-  // The ring works in the output buffer, so every rank first copies its input there —
-  // except chunk r, which rank r sends straight from its input in the first step and next
-  // receives, finished, in the all-gather (as NCCL's step 0 reads the input): 1/N less copying.
-  for (int r = 0; r < n; ++r) {
-    const Block own = n == 1 ? Block{spec.count, 0} : even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(r));
-    b.pre_copy({r, BufferKind::input, 0, own.offset}, {r, BufferKind::output, 0, own.offset});
-    b.pre_copy({r, BufferKind::input, own.end(), spec.count - own.end()}, {r, BufferKind::output, own.end(), spec.count - own.end()});
-  }
+  if (n == 1) b.pre_copy({0, BufferKind::input, 0, spec.count}, {0, BufferKind::output, 0, spec.count});
 
-  // Phase 1: reduce-scatter — partial sums travel around the ring.
+  // Phase 1: reduce-scatter — partial sums travel around the ring. Step 1 sends each rank's
+  // own input; every receiver writes (its input + what arrived) into its output, so after
+  // step k its output chunk holds k+1 ranks' data and nothing was copied in beforehand.
   b.stage("reduce-scatter");
   for (int k = 0; k < n - 1; ++k)
-    ring_step(b, Action::reduce, k == 0 ? BufferKind::input : BufferKind::output,
-              fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
+    ring_step(b, Action::reduce_copy, k == 0 ? BufferKind::input : BufferKind::output,
+              fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which adds its own "
+                          "input of that chunk and writes the sum to its output",
                           k + 1, n - 1),
               options.slices_or(1), [&](int r) { return mod(r - k, n); });
 

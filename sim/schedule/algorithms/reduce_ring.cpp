@@ -3,11 +3,11 @@
 // recursive halving, as in Thakur, Rabenseifner & Gropp 2005).
 //
 // The buffer is cut into N chunks; ranks form a ring r -> r+1. Every rank works on a
-// full-length accumulator: the root's output, a scratch copy elsewhere (each starts as
-// the rank's input; nothing to copy at the root in place). Two phases:
-//   1. reduce-scatter, N-1 steps: in step k rank r sends chunk (r-k) mod N to its right
-//      neighbour, which reduces it into its own. Afterwards rank r holds the fully
-//      reduced chunk (r+1) mod N.
+// full-length accumulator: the root's output, a scratch buffer elsewhere. Two phases:
+//   1. reduce-scatter, N-1 steps: in step k rank r sends chunk (r-k) mod N (from its input
+//      in the first step) to its right neighbour, which adds its own input of the chunk and
+//      writes the sum to its accumulator (a reduce-copy: no local copies first). Afterwards
+//      rank r holds the fully reduced chunk (r+1) mod N.
 //   2. gather, 1 step: every rank but the root sends its finished chunk to the root's
 //      output (the root's own finished chunk is already there).
 // Any N works as it is; counts below N leave some chunks empty and their sends dropped.
@@ -34,19 +34,21 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     const Block part = even_block(k, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(c));
     return Region{r, accumulator(r), part.offset, part.count};
   };
-  for (int r = 0; r < n; ++r) {
+  auto input = [&](int r, int c) { return Region{r, BufferKind::input, chunk(r, c).offset, chunk(r, c).count}; };
+  for (int r = 0; r < n; ++r)
     if (r != spec.root) b.set_scratch(r, k);
-    b.pre_copy({r, BufferKind::input, 0, k}, {r, accumulator(r), 0, k});
-  }
+  if (n == 1) b.pre_copy({0, BufferKind::input, 0, k}, {0, BufferKind::output, 0, k});
 
   b.stage("reduce-scatter");
-  // Phase 1: reduce-scatter — partial sums travel around the ring.
+  // Phase 1: reduce-scatter — partial sums travel around the ring. The first step sends
+  // inputs; every receiver adds its own input of the chunk as it writes (a reduce-copy).
   for (int step = 0; step < n - 1; ++step) {
-    b.step(fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which reduces it",
+    b.step(fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which adds its own "
+                       "input of that chunk",
                        step + 1, n - 1));
     for (int r = 0; r < n; ++r) {
-      const int c = mod(r - step, n);
-      b.reduce(c, chunk(r, c), chunk(mod(r + 1, n), c));
+      const int c = mod(r - step, n), to = mod(r + 1, n);
+      b.reduce_copy(c, step == 0 ? input(r, c) : chunk(r, c), input(to, c), chunk(to, c));
     }
   }
 

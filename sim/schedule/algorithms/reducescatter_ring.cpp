@@ -2,10 +2,11 @@
 // all-reduce, NCCL's ReduceScatter ring).
 //
 // Rank r accumulates its own block r in its output and the partial sums of the other
-// blocks in a scratch copy of its input (both filled by local copies first). Then N-1
-// steps: in step k rank r sends its partial sum of block (r-k-1) mod N to its right
-// neighbour, which reduces it into its own partial sum. Block c starts at rank c+1 and
-// travels the ring once; the last hop lands in the output of rank c, complete.
+// blocks in a scratch buffer. N-1 steps: in step k rank r sends its partial sum of block
+// (r-k-1) mod N (its input of it, in the first step) to its right neighbour, which adds
+// its own input of the block and writes the sum to its partial (a reduce-copy, so no
+// local copies come first). Block c starts at rank c+1 and travels the ring once; the last
+// hop lands in the output of rank c, complete.
 // Steps: N-1. Bytes each rank sends: (N-1)/N * n (n = the whole input, N blocks) —
 // bandwidth-optimal.
 #include <fmt/format.h>
@@ -31,21 +32,18 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     return c == r ? Region{r, BufferKind::output, 0, k}
                   : Region{r, BufferKind::scratch, static_cast<std::uint64_t>(c) * k, k};
   };
-  for (int r = 0; r < n; ++r) {
-    b.set_scratch(r, static_cast<std::uint64_t>(n) * k);
-    b.pre_copy(input(r, r, r + 1), partial(r, r));
-    b.pre_copy(input(r, 0, r), {r, BufferKind::scratch, 0, static_cast<std::uint64_t>(r) * k});
-    b.pre_copy(input(r, r + 1, n), {r, BufferKind::scratch, static_cast<std::uint64_t>(r + 1) * k,
-                                    static_cast<std::uint64_t>(n - r - 1) * k});
-  }
+  for (int r = 0; r < n; ++r) b.set_scratch(r, static_cast<std::uint64_t>(n) * k);
+  if (n == 1) b.pre_copy(input(0, 0, 1), partial(0, 0));
 
+  // Block c starts as rank c+1's input; every receiver adds its own input of the block as
+  // it writes the partial sum (NCCL's recvReduceCopy), so nothing is copied beforehand.
   for (int step = 0; step < n - 1; ++step) {
     b.step(fmt::format("reduce-scatter {}/{}: every rank sends one partial block to its right neighbour, which "
-                       "reduces it{}",
+                       "adds its own input of that block{}",
                        step + 1, n - 1, step == n - 2 ? " into its output: block r is complete on rank r" : ""));
     for (int r = 0; r < n; ++r) {
       const int c = mod(r - step - 1, n), to = mod(r + 1, n);
-      b.reduce(c, partial(r, c), partial(to, c));
+      b.reduce_copy(c, step == 0 ? input(r, c, c + 1) : partial(r, c), input(to, c, c + 1), partial(to, c));
     }
   }
   return std::move(b).finish();
