@@ -9,6 +9,7 @@
 #include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
+#include "sim/run/run.h"
 #include "sim/schedule/schedule_builder.h"
 
 using namespace collsim;
@@ -338,4 +339,81 @@ TEST_CASE("buffer history: a failed check keeps what it recorded up to the failu
   REQUIRE(at_end.size() == 2);
   CHECK(at_end[0].change->transfer == 2);  // the all-gather's copy
   CHECK(at_end[1].change->transfer == 1);  // the reduce-scatter's reduce: #4 failed
+}
+
+namespace {
+
+// A 2-rank ring all-reduce of 2 elements whose reduce-scatter adds each receiver's input as
+// it writes (reduce_copy): no pre-copies. `operand` of rank 1's reduce-copy replaces its input.
+Schedule two_rank_reduce_copy_ring(std::optional<Transfer> (*tweak)(Transfer) = nullptr) {
+  ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+  b.step("reduce-scatter 1/1");
+  b.reduce_copy(0, in(0, 0, 1), in(1, 0, 1), out(1, 0, 1));
+  b.reduce_copy(1, in(1, 1, 1), in(0, 1, 1), out(0, 1, 1));
+  b.step("all-gather 1/1");
+  b.copy(0, out(1, 0, 1), out(0, 0, 1));
+  b.copy(1, out(0, 1, 1), out(1, 1, 1));
+  Schedule s = std::move(b).finish();
+  if (tweak)
+    if (const std::optional<Transfer> t = tweak(s.transfers[0])) s.transfers[0] = *t;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("checker: a reduce_copy writes the sum of its operand and its source, with no pre-copy") {
+  const Schedule s = two_rank_reduce_copy_ring();
+  REQUIRE(s.transfers[0].action == Action::reduce_copy);
+  CHECK(s.pre_ops.empty());
+  CHECK_NOTHROW(check_schedule(s));
+  // The operand is a read: the all-gather's copy out of rank 1's output waits for the reduce_copy,
+  // and a write into the operand's place after it would wait for it too.
+  CHECK(describe_transfer(s, 0) ==
+        "step 1 (reduce-scatter 1/1), transfer #0: rank 0 input[0,1) -> rank 1 output[0,1) reduce_copy with rank 1 "
+        "input[0,1)");
+}
+
+TEST_CASE("checker: a reduce_copy's bad operands are rejected") {
+  // Out of the buffer.
+  CHECK(failure_of(two_rank_reduce_copy_ring([](Transfer t) -> std::optional<Transfer> {
+          t.operand_offset = 2;
+          return t;
+        })).find("rank 1 input[2,3) lies outside the buffer (2 elements)") != std::string::npos);
+  // Partly over its destination: the result would depend on the order of the writes.
+  ScheduleBuilder b(all_reduce(2, 4), "hand-made");
+  b.pre_copy(in(1, 0, 4), out(1, 0, 4));
+  b.step("overlap");
+  b.reduce_copy(0, in(0, 0, 2), out(1, 1, 2), out(1, 0, 2));
+  const std::string msg = failure_of(std::move(b).finish());
+  CHECK(msg.find("its operand rank 1 output[1,3) overlaps its destination in part") != std::string::npos);
+  // Never written (scratch).
+  ScheduleBuilder c(all_reduce(2, 2), "hand-made");
+  c.set_scratch(1, 2);
+  c.step("from nothing");
+  c.reduce_copy(0, in(0, 0, 2), {1, BufferKind::scratch, 0, 2}, out(1, 0, 2));
+  CHECK(failure_of(std::move(c).finish()).find("reads rank 1 scratch[0,2) before anything was written there") !=
+        std::string::npos);
+  // An operand that already holds the source's contribution counts it twice.
+  CHECK(failure_of(two_rank_reduce_copy_ring([](Transfer t) -> std::optional<Transfer> {
+          t.src = 1;  // rank 1's own input added to itself
+          return t;
+        })).find("count it twice") != std::string::npos);
+}
+
+TEST_CASE("checker: the operand is the receiver's: the builder refuses another rank's, exactly the destination is a reduce") {
+  ScheduleBuilder b(all_reduce(2, 2), "hand-made");
+  b.step("s");
+  CHECK_THROWS_AS(b.reduce_copy(0, in(0, 0, 1), in(0, 0, 1), out(1, 0, 1)), std::logic_error);
+  // The operand is the destination: an ordinary reduce.
+  b.pre_copy(in(1, 0, 2), out(1, 0, 2));
+  b.reduce_copy(0, in(0, 0, 2), out(1, 0, 2), out(1, 0, 2));
+  const Schedule s = std::move(b).finish();
+  REQUIRE(s.transfers.size() == 1);
+  CHECK(s.transfers[0].action == Action::reduce);
+  // In place the input is the output: the ring's reduce_copy becomes a reduce there too.
+  CollectiveSpec spec = all_reduce(4, 8);
+  spec.in_place = true;
+  const Schedule ring = build_schedule(spec, "ring", {});
+  for (const Transfer& t : ring.transfers) CHECK(t.action != Action::reduce_copy);
+  CHECK_NOTHROW(check_schedule(ring));
 }

@@ -413,3 +413,47 @@ TEST_CASE("a hand-written schedule may spread its transfers over channels, which
             .find("key 'step[0].transfers[0].channel': the file has one channel (0); give `channels = N` at the top") !=
         std::string::npos);
 }
+
+TEST_CASE("a hand-written ring with reduce_copy needs no pre-copy, and its operand keys are checked") {
+  // The 2-rank ring: each rank sends its own input chunk; the receiver adds its input of it
+  // into its output (operand_buffer defaults to "input", at the destination's place).
+  const std::string ring = R"(schedule_format = 1
+collective = "all_reduce"
+ranks = 2
+chunks_per_block = 2
+[[step]]
+transfers = [ { src = 0, dst = 1, chunk = 0, src_buffer = "input", action = "reduce_copy" },
+              { src = 1, dst = 0, chunk = 1, src_buffer = "input", action = "reduce_copy", operand_buffer = "input", operand_chunk = 1 } ]
+[[step]]
+transfers = [ { src = 1, dst = 0, chunk = 0 }, { src = 0, dst = 1, chunk = 1 } ]
+)";
+  const TempDir dir("custom");
+  const std::filesystem::path file = dir.write("rc.toml", ring);
+  for (std::uint64_t count : {2, 7, 1000}) {
+    CAPTURE(count);
+    CHECK(verified(file, count));
+    CHECK(verified(file, count, true));  // in place: the operand is the destination, a reduce
+  }
+  const RunRequest r = request_for(file, 8);
+  const Schedule s = build_schedule(r.spec, r.algorithm, r.options);
+  CHECK(s.pre_ops.empty());
+  CHECK(s.transfers[0].action == Action::reduce_copy);
+  CHECK(s.transfers[0].operand() == Region{1, BufferKind::input, 0, 4});
+
+  const std::string head = "schedule_format = 1\ncollective = \"all_reduce\"\nranks = 2\n[[step]]\ntransfers = [ ";
+  CHECK(load_error(head + "{ src = 0, dst = 1, chunk = 0, action = \"reduce_copy\", operand_rank = 0 } ]\n")
+            .find("s.toml:5:85: key 'step[0].transfers[0].operand_rank': the operand is the receiver's own data: it "
+                  "must be on rank 1 (dst)") == 0);
+  CHECK(load_error(head + "{ src = 0, dst = 1, chunk = 0, operand_buffer = \"input\" } ]\n")
+            .find("key 'step[0].transfers[0].operand_buffer': only a reduce_copy has an operand (this transfer's action "
+                  "is copy)") != std::string::npos);
+  CHECK(load_error(head + "{ src = 0, dst = 1, chunk = 0, action = \"reduce_copy\", operand_chunk = 3 } ]\n")
+            .find("there is no chunk 3") != std::string::npos);
+  CHECK(load_error(head + "{ src = 0, dst = 1, chunk = 0, action = \"reduce_copy\", operand_buffer = \"inbox\" } ]\n")
+            .find("operand_buffer") != std::string::npos);
+  // An operand over part of its destination is the checker's to refuse, in the student's words.
+  const std::string partial = std::string("schedule_format = 1\ncollective = \"all_reduce\"\nranks = 2\ncount = 4\n") +
+                              "pre = [\"copy input to output\"]\n[[step]]\ntransfers = [ { src = 0, dst = 1, "
+                              "elements = [0, 2], action = \"reduce_copy\", operand_buffer = \"output\", operand_elements = [1, 3] } ]\n";
+  CHECK(wrong(partial, 4).find("overlaps its destination in part") != std::string::npos);
+}

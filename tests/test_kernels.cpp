@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/cuda_api.h"
@@ -779,4 +780,56 @@ TEST_CASE("cuda API: queries never throw, round trips fail loudly without a devi
   }
   CHECK_THROWS_AS(cuda::copy_on_device(a, c, 4, DataType::f32), std::runtime_error);
   CHECK(a[0] == 1.0f);  // untouched
+}
+
+TEST_CASE("host_reduce_copy and its kernel body write op(a, b) to a third place, bit for bit host_reduce's") {
+  for (DataType dt : kAllDataTypes) {
+    const std::size_t e = dtype_size(dt);
+    for (std::size_t count : {0u, 1u, 7u, 65u, 1000u}) {
+      const auto a = random_bytes(count, dt, 31 + count);
+      const auto b = random_bytes(count, dt, 37 + count);
+      // Element offsets of (dst, a, b): all aligned alike, one misaligned, all different, bytes misaligned.
+      for (const auto& [dm, am, bm] : {std::tuple<std::size_t, std::size_t, std::size_t>{0, 0, 0}, {1, 1, 1}, {0, 1, 0},
+                                       {2, 0, 5}, {3, 3, 0}}) {
+        for (ReduceOp op : kAllReduceOps) {
+          CAPTURE(static_cast<int>(dt));
+          CAPTURE(count);
+          CAPTURE(dm);
+          CAPTURE(am);
+          CAPTURE(bm);
+          CAPTURE(static_cast<int>(op));
+          auto want = a;
+          host_reduce(want.data(), b.data(), count, dt, op);  // the two-step form: copy a, then reduce b into it
+          const std::vector<unsigned char> zeros(a.size(), 0);
+          Region x(a, am * e), y(b, bm * e), host(zeros, dm * e), device_out(zeros, dm * e);
+          host_reduce_copy(count ? host.data() : nullptr, count ? x.data() : nullptr, count ? y.data() : nullptr, count, dt, op);
+          REQUIRE(same_bytes(host.data(), want.data(), want.size()));
+          REQUIRE(host.guards_intact(want.size()));
+          REQUIRE(same_bytes(x.data(), a.data(), a.size()));  // the operands are only read
+          REQUIRE(same_bytes(y.data(), b.data(), b.size()));
+          dispatch_dtype(dt, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            auto* d = reinterpret_cast<T*>(device_out.data());
+            const auto* p = reinterpret_cast<const T*>(x.data());
+            const auto* q = reinterpret_cast<const T*>(y.data());
+            const device::Split sp = device::split_range3<T>(reinterpret_cast<std::uintptr_t>(d), reinterpret_cast<std::uintptr_t>(p),
+                                                             reinterpret_cast<std::uintptr_t>(q), count);
+            if (dm != am || dm != bm) REQUIRE(sp.nvec == 0);  // vectors only where all three are aligned alike
+            dispatch_op(op, [&](auto op_tag) {
+              const op_functor_t<T, decltype(op_tag)::value> f{};
+              emulate_grid(257, [&](std::size_t t, std::size_t n) { device::reduce_copy_range(d, p, q, sp, f, t, n); });
+            });
+          });
+          REQUIRE(same_bytes(device_out.data(), want.data(), want.size()));
+          REQUIRE(device_out.guards_intact(want.size()));
+        }
+      }
+    }
+  }
+  // dst == a: the reduce itself.
+  const auto a = random_bytes(1001, DataType::f32, 1), b = random_bytes(1001, DataType::f32, 2);
+  auto want = a, got = a;
+  host_reduce(want.data(), b.data(), 1001, DataType::f32, ReduceOp::max);
+  host_reduce_copy(got.data(), got.data(), b.data(), 1001, DataType::f32, ReduceOp::max);
+  CHECK(same_bytes(got.data(), want.data(), want.size()));
 }
