@@ -7,10 +7,13 @@
 //      halves, keeps the half its own block lies in and sends the other half to the rank
 //      d away, which reduces it into its copy. Both halves move at once and never overlap,
 //      so the reduce goes straight into the output. Distance and data halve together.
+//      The first halving reads both ranks' inputs and writes the sum to the output (a
+//      reduce-copy, NCCL's recvReduceCopy), so nothing is copied into the outputs first.
 //   2. all-gather by recursive doubling, lg N' steps: the same exchanges in reverse
 //      order, now copying the finished halves.
 // Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
-// pair reduces its whole vector into its odd partner, and gets the result back at the end.
+// pair reduces its whole vector and its partner's input into the partner's output, and gets
+// the result back at the end.
 // Steps: 2 lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
 // 2(N'-1)/N' * n — the ring's bandwidth in 2 lg N steps instead of 2(N-1); in a fold pair
 // the even rank sends n (the fold-in) and the odd one n more (the fold-out).
@@ -29,12 +32,15 @@ namespace {
 struct Halving {
   const CollectiveSpec& spec;
   Fold fold;
-  // Elements of virtual blocks [lo, hi) on real rank r's output.
-  Region blocks(int r, int lo, int hi) const {
+  // Elements of virtual blocks [lo, hi) on real rank r's output (or another buffer).
+  Region blocks(int r, int lo, int hi, BufferKind b = BufferKind::output) const {
     const Block range = block_range(spec.count, static_cast<std::uint64_t>(fold.pof2), static_cast<std::uint64_t>(lo),
                                     static_cast<std::uint64_t>(hi));
-    return {r, BufferKind::output, range.offset, range.count};
+    return {r, b, range.offset, range.count};
   }
+  // Where real rank r's partial vector is before the first halving: its input, or its
+  // output when it took in its fold partner's vector there.
+  BufferKind start(int r) const { return fold.active() && r < 2 * fold.rem ? BufferKind::output : BufferKind::input; }
 };
 
 // One exchange at distance d between every virtual rank v and its partner v ^ d, over
@@ -42,11 +48,17 @@ struct Halving {
 //   reduce-scatter: v's own half (the d blocks that hold block v), the partner's partial
 //                   sums of it, which v reduces in; the partner keeps the other half;
 //   all-gather:     the partner's half, which the partner has finished.
-void exchange(ScheduleBuilder& b, const Halving& h, int d, Action action) {
+// The first halving reads both partial vectors where they start (start()) and writes the
+// sum to the output (a reduce-copy), so nothing is copied into the outputs first.
+void exchange(ScheduleBuilder& b, const Halving& h, int d, Action action, bool first) {
   for (int v = 0; v < h.fold.pof2; ++v) {
-    const int partner = v ^ d;
+    const int partner = v ^ d, from = h.fold.real_rank(partner), to = h.fold.real_rank(v);
     const int lo = (action == Action::reduce ? v : partner) / d * d;
-    b.add(action, lo, h.blocks(h.fold.real_rank(partner), lo, lo + d), h.blocks(h.fold.real_rank(v), lo, lo + d));
+    if (first)
+      b.reduce_copy(lo, h.blocks(from, lo, lo + d, h.start(from)), h.blocks(to, lo, lo + d, h.start(to)),
+                    h.blocks(to, lo, lo + d));
+    else
+      b.add(action, lo, h.blocks(from, lo, lo + d), h.blocks(to, lo, lo + d));
   }
 }
 
@@ -56,12 +68,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const Fold& f = h.fold;
   const std::uint64_t k = spec.count;
   auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
-  for (int r = 0; r < spec.ranks; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+  auto in = [k](int r) { return Region{r, BufferKind::input, 0, k}; };
+  if (spec.ranks == 1) b.pre_copy(in(0), out(0));
 
   if (f.active()) {
     b.stage("fold-in");
     b.step(f.fold_in_label("reduces its vector into"));
-    for (int r = 0; r < 2 * f.rem; r += 2) b.reduce(r, out(r), out(r + 1));
+    for (int r = 0; r < 2 * f.rem; r += 2) b.reduce_copy(r, in(r), in(r + 1), out(r + 1));
   }
   // Phase 1: reduce-scatter by recursive halving — distance N'/2 first, half the data each time.
   b.stage("reduce-scatter");
@@ -69,13 +82,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     b.step(fmt::format("reduce-scatter {}/{}: every rank sends half of its blocks to {}, which reduces them; it "
                        "keeps the other half",
                        round, f.rounds(), f.partner(d)));
-    exchange(b, h, d, Action::reduce);
+    exchange(b, h, d, Action::reduce, round == 1);
   }
   // Phase 2: all-gather by recursive doubling — distance 1 first, twice the data each time.
   b.stage("all-gather");
   for (int round = 1, d = 1; d < f.pof2; ++round, d *= 2) {
     b.step(fmt::format("all-gather {}/{}: every rank sends its finished blocks to {}", round, f.rounds(), f.partner(d)));
-    exchange(b, h, d, Action::copy);
+    exchange(b, h, d, Action::copy, false);
   }
   if (f.active()) {
     b.stage("fold-out");

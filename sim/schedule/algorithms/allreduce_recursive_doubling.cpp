@@ -7,6 +7,9 @@
 //   exchange k, 1 step: every rank copies its partner's vector into its scratch (a pull
 //     that reduced straight into the output would race with the partner reading it);
 //   combine k, local: every rank reduces its scratch into its output.
+// Out of place at a power of two, round 0 is one step instead: every rank reads its
+// partner's input and writes the sum with its own input to its output (a reduce-copy),
+// so nothing is copied into the outputs first and there is no first combine.
 // Rank counts that are not a power of two fold in first (see fold.h): the even rank of a
 // pair reduces into its odd partner, and gets the result back at the end.
 // Steps: lg N' (+2 fold steps when N != N' = 2^floor(lg N)). Bytes each rank sends:
@@ -29,8 +32,14 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const std::uint64_t k = spec.count;
   auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
   auto scratch = [k](int r) { return Region{r, BufferKind::scratch, 0, k}; };
+  auto in = [k](int r) { return Region{r, BufferKind::input, 0, k}; };
+  // A power of two out of place: the first round adds the partner's input to one's own
+  // straight into the output (a reduce-copy: each reads the other's input, which nobody
+  // writes), so there is no pre-copy and no first combine. Otherwise every rank starts from
+  // a copy of its input in its output, and every round goes through the scratch.
+  const bool direct_first = !f.active() && !spec.in_place && f.rounds() > 0;
   for (int r = 0; r < spec.ranks; ++r) {
-    b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+    if (!direct_first) b.pre_copy(in(r), out(r));
     if (!f.sits_out(r)) b.set_scratch(r, k);
   }
 
@@ -42,6 +51,13 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   b.stage("recursive doubling");
   for (int round = 0; round < f.rounds(); ++round) {
     const int distance = 1 << round;
+    if (round == 0 && direct_first) {
+      b.step(fmt::format("recursive doubling 1/{}: every rank receives the whole input of {} and adds its own input "
+                         "into its output",
+                         f.rounds(), f.partner(distance)));
+      for (int v = 0; v < f.pof2; ++v) b.reduce_copy(v ^ distance, in(v ^ distance), in(v), out(v));
+      continue;
+    }
     b.step(fmt::format("recursive doubling {}/{}: every rank receives the whole vector of {}", round + 1, f.rounds(),
                        f.partner(distance)));
     for (int v = 0; v < f.pof2; ++v) {

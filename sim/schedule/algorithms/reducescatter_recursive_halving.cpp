@@ -2,7 +2,8 @@
 // for commutative ops — all of collsim's are).
 //
 // Rank r accumulates its own block r in its output and partial sums of the other blocks
-// in a scratch copy of its input. lg N steps, the distance halving with the data: in
+// in scratch; the first write of each adds the rank's input of it (a reduce-copy), so
+// nothing is copied there first. lg N steps, the distance halving with the data: in
 // step k (d = N/2^(k+1)) every rank splits the blocks it is still responsible for — those
 // of its aligned group of 2d ranks — in two halves, sends the half that belongs to its
 // partner r ^ d and reduces the partner's half of its own half in. After the last step
@@ -16,6 +17,7 @@
 // the halves are uneven, the even rank of a pair sends n in the fold-in and the odd one
 // n/N more in the fold-out.
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -30,27 +32,40 @@ namespace collsim {
 namespace {
 
 // Where each rank keeps the partial sums of blocks: its own block in its output, the
-// others in scratch, at their input offsets.
+// others in scratch, at their input offsets. Nothing is copied there first: the first write
+// of a block adds the receiver's input of it (a reduce-copy), and a rank sends a block it
+// has not received yet straight from its input. `written` tracks which blocks each rank
+// has written (rank * N + block).
 struct Partials {
   std::uint64_t k;
+  int n;
+  std::vector<char> written;
+
   Region of(int r, int lo, int hi) const {
     if (lo == r && hi == r + 1) return {r, BufferKind::output, 0, k};
     return block_region(r, BufferKind::scratch, k, lo, hi);
   }
-  // Moves blocks [lo, hi) from src to dst (from src's input when from_input), cut where a
-  // rank's own block sits in its output rather than in its scratch.
-  void move(ScheduleBuilder& b, Action action, int src, int dst, int lo, int hi, bool from_input = false) const {
-    const int src_own = from_input ? lo : src;  // an input is not cut
+  Region input(int r, int lo, int hi) const { return block_region(r, BufferKind::input, k, lo, hi); }
+  char& has(int r, int block) { return written[static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(block)]; }
+
+  // Moves blocks [lo, hi) from src to dst, cut where a rank's own block sits in its output
+  // rather than in its scratch (an input is not cut). The blocks of a move are all written
+  // or all not, on either side: the halves only shrink.
+  void move(ScheduleBuilder& b, Action action, int src, int dst, int lo, int hi) {
+    const bool src_input = !has(src, lo), dst_first = !has(dst, lo);
+    const int src_own = src_input ? lo : src;
     int cuts[] = {lo, hi, src_own, src_own + 1, dst, dst + 1};
     std::sort(std::begin(cuts), std::end(cuts));
     for (int i = 0; i + 1 < 6; ++i) {
       const int a = std::max(lo, cuts[i]), z = std::min(hi, cuts[i + 1]);
       if (a >= z) continue;
-      const Region from = from_input ? Region{src, BufferKind::input, static_cast<std::uint64_t>(a) * k,
-                                              static_cast<std::uint64_t>(z - a) * k}
-                                     : of(src, a, z);
-      b.add(action, a, from, of(dst, a, z));
+      const Region from = src_input ? input(src, a, z) : of(src, a, z);
+      if (action == Action::reduce && dst_first)
+        b.reduce_copy(a, from, input(dst, a, z), of(dst, a, z));
+      else
+        b.add(action, a, from, of(dst, a, z));
     }
+    for (int c = lo; c < hi; ++c) has(dst, c) = 1;
   }
 };
 
@@ -58,20 +73,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   ScheduleBuilder b(spec, "recursive_halving");
   const Fold f(spec.ranks);
   const int n = spec.ranks;
-  const Partials p{spec.count};
-  for (int r = 0; r < n; ++r) {
-    if (f.sits_out(r)) continue;  // sends its input straight from the input buffer
-    b.set_scratch(r, static_cast<std::uint64_t>(n) * p.k);
-    for (auto [lo, hi] : {std::pair{0, r}, std::pair{r, r + 1}, std::pair{r + 1, n}}) {
-      const Region to = p.of(r, lo, hi);
-      b.pre_copy({r, BufferKind::input, static_cast<std::uint64_t>(lo) * p.k, to.count}, to);
-    }
-  }
+  Partials p{spec.count, n, std::vector<char>(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0)};
+  for (int r = 0; r < n; ++r)
+    if (!f.sits_out(r)) b.set_scratch(r, static_cast<std::uint64_t>(n) * p.k);  // one that sits out sends from its input
+  if (n == 1) b.pre_copy(p.input(0, 0, 1), p.of(0, 0, 1));
 
   if (f.active()) {
     b.stage("fold-in");
     b.step(f.fold_in_label("reduces its whole input into"));
-    for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::reduce, r, r + 1, 0, n, true);
+    for (int r = 0; r < 2 * f.rem; r += 2) p.move(b, Action::reduce, r, r + 1, 0, n);
   }
   b.stage("recursive halving");
   for (int round = 1, d = f.pof2 / 2; d >= 1; ++round, d /= 2) {
