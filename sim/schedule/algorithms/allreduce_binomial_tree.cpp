@@ -1,7 +1,8 @@
 // Binomial-tree all-reduce: a binomial reduce to rank 0, then a binomial broadcast from
 // it (MPICH's fallback of reduce + bcast; the textbook tree).
 //   1. reduce, ceil(lg N) steps: in step k every rank whose lowest set bit is 2^k sends
-//      its partial vector to the rank 2^k below it, which reduces it in. Halving the
+//      its partial vector to the rank 2^k below it, which reduces it in (its first time
+//      adding its own input, written straight to its output: no pre-copy). Halving the
 //      number of active ranks each step, rank 0 ends with the full reduction.
 //   2. broadcast, ceil(lg N) steps: the same edges backwards, largest distance first; in
 //      each step every rank that already holds the result copies it to the rank 2^k above.
@@ -11,6 +12,7 @@
 // each of its children: rank 0 sends ceil(lg N) * n, a leaf n — the root's link is the
 // bottleneck, which the double binary tree fixes.
 #include <bit>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -29,16 +31,28 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const int rounds = std::bit_width(static_cast<unsigned>(n - 1));  // ceil(lg N)
   const std::uint64_t k = spec.count;
   auto out = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
-  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, k}, out(r));
+  auto in = [k](int r) { return Region{r, BufferKind::input, 0, k}; };
+  if (n == 1) b.pre_copy(in(0), out(0));
 
-  // Phase 1: reduce — partial sums flow down to rank 0.
+  // Phase 1: reduce — partial sums flow down to rank 0. A rank that has received nothing
+  // yet sends its input; a parent's first receive adds its own input and writes the sum to
+  // its output (a reduce-copy), so nothing is copied into the outputs first.
+  std::vector<bool> summed(static_cast<std::size_t>(n), false);
   b.stage("reduce");
   for (int round = 0; round < rounds; ++round) {
     const int d = 1 << round;
     b.step(fmt::format("reduce {}/{}: every rank r with r mod {} = {} sends its partial vector to rank r-{}, which "
                        "reduces it",
                        round + 1, rounds, 2 * d, d, d));
-    for (int r = d; r < n; r += 2 * d) b.reduce(r, out(r), out(Rooted::parent(r)));
+    for (int r = d; r < n; r += 2 * d) {
+      const int parent = Rooted::parent(r);
+      const Region from = summed[static_cast<std::size_t>(r)] ? out(r) : in(r);
+      if (summed[static_cast<std::size_t>(parent)])
+        b.reduce(r, from, out(parent));
+      else
+        b.reduce_copy(r, from, in(parent), out(parent));
+      summed[static_cast<std::size_t>(parent)] = true;
+    }
   }
   // Phase 2: broadcast — the result flows back up the same tree, farthest subtree first.
   b.stage("broadcast");

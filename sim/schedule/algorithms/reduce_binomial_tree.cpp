@@ -6,11 +6,14 @@
 //   its partial vector to rank v - 2^k, which reduces it into its own. The partials of
 //   whole subtrees meet, so after the last round the root holds the full reduction.
 // Where a rank's partial lives: a leaf (no children) sends its input as it is; an
-// interior rank first copies its input into a scratch accumulator (the root: into its
-// output; nothing to copy in place) and reduces its children's partials into it.
+// interior rank accumulates in scratch (the root: in its output): its first child's partial
+// plus its own input are written there at once (a reduce-copy, no copy first), the later
+// children's partials reduced into it.
 // Any N works as it is: a subtree that would reach past rank N-1 is cut off there (N = 6:
 // round 1: 1->0, 3->2, 5->4; round 2: 2->0; round 3: 4->0, which brings 4 and 5).
 // Steps: ceil(lg N). Bytes each rank sends: n (its partial, once), the root nothing.
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
@@ -43,18 +46,27 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     const bool has_children = v % 2 == 0 && v + 1 < t.ranks;
     return Region{r, has_children ? BufferKind::scratch : BufferKind::input, 0, k};
   };
-  for (int v = 0; v < t.ranks; ++v) {
-    const Region acc = partial(v);
-    if (acc.buffer == BufferKind::input) continue;
-    if (acc.buffer == BufferKind::scratch) b.set_scratch(acc.rank, k);
-    b.pre_copy({acc.rank, BufferKind::input, 0, k}, acc);
-  }
+  auto input = [&](int v) { return Region{t.real(v), BufferKind::input, 0, k}; };
+  for (int v = 0; v < t.ranks; ++v)
+    if (partial(v).buffer == BufferKind::scratch) b.set_scratch(t.real(v), k);
+  if (t.ranks == 1) b.pre_copy(input(0), partial(0));
 
-  // The only phase: partials of ever larger subtrees flow towards the root.
+  // The only phase: partials of ever larger subtrees flow towards the root. A rank's first
+  // receive adds its own input and writes the sum to its accumulator (a reduce-copy), and
+  // one that has received nothing sends its input: nothing is copied first.
+  std::vector<bool> summed(static_cast<std::size_t>(t.ranks), false);
   for (int round = 0; round < t.rounds(); ++round) {
     const int d = 1 << round;
     b.step(round_label(round, t.rounds(), d, t.ranks));
-    for (int v = d; v < t.ranks; v += 2 * d) b.reduce(t.real(v), partial(v), partial(Rooted::parent(v)));
+    for (int v = d; v < t.ranks; v += 2 * d) {
+      const int parent = Rooted::parent(v);
+      const Region from = summed[static_cast<std::size_t>(v)] ? partial(v) : input(v);
+      if (summed[static_cast<std::size_t>(parent)])
+        b.reduce(t.real(v), from, partial(parent));
+      else
+        b.reduce_copy(t.real(v), from, input(parent), partial(parent));
+      summed[static_cast<std::size_t>(parent)] = true;
+    }
   }
   return std::move(b).finish();
 }
