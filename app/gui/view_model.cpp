@@ -96,7 +96,9 @@ std::string step_title(const Schedule& s, int k) {
 std::string no_steps_caption() { return "This schedule has no steps: nothing moves."; }
 
 std::string start_caption(const Schedule& s) {
-  return fmt::format("Start: every rank holds only its own data. Next, {}", step_title(s, 0));
+  return fmt::format("Start: every rank holds only its own data{}. Next, {}",
+                     outputs_start_empty(s) ? ", in its input; the outputs are empty until the steps write them" : "",
+                     step_title(s, 0));
 }
 
 std::string_view to_string(ClockKind c) {

@@ -1,5 +1,7 @@
 #include "sim/schedule/schedule.h"
 
+#include <algorithm>
+
 namespace collsim {
 
 std::string_view to_string(Action a) {
@@ -64,6 +66,12 @@ bool may_write(const Schedule& s, const Region& r) {
   const std::optional<Alias> a = in_place_alias(s, r.rank);
   return a && a->inner == BufferKind::output && at.offset >= a->offset &&
          at.end() <= a->offset + s.buffer_elements(r.rank, BufferKind::output);
+}
+
+bool outputs_start_empty(const Schedule& s) {
+  if (s.spec.in_place) return false;
+  return std::none_of(s.pre_ops.begin(), s.pre_ops.end(),
+                      [](const LocalOp& op) { return op.target.buffer == BufferKind::output; });
 }
 
 int communication_steps(const Schedule& s) {

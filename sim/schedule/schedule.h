@@ -131,6 +131,10 @@ std::uint64_t storage_elements(const Schedule& s, int rank, BufferKind b);
 // Inputs are read-only, except where an in-place output lives inside one.
 bool may_write(const Schedule& s, const Region& r);
 
+// Whether every output starts empty: out of place, and no pre-operation writes an output
+// (the ring's reduce-copies fill the outputs as they go; a pre-copy would fill them first).
+bool outputs_start_empty(const Schedule& s);
+
 // Communication steps: steps whose transfers are not all local.
 int communication_steps(const Schedule& s);
 // Bytes each rank sends to other ranks (local transfers are not sends).
