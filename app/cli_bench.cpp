@@ -36,6 +36,8 @@ std::vector<std::string> split_list(const std::string& text) {
 
 // --backend, --placement and --timings: which backend the bench builds for every point.
 BackendChoice backend_choice(const BenchFlags& f) {
+  if (f.fuse && f.backend != "cpu" && f.backend != "auto")
+    throw InputError(fmt::format("--fuse: fusing forwarding chains is the CPU backend's, not --backend {}'s", f.backend));
   BackendChoice choice = choose_backend(f.backend, f.placement);
   if (f.timings != "on" && f.timings != "off")
     throw InputError(fmt::format("--timings: '{}' is not on or off", f.timings));
@@ -65,6 +67,9 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   o.iterations = f.iterations;
   o.warmup = f.warmup;
   o.threads = f.threads;
+  if (f.fuse && backend.name != "cpu")
+    throw InputError(fmt::format("--fuse: fusing forwarding chains is the CPU backend's (this bench runs on {})", backend.name));
+  o.fuse = f.fuse;
   o.algorithm_options.slices = f.slices;
   o.algorithm_options.servers = f.servers;
   o.algorithm_options.colocated = f.colocated;

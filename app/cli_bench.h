@@ -17,6 +17,7 @@ struct BenchFlags {
   int ranks = 8, root = 0, iterations = 20, warmup = 5, threads = 0;
   int slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false;
+  bool fuse = false;  // --fuse
   ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
   std::string csv, json;  // every row, written at the end (sim/run/bench_model.h)
 };

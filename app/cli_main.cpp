@@ -292,6 +292,10 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
       ->capture_default_str();
   cmd->add_option("--servers", f.servers, "parameter_server: number of servers")->capture_default_str();
   cmd->add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1");
+  cmd->add_flag("--fuse", f.fuse,
+                "cpu: run forwarding chains fused (NCCL's recvReduceSend): a transfer and the one that forwards its "
+                "result, when it waits for nothing else, on one worker tile by tile, the partial sum read back from "
+                "cache (docs/performance.md)");
   cmd->add_option("--ranks-per-node", f.ranks_per_node, "hierarchical: ranks per node; 0: automatic")->capture_default_str();
   add_model_flags(*cmd, f.model);
   cmd->add_flag("--model-only", f.model.model_only, "predicted times only: nothing is allocated or executed");

@@ -189,3 +189,40 @@ TEST_CASE("the value history replays a run bit for bit: its final numbers are th
     }
   }
 }
+
+TEST_CASE("fused forwarding chains: the same bits, every reduce-scatter forward fused, records spanning the chain") {
+  for (int n : {2, 3, 8}) {
+    for (DataType dt : {DataType::f32, DataType::bf16, DataType::i64}) {
+      CAPTURE(n);
+      CAPTURE(static_cast<int>(dt));
+      RunRequest req;
+      req.spec = {Collective::all_reduce, n, 100003, dt, ReduceOp::sum, 0};  // chunks of many tiles, uneven
+      req.algorithm = "ring";
+      auto plain = make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
+      auto fused = make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {},
+                                     .fuse_forwarding = true});
+      const RunResult a = run_collective(req, *plain), b = run_collective(req, *fused);
+      REQUIRE(a.verification.ok);
+      REQUIRE(b.verification.ok);
+      CHECK(a.execution.fused_transfers == 0);
+      for (int r = 0; r < n; ++r) CHECK(a.buffers[static_cast<std::size_t>(r)].output == b.buffers[static_cast<std::size_t>(r)].output);
+      // Chunk c's N-1 reduce-scatter transfers wait only for each other: one chain each.
+      CHECK(b.execution.fused_transfers >= static_cast<std::uint64_t>(n * (n - 2)));
+      CHECK(b.execution.fused_transfers < b.schedule.transfers.size());
+      // A fused transfer ran with its chain: it may begin before its predecessor ends, but
+      // never before that one begins.
+      for (std::size_t t = 0; t < b.schedule.transfers.size(); ++t)
+        for (std::uint32_t d : b.dependencies.dependencies_of(t))
+          CHECK(b.execution.timings[d].begin_ns <= b.execution.timings[t].begin_ns);
+    }
+  }
+  // Nothing to fuse where no transfer forwards another's destination whole (direct).
+  RunRequest direct;
+  direct.spec = {Collective::all_reduce, 4, 1000, DataType::f32, ReduceOp::sum, 0};
+  direct.algorithm = "direct";
+  auto fused = make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {},
+                                 .fuse_forwarding = true});
+  const RunResult r = run_collective(direct, *fused);
+  CHECK(r.verification.ok);
+  CHECK(r.execution.fused_transfers == 0);
+}

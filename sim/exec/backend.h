@@ -65,6 +65,8 @@ struct Execution {
   std::vector<ProcessClock> processes;
   std::uint64_t causality_violations = 0;
   std::string first_causality_violation;
+  // CPU backend with fuse_forwarding: transfers run fused into an earlier one's chain.
+  std::uint64_t fused_transfers = 0;
 };
 
 class Backend {
@@ -97,6 +99,11 @@ struct CpuBackendOptions {
   // Called on a worker after each transfer with how many are done (of `total`, the
   // schedule's): the CLI's progress line on a long run. Runs inside the timed run: keep it cheap.
   std::function<void(std::size_t done, std::size_t total)> after_transfer;
+  // Fuse forwarding chains (NCCL's recvReduceSend): when a transfer's destination is read,
+  // whole, by a dependant that waits for nothing else, the same worker runs both (and that
+  // one's forward, ...) tile by tile, so each partial sum is read back from cache instead of
+  // memory. Fused transfers overlap in time: their records span the whole chain.
+  bool fuse_forwarding = false;
 };
 
 class ExecutionStopped : public std::runtime_error {

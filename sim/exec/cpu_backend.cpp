@@ -2,12 +2,14 @@
 // rank) runs each transfer as soon as every transfer it depends on has finished. There
 // is no barrier between steps, so independent chunks overlap exactly as the derived
 // dependency graph allows.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include <fmt/format.h>
@@ -52,14 +54,21 @@ void run_transfer_on_host(const Schedule& s, const Transfer& t, std::vector<Rank
 
 namespace {
 
+constexpr std::uint32_t kNoForward = UINT32_MAX;
+
 // Runs tasks 0..n-1 on `threads` workers; a task may start once its dependency count
-// reaches zero. Finishing a task releases its dependants.
+// reaches zero. Finishing a task releases its dependants. With `forward` (per task, a
+// dependant that may be fused to it, or kNoForward), a worker extends the task it takes
+// into a chain while the next one waits for nothing but the chain (and `may_join` agrees),
+// runs the chain as one, and releases what it releases, except the chain's own members.
 class DagRunner {
  public:
-  DagRunner(const DependencyGraph& deps, int threads) : deps_(deps), dependants_(reverse(deps)), threads_(threads) {}
+  DagRunner(const DependencyGraph& deps, int threads, const std::vector<std::uint32_t>* forward = nullptr)
+      : deps_(deps), dependants_(reverse(deps)), threads_(threads), forward_(forward) {}
 
-  template <class Task>
-  void run(Task&& task) {
+  // task(chain, worker): chain is the tasks to run as one, in order (one unless fused).
+  template <class Task, class MayJoin>
+  void run(Task&& task, MayJoin&& may_join) {
     const std::size_t n = deps_.size();
     pending_ = std::vector<std::atomic<std::uint32_t>>(n);
     for (std::size_t t = 0; t < n; ++t) {
@@ -68,35 +77,48 @@ class DagRunner {
     }
     remaining_ = n;
     if (threads_ <= 1) {  // in the calling thread: also where there are none (the live page's WebAssembly)
-      work(0, task);
+      work(0, task, may_join);
       return;
     }
     std::vector<std::thread> pool;
-    for (int w = 0; w < threads_; ++w) pool.emplace_back([this, w, &task] { work(w, task); });
+    for (int w = 0; w < threads_; ++w) pool.emplace_back([this, w, &task, &may_join] { work(w, task, may_join); });
     for (std::thread& worker : pool) worker.join();
+  }
+  template <class Task>
+  void run(Task&& task) {
+    run(task, [](std::span<const std::uint32_t>, std::uint32_t) { return false; });
   }
 
  private:
-  template <class Task>
-  void work(int worker, Task& task) {
+  template <class Task, class MayJoin>
+  void work(int worker, Task& task, MayJoin& may_join) {
+    std::vector<std::uint32_t> chain;
     for (;;) {
-      std::uint32_t t;
       {
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [&] { return !ready_.empty() || remaining_ == 0; });
         if (remaining_ == 0) return;
-        t = ready_.front();
+        chain.assign(1, ready_.front());
         ready_.pop_front();
       }
-      task(t, worker);
-      finish(t);
+      // Only the chain's last member is outstanding among the next one's dependencies, so
+      // nothing else can release it: it is this worker's.
+      while (forward_) {
+        const std::uint32_t next = (*forward_)[chain.back()];
+        if (next == kNoForward || pending_[next].load(std::memory_order_acquire) != 1 || !may_join(chain, next)) break;
+        chain.push_back(next);
+      }
+      task(std::span<const std::uint32_t>(chain), worker);
+      for (std::size_t i = 0; i < chain.size(); ++i)
+        finish(chain[i], i + 1 < chain.size() ? chain[i + 1] : kNoForward);
     }
   }
 
-  void finish(std::uint32_t t) {
+  // `claimed`: released by t but already run in t's chain.
+  void finish(std::uint32_t t, std::uint32_t claimed) {
     std::vector<std::uint32_t> released;
     for (std::uint32_t d : dependants_.dependencies_of(t))
-      if (pending_[d].fetch_sub(1, std::memory_order_acq_rel) == 1) released.push_back(d);
+      if (pending_[d].fetch_sub(1, std::memory_order_acq_rel) == 1 && d != claimed) released.push_back(d);
     std::lock_guard lock(mutex_);
     ready_.insert(ready_.end(), released.begin(), released.end());
     --remaining_;
@@ -109,6 +131,7 @@ class DagRunner {
   const DependencyGraph& deps_;
   DependencyGraph dependants_;
   int threads_;
+  const std::vector<std::uint32_t>* forward_;
   std::vector<std::atomic<std::uint32_t>> pending_;
   std::deque<std::uint32_t> ready_;
   std::size_t remaining_ = 0;
@@ -116,13 +139,66 @@ class DagRunner {
   std::condition_variable cv_;
 };
 
+// Per transfer: the dependant that reads exactly its destination as its source (the
+// forward of what it received), if any: the candidates for fusion.
+std::vector<std::uint32_t> forwarding_dependants(const Schedule& s, const DependencyGraph& deps) {
+  std::vector<std::uint32_t> forward(s.transfers.size(), kNoForward);
+  const DependencyGraph dependants = reverse(deps);
+  for (std::size_t t = 0; t < s.transfers.size(); ++t) {
+    const Region written = storage_of(s, s.transfers[t].destination());
+    for (std::uint32_t d : dependants.dependencies_of(t))
+      if (storage_of(s, s.transfers[d].source()) == written) {
+        forward[t] = d;
+        break;
+      }
+  }
+  return forward;
+}
+
+bool overlap(const Region& a, const Region& b) {
+  return a.rank == b.rank && a.buffer == b.buffer && a.offset < b.end() && b.offset < a.end();
+}
+
+// Whether `next` may run tile by tile with `chain`: its writes touch nothing the chain
+// touches, and its operand nothing the chain writes (its source is the last one's
+// destination, read tile by tile after it is written).
+bool may_fuse(const Schedule& s, std::span<const std::uint32_t> chain, std::uint32_t next) {
+  const Transfer& x = s.transfers[next];
+  const Region dst = storage_of(s, x.destination());
+  for (std::uint32_t m : chain) {
+    const Transfer& y = s.transfers[m];
+    const Region written = storage_of(s, y.destination());
+    if (overlap(dst, written) || overlap(dst, storage_of(s, y.source()))) return false;
+    if (y.has_operand() && overlap(dst, storage_of(s, y.operand()))) return false;
+    if (x.has_operand() && overlap(storage_of(s, x.operand()), written)) return false;
+  }
+  return true;
+}
+
+// Runs a chain of forwarding transfers (equal counts) tile by tile: every member's tile i
+// before any member's tile i+1, so a tile just written is read back from cache.
+void run_chain_on_host(const Schedule& s, std::span<const std::uint32_t> chain, std::vector<RankBuffers>& bufs) {
+  constexpr std::uint64_t kTileBytes = 64 << 10;  // three such regions fit a core's L2
+  const std::uint64_t count = s.transfers[chain.front()].count;
+  const std::uint64_t tile = std::max<std::uint64_t>(1, kTileBytes / dtype_size(s.spec.dtype));
+  for (std::uint64_t at = 0; at < count; at += tile)
+    for (std::uint32_t m : chain) {
+      Transfer piece = s.transfers[m];
+      piece.src_offset += at;
+      piece.dst_offset += at;
+      piece.operand_offset += at;
+      piece.count = std::min(tile, count - at);
+      run_transfer_on_host(s, piece, bufs);
+    }
+}
+
 // Local operations of one phase are independent (one per rank and region): run them
 // in parallel as a graph without edges.
 void run_local_ops(const Schedule& s, const std::vector<LocalOp>& ops, std::vector<RankBuffers>& bufs, int threads) {
   if (ops.empty()) return;
   DependencyGraph none;
   none.offsets.assign(ops.size() + 1, 0);
-  DagRunner(none, threads).run([&](std::uint32_t i, int) { run_local_op_on_host(s, ops[i], bufs); });
+  DagRunner(none, threads).run([&](std::span<const std::uint32_t> one, int) { run_local_op_on_host(s, ops[one.front()], bufs); });
 }
 
 class CpuBackend final : public Backend {
@@ -144,20 +220,36 @@ class CpuBackend final : public Backend {
     run_local_ops(s, s.pre_ops, bufs, options_.threads);
     std::atomic<bool> stopped{false};
     std::atomic<std::size_t> done{0};
-    DagRunner(deps, options_.threads).run([&](std::uint32_t i, int worker) {
-      // A stopped run still drains the graph (its dependants must be released), doing nothing.
-      if (stopped.load(std::memory_order_relaxed) || (options_.should_stop && options_.should_stop())) {
-        stopped.store(true, std::memory_order_relaxed);
-        return;
-      }
-      if (options_.before_transfer) options_.before_transfer(i);
-      TransferTiming& timing = ex.timings[i];
-      timing.worker = worker;
-      timing.begin_ns = since_start();
-      run_transfer_on_host(s, s.transfers[i], bufs);
-      timing.end_ns = since_start();
-      if (options_.after_transfer) options_.after_transfer(done.fetch_add(1, std::memory_order_relaxed) + 1, s.transfers.size());
-    });
+    std::atomic<std::uint64_t> fused{0};
+    const std::vector<std::uint32_t> forward =
+        options_.fuse_forwarding ? forwarding_dependants(s, deps) : std::vector<std::uint32_t>{};
+    DagRunner runner(deps, options_.threads, options_.fuse_forwarding ? &forward : nullptr);
+    runner.run(
+        [&](std::span<const std::uint32_t> chain, int worker) {
+          // A stopped run still drains the graph (its dependants must be released), doing nothing.
+          if (stopped.load(std::memory_order_relaxed) || (options_.should_stop && options_.should_stop())) {
+            stopped.store(true, std::memory_order_relaxed);
+            return;
+          }
+          if (options_.before_transfer)
+            for (std::uint32_t i : chain) options_.before_transfer(i);
+          const std::int64_t begin = since_start();
+          if (chain.size() == 1)
+            run_transfer_on_host(s, s.transfers[chain.front()], bufs);
+          else
+            run_chain_on_host(s, chain, bufs);
+          const std::int64_t end = since_start();
+          fused.fetch_add(chain.size() - 1, std::memory_order_relaxed);
+          for (std::uint32_t i : chain) {
+            ex.timings[i] = {begin, end, worker};
+            if (options_.after_transfer)
+              options_.after_transfer(done.fetch_add(1, std::memory_order_relaxed) + 1, s.transfers.size());
+          }
+        },
+        [&](std::span<const std::uint32_t> chain, std::uint32_t next) {
+          return s.transfers[next].count == s.transfers[chain.front()].count && may_fuse(s, chain, next);
+        });
+    ex.fused_transfers = fused.load();
     if (stopped.load()) throw ExecutionStopped();
     run_local_ops(s, s.post_ops, bufs, options_.threads);
     ex.total_ns = since_start();

@@ -201,7 +201,8 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_
   validate_bench_options(o);
   const std::vector<std::uint64_t> sizes = bench_sizes(o);
   std::unique_ptr<Backend> backend =
-      o.make_backend ? o.make_backend() : make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}, .should_stop = {}, .after_transfer = {}});
+      o.make_backend ? o.make_backend() : make_cpu_backend({.threads = resolve_threads(o.threads), .before_transfer = {}, .should_stop = {}, .after_transfer = {},
+                                                         .fuse_forwarding = o.fuse});
   std::vector<BenchRow> rows;
   BenchProgress progress{0, sizes.size() * o.algorithms.size(), {}, 0};
   for (const std::string& algorithm : o.algorithms) {
@@ -256,6 +257,9 @@ std::string format_bench_header(const BenchOptions& o, const MemcpyRate& m, cons
   out += "# time = mean of the timed iterations (algbw, busbw use it); best = the fastest one\n"
          "# moved = bytes read + written per iteration (copy 2n, reduce 3n, local ops included; local = their share)\n"
          "# rate = moved / best (best vs memcpy's best); %memcpy = rate / memcpy rate; %xfer = the same, transfers only\n";
+  if (o.fuse)
+    out += "# --fuse: forwarding chains run fused, tile by tile on one worker (their partial sums read back from cache; "
+           "moved still counts every transfer's reads and writes)\n";
   return out;
 }
 

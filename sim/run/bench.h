@@ -51,6 +51,7 @@ struct BenchOptions {
   int iterations = 20;
   int warmup = 5;
   int threads = 0;  // CPU backend workers and memcpy threads; 0: one per hardware thread
+  bool fuse = false;  // CPU backend: fuse forwarding chains (CpuBackendOptions::fuse_forwarding)
   // The backend measured: empty make_backend means the CPU backend with `threads` workers.
   std::string backend_name = "cpu";
   std::function<std::unique_ptr<Backend>()> make_backend;

@@ -806,6 +806,11 @@ else()
   expect_stderr_matches("--backend cuda" "no CUDA device")
 endif()
 expect_bad_input(bench-timings-bad NO_DUMP ARGS bench --timings maybe STDERR "--timings" "'maybe'")
+# --fuse: forwarding chains fused on the CPU backend; the header says so; refused elsewhere.
+run_case(bench-fuse ARGS bench --backend cpu --ranks 4 -b 1M -e 1M --iters 1 --warmup 0 --fuse)
+expect_exit(0)
+expect_output_matches("# --fuse: forwarding chains run fused" "\n +1048576 +262144 +f32 +sum +-1 " "wrong output elements in all: 0 OK")
+expect_bad_input(bench-fuse-cuda NO_DUMP ARGS bench --backend cuda --fuse STDERR "--fuse" "CPU backend")
 
 # --- 10. the timing model: predictions, --model-only, topologies, bench --model-only -------------------
 run_case(model-only-default ARGS run --model-only)
