@@ -85,26 +85,6 @@ COLLSIM_HD constexpr std::size_t scalar_index(const Split& sp, std::size_t j) {
   return j < sp.head ? j : sp.head + sp.nvec * kLanes<T> + (j - sp.head);
 }
 
-// dst[i] = op(dst[i], src[i]) for this thread's share of the split range.
-template <class T, class Op>
-COLLSIM_HD void reduce_range(T* dst, const T* src, const Split& sp, Op op, std::size_t first,
-                             std::size_t stride) {
-  auto* dv = reinterpret_cast<unsigned char*>(dst + sp.head);
-  const auto* sv = reinterpret_cast<const unsigned char*>(src + sp.head);
-  for (std::size_t i = first; i < sp.nvec; i += stride) {
-    Vec16<T> a, b;
-    a.raw = load16(dv + i * kVecBytes);
-    b.raw = load16(sv + i * kVecBytes);
-    COLLSIM_UNROLL
-    for (std::size_t k = 0; k < kLanes<T>; ++k) a.lane[k] = op(a.lane[k], b.lane[k]);
-    store16(dv + i * kVecBytes, a.raw);
-  }
-  for (std::size_t j = first; j < scalar_count<T>(sp); j += stride) {
-    const std::size_t i = scalar_index<T>(sp, j);
-    dst[i] = op(dst[i], src[i]);
-  }
-}
-
 // The split for dst[i] = op(a[i], b[i]): vectors only where all three are equally
 // misaligned modulo 16.
 template <class T>
@@ -133,6 +113,14 @@ COLLSIM_HD void reduce_copy_range(T* dst, const T* a, const T* b, const Split& s
     const std::size_t i = scalar_index<T>(sp, j);
     dst[i] = op(a[i], b[i]);
   }
+}
+
+// dst[i] = op(dst[i], src[i]) for this thread's share of the split range: the reduce-copy
+// with the destination as its own first operand.
+template <class T, class Op>
+COLLSIM_HD void reduce_range(T* dst, const T* src, const Split& sp, Op op, std::size_t first,
+                             std::size_t stride) {
+  reduce_copy_range(dst, dst, src, sp, op, first, stride);
 }
 
 // dst[i] = src[i] for this thread's share of the split range.
