@@ -20,6 +20,7 @@
 #include "sim/lesson/scenario.h"
 #include "sim/run/run.h"
 #include "sim/schedule/algorithms/trees.h"
+#include "sim/trace/report.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -286,6 +287,87 @@ TEST_CASE("tree-shaped algorithms send only along the edges of their trees") {
   // The binomial trees of all_reduce, broadcast, reduce, gather, scatter and barrier, and
   // the double binary tree and NCCL's tree (chains under a double binary tree).
   CHECK(tree_algorithms == 8);
+}
+
+// NCCL's primitives (issue 20): a reduction's first write adds the receiver's own input on
+// its way (reduce_copy), so no output starts as a copy of the input. The exceptions are
+// named: the parameter server's accumulators; recursive doubling's fold when N is not a
+// power of two (its core starts from every rank's combined partial); the one-step direct
+// all-reduce and reduce, whose receivers reduce every sender in the same step, which only
+// commuting reduces may do (a reduce-copy first would need a step of its own); and, in the
+// double binary tree, a parent whose first two children arrive in one step (the next case).
+TEST_CASE("reducing algorithms pre-copy nothing out of place, N = 2..12, every option set") {
+  auto exempt = [](const AlgorithmInfo& a, int ranks) {
+    const std::string_view name = a.name;
+    return name == "parameter_server" || (name == "recursive_doubling" && (ranks & (ranks - 1)) != 0) ||
+           (name == "direct" && a.collective != Collective::reduce_scatter) || name == "double_binary_tree";
+  };
+  int checked = 0;
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    if (!collective_reduces(a.collective)) continue;
+    for (int ranks = 2; ranks <= 12; ++ranks) {
+      if (exempt(a, ranks)) continue;
+      for (int root : collective_has_root(a.collective) ? roots_of(ranks) : std::set<int>{0})
+        for (const AlgorithmOptions& options : option_sets(a, ranks)) {
+          INFO(to_string(a.collective), " ", a.name, " N=", ranks, " root=", root, " ranks_per_node=",
+               options.ranks_per_node, " slices=", options.slices_or(1));
+          const Schedule s = build_schedule({a.collective, ranks, 64, DataType::f32, ReduceOp::sum, root}, a.name, options);
+          CHECK(s.pre_ops.empty());
+          CHECK(std::any_of(s.transfers.begin(), s.transfers.end(),
+                            [](const Transfer& t) { return t.action == Action::reduce_copy; }));
+          ++checked;
+        }
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("double binary tree: only a parent whose first two children arrive together pre-copies its half") {
+  for (int ranks = 2; ranks <= 17; ++ranks) {
+    CAPTURE(ranks);
+    const std::array<BinaryTree, 2> trees = double_binary_tree(ranks);
+    const Schedule s = build_schedule({Collective::all_reduce, ranks, 64, DataType::f32, ReduceOp::sum, 0},
+                                      "double_binary_tree", {});
+    std::size_t expected = 0;
+    for (int t = 0; t < 2; ++t) {
+      const BinaryTree& tree = trees[static_cast<std::size_t>(t)];
+      for (int p = 0; p < ranks; ++p) {
+        std::vector<int> heights;
+        for (int c : tree.children[static_cast<std::size_t>(p)]) heights.push_back(tree.height[static_cast<std::size_t>(c)]);
+        const bool together = heights.size() == 2 && heights[0] == heights[1];
+        const auto pre = std::find_if(s.pre_ops.begin(), s.pre_ops.end(), [&](const LocalOp& op) {
+          return op.target == Region{p, BufferKind::output, 32u * static_cast<std::uint64_t>(t), 32} &&
+                 op.source == Region{p, BufferKind::input, 32u * static_cast<std::uint64_t>(t), 32};
+        });
+        CHECK((pre != s.pre_ops.end()) == together);
+        expected += together;
+      }
+    }
+    CHECK(s.pre_ops.size() == expected);
+    CHECK(expected < static_cast<std::size_t>(ranks));  // less than half the old whole-buffer pre-copies
+  }
+}
+
+TEST_CASE("a transfer in a sentence: a reduce-copy names the receiver's own input") {
+  const Schedule ring = build_schedule({Collective::all_reduce, 3, 6, DataType::f32, ReduceOp::sum, 0}, "ring", {});
+  const Transfer& first = ring.transfers.front();
+  REQUIRE(first.action == Action::reduce_copy);
+  CHECK(transfer_sentence(first) == fmt::format("rank {} adds rank {}'s chunk {} to its own input and writes the sum to "
+                                                "its output[{},{})",
+                                                first.dst, first.src, first.chunk, first.dst_offset, first.dst_offset + 2));
+  const Transfer& last = ring.transfers.back();
+  REQUIRE(last.action == Action::copy);
+  CHECK(transfer_sentence(last) == fmt::format("rank {} copies chunk {} into rank {}'s output[{},{})", last.src, last.chunk,
+                                               last.dst, last.dst_offset, last.dst_offset + 2));
+  const Schedule direct = build_schedule({Collective::all_reduce, 3, 4, DataType::f32, ReduceOp::sum, 0}, "direct", {});
+  const auto reduce = std::find_if(direct.transfers.begin(), direct.transfers.end(),
+                                   [](const Transfer& t) { return t.action == Action::reduce; });
+  REQUIRE(reduce != direct.transfers.end());
+  CHECK(transfer_sentence(*reduce) ==
+        fmt::format("rank {} adds rank {}'s chunk {} into its output[0,4)", reduce->dst, reduce->src, reduce->chunk));
+  Transfer elsewhere = first;  // an operand at other offsets than the destination is named in full
+  elsewhere.operand_offset = 4;
+  CHECK(transfer_sentence(elsewhere).find("to its own input[4,6) and writes") != std::string::npos);
 }
 
 TEST_CASE("double binary tree on 8 ranks: two trees over all ranks, interior ranks disjoint, transfers on their edges") {

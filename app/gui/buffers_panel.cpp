@@ -13,6 +13,7 @@
 
 #include "app/gui/app.h"
 #include "app/gui/shading.h"
+#include "sim/trace/report.h"
 
 namespace collsim::gui {
 namespace {
@@ -71,8 +72,8 @@ std::string cell_tooltip_text(const Pane& run, std::uint32_t cell, const BufferR
   if (st.transfer == kInitialState) return s + "(since the start)";
   if (st.transfer == kFinalState) return s + "(written by a final local operation)";
   const Transfer& t = vm.schedule().transfers[st.transfer];
-  return s + fmt::format("last written in step {} ({}): rank {} -> rank {}, chunk {}, {}", t.step + 1,
-                         vm.schedule().step_labels[static_cast<std::size_t>(t.step)], t.src, t.dst, t.chunk, to_string(t.action));
+  return s + fmt::format("last written in step {} ({}):\n{}", t.step + 1,
+                         vm.schedule().step_labels[static_cast<std::size_t>(t.step)], transfer_sentence(t));
 }
 
 }  // namespace

@@ -15,7 +15,9 @@
 //     rank 0 interior in both trees; the full-tree construction avoids that.)
 //   Per tree, on its half of the vector, cut into S slices (--slices):
 //   1. reduce up: a rank of height h (h levels above its deepest leaf) sends its partial
-//      slice s to its parent, which reduces it, in step s + h;
+//      slice s to its parent, which reduces it, in step s + h (a leaf sends its input; the
+//      parent adds its first child's slice to its own input as it writes its output, so
+//      nothing is copied first: TreeMoveWriter in trees.h);
 //   2. broadcast down: a rank of depth d receives the finished slice s from its parent in
 //      step s + H + d - 1 (H: the tree's height).
 //   Steps are not barriers: slice s+1 climbs while slice s already descends — a pipeline.
@@ -107,14 +109,15 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "double_binary_tree");
   const int n = spec.ranks, slices = options.slices_or(1);
   const std::array<BinaryTree, 2> trees = double_binary_tree(n);
-  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
+  if (n == 1) b.pre_copy({0, BufferKind::input, 0, spec.count}, {0, BufferKind::output, 0, spec.count});
+  TreeMoveWriter writer(b, trees, slices);
 
   std::vector<std::vector<Move>> steps = pipelined_tree_moves(trees, n, slices);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     b.stage(tree_stage(steps[i]));
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size()), slices));
     for (const Move& m : steps[i]) {
-      add_tree_move(b, spec, trees, slices, m);
+      writer.add(m);
     }
   }
   return std::move(b).finish();

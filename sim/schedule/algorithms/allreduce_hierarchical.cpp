@@ -5,7 +5,8 @@
 // `nccl_tree`. G ranks per node (--ranks-per-node), M = N/G nodes, rank = node * G + local index. Fast links inside a node, slow ones between nodes, so
 // only 1/G of the vector should cross the slow links. Three phases, each a ring:
 //   1. intra-node reduce-scatter, G-1 steps: inside every node the ring of its G ranks
-//      reduces block l (of G blocks) onto local rank l;
+//      reduces block l (of G blocks) onto local rank l; its first step sends the inputs and
+//      every receiver adds its own input as it writes (reduce-copies: no pre-copy);
 //   2. inter-node all-reduce, 2(M-1) steps: the M ranks with the same local index l form a
 //      ring across the nodes and all-reduce block l (reduce-scatter then all-gather of
 //      its M sub-blocks);
@@ -39,7 +40,6 @@ struct Grid {
   Block sub(int l, int j) const {
     return sub_block(block(l), static_cast<std::uint64_t>(m), static_cast<std::uint64_t>(j));
   }
-  Region at(int r, Block b) const { return {r, BufferKind::output, b.offset, b.count}; }
 };
 
 // The ranks per node G it uses: options.ranks_per_node, or its default.
@@ -51,26 +51,36 @@ int ranks_per_node(int ranks, const AlgorithmOptions& options) {
   return ranks;
 }
 
+// One ring hop of `part` from `source` of rank `from` into rank `to`'s output. A
+// reduce-copy adds `to`'s own input as it writes (NCCL's recvReduceCopy): a reduce-scatter
+// ring whose hops each land in a block the receiver has not written yet needs no copy of
+// the input first.
+void hop(ScheduleBuilder& b, Action action, BufferKind source, int chunk, int from, int to, Block part) {
+  const Region at{from, source, part.offset, part.count}, into{to, BufferKind::output, part.offset, part.count};
+  if (action == Action::reduce_copy)
+    b.reduce_copy(chunk, at, {to, BufferKind::input, part.offset, part.count}, into);
+  else
+    b.add(action, chunk, at, into);
+}
+
 // Phases 1 and 3: one ring step inside every node; local rank l sends block block_of(l).
 template <class BlockOf>
-void intra_step(ScheduleBuilder& b, const Grid& grid, Action action, BlockOf block_of) {
+void intra_step(ScheduleBuilder& b, const Grid& grid, Action action, BufferKind source, BlockOf block_of) {
   for (int node = 0; node < grid.m; ++node)
     for (int l = 0; l < grid.g; ++l) {
       const int c = block_of(l);
-      b.add(action, c * grid.m, grid.at(grid.rank(node, l), grid.block(c)),
-            grid.at(grid.rank(node, mod(l + 1, grid.g)), grid.block(c)));
+      hop(b, action, source, c * grid.m, grid.rank(node, l), grid.rank(node, mod(l + 1, grid.g)), grid.block(c));
     }
 }
 
 // Phase 2: one ring step across the nodes for every local index l; node i sends sub-block
 // sub_of(i) of block l.
 template <class SubOf>
-void inter_step(ScheduleBuilder& b, const Grid& grid, Action action, SubOf sub_of) {
+void inter_step(ScheduleBuilder& b, const Grid& grid, Action action, BufferKind source, SubOf sub_of) {
   for (int l = 0; l < grid.g; ++l)
     for (int node = 0; node < grid.m; ++node) {
       const int j = sub_of(node);
-      b.add(action, l * grid.m + j, grid.at(grid.rank(node, l), grid.sub(l, j)),
-            grid.at(grid.rank(mod(node + 1, grid.m), l), grid.sub(l, j)));
+      hop(b, action, source, l * grid.m + j, grid.rank(node, l), grid.rank(mod(node + 1, grid.m), l), grid.sub(l, j));
     }
 }
 
@@ -78,8 +88,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "hierarchical");
   const int g = ranks_per_node(spec.ranks, options);
   const Grid grid{spec, g, spec.ranks / g};
-  for (int r = 0; r < spec.ranks; ++r)
-    b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
+  if (spec.ranks == 1) b.pre_copy({0, BufferKind::input, 0, spec.count}, {0, BufferKind::output, 0, spec.count});
 
   // Phase 1: intra-node reduce-scatter — block l ends reduced over the node on local rank l.
   b.stage("intra-node reduce-scatter");
@@ -87,7 +96,8 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.step(fmt::format("intra-node reduce-scatter {}/{}: inside each of the {} nodes every rank sends one block to its "
                        "right neighbour, which reduces it",
                        k + 1, g - 1, grid.m));
-    intra_step(b, grid, Action::reduce, [&](int l) { return mod(l - k - 1, g); });
+    intra_step(b, grid, Action::reduce_copy, k == 0 ? BufferKind::input : BufferKind::output,
+               [&](int l) { return mod(l - k - 1, g); });
   }
   // Phase 2: inter-node ring all-reduce of block l among the ranks with local index l.
   b.stage("inter-node reduce-scatter");
@@ -95,13 +105,16 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.step(fmt::format("inter-node reduce-scatter {}/{}: the ranks with the same local index form a ring across the "
                        "nodes; each sends one piece of its block to the next node, which reduces it",
                        k + 1, grid.m - 1));
-    inter_step(b, grid, Action::reduce, [&](int i) { return mod(i - k, grid.m); });
+    // With one rank per node this is the first reduction, a ring of reduce-copies that
+    // starts from the inputs; otherwise block l is already reduced over the node.
+    inter_step(b, grid, g == 1 ? Action::reduce_copy : Action::reduce,
+               g == 1 && k == 0 ? BufferKind::input : BufferKind::output, [&](int i) { return mod(i - k, grid.m); });
   }
   b.stage("inter-node all-gather");
   for (int k = 0; k < grid.m - 1; ++k) {
     b.step(fmt::format("inter-node all-gather {}/{}: across the nodes each rank forwards a finished piece of its block",
                        k + 1, grid.m - 1));
-    inter_step(b, grid, Action::copy, [&](int i) { return mod(i + 1 - k, grid.m); });
+    inter_step(b, grid, Action::copy, BufferKind::output, [&](int i) { return mod(i + 1 - k, grid.m); });
   }
   // Phase 3: intra-node all-gather of the G finished blocks.
   b.stage("intra-node all-gather");
@@ -109,7 +122,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.step(fmt::format("intra-node all-gather {}/{}: inside each node every rank forwards a finished block to its "
                        "right neighbour",
                        k + 1, g - 1));
-    intra_step(b, grid, Action::copy, [&](int l) { return mod(l - k, g); });
+    intra_step(b, grid, Action::copy, BufferKind::output, [&](int l) { return mod(l - k, g); });
   }
   return std::move(b).finish();
 }

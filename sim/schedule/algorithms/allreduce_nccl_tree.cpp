@@ -18,7 +18,9 @@
 // Per tree, on its half, for each slice s, with every rank's height h (levels above its
 // deepest descendant) and depth d in the combined tree (chains under node trees):
 //   1. reduce up, step s + h: a rank sends its partial slice to its parent, which reduces
-//      it: up the chain to local rank 0, then up the tree between nodes;
+//      it: up the chain to local rank 0, then up the tree between nodes (a leaf sends its
+//      input; the first slice a parent receives is added to its own input on the way into
+//      its output, NCCL's recvReduceCopy: TreeMoveWriter in trees.h);
 //   2. broadcast down, step s + H + d - 1 (H: the tree's height): the parent copies the
 //      finished slice to the rank: down the tree between nodes, then down every chain.
 // Steps are not barriers: slice s+1 climbs while slice s already descends. Where both
@@ -112,7 +114,8 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   ScheduleBuilder b(spec, "nccl_tree");
   const int n = spec.ranks, slices = options.slices_or(1);
   const std::array<RankTree, 2> trees = rank_trees(spec, options);
-  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, spec.count}, {r, BufferKind::output, 0, spec.count});
+  if (n == 1) b.pre_copy({0, BufferKind::input, 0, spec.count}, {0, BufferKind::output, 0, spec.count});
+  TreeMoveWriter writer(b, trees, slices);
 
   std::vector<std::vector<Move>> steps = pipelined_tree_moves(trees, n, slices);
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -124,7 +127,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     b.step(step_label(steps[i], static_cast<int>(i), static_cast<int>(steps.size())));
     for (const Move& m : steps[i]) {
       // Tree t owns half t of the vector (NCCL: channel c and c + nChannels), in S slices.
-      add_tree_move(b, spec, trees, slices, m);
+      writer.add(m);
     }
   }
   return std::move(b).finish();

@@ -66,21 +66,73 @@ inline std::string tree_stage(const std::vector<TreeMove>& moves) {
   return up && down ? "reduce and broadcast" : up ? "reduce" : "broadcast";
 }
 
-// The transfer of one move: tree t owns half t of the vector, cut into `slices`; up, the
-// child's partial slice is reduced into its parent's; down, the parent's finished slice is
-// copied to the child. Chunk number: tree * slices + slice.
+// The transfers of the moves, added in order: tree t owns half t of the vector, cut into
+// `slices`. Up, a leaf sends its own input (nothing is written to its output before its
+// finished slice comes down), an interior rank its partial slice; the parent adds the
+// first child's slice to its own input as it writes its output (a reduce-copy, NCCL's
+// recvReduceCopy: nothing is copied first) and reduces later children's into that sum.
+// Where a parent's first two children arrive in the same step (they have the same height),
+// its half starts from a copy of its input instead (a pre-operation): a step's writes to
+// one region must commute, and NCCL's tree reads all the children and the input in one
+// primitive, which a collsim transfer, with one source, cannot.
+// Down, the parent's finished slice is copied to the child. Chunk: tree * slices + slice.
 template <class Tree>
-void add_tree_move(ScheduleBuilder& b, const CollectiveSpec& spec, const std::array<Tree, 2>& trees, int slices,
-                   const TreeMove& m) {
-  const Block part = sub_block(even_block(spec.count, 2, static_cast<std::uint64_t>(m.tree)),
-                               static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(m.slice));
-  const Region child{m.child, BufferKind::output, part.offset, part.count};
-  Region parent = child;
-  parent.rank = trees[static_cast<std::size_t>(m.tree)].parent[static_cast<std::size_t>(m.child)];
-  if (m.up)
-    b.reduce(m.tree * slices + m.slice, child, parent);
-  else
-    b.copy(m.tree * slices + m.slice, parent, child);
-}
+class TreeMoveWriter {
+ public:
+  TreeMoveWriter(ScheduleBuilder& b, const std::array<Tree, 2>& trees, int slices)
+      : b_(b), trees_(trees), slices_(slices),
+        started_(2 * static_cast<std::size_t>(slices) * static_cast<std::size_t>(b.spec().ranks), 0) {
+    const int ranks = b.spec().ranks;
+    for (int t = 0; t < 2; ++t) {
+      const Tree& tree = trees[static_cast<std::size_t>(t)];
+      // Per parent: its children's least height, and how many children have it.
+      std::vector<int> lowest(static_cast<std::size_t>(ranks), INT32_MAX), together(static_cast<std::size_t>(ranks), 0);
+      for (int r = 0; r < ranks; ++r) {
+        if (r == tree.root) continue;
+        const auto p = static_cast<std::size_t>(tree.parent[static_cast<std::size_t>(r)]);
+        const int h = tree.height[static_cast<std::size_t>(r)];
+        if (h < lowest[p]) lowest[p] = h, together[p] = 0;
+        together[p] += h == lowest[p];
+      }
+      const Block half = even_block(b.spec().count, 2, static_cast<std::uint64_t>(t));
+      for (int p = 0; p < ranks; ++p) {
+        if (together[static_cast<std::size_t>(p)] < 2) continue;
+        b.pre_copy({p, BufferKind::input, half.offset, half.count}, {p, BufferKind::output, half.offset, half.count});
+        for (int s = 0; s < slices; ++s) started_[index(t * slices + s, p)] = 1;
+      }
+    }
+  }
+
+  void add(const TreeMove& m) {
+    const CollectiveSpec& spec = b_.spec();
+    const Tree& tree = trees_[static_cast<std::size_t>(m.tree)];
+    const Block part = sub_block(even_block(spec.count, 2, static_cast<std::uint64_t>(m.tree)),
+                                 static_cast<std::uint64_t>(slices_), static_cast<std::uint64_t>(m.slice));
+    const int chunk = m.tree * slices_ + m.slice, up = tree.parent[static_cast<std::size_t>(m.child)];
+    auto at = [&](int rank, BufferKind buffer) { return Region{rank, buffer, part.offset, part.count}; };
+    if (!m.up) {
+      b_.copy(chunk, at(up, BufferKind::output), at(m.child, BufferKind::output));
+      return;
+    }
+    const bool leaf = tree.height[static_cast<std::size_t>(m.child)] == 0;
+    const Region from = at(m.child, leaf ? BufferKind::input : BufferKind::output);
+    char& started = started_[index(chunk, up)];
+    if (started) {
+      b_.reduce(chunk, from, at(up, BufferKind::output));
+    } else {
+      b_.reduce_copy(chunk, from, at(up, BufferKind::input), at(up, BufferKind::output));
+      started = 1;
+    }
+  }
+
+ private:
+  ScheduleBuilder& b_;
+  const std::array<Tree, 2>& trees_;
+  int slices_;
+  std::vector<char> started_;  // per (chunk, rank): its output slice holds a sum already
+  std::size_t index(int chunk, int rank) const {
+    return static_cast<std::size_t>(chunk) * static_cast<std::size_t>(b_.spec().ranks) + static_cast<std::size_t>(rank);
+  }
+};
 
 }  // namespace collsim
