@@ -59,8 +59,9 @@ constexpr std::uint32_t kNoForward = UINT32_MAX;
 // Runs tasks 0..n-1 on `threads` workers; a task may start once its dependency count
 // reaches zero. Finishing a task releases its dependants. With `forward` (per task, a
 // dependant that may be fused to it, or kNoForward), a worker extends the task it takes
-// into a chain while the next one waits for nothing but the chain (and `may_join` agrees),
-// runs the chain as one, and releases what it releases, except the chain's own members.
+// into a chain while the next one waits for nothing but members of the chain (and
+// `may_join` agrees), runs the chain as one, and releases what it releases, except the
+// chain's own members.
 class DagRunner {
  public:
   DagRunner(const DependencyGraph& deps, int threads, const std::vector<std::uint32_t>* forward = nullptr)
@@ -101,24 +102,36 @@ class DagRunner {
         chain.assign(1, ready_.front());
         ready_.pop_front();
       }
-      // Only the chain's last member is outstanding among the next one's dependencies, so
-      // nothing else can release it: it is this worker's.
+      // Only chain members are outstanding among the next one's dependencies (the all-gather's
+      // copy also waits for the reduce-scatter's read of its destination, earlier in the
+      // chain), so nothing else can release it: it is this worker's.
       while (forward_) {
         const std::uint32_t next = (*forward_)[chain.back()];
-        if (next == kNoForward || pending_[next].load(std::memory_order_acquire) != 1 || !may_join(chain, next)) break;
+        if (next == kNoForward || pending_[next].load(std::memory_order_acquire) != dependencies_in(chain, next) ||
+            !may_join(chain, next))
+          break;
         chain.push_back(next);
       }
       task(std::span<const std::uint32_t>(chain), worker);
-      for (std::size_t i = 0; i < chain.size(); ++i)
-        finish(chain[i], i + 1 < chain.size() ? chain[i + 1] : kNoForward);
+      const std::span<const std::uint32_t> members(chain);
+      for (std::size_t i = 0; i < chain.size(); ++i) finish(chain[i], members.subspan(i + 1));
     }
   }
 
-  // `claimed`: released by t but already run in t's chain.
-  void finish(std::uint32_t t, std::uint32_t claimed) {
+  // How many of `next`'s dependencies are members of `chain`.
+  std::uint32_t dependencies_in(std::span<const std::uint32_t> chain, std::uint32_t next) const {
+    std::uint32_t n = 0;
+    for (std::uint32_t d : deps_.dependencies_of(next)) n += std::find(chain.begin(), chain.end(), d) != chain.end();
+    return n;
+  }
+
+  // `claimed`: the members of t's chain after t, already run with it: not released again.
+  void finish(std::uint32_t t, std::span<const std::uint32_t> claimed) {
     std::vector<std::uint32_t> released;
     for (std::uint32_t d : dependants_.dependencies_of(t))
-      if (pending_[d].fetch_sub(1, std::memory_order_acq_rel) == 1 && d != claimed) released.push_back(d);
+      if (pending_[d].fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+          std::find(claimed.begin(), claimed.end(), d) == claimed.end())
+        released.push_back(d);
     std::lock_guard lock(mutex_);
     ready_.insert(ready_.end(), released.begin(), released.end());
     --remaining_;
@@ -159,18 +172,25 @@ bool overlap(const Region& a, const Region& b) {
   return a.rank == b.rank && a.buffer == b.buffer && a.offset < b.end() && b.offset < a.end();
 }
 
-// Whether `next` may run tile by tile with `chain`: its writes touch nothing the chain
-// touches, and its operand nothing the chain writes (its source is the last one's
-// destination, read tile by tile after it is written).
+// Whether `next` may run tile by tile with `chain`. Members run tile by tile in chain
+// order (a topological order: each waits only for earlier members), which is the same as
+// running them one after the other wherever two regions that one writes and the other
+// touches are either the same region (same offsets and count, so the same tiles) or
+// disjoint: the all-gather's copies land where the reduce-scatter read and wrote the chunk.
 bool may_fuse(const Schedule& s, std::span<const std::uint32_t> chain, std::uint32_t next) {
-  const Transfer& x = s.transfers[next];
-  const Region dst = storage_of(s, x.destination());
+  const auto touched = [&](const Transfer& t) {
+    std::vector<Region> r{storage_of(s, t.destination()), storage_of(s, t.source())};
+    if (t.has_operand()) r.push_back(storage_of(s, t.operand()));
+    return r;  // the write first
+  };
+  const auto compatible = [](const Region& a, const Region& b) { return a == b || !overlap(a, b); };
+  const std::vector<Region> x = touched(s.transfers[next]);
   for (std::uint32_t m : chain) {
-    const Transfer& y = s.transfers[m];
-    const Region written = storage_of(s, y.destination());
-    if (overlap(dst, written) || overlap(dst, storage_of(s, y.source()))) return false;
-    if (y.has_operand() && overlap(dst, storage_of(s, y.operand()))) return false;
-    if (x.has_operand() && overlap(storage_of(s, x.operand()), written)) return false;
+    const std::vector<Region> y = touched(s.transfers[m]);
+    for (const Region& r : y)
+      if (!compatible(x.front(), r)) return false;
+    for (const Region& r : x)
+      if (!compatible(r, y.front())) return false;
   }
   return true;
 }
