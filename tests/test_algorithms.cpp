@@ -292,15 +292,13 @@ TEST_CASE("tree-shaped algorithms send only along the edges of their trees") {
 // NCCL's primitives (issue 20): a reduction's first write adds the receiver's own input on
 // its way (reduce_copy), so no output starts as a copy of the input. The exceptions are
 // named: the parameter server's accumulators; recursive doubling's fold when N is not a
-// power of two (its core starts from every rank's combined partial); the one-step direct
-// all-reduce and reduce, whose receivers reduce every sender in the same step, which only
-// commuting reduces may do (a reduce-copy first would need a step of its own); and, in the
-// double binary tree, a parent whose first two children arrive in one step (the next case).
+// power of two (its core starts from every rank's combined partial); and, in the double
+// binary tree, a parent whose first two children arrive in one step (the next case).
 TEST_CASE("reducing algorithms pre-copy nothing out of place, N = 2..12, every option set") {
   auto exempt = [](const AlgorithmInfo& a, int ranks) {
     const std::string_view name = a.name;
     return name == "parameter_server" || (name == "recursive_doubling" && (ranks & (ranks - 1)) != 0) ||
-           (name == "direct" && a.collective != Collective::reduce_scatter) || name == "double_binary_tree";
+           name == "double_binary_tree";
   };
   int checked = 0;
   for (const AlgorithmInfo& a : all_algorithms()) {

@@ -34,8 +34,9 @@ TEST_CASE("data moved counts a copy as 2n bytes, a reduce as 3n, local operation
   CHECK(m.transfers == 12 * 8 * 3 + 12 * 8 * 2);
   CHECK(m.local_ops == 0);
   CHECK(m.total() == m.transfers + m.local_ops);
-  // The direct all-reduce still copies each rank's input to its output (4 x 32 bytes, read and written).
-  const Schedule d = build_schedule({Collective::all_reduce, 4, 8, DataType::f32, ReduceOp::sum, 0, false}, "direct", {});
+  // The ring all-gather copies each rank's input into its block of the output first (4 x 32
+  // bytes, read and written).
+  const Schedule d = build_schedule({Collective::all_gather, 4, 8, DataType::f32, ReduceOp::sum, 0, false}, "ring", {});
   CHECK(data_moved(d).local_ops == 4 * 32 * 2);
 }
 

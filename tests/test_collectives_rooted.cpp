@@ -335,7 +335,7 @@ const std::vector<Row>& textbook() {
        {},
        [](int N) { return N; },
        [](int N, int v, double n) { return v == 0 ? (N - 1) * n / N : n; }},
-      {Collective::reduce, "direct", {}, [](int) { return 1; }, [](int, int v, double n) { return v == 0 ? 0 : n; }},
+      {Collective::reduce, "direct", {}, [](int N) { return N == 2 ? 1 : 2; }, [](int, int v, double n) { return v == 0 ? 0 : n; }},
       {Collective::gather,
        "binomial_tree",
        {},

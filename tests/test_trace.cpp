@@ -190,7 +190,7 @@ TEST_CASE("the CSV has a header and one row per transfer, labels quoted") {
   // A copy leaves them empty.
   CHECK(lines.back().ends_with(fmt::format(",{},,", t.records.back().worker)));
   // A schedule without a reduce_copy has no operand columns.
-  CHECK(lines_of(trace_to_csv(run_trace(request("direct", 4, 100))))[0].ends_with(",worker"));
+  CHECK(lines_of(trace_to_csv(run_trace(request("parameter_server", 4, 100))))[0].ends_with(",worker"));
 }
 
 TEST_CASE("importing something that is not a collsim trace names the file") {

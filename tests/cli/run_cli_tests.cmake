@@ -379,7 +379,7 @@ expect_exit(0)
 expect_output_matches(
   "ring +steps 2\\(N-1\\) +bytes sent per rank 2\\(N-1\\)/N \\* n"
   "parameter_server +steps 2 +bytes sent per rank worker: n"
-  "direct +steps 1 +bytes sent per rank \\(N-1\\) \\* n"
+  "direct +steps 2 \\(1 for N = 2\\) +bytes sent per rank \\(N-1\\) \\* n"
   "data types: f32 f64 f16 bf16 i32 i64"
   "reduce ops: sum prod min max avg")
 # The "used by" column: on a line of the algorithm's own block (its lines after the first

@@ -1,10 +1,15 @@
 // Direct all-reduce: the naive baseline.
 //
-// Every rank starts from its own input (a local copy into its output), then, in one
-// step, sends its whole input to every other rank, which reduces it into its output.
-// Steps: 1. Bytes each rank sends: (N-1) * n — it grows with N, which is exactly the
-// traffic that the ring and the trees avoid. In place the same exchange lands in scratch
+// Every rank sends its whole input to every other rank, which reduces it into its output.
+// The first buffer a rank receives (from rank r+1) is added to its own input as it is
+// written (a reduce-copy: no copy of the input first), in a step of its own because the
+// writes of one step to one region must commute; the other N-2 follow in the second step.
+// Steps are not barriers, so every rank still sends everything at once.
+// Steps: 2 (1 for N = 2). Bytes each rank sends: (N-1) * n — it grows with N, which is
+// exactly the traffic that the ring and the trees avoid. In place the same exchange lands in scratch
 // slots and a local step reduces them (same step count and bytes; (N-1) * n of scratch).
+#include <fmt/format.h>
+
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/schedule/algorithms/forms.h"
 #include "sim/schedule/algorithms/layouts.h"
@@ -34,20 +39,27 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
   ScheduleBuilder b(spec, "direct");
   const int n = spec.ranks;
   const std::uint64_t k = spec.count;
-  for (int r = 0; r < n; ++r) b.pre_copy({r, BufferKind::input, 0, k}, {r, BufferKind::output, 0, k});
+  if (n == 1) {  // nothing to exchange
+    b.pre_copy({0, BufferKind::input, 0, k}, {0, BufferKind::output, 0, k});
+    return std::move(b).finish();
+  }
   if (spec.in_place) {
     exchange_through_scratch(b);
     return std::move(b).finish();
   }
 
-  // The only step: all-to-all exchange of whole buffers; receivers accumulate in the
-  // order the senders are listed (r+1, r+2, ...), which the engine serialises.
-  b.step("exchange: every rank sends its whole buffer to every other rank, which reduces it");
+  // All-to-all exchange of whole buffers; receivers accumulate in the order the senders
+  // are listed (r+1, r+2, ...), which the engine serialises.
+  auto input = [k](int r) { return Region{r, BufferKind::input, 0, k}; };
+  auto output = [k](int r) { return Region{r, BufferKind::output, 0, k}; };
+  b.step("exchange 1/2: every rank sends its whole buffer to its left neighbour, which adds its own input and writes "
+         "the sum to its output");
+  for (int dst = 0; dst < n; ++dst) b.reduce_copy((dst + 1) % n, input((dst + 1) % n), input(dst), output(dst));
+  b.step(fmt::format("exchange 2/2: every rank sends its whole buffer to the {} other ranks, which reduce it into "
+                     "their outputs",
+                     n - 2));
   for (int dst = 0; dst < n; ++dst)
-    for (int i = 1; i < n; ++i) {
-      const int src = (dst + i) % n;
-      b.reduce(src, {src, BufferKind::input, 0, k}, {dst, BufferKind::output, 0, k});
-    }
+    for (int i = 2; i < n; ++i) b.reduce((dst + i) % n, input((dst + i) % n), output(dst));
   return std::move(b).finish();
 }
 
@@ -57,7 +69,7 @@ extern const AlgorithmInfo kAllReduceDirect{
     .name = "direct",
     .collective = Collective::all_reduce,
     .summary = "every rank sends its whole buffer to every other rank; the naive baseline",
-    .steps_formula = "1",
+    .steps_formula = "2 (1 for N = 2)",
     .bytes_formula = "(N-1) * n",
     .used_by = "Open MPI tuned allgather_reduce (7, main after 5.0): an all-gather, then every rank reduces",
     .build = &build,
