@@ -11,6 +11,7 @@
 #include "sim/schedule/algorithm.h"
 #include "sim/run/bench.h"
 #include "sim/run/bench_model.h"
+#include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
 
@@ -237,8 +238,14 @@ int command_bench(const BenchFlags& flags, const FlagGiven& given) {
   o.topology = topology;
   if (backend.name == "mpi") return command_bench_mpi(flags, std::move(o));
   const MemcpyRate reference = measure_reference(o, backend);
+  // Estimated from the reference just measured, before the first point (the CPU's only:
+  // a device's time is not its host's memcpy).
+  const RunTimeEstimate estimate =
+      backend.name == "cpu" ? estimate_cpu_bytes(bench_data_moved(o), o.threads, reference.gbps) : RunTimeEstimate{};
+  if (!flags.allow_long) check_run_time(estimate, "--allow-long", "fewer --ranks, a smaller -e/--maxbytes or fewer --iters");
   const std::string device = make_backend(backend, o.threads)->device_name();
   fmt::print("{}", format_bench_header(o, reference, device));
+  if (estimate.seconds > kSayEstimateSeconds) fmt::print("# estimated: {}\n", describe(estimate));
   std::fflush(stdout);
   ProgressLine progress;
   std::string current;

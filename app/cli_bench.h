@@ -18,6 +18,7 @@ struct BenchFlags {
   int slices = 0, servers = 1, ranks_per_node = 0;
   bool colocated = false;
   bool fuse = false;  // --fuse
+  bool allow_long = false;  // --allow-long: no refusal of a bench estimated over 10 minutes
   ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
   std::string csv, json;  // every row, written at the end (sim/run/bench_model.h)
 };

@@ -14,6 +14,8 @@
 #include "app/cli_progress.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
+#include "sim/run/bench.h"
+#include "sim/run/run_estimate.h"
 #include "sim/trace/report.h"
 
 namespace collsim::cli {
@@ -295,6 +297,20 @@ std::string single_collective_questions(const RunPlan& plan, bool answers) {
   return format_questions(*plan.scenario, p, checked_facts(*plan.scenario, p), answers);
 }
 
+namespace {
+
+// On the CPU every distinct collective runs once: their data at the memcpy rate bounds the
+// lesson's time (run_estimate.h), refused above 10 minutes before anything runs.
+void check_lesson_run_time(const ProgramResult& p, const LessonRunFlags& f) {
+  double bytes = 0;
+  for (std::size_t k : first_phases_of_runs(p)) bytes += data_moved(p.phases[k].schedule).total();
+  const RunTimeEstimate estimate = estimate_cpu_bytes(bytes);
+  if (!f.allow_long) check_run_time(estimate, "--allow-long", "fewer --ranks");
+  if (estimate.seconds > kSayEstimateSeconds && !f.quiet) fmt::print(stderr, "estimated: {}\n", describe(estimate));
+}
+
+}  // namespace
+
 int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
   const Scenario& s = *plan.scenario;
   // Everything that can be refused is refused before anything runs or is written.
@@ -304,6 +320,7 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
   if (!f.model_only) {
     const BackendChoice choice = choose_backend(plan.backend, f.placement);
     backend = make_backend(choice);
+    if (choice.name == "cpu") check_lesson_run_time(l.program, f);
     if (plan.backend == "auto" && !f.quiet)
       fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
   }

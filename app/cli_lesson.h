@@ -16,6 +16,7 @@ struct LessonRunFlags {
   TraceOutputs outputs;               // --trace, --chrome, --csv: the lesson's exports (program_to_json, ...)
   std::string dump;                   // --dump: refused, a lesson has more than one collective
   bool model_only = false, quiet = false, answers = false;
+  bool allow_long = false;  // --allow-long: no refusal of a lesson estimated over 10 minutes
 };
 
 // `collsim run LESSON.toml` (plan.lesson()): prepares every phase and predicts the program

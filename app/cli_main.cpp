@@ -167,7 +167,8 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
     return cli::command_run_mpi(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, false, rf.quiet, rf.answers});
   }
   if (plan.lesson())
-    return cli::command_run_lesson(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers});
+    return cli::command_run_lesson(plan, fa.scenario,
+                                   {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers, rf.allow_long});
   // A single collective's questions are answered from the model, before anything runs.
   const std::string questions = cli::single_collective_questions(plan, rf.answers);
   if (mf.model_only) {
@@ -293,9 +294,13 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   cmd->add_option("--servers", f.servers, "parameter_server: number of servers")->capture_default_str();
   cmd->add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1");
   cmd->add_flag("--fuse", f.fuse,
-                "cpu: run forwarding chains fused (NCCL's recvReduceSend): a transfer and the one that forwards its "
-                "result, when it waits for nothing else, on one worker tile by tile, the partial sum read back from "
-                "cache (docs/performance.md)");
+                "cpu: run forwarding chains fused (NCCL's recvReduceSend): a transfer and those that forward its "
+                "result, when they wait for nothing outside the chain, on one worker tile by tile, partial sums read "
+                "back from cache (docs/performance.md)");
+  cmd->add_flag("--allow-long", f.allow_long,
+                "cpu: run even when the whole bench is estimated to take more than 10 minutes (every point's data, "
+                "checked run, warm-ups and iterations, at the measured memcpy rate); without it such a bench is refused "
+                "before the first point");
   cmd->add_option("--ranks-per-node", f.ranks_per_node, "hierarchical: ranks per node; 0: automatic")->capture_default_str();
   add_model_flags(*cmd, f.model);
   cmd->add_flag("--model-only", f.model.model_only, "predicted times only: nothing is allocated or executed");
@@ -330,8 +335,8 @@ int run_cli(int argc, char** argv) {
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
   run_cmd->add_flag("--allow-long", run.allow_long,
-                    "run even when the run is estimated to take more than 10 minutes (its data at this machine's "
-                    "memcpy rate); without it such a run is refused before it starts");
+                    "run even when the run (a lesson: all its collectives) is estimated to take more than 10 minutes "
+                    "(its data at this machine's memcpy rate); without it such a run is refused before it starts");
   run_cmd->add_flag("--answers", run.answers, "a scenario's or lesson's questions: print the answers too");
   FileArgs files;
   const char* scenario_help =

@@ -67,6 +67,27 @@ TEST_CASE("a run's time estimate is its data moved at the memcpy rate, refused a
   CHECK_NOTHROW(check_run_time({.bytes = 1e12, .memcpy_gbps = 2000, .seconds = 0.5}, "--allow-long"));
 }
 
+TEST_CASE("a bench's time is estimated from every point's data, each run 1 + warm-ups + iterations times") {
+  BenchOptions o;
+  o.ranks = 4;
+  o.algorithms = {"ring", "direct"};
+  o.min_bytes = 1024;
+  o.max_bytes = 4096;
+  o.warmup = 2;
+  o.iterations = 3;
+  double want = 0;
+  for (const char* algorithm : {"ring", "direct"})
+    for (std::uint64_t bytes : {1024u, 2048u, 4096u})
+      want += 6.0 * data_moved(build_schedule({Collective::all_reduce, 4, bytes / 4, DataType::f32, ReduceOp::sum, 0},
+                                              algorithm, {}))
+                        .total();
+  CHECK(bench_data_moved(o) == want);
+  // A rate measured already (the bench's reference) is taken as it is, at any size.
+  const RunTimeEstimate e = estimate_cpu_bytes(want, 1, 2.0);
+  CHECK(e.memcpy_gbps == 2.0);
+  CHECK(e.seconds == doctest::Approx(want / 2e9));
+}
+
 TEST_CASE("a tiny bench run gives one verified row per algorithm and size") {
   BenchOptions o;
   o.algorithms = {"ring", "direct"};

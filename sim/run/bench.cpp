@@ -197,6 +197,17 @@ std::vector<std::uint64_t> bench_sizes(const BenchOptions& o) {
   return sizes;
 }
 
+double bench_data_moved(const BenchOptions& o) {
+  double total = 0;
+  const double executions = 1.0 + o.warmup + o.iterations;
+  for (const std::string& algorithm : o.algorithms)
+    for (std::uint64_t bytes : bench_sizes(o)) {
+      const RunRequest r = bench_request(o, algorithm, bytes / dtype_size(o.dtype));
+      total += data_moved(build_schedule(r.spec, r.algorithm, r.options)).total() * executions;
+    }
+  return total;
+}
+
 std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_rate, const BenchCallbacks& callbacks) {
   validate_bench_options(o);
   const std::vector<std::uint64_t> sizes = bench_sizes(o);

@@ -76,6 +76,11 @@ RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, st
 // The sizes a run measures, in bytes per rank (whole elements only, duplicates dropped).
 std::vector<std::uint64_t> bench_sizes(const BenchOptions& o);
 
+// The bytes the whole bench will read and write (data_moved of every point's schedule, for
+// its checked run, its warm-ups and its timed iterations): what its time is estimated from
+// before it starts (run_estimate.h). Builds every point's schedule.
+double bench_data_moved(const BenchOptions& o);
+
 struct BenchRow {
   std::string algorithm;
   std::uint64_t bytes = 0;  // per rank: count * type size

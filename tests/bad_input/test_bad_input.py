@@ -188,6 +188,9 @@ CASES = [
     ("flag unknown", ["run", "--frobnicate"], "--frobnicate", {}, {}),
     ("flag explain missing file", ["explain", "nosuch.toml"], "nosuch.toml", {}, {}),
     ("run estimated too long", ["run", "--ranks", "8", "--count", "64M"], "--allow-long", {}, {"COLLSIM_TEST_MEMCPY_GBPS": "0.001"}),
+    ("lesson estimated too long", ["run", "l.toml"], "--allow-long", {"l.toml": LESSON}, {"COLLSIM_TEST_MEMCPY_GBPS": "1e-9"}),
+    ("bench estimated too long", ["bench", "--ranks", "2", "-b", "1M", "-e", "1M"], "-e/--maxbytes", {},
+     {"COLLSIM_TEST_MEMCPY_GBPS": "0.00001"}),
 ]
 
 # Cases about their own output flags, or of commands that write nothing: no outputs appended.
