@@ -34,6 +34,12 @@ from pathlib import Path
 failures = []
 
 
+# Seconds one mpirun may take: a lesson of hundreds of phases on 4 ranks takes a minute or
+# two here, several times that in a sanitizer build (scripts/test's pass 4), where main()
+# raises it.
+LAUNCH_TIMEOUT = 120
+
+
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what, flush=True)
     if not ok:
@@ -42,7 +48,7 @@ def check(ok, what):
 
 def launch(a, n, argv, env=None, mca=()):
     cmd = [a.mpiexec, "--allow-run-as-root", "--oversubscribe", *mca, "-n", str(n), a.collsim, *argv]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT, env={**os.environ, **(env or {})})
 
 
 def sweep(a):
@@ -152,7 +158,7 @@ def lessons(a, work):
     lesson = "scenarios/lessons/02_ring_vs_parameter_server.toml"
     trace = work / "lesson.json"
     cpu = subprocess.run([a.collsim, "run", lesson, "--backend", "cpu", "--answers", "--trace", str(trace)],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=LAUNCH_TIMEOUT)
     r = launch(a, 5, ["run", lesson, "--backend", "mpi", "--answers", "--trace", str(trace)])
     check(r.returncode == 0 and "result      verified: every output of 2 distinct collectives" in r.stdout,
           f"lesson 02 on 5 processes: both collectives verified ({r.stdout[-300:]} {r.stderr.strip()[:300]})")
@@ -192,7 +198,7 @@ def dump(a, work):
                 f.unlink()
         r = launch(a, n, ["run", "--backend", "mpi", "--seed", "7", "-q", "--dump", str(mpi_dir), *argv])
         c = subprocess.run([a.collsim, "run", "--backend", "cpu", "--seed", "7", "-q", "--dump", str(cpu_dir), *argv],
-                           capture_output=True, text=True, timeout=120)
+                           capture_output=True, text=True, timeout=LAUNCH_TIMEOUT)
         names = sorted(f.name for f in cpu_dir.glob("*.bin"))
         same = names == sorted(f.name for f in mpi_dir.glob("*.bin")) and all(
             (mpi_dir / name).read_bytes() == (cpu_dir / name).read_bytes() for name in names)
@@ -212,7 +218,11 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--sanitize", default="", help="the build's COLLSIM_SANITIZE (empty: none)")
     a = ap.parse_args()
+    global LAUNCH_TIMEOUT
+    if a.sanitize:
+        LAUNCH_TIMEOUT = 600
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     os.chdir(a.source_dir)
