@@ -3,6 +3,7 @@
 // is no barrier between steps, so independent chunks overlap exactly as the derived
 // dependency graph allows.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -178,19 +179,19 @@ bool overlap(const Region& a, const Region& b) {
 // touches are either the same region (same offsets and count, so the same tiles) or
 // disjoint: the all-gather's copies land where the reduce-scatter read and wrote the chunk.
 bool may_fuse(const Schedule& s, std::span<const std::uint32_t> chain, std::uint32_t next) {
+  // The regions a transfer touches, the write first (no operand: the source twice).
   const auto touched = [&](const Transfer& t) {
-    std::vector<Region> r{storage_of(s, t.destination()), storage_of(s, t.source())};
-    if (t.has_operand()) r.push_back(storage_of(s, t.operand()));
-    return r;  // the write first
+    const Region src = storage_of(s, t.source());
+    return std::array<Region, 3>{storage_of(s, t.destination()), src, t.has_operand() ? storage_of(s, t.operand()) : src};
   };
   const auto compatible = [](const Region& a, const Region& b) { return a == b || !overlap(a, b); };
-  const std::vector<Region> x = touched(s.transfers[next]);
+  const std::array<Region, 3> x = touched(s.transfers[next]);
   for (std::uint32_t m : chain) {
-    const std::vector<Region> y = touched(s.transfers[m]);
+    const std::array<Region, 3> y = touched(s.transfers[m]);
     for (const Region& r : y)
-      if (!compatible(x.front(), r)) return false;
+      if (!compatible(x[0], r)) return false;
     for (const Region& r : x)
-      if (!compatible(r, y.front())) return false;
+      if (!compatible(r, y[0])) return false;
   }
   return true;
 }
