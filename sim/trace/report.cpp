@@ -100,17 +100,14 @@ std::string operand_text(const Transfer& t) {
 }  // namespace
 
 std::string transfer_sentence(const Transfer& t) {
-  const auto region = [](BufferKind b, std::uint64_t offset, std::uint64_t count) {
-    return fmt::format("{}[{},{})", to_string(b), offset, offset + count);
-  };
-  const std::string into = region(t.dst_buffer, t.dst_offset, t.count);
+  const std::string into = range(t.dst_buffer, t.dst_offset, t.count);
   const bool local = t.src == t.dst;
-  const std::string what = local ? "its own " + region(t.src_buffer, t.src_offset, t.count)
+  const std::string what = local ? "its own " + range(t.src_buffer, t.src_offset, t.count)
                                  : fmt::format("rank {}'s chunk {}", t.src, t.chunk);
   if (t.has_operand()) {
     // The ring's operand has the destination's offsets: "its own input" says all.
     const std::string operand = t.operand_offset == t.dst_offset ? std::string(to_string(t.operand_buffer))
-                                                                 : region(t.operand_buffer, t.operand_offset, t.count);
+                                                                 : range(t.operand_buffer, t.operand_offset, t.count);
     return fmt::format("rank {} adds {} to its own {} and writes the sum to its {}", t.dst, what, operand, into);
   }
   if (reduces(t.action)) return fmt::format("rank {} adds {} into its {}", t.dst, what, into);

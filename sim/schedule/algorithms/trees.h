@@ -82,21 +82,9 @@ class TreeMoveWriter {
   TreeMoveWriter(ScheduleBuilder& b, const std::array<Tree, 2>& trees, int slices)
       : b_(b), trees_(trees), slices_(slices),
         started_(2 * static_cast<std::size_t>(slices) * static_cast<std::size_t>(b.spec().ranks), 0) {
-    const int ranks = b.spec().ranks;
     for (int t = 0; t < 2; ++t) {
-      const Tree& tree = trees[static_cast<std::size_t>(t)];
-      // Per parent: its children's least height, and how many children have it.
-      std::vector<int> lowest(static_cast<std::size_t>(ranks), INT32_MAX), together(static_cast<std::size_t>(ranks), 0);
-      for (int r = 0; r < ranks; ++r) {
-        if (r == tree.root) continue;
-        const auto p = static_cast<std::size_t>(tree.parent[static_cast<std::size_t>(r)]);
-        const int h = tree.height[static_cast<std::size_t>(r)];
-        if (h < lowest[p]) lowest[p] = h, together[p] = 0;
-        together[p] += h == lowest[p];
-      }
       const Block half = even_block(b.spec().count, 2, static_cast<std::uint64_t>(t));
-      for (int p = 0; p < ranks; ++p) {
-        if (together[static_cast<std::size_t>(p)] < 2) continue;
+      for (int p : parents_with_first_children_together(trees[static_cast<std::size_t>(t)])) {
         b.pre_copy({p, BufferKind::input, half.offset, half.count}, {p, BufferKind::output, half.offset, half.count});
         for (int s = 0; s < slices; ++s) started_[index(t * slices + s, p)] = 1;
       }
@@ -130,6 +118,23 @@ class TreeMoveWriter {
   const std::array<Tree, 2>& trees_;
   int slices_;
   std::vector<char> started_;  // per (chunk, rank): its output slice holds a sum already
+
+  // The ranks of which two or more children have the least height among their children:
+  // their first two children send up in the same step.
+  std::vector<int> parents_with_first_children_together(const Tree& tree) const {
+    const auto ranks = static_cast<std::size_t>(b_.spec().ranks);
+    std::vector<int> lowest(ranks, INT32_MAX), together(ranks, 0), parents;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      if (static_cast<int>(r) == tree.root) continue;
+      const auto p = static_cast<std::size_t>(tree.parent[r]);
+      if (tree.height[r] < lowest[p]) lowest[p] = tree.height[r], together[p] = 0;
+      together[p] += tree.height[r] == lowest[p];
+    }
+    for (std::size_t p = 0; p < ranks; ++p)
+      if (together[p] >= 2) parents.push_back(static_cast<int>(p));
+    return parents;
+  }
+
   std::size_t index(int chunk, int rank) const {
     return static_cast<std::size_t>(chunk) * static_cast<std::size_t>(b_.spec().ranks) + static_cast<std::size_t>(rank);
   }
