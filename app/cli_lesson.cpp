@@ -14,7 +14,6 @@
 #include "app/cli_progress.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
-#include "sim/run/bench.h"
 #include "sim/run/run_estimate.h"
 #include "sim/trace/report.h"
 
@@ -302,9 +301,7 @@ namespace {
 // On the CPU every distinct collective runs once: their data at the memcpy rate bounds the
 // lesson's time (run_estimate.h), refused above 10 minutes before anything runs.
 void check_lesson_run_time(const ProgramResult& p, const LessonRunFlags& f) {
-  double bytes = 0;
-  for (std::size_t k : first_phases_of_runs(p)) bytes += data_moved(p.phases[k].schedule).total();
-  const RunTimeEstimate estimate = estimate_cpu_bytes(bytes);
+  const RunTimeEstimate estimate = estimate_cpu_program(p);
   if (!f.allow_long) check_run_time(estimate, "--allow-long", "fewer --ranks");
   if (estimate.seconds > kSayEstimateSeconds && !f.quiet) fmt::print(stderr, "estimated: {}\n", describe(estimate));
 }

@@ -10,13 +10,14 @@
 namespace collsim {
 namespace {
 
+// Each test case gets its own folder: ctest runs the cases of this file at the same time.
 struct LectureDir {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "collsim_test_lecture";
+  testing::TempDir scratch{"lecture"};
+  std::filesystem::path dir = scratch.path();
   LectureDir() {
     std::filesystem::create_directories(dir / "lessons");
     std::ofstream(dir / "lessons" / "a.toml") << "format = 1\n";
   }
-  ~LectureDir() { std::filesystem::remove_all(dir); }
   std::filesystem::path write(const std::string& text) const {
     const auto path = dir / "week.lecture.toml";
     std::ofstream(path) << text;

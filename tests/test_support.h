@@ -87,6 +87,7 @@ class TempDir {
     std::ofstream(path_ / name) << text;
     return path_ / name;
   }
+  const std::filesystem::path& path() const { return path_; }
 
  private:
   std::filesystem::path path_;

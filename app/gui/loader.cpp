@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/run/msccl_import.h"
+#include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
@@ -16,17 +18,32 @@
 namespace collsim::gui {
 namespace {
 
-// The CPU backend of a load: once the load is cancelled it skips the transfers not yet
-// started, and the execution's ExecutionStopped becomes the load's LoadCancelled.
-template <class Execute>
-void execute_cancellably(const Progress& p, Execute&& execute) {
-  const std::unique_ptr<Backend> backend =
-      make_cpu_backend({.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }, .after_transfer = {}});
+// The CPU backend of a load. `on_transfers(done, total)` moves the bar as its transfers
+// finish, at most ten times a second (after_transfer runs on the workers). Once the load
+// is cancelled the backend skips the transfers not yet started, and the execution's
+// ExecutionStopped becomes the load's LoadCancelled.
+template <class Execute, class OnTransfers>
+void execute_cancellably(Progress& p, OnTransfers&& on_transfers, Execute&& execute) {
+  std::atomic<std::int64_t> due{0};
+  const auto report = [&](std::size_t done, std::size_t total) {
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::int64_t next = due.load(std::memory_order_relaxed);
+    if (now < next || !due.compare_exchange_strong(next, now + std::int64_t{100'000'000})) return;
+    on_transfers(done, total);
+  };
+  const std::unique_ptr<Backend> backend = make_cpu_backend(
+      {.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }, .after_transfer = report});
   try {
     execute(*backend);
   } catch (const ExecutionStopped&) {
     throw LoadCancelled();
   }
+}
+
+// "running on the CPU backend (...): 1200 of 4000 transfers", and the bar from lo to hi.
+void report_transfers(Progress& p, float lo, float hi, const std::string& text, std::size_t done, std::size_t total) {
+  p.report(lo + (hi - lo) * static_cast<float>(done) / static_cast<float>(std::max<std::size_t>(total, 1)),
+           fmt::format("{}: {} of {} transfers", text, done, total));
 }
 
 // One run, from its request to the view model. Every p.set is a phase boundary, where a
@@ -39,8 +56,11 @@ std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyC
   // reported at once; predict_run checks it again, cheaply.
   p.set(0.25f, "checking the topology");
   (void)make_topology(topology, run.schedule.spec.ranks, run.schedule.total_ranks);
-  p.set(0.3f, fmt::format("running {} transfers on the CPU backend", run.schedule.transfers.size()));
-  execute_cancellably(p, [&run](Backend& backend) { execute_run(run, backend); });
+  const std::string running = running_text("running on the CPU backend", estimate_cpu_run(run.schedule));
+  p.set(0.3f, running);
+  execute_cancellably(
+      p, [&](std::size_t done, std::size_t total) { report_transfers(p, 0.3f, 0.6f, running, done, total); },
+      [&run](Backend& backend) { execute_run(run, backend); });
   p.set(0.6f, fmt::format("predicting the times on a {} topology", to_string(topology.kind)));
   predict_run(run, topology);
   p.set(0.7f, "recording the trace");
@@ -98,13 +118,26 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   lesson->program = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
   p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
   predict_program(lesson->program, s, s.topology);
-  p.set(0.3f, "running on the CPU backend");
-  execute_cancellably(p, [&](Backend& backend) {
-    execute_program(lesson->program, backend, [&p](int done, int total) {
-      p.set(0.3f + 0.4f * static_cast<float>(done) / static_cast<float>(std::max(total, 1)),
-            fmt::format("ran {} of {} collective{} on the CPU backend", done, total, total == 1 ? "" : "s"));
-    });
-  });
+  const std::string running = running_text("running on the CPU backend", estimate_cpu_program(lesson->program));
+  p.set(0.3f, running);
+  // Each distinct collective has its share of the bar, which moves with its transfers; a
+  // cancel stops the lesson between two transfers.
+  const std::size_t runs = first_phases_of_runs(lesson->program).size();
+  std::atomic<int> running_now{0};  // the collective whose transfers run (read on the workers)
+  const auto share = [runs](int k) { return 0.3f + 0.4f * static_cast<float>(k) / static_cast<float>(std::max<std::size_t>(runs, 1)); };
+  const auto text = [&](int k) { return runs <= 1 ? running : fmt::format("{}, collective {} of {}", running, k + 1, runs); };
+  execute_cancellably(
+      p,
+      [&](std::size_t done, std::size_t total) {
+        const int k = running_now.load();
+        report_transfers(p, share(k), share(k + 1), text(k), done, total);
+      },
+      [&](Backend& backend) {
+        execute_program(lesson->program, backend, [&](int done, int total) {
+          running_now = done;
+          p.set(share(done), done < total ? text(done) : running);
+        });
+      });
   lesson->scenario = std::move(s);
   build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
     p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
@@ -202,6 +235,11 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
 }
 
 }  // namespace
+
+std::string running_text(const std::string& what, const RunTimeEstimate& e) {
+  if (e.seconds <= kSayEstimateSeconds) return what;
+  return fmt::format("{} ({})", what, describe(e));
+}
 
 void Progress::set(float fraction, std::string phase) {
   if (cancelled()) throw LoadCancelled();

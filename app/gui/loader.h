@@ -24,6 +24,7 @@
 #include "app/gui/lesson.h"
 #include "app/gui/view_model.h"
 #include "sim/run/run.h"
+#include "sim/run/run_estimate.h"
 #include "sim/model/topology.h"
 
 namespace collsim::gui {
@@ -88,6 +89,13 @@ class Progress {
   std::string phase_, label_;
   float lo_ = 0, hi_ = 1;
 };
+
+// What the progress bar says while the CPU backend runs: `what` and, when the run takes
+// more than a few seconds, the estimate the CLI gives (run_estimate.h: "at least 82 s: its
+// transfers read and write ..."); the bar then moves with the transfers. The app refuses no
+// run for its length, as the CLI does without --allow-long: a student sees how long it will
+// take at least, and can Cancel.
+std::string running_text(const std::string& what, const RunTimeEstimate& e);
 
 // Does the whole load on the calling thread. Never throws.
 LoadResult load(const LoadRequest& request, Progress& progress);

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "sim/check/dependencies.h"
+#include "sim/run/bench.h"
 #include "sim/core/errors.h"
 
 namespace collsim {
@@ -463,6 +464,12 @@ bool ProgramResult::verified() const {
   for (const PhaseRun& pr : phases)
     if (pr.run && !pr.run->verification.ok) return false;
   return true;
+}
+
+RunTimeEstimate estimate_cpu_program(const ProgramResult& p) {
+  double bytes = 0;
+  for (const std::size_t k : first_phases_of_runs(p)) bytes += data_moved(p.phases[k].schedule).total();
+  return estimate_cpu_bytes(bytes);
 }
 
 std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p) {

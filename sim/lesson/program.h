@@ -11,6 +11,7 @@
 #include "sim/exec/backend.h"
 #include "sim/lesson/lesson.h"
 #include "sim/run/run.h"
+#include "sim/run/run_estimate.h"
 #include "sim/lesson/scenario.h"
 #include "sim/model/timing_model.h"
 
@@ -66,6 +67,9 @@ std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p);
 // The worker ranks: the largest collective's spec.ranks (parameter servers excluded), or
 // total_ranks when the program has no collective.
 int program_workers(const ProgramResult& p);
+// How long execute_program takes on the CPU at least: every distinct collective's data at
+// the memcpy rate (run_estimate.h), for the CLI's refusal and the app's progress text.
+RunTimeEstimate estimate_cpu_program(const ProgramResult& p);
 
 // Builds and checks every collective phase (InputError naming the phase's origin for a bad
 // request or step range, or a compute array longer than the program's ranks), refuses a

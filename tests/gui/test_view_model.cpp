@@ -898,6 +898,16 @@ TEST_CASE("gui loader: a run and a JSON trace of it load into view models with m
   CHECK(load(run_request(rq), p).error.find("--ranks") != std::string::npos);
 }
 
+TEST_CASE("gui loader: a run of more than a few seconds says its estimate while it runs, a short one does not") {
+  CHECK(running_text("running on the CPU backend", {}) == "running on the CPU backend");  // not measured: small
+  const RunTimeEstimate short_run{.bytes = 2e9, .memcpy_gbps = 10, .seconds = 0.2};
+  CHECK(running_text("running", short_run) == "running");
+  const RunTimeEstimate long_run{.bytes = 8.22e11, .memcpy_gbps = 10, .seconds = 82.2};
+  const std::string text = running_text("running", long_run);
+  CHECK(text.starts_with("running (at least "));
+  CHECK(text.find(describe(long_run)) != std::string::npos);  // the CLI's words, not the app's own
+}
+
 TEST_CASE("gui loader: an MSCCL algorithm file opens as its schedule, run, checked and drawn like any other") {
   Progress p;
   const std::filesystem::path file = std::filesystem::path(COLLSIM_SOURCE_DIR) / "tests" / "msccl" / "alltoall_3.xml";
