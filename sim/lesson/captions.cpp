@@ -69,7 +69,13 @@ std::string known_names(const Names& names) {
 }
 
 std::string render(std::string_view text, const Names& names, const std::string& where) {
-  return render_text(text, scope_of(names), where, known_names(names));
+  try {
+    return render_text(text, scope_of(names), where);
+  } catch (const InputError&) {
+    // Again, to throw the same error with the names this text knows: the list is built only
+    // for the message (building it for every caption of every step was most of a render).
+    return render_text(text, scope_of(names), where, known_names(names));
+  }
 }
 
 std::string range_words(const StageFacts& st) {
@@ -822,13 +828,17 @@ int stage_selector_rank(std::string_view at, const Schedule& s, int step) {
   return positioned ? (sel.stage.empty() ? 2 : 3) : (sel.stage.empty() ? 0 : 1);
 }
 
-CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
-                           int step) {
+namespace {
+
+// caption_parts with the phase's lesson_scope already built (check_lesson_text builds it
+// once per phase, not once per step).
+CaptionParts caption_parts_in(const Names& scope, const Scenario& s, std::size_t index, const Schedule& phase_schedule,
+                              int step) {
   const Phase& phase = s.phases.at(index);
   const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
   const bool collective = phase.kind == PhaseKind::collective;
   const CaptionContext c = caption_context(collective ? phase_schedule : Schedule{}, collective ? step : 0, number, phases);
-  Names names = lesson_scope(f, index);
+  Names names = scope;
   add_step_names(names, c);
   CaptionParts out;
   out.lesson = render(s.caption, names, where_or(s.caption_where, s.source));
@@ -840,6 +850,13 @@ CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t 
   if (const std::string* own = own_step_caption(phase, phase_schedule, c.step, &where))
     out.step = render(*own, names, where_or(where, phase.origin));
   return out;
+}
+
+}  // namespace
+
+CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                           int step) {
+  return caption_parts_in(lesson_scope(f, index), s, index, phase_schedule, step);
 }
 
 std::string shown_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
@@ -920,7 +937,8 @@ void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFa
     const bool collective = k < p.phases.size() && p.phases[k].run;
     const Schedule none;
     const Schedule& schedule = collective ? p.phases[k].schedule : none;
-    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts(s, f, k, schedule, step);
+    const Names scope = lesson_scope(f, k);
+    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts_in(scope, s, k, schedule, step);
   }
   for (std::size_t k = 0; k < s.questions.size(); ++k) {
     question_text(s, f, k);
