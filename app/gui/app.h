@@ -91,7 +91,9 @@ struct ToolbarPanel {
   float full_width = 0;                          // px the two rows took, last drawn
   bool compact = false;                          // this frame: one row
   int clipped = 0;                               // this frame: items reaching past the window's right edge
+  std::string phase_below;                       // this frame: the load's phase, too long for its bar
   void Draw(App& app);
+  void DrawPhaseBelow();              // that phase on a line of its own, under the rows
   void DrawRunEditor(App& app);       // the first row: the collective and its options
   void DrawTopologyFields(App& app);  // the second: the topology, its links, the protocol, the stragglers
   void DrawActions(App& app);         // the comparison, Run or the progress, Export

@@ -390,6 +390,7 @@ void ToolbarPanel::Draw(App& app) {
     ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
     DrawActions(app);
     clipped += past_right_edge() ? 1 : 0;
+    DrawPhaseBelow();
     return;
   }
   DrawRunEditor(app);
@@ -401,6 +402,14 @@ void ToolbarPanel::Draw(App& app) {
   if (!app.loading()) widest = std::max(widest, ImGui::GetItemRectMax().x - left);  // (the progress bar takes the whole row)
   clipped += past_right_edge() ? 1 : 0;
   full_width = widest;
+  DrawPhaseBelow();
+}
+
+void ToolbarPanel::DrawPhaseBelow() {
+  if (phase_below.empty()) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", phase_below.c_str());
+  ImGui::PopStyleColor();
 }
 
 void ToolbarPanel::DrawRunEditor(App& app) {
@@ -490,9 +499,17 @@ void ToolbarPanel::DrawActions(App& app) {
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
   if (app.loading()) {
     const Progress& p = app.loader.progress();
-    // The rest of the row, less the Cancel button: the phases' text is long.
-    const float width = std::max(ImGui::GetFontSize() * 14, ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 5);
-    ImGui::ProgressBar(p.fraction(), ImVec2(width, 0), p.phase().c_str());
+    // The rest of the row, less the Cancel button. The phase's words go in the bar when they
+    // fit, else the bar shows the percentage and the words take a line under the toolbar
+    // (a long run's estimate does not fit in a row).
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float cancel = ImGui::CalcTextSize("Cancel").x + style.FramePadding.x * 2 + style.ItemSpacing.x;
+    const float width = std::max(ImGui::GetFontSize() * 5, ImGui::GetContentRegionAvail().x - cancel);
+    const std::string phase = p.phase();
+    const bool fits = ImGui::CalcTextSize(phase.c_str()).x + style.FramePadding.x * 2 <= width;
+    phase_below = fits ? std::string() : phase;
+    ImGui::ProgressBar(p.fraction(), ImVec2(width, 0), fits ? phase.c_str() : nullptr);  // nullptr: "42%"
+    if (!fits && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", phase.c_str());
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) app.cancel_load();
     if (ImGui::IsItemHovered())
@@ -500,6 +517,7 @@ void ToolbarPanel::DrawActions(App& app) {
                         "phase (an execution already under way finishes first) and its result is discarded");
     return;
   }
+  phase_below.clear();
   if (ImGui::Button("  Run  ")) app.run_editor();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", app.doc.lesson && app.doc.lesson->multi_phase()
