@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/core/throttle.h"
+
 namespace collsim::cli {
 
 // Shows progress on stderr once the command has taken more than a second: one line
@@ -95,12 +97,10 @@ class StageProgress {
 class TransferProgress {
  public:
   explicit TransferProgress(std::string what)
-      : what_(std::move(what)), every_(::isatty(STDERR_FILENO) == 1 ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
+      : what_(std::move(what)), throttle_(::isatty(STDERR_FILENO) == 1 ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
 
   void operator()(std::size_t done, std::size_t total) {
-    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
-    std::int64_t due = due_.load(std::memory_order_relaxed);
-    if (now < due || !due_.compare_exchange_strong(due, now + std::chrono::nanoseconds(every_).count())) return;
+    if (!throttle_.due()) return;
     const std::lock_guard lock(mutex_);
     line_.show(fmt::format("{}: {}/{} transfers ({:.0f} %) ...", what_, done, total, 100.0 * static_cast<double>(done) / static_cast<double>(total)));
   }
@@ -111,8 +111,7 @@ class TransferProgress {
 
  private:
   std::string what_;
-  std::chrono::steady_clock::duration every_;
-  std::atomic<std::int64_t> due_{0};
+  Throttle throttle_;
   std::mutex mutex_;
   ProgressLine line_;
 };

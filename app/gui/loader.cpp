@@ -12,6 +12,7 @@
 #include "sim/run/msccl_import.h"
 #include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
+#include "sim/core/throttle.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 
@@ -24,12 +25,9 @@ namespace {
 // ExecutionStopped becomes the load's LoadCancelled.
 template <class Execute, class OnTransfers>
 void execute_cancellably(Progress& p, OnTransfers&& on_transfers, Execute&& execute) {
-  std::atomic<std::int64_t> due{0};
+  Throttle throttle(std::chrono::milliseconds(100));
   const auto report = [&](std::size_t done, std::size_t total) {
-    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
-    std::int64_t next = due.load(std::memory_order_relaxed);
-    if (now < next || !due.compare_exchange_strong(next, now + std::int64_t{100'000'000})) return;
-    on_transfers(done, total);
+    if (throttle.due()) on_transfers(done, total);
   };
   const std::unique_ptr<Backend> backend = make_cpu_backend(
       {.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }, .after_transfer = report});
