@@ -1,5 +1,5 @@
 # Fails when a file of one sim/ layer includes a header of a layer above it (or of app/, or
-# ImGui, GLFW or CUDA headers, which sim/ never includes: DESIGN.md). Run at build time by
+# ImGui, GLFW or CUDA headers, which sim/ never includes: docs/design.md). Run at build time by
 # collsim_layer() in sim/CMakeLists.txt, before the layer's library compiles, so a
 # wrong-way include fails the build with the file, the line and the rule it breaks.
 #   cmake -DLAYER=core -DALLOWED="core" -DFILES="a.cpp;b.h" -DSTAMP=file -P check_layer.cmake

@@ -19,6 +19,10 @@ endif()
 if(COLLSIM_FUZZ)
   message(FATAL_ERROR "collsim: COLLSIM_SANITIZE and COLLSIM_FUZZ are separate build trees (the fuzz build has ASan+UBSan already)")
 endif()
-add_compile_options(${_collsim_sanitize_flags} -fno-omit-frame-pointer -g)
+# -O1 -g1 whatever the build type (they come after its flags, and the last -O and -g win):
+# line tables are enough for the reports' file:line stacks, and UBSan's checks with full debug
+# information at -O2 made the compiles 2.7 times slower (sim/trace/trace_json.cpp: 60 s
+# against 22 s, docs/performance.md). Use a build of your own with -g for a debugger.
+add_compile_options(${_collsim_sanitize_flags} -fno-omit-frame-pointer -O1 -g1)
 add_link_options(${_collsim_sanitize_flags})
 message(STATUS "collsim: sanitizer build (${COLLSIM_SANITIZE}): ${_collsim_sanitize_flags}")

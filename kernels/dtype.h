@@ -35,6 +35,5 @@ COLLSIM_HD constexpr std::size_t dtype_size(DataType t) {
 }
 
 COLLSIM_HD constexpr bool is_integer(DataType t) { return t == DataType::i32 || t == DataType::i64; }
-COLLSIM_HD constexpr bool is_16bit_float(DataType t) { return t == DataType::f16 || t == DataType::bf16; }
 
 }  // namespace collsim

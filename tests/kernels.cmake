@@ -6,6 +6,10 @@ endif()
 
 add_executable(test_kernels ${CMAKE_CURRENT_LIST_DIR}/test_kernels.cpp)
 target_link_libraries(test_kernels PRIVATE collsim_kernels doctest::doctest)
+# Whether the library was built with nvcc: the test checks cuda::built_with_cuda() against it.
+if(COLLSIM_WITH_CUDA)
+  target_compile_definitions(test_kernels PRIVATE COLLSIM_HAVE_CUDA=1)
+endif()
 doctest_discover_tests(test_kernels TEST_PREFIX "kernels: ")
 
 # Compares the CUDA kernels with the host loops; exits 77 (reported as skipped) when there

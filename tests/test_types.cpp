@@ -53,7 +53,7 @@ TEST_CASE("names round-trip through parse and to_string") {
   CHECK_FALSE(parse_data_type("f8"));
 }
 
-TEST_CASE("buffer sizes follow DESIGN.md's table") {
+TEST_CASE("buffer sizes follow the buffer table of the design document") {
   CollectiveSpec s{Collective::all_gather, 4, 10, DataType::f32, ReduceOp::sum, 1};
   CHECK(input_elements(s, "", 0) == 10);
   CHECK(output_elements(s, "", 0) == 40);

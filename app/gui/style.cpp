@@ -125,10 +125,6 @@ namespace {
 float right_edge() { return ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x; }
 }  // namespace
 
-void same_line_if_fits(float width) {
-  if (ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + width <= right_edge() + 0.5f) ImGui::SameLine();
-}
-
 bool past_right_edge() { return ImGui::GetItemRectMax().x > right_edge() + 0.5f; }
 
 void help_marker(const char* text) {

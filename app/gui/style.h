@@ -52,9 +52,6 @@ Fonts load_fonts(float scale);
 // The dark theme, with sizes scaled.
 void apply_style(float scale);
 
-// SameLine when an item `width` pixels wide still fits on the current line; else the item
-// starts a new line (rows that wrap instead of running off the window).
-void same_line_if_fits(float width);
 // Whether the last item reaches past the window's right edge (cut off).
 bool past_right_edge();
 

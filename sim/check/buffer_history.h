@@ -1,7 +1,7 @@
 // Every buffer cut into cells, and each cell's history of contribution sets: the one record
 // of what every buffer holds when, which every view reads (the app's buffers panel, the
 // storyboard, lesson captions, the explanation of a wrong hand-written schedule) instead of
-// replaying the checker itself (DESIGN.md, "One model, many views").
+// replaying the checker itself (docs/design.md, "The buffer history").
 //
 // The cells are the finest partition of a buffer's elements that the schedule induces:
 // every boundary of every piece the schedule checker ever wrote there (a ring's N chunks,

@@ -9,7 +9,7 @@
 //   - nothing reads or reduces into data that was never written;
 //   - a reduce never adds a contribution its destination already holds (a barrier's
 //     tokens excepted: they are sets of "heard from" ranks, and max is idempotent);
-//   - at the end every output holds exactly the contributions DESIGN.md's table demands,
+//   - at the end every output holds exactly the contributions docs/design.md's buffer table demands,
 //     and every barrier token has heard from every rank.
 #pragma once
 #include <cstdint>

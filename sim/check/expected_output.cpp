@@ -1,4 +1,4 @@
-// What each collective must leave in every rank's output, as contributions: DESIGN.md's
+// What each collective must leave in every rank's output, as contributions: docs/design.md's
 // buffer table written as data. The checker compares the symbolic result with this.
 #include "sim/check/checker.h"
 

@@ -39,7 +39,7 @@ enum class BufferKind : std::uint8_t { input, output, scratch };
 inline constexpr BufferKind kAllBufferKinds[] = {BufferKind::input, BufferKind::output, BufferKind::scratch};
 std::string_view to_string(BufferKind b);
 
-// What the user asks for. `count` is K of DESIGN.md's buffer table: elements per block.
+// What the user asks for. `count` is K of docs/design.md's buffer table: elements per block.
 struct CollectiveSpec {
   Collective collective = Collective::all_reduce;
   int ranks = 4;
@@ -55,7 +55,7 @@ struct CollectiveSpec {
 // Whether the collective has an in-place form (--in-place).
 bool collective_supports_in_place(Collective c);
 
-// Buffer sizes in elements, following DESIGN.md's table. Only send_recv's layout depends
+// Buffer sizes in elements, following docs/design.md's buffer table. Only send_recv's layout depends
 // on the algorithm (`direct`: input on the root, output on root+1, nothing elsewhere;
 // `to_previous`: the same towards root-1;
 // `ring_shift`: every rank both), so the algorithm is part of the question. Ranks beyond

@@ -439,12 +439,6 @@ std::uint64_t mpi_sum(std::uint64_t local) {
   return total;
 }
 
-bool mpi_all_true(bool local) {
-  int mine = local ? 1 : 0, all = 0;
-  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD), "MPI_Allreduce");
-  return all != 0;
-}
-
 double mpi_max(double local) {
   double most = 0;
   check_mpi(MPI_Allreduce(&local, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -499,11 +493,6 @@ void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on
                 "MPI_Recv");
     on_rank0(r, theirs);
   }
-}
-
-void mpi_abort(int status) {
-  MPI_Abort(MPI_COMM_WORLD, status);
-  std::_Exit(status);
 }
 
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions options) { return std::make_unique<MpiBackend>(options); }

@@ -45,7 +45,6 @@ bool launched_by_mpi_launcher();
 
 // Collectives the front end needs around a run; every process calls them, in the same order.
 std::uint64_t mpi_sum(std::uint64_t local);
-bool mpi_all_true(bool local);
 double mpi_max(double local);
 // Rank 0's text on every process (e.g. the error rank 0 found in an output path).
 std::string mpi_share(const std::string& from_rank0);
@@ -56,8 +55,6 @@ std::vector<std::string> mpi_gather_text(const std::string& mine);
 // the others only send. Any size (sent in pieces under MPI's int count).
 using CollectedBytes = std::function<void(int rank, std::span<const std::byte> bytes)>;
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0);
-// Ends the job at once from any process (MPI_Abort), with `status` as the exit status.
-[[noreturn]] void mpi_abort(int status);
 
 // The MPI library's own collective for `s`'s spec (bench --backend mpi's anchor row): the
 // call on this process's rank's buffers, as the buffer conventions lay them out (every

@@ -19,12 +19,10 @@ const MpiPlace& mpi_place() {
   return alone;
 }
 std::uint64_t mpi_sum(std::uint64_t local) { return local; }
-bool mpi_all_true(bool local) { return local; }
 double mpi_max(double local) { return local; }
 std::string mpi_share(const std::string& from_rank0) { return from_rank0; }
 std::vector<std::string> mpi_gather_text(const std::string& mine) { return {mine}; }
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0) { on_rank0(0, mine); }
-void mpi_abort(int) { unavailable(); }
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions) { unavailable(); }
 NativeMpiTime time_native_collective(const Schedule&, std::vector<RankBuffers>&, int, int) { unavailable(); }
 }  // namespace collsim

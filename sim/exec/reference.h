@@ -1,6 +1,6 @@
 // Deterministic inputs and the host reference that proves a run's outputs right.
 // The reference never looks at a schedule's transfers: it loops over the inputs in rank
-// order, following DESIGN.md's buffer table.
+// order, following docs/design.md's buffer table.
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -760,10 +760,6 @@ LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule) {
   return f;
 }
 
-std::vector<std::pair<std::string, TextValue>> lesson_names(const LessonFacts& f, std::optional<std::size_t> phase) {
-  return lesson_scope(f, phase.value_or(kNoPhase));
-}
-
 CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases) {
   const int steps = phase_schedule.step_count();
   if (step < 0 || step > steps)

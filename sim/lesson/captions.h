@@ -67,12 +67,6 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p);
 // one phase, no times, no answers.
 LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule);
 
-// Every name a text may use and its value, as the scopes below see them: the lesson's
-// (ranks, phases, total_us, qK for question K, pK.NAME for phase K's facts), then the
-// phase's own names unprefixed when `phase` (0-based) is given. For docs, messages and the
-// literal-number check (lesson_text_warnings).
-std::vector<std::pair<std::string, TextValue>> lesson_names(const LessonFacts& f, std::optional<std::size_t> phase);
-
 // --- step captions ---------------------------------------------------------------------------
 
 // What a step's names stand for, beyond its phase's facts. The focus transfer is the first

@@ -538,10 +538,6 @@ WrongScheduleError::WrongScheduleError(std::string explanation, std::string chec
       explanation_(std::move(explanation)),
       checker_(std::move(checker)) {}
 
-Schedule build_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options) {
-  return build_checked_custom_schedule(spec, options).schedule;
-}
-
 CheckedCustomSchedule build_checked_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options) {
   if (options.schedule_file.empty())
     throw InputError(

@@ -152,8 +152,4 @@ struct CheckedCustomSchedule {
 };
 CheckedCustomSchedule build_checked_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options);
 
-// What build_schedule does for "custom": load options.schedule_file, build it at `spec`,
-// check it, and throw WrongScheduleError (explained) when the checker rejects it.
-Schedule build_custom_schedule(const CollectiveSpec& spec, const AlgorithmOptions& options);
-
 }  // namespace collsim

@@ -296,7 +296,7 @@ int chunks_per_block(const Source& src, const XAlgo& a) {
   return a.nchunksperloop / m;
 }
 
-// Chunks that GPU g's buffer b has room for in collsim's layout (DESIGN.md's table).
+// Chunks that GPU g's buffer b has room for in collsim's layout (docs/design.md's buffer table).
 int capacity(const XAlgo& a, int per_block, int g, BufferKind b) {
   const CollectiveSpec unit{a.collective->collective, a.ngpus, 1, DataType::f32, ReduceOp::sum, a.root, false};
   const std::uint64_t blocks = b == BufferKind::input ? input_elements(unit, kCustomAlgorithm, g)

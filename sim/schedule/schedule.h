@@ -100,7 +100,7 @@ struct Schedule {
     return step >= 0 && static_cast<std::size_t>(step) < step_stages.size() ? std::string_view(step_stages[static_cast<std::size_t>(step)])
                                                                                 : std::string_view();
   }
-  // The size of the buffer as the schedule names it (DESIGN.md's table, or scratch).
+  // The size of the buffer as the schedule names it (docs/design.md's buffer table, or scratch).
   std::uint64_t buffer_elements(int rank, BufferKind b) const;
   // Payload bytes. A barrier's tokens are zero-byte signals: the engine moves one i32
   // element to make them real, but they count as 0 bytes (busbw, the timing model).
@@ -109,7 +109,7 @@ struct Schedule {
   }
 };
 
-// In-place collectives (spec.in_place, NCCL's layouts) keep one buffer where DESIGN.md's
+// In-place collectives (spec.in_place, NCCL's layouts) keep one buffer where docs/design.md's
 // table has two: all_reduce, broadcast, reduce: the input IS the output; all_gather: the
 // input is block r of the output; reduce_scatter: the output is block r of the input.
 // Schedules keep naming BufferKind::input and ::output; these functions are the one

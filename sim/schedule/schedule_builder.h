@@ -20,8 +20,6 @@ class ScheduleBuilder {
 
   const CollectiveSpec& spec() const { return schedule_.spec; }
   void set_scratch(int rank, std::uint64_t count);
-  // Divisor for avg; defaults to spec.ranks.
-  void set_average_divisor(std::int64_t d) { schedule_.average_divisor = d; }
 
   void pre_copy(Region from, Region to);
   void pre_fill_identity(Region target);

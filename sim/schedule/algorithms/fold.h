@@ -35,7 +35,6 @@ struct Fold {
   bool active() const { return rem > 0; }
   int rounds() const { return std::countr_zero(static_cast<unsigned>(pof2)); }  // lg N'
   bool sits_out(int r) const { return r < 2 * rem && r % 2 == 0; }
-  int virtual_rank(int r) const { return r < 2 * rem ? r / 2 : r - rem; }  // of a rank that takes part
   int real_rank(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
   // The first real rank virtual rank v stands for; first_rank(N') == N.
   int first_rank(int v) const { return v < rem ? 2 * v : v + rem; }

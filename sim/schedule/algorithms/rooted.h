@@ -22,7 +22,6 @@ struct Rooted {
   int root = 0;
 
   int real(int v) const { return (v + root) % ranks; }
-  int virtual_rank(int r) const { return (r - root + ranks) % ranks; }
   // ceil(lg N): the rounds of a binomial tree.
   int rounds() const { return std::bit_width(static_cast<unsigned>(ranks - 1)); }
   // v's parent in the binomial tree (v > 0): v minus its lowest set bit (reduce, gather,

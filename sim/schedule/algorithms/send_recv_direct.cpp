@@ -1,6 +1,6 @@
 // Point-to-point send/receive: the root sends its buffer to rank root+1 (mod N).
 //
-// Only those two ranks hold buffers (DESIGN.md: input K on the root, output K on rank
+// Only those two ranks hold buffers (docs/design.md's buffer table: input K on the root, output K on rank
 // root+1). One step: the message. With N = 1 the root sends to itself, a local copy.
 // Steps: 1. Bytes each rank sends: n from the root, nothing from the others.
 #include "sim/schedule/algorithms/registry.h"
