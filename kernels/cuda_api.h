@@ -2,20 +2,32 @@
 // copy/reduce kernels, with opaque handles so that sim/ never includes a CUDA header.
 // Built from kernels/cuda/*.cu when CMake finds nvcc (COLLSIM_HAVE_CUDA=1), otherwise from
 // kernels/cuda_api_stub.cpp, where built_with_cuda() is false, device_count() is 0 and the
-// other functions throw std::runtime_error("... built without CUDA").
+// other functions throw CudaError("... built without CUDA").
 //
-// Unless marked noexcept, functions throw std::runtime_error naming the failed CUDA call,
-// the source file and the line. Device pointers passed to launch_* must be aligned to the
+// Unless marked noexcept, functions throw CudaError naming the failed CUDA call, the source
+// file and the line (std::invalid_argument for a misaligned pointer or a bad divisor). Device pointers passed to launch_* must be aligned to the
 // element size (cudaMalloc'd buffers plus whole-element offsets are); dst and src either
 // do not overlap or are equal. All launch_* calls are asynchronous on `stream`.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/dtype.h"
 
 namespace collsim::cuda {
+
+// A failed CUDA runtime call, or in a build without CUDA a function that needs a device, as
+// data as well as a sentence: front ends print what() and may say the fields their own way.
+struct CudaError : std::runtime_error {
+  CudaError(const std::string& message, std::string call, int code, std::string code_name)
+      : std::runtime_error(message), call(std::move(call)), code(code), code_name(std::move(code_name)) {}
+  std::string call;       // "cudaMalloc(&p, bytes)"; without CUDA "collsim::cuda::device_alloc"
+  int code = 0;           // the cudaError_t; 0 in a build without CUDA
+  std::string code_name;  // cudaGetErrorName's, e.g. "cudaErrorNoDevice"; "" without CUDA
+};
 
 bool built_with_cuda() noexcept;  // true when compiled with nvcc
 int device_count() noexcept;      // 0 without a driver or a device; never throws

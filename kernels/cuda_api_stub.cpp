@@ -8,8 +8,8 @@ namespace collsim::cuda {
 namespace {
 
 [[noreturn]] void unavailable(const char* what) {
-  throw std::runtime_error(std::string("collsim::cuda::") + what +
-                           ": collsim was built without CUDA");
+  const std::string call = std::string("collsim::cuda::") + what;
+  throw CudaError(call + ": collsim was built without CUDA", call, 0, "");
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ namespace collsim::nccl {
 bool available() noexcept { return false; }
 
 AllReduceTime time_all_reduce(int, std::size_t, DataType, ReduceOp, int, int) {
-  throw std::runtime_error("collsim::nccl::time_all_reduce: collsim was built without NCCL");
+  throw NcclError("collsim::nccl::time_all_reduce: collsim was built without NCCL", "collsim::nccl::time_all_reduce", "");
 }
 
 }  // namespace collsim::nccl

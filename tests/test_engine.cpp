@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "sim/run/run.h"
+#include "sim/exec/mpi_backend.h"
 #include "sim/exec/value_history.h"
 #include "sim/core/errors.h"
 #include "kernels/reduce_functors.h"
@@ -226,4 +227,15 @@ TEST_CASE("fused forwarding chains: the same bits, one chain per ring chunk, rec
   const RunResult r = run_collective(direct, *fused);
   CHECK(r.verification.ok);
   CHECK(r.execution.fused_transfers == 0);
+}
+
+TEST_CASE("an MPI failure is an MpiError: the sentence names the rank and the call, and the fields keep them") {
+  const MpiError e(2, "MPI_Waitsome", 17, "MPI_ERR_TRUNCATE: message truncated");
+  CHECK(std::string(e.what()) == "rank 2: MPI_Waitsome failed: MPI_ERR_TRUNCATE: message truncated");
+  CHECK(e.rank == 2);
+  CHECK(e.call == "MPI_Waitsome");
+  CHECK(e.code == 17);
+  CHECK(e.text == "MPI_ERR_TRUNCATE: message truncated");
+  const std::runtime_error& as_runtime = e;  // front ends that catch runtime_error still print it
+  CHECK(std::string(as_runtime.what()).starts_with("rank 2: "));
 }

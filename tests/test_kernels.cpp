@@ -19,6 +19,7 @@
 #include "kernels/dtype.h"
 #include "kernels/half.h"
 #include "kernels/host_loops.h"
+#include "kernels/nccl_api.h"
 #include "kernels/reduce_functors.h"
 
 using namespace collsim;
@@ -780,6 +781,44 @@ TEST_CASE("cuda API: queries never throw, round trips fail loudly without a devi
   }
   CHECK_THROWS_AS(cuda::copy_on_device(a, c, 4, DataType::f32), std::runtime_error);
   CHECK(a[0] == 1.0f);  // untouched
+}
+
+TEST_CASE("cuda API: a failure is a CudaError whose fields name the call and the runtime's code") {
+  if (cuda::device_count() > 0) return;  // the GPU test covers the device paths
+  float a[4] = {1, 2, 3, 4}, c[4] = {1, 1, 1, 1};
+  try {
+    cuda::reduce_on_device(a, c, 4, DataType::f32, ReduceOp::sum);
+    FAIL("reduce_on_device succeeded without a device");
+  } catch (const cuda::CudaError& e) {
+    INFO(e.what());
+    CHECK(std::string(e.what()).find(e.call) != std::string::npos);  // the sentence says the same call
+    if (cuda::built_with_cuda()) {
+      CHECK(e.call.starts_with("cudaMalloc"));
+      CHECK(e.code != 0);  // cudaSuccess is 0
+      CHECK(e.code_name.starts_with("cudaError"));
+      CHECK(std::string(e.what()).find(e.code_name) != std::string::npos);
+    } else {
+      CHECK(e.call == "collsim::cuda::reduce_on_device");
+      CHECK(e.code == 0);
+      CHECK(e.code_name.empty());
+    }
+  }
+}
+
+TEST_CASE("nccl reference: without two GPUs, time_all_reduce throws an NcclError naming its call") {
+  if (cuda::device_count() >= 2) return;  // the GPU test times NCCL for real
+  try {
+    nccl::time_all_reduce(2, 4, DataType::f32, ReduceOp::sum, 0, 1);
+    FAIL("time_all_reduce succeeded without two GPUs");
+  } catch (const nccl::NcclError& e) {
+    INFO(e.what());
+    CHECK_FALSE(e.call.empty());
+    CHECK(std::string(e.what()).find(e.call) != std::string::npos);
+    if (!nccl::available()) {
+      CHECK(e.call == "collsim::nccl::time_all_reduce");
+      CHECK(e.error.empty());
+    }
+  }
 }
 
 TEST_CASE("host_reduce_copy and its kernel body write op(a, b) to a third place, bit for bit host_reduce's") {

@@ -15,9 +15,9 @@ namespace {
   // Clear the runtime's last-error slot, so that a later cudaGetLastError() after a kernel
   // launch does not report this already-reported failure again.
   (void)cudaGetLastError();
-  throw std::runtime_error(std::string("CUDA error: ") + call + " failed with " +
-                           cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") at " +
-                           file + ":" + std::to_string(line));
+  throw CudaError(std::string("CUDA error: ") + call + " failed with " + cudaGetErrorName(err) + " (" +
+                      cudaGetErrorString(err) + ") at " + file + ":" + std::to_string(line),
+                  call, static_cast<int>(err), cudaGetErrorName(err));
 }
 
 #define COLLSIM_CUDA_CHECK(call)                                  \

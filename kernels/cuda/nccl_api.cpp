@@ -15,8 +15,9 @@ namespace collsim::nccl {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const char* call, const char* file, int line) {
-  throw std::runtime_error(std::string("NCCL reference: ") + call + " failed with " + what + " at " + file + ":" +
-                           std::to_string(line));
+  throw NcclError(std::string("NCCL reference: ") + call + " failed with " + what + " at " + file + ":" +
+                      std::to_string(line),
+                  call, what);
 }
 
 #define COLLSIM_NCCL_CHECK(call)                                                                 \

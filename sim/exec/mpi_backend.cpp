@@ -33,7 +33,7 @@ void check_mpi(int code, const char* call) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
-  throw std::runtime_error(fmt::format("rank {}: {} failed: {}", mpi_place().rank, call, std::string(text, static_cast<std::size_t>(length))));
+  throw MpiError(mpi_place().rank, call, code, std::string(text, static_cast<std::size_t>(length)));
 }
 
 void finalize_at_exit() {

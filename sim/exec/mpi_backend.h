@@ -19,7 +19,9 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/exec/backend.h"
@@ -28,6 +30,21 @@ namespace collsim {
 
 // "" when this build has the MPI backend; otherwise why not (for --backend mpi's message).
 std::string why_no_mpi();
+
+// A failed MPI call on one process (the communicator returns errors: MPI_ERRORS_RETURN),
+// as a sentence ("rank 2: MPI_Waitsome failed: ...") and as its fields.
+struct MpiError : std::runtime_error {
+  MpiError(int rank, std::string call, int code, std::string text)
+      : std::runtime_error("rank " + std::to_string(rank) + ": " + call + " failed: " + text),
+        rank(rank),
+        call(std::move(call)),
+        code(code),
+        text(std::move(text)) {}
+  int rank = 0;       // the process's rank in MPI_COMM_WORLD
+  std::string call;   // "MPI_Waitsome"
+  int code = 0;       // the MPI error code
+  std::string text;   // MPI_Error_string's text
+};
 
 // This process's place in the MPI job. The first call starts MPI (finalised at exit);
 // `launched` says a launcher (mpirun, mpiexec, srun) started it: without one the job is
