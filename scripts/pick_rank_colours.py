@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Picks the 16 rank colours of app/gui/palette.h (collsim issue 16).
+"""Picks the 16 rank colours of app/views/palette.h (collsim issue 16).
 
 Greedy max-min over a candidate set: named palettes (Kelly 1965, Okabe-Ito, Paul Tol's
 bright/vibrant/muted/light) and a 16-level sRGB grid, as Glasbey's method searches a grid.

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/view_model.h"
-#include "app/storyboard.h"
+#include "app/views/view_model.h"
+#include "app/storyboard/storyboard.h"
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/core/errors.h"

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "app/cli_topology_flags.h"
+#include "app/cli/cli_topology_flags.h"
 #include "sim/core/errors.h"
 #include "sim/core/types.h"
 #include "sim/exec/cuda_plan.h"

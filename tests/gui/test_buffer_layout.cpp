@@ -1,4 +1,4 @@
-// The buffers panel's geometry (app/gui/buffer_layout.h), without OpenGL: one partition of
+// The buffers panel's geometry (app/views/buffer_layout.h), without OpenGL: one partition of
 // equal-width pieces shared by every row, labels that do not overlap, and when the panel
 // splits into an overview and a detail area.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <set>
 
-#include "app/gui/buffer_layout.h"
+#include "app/views/buffer_layout.h"
 #include "sim/check/buffer_history.h"
 #include "sim/run/run.h"
 #include "sim/schedule/algorithm.h"

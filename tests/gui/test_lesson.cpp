@@ -1,4 +1,4 @@
-// Lessons in the app, tested without OpenGL (app/gui/lesson.h): a scenario loads as a
+// Lessons in the app, tested without OpenGL (app/views/lesson.h): a scenario loads as a
 // program with one view per collective phase showing that phase's own steps, the
 // narration of every step, the presenter's way through the phases, playing through them,
 // the whole lesson's exports, the questions with their answers hidden until revealed, and
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "app/gui/export.h"
-#include "app/gui/lesson.h"
-#include "app/gui/loader.h"
+#include "app/views/export.h"
+#include "app/views/lesson.h"
+#include "app/views/loader.h"
 #include "sim/lesson/captions.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"

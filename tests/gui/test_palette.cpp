@@ -1,4 +1,4 @@
-// The colours (app/gui/palette.h): CIEDE2000 (app/gui/colour_difference.h) against the
+// The colours (app/views/palette.h): CIEDE2000 (app/views/colour_difference.h) against the
 // published test data, then the rank table held to the thresholds palette.h documents —
 // apart from each other, also as seen with the common colour-vision deficiencies, apart
 // from the dark theme's fills and from the packet neutral — and the many-rank shade ramp.
@@ -7,9 +7,9 @@
 #include <cmath>
 #include <span>
 
-#include "app/gui/colour_difference.h"
-#include "app/gui/palette.h"
-#include "app/gui/shading.h"
+#include "app/views/colour_difference.h"
+#include "app/views/palette.h"
+#include "app/views/shading.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
-// The window's panels: their minimums, and which give way first (app/gui/panel_plan.h).
+// The window's panels: their minimums, and which give way first (app/views/panel_plan.h).
 #include <doctest/doctest.h>
 
-#include "app/gui/panel_plan.h"
+#include "app/views/panel_plan.h"
 
 namespace collsim::gui {
 namespace {

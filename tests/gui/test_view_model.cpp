@@ -16,21 +16,21 @@
 
 #include <fmt/format.h>
 
-#include "app/gui/export.h"
-#include "app/gui/loader.h"
-#include "app/gui/playback.h"
-#include "app/gui/run_editor.h"
-#include "app/gui/timeline_model.h"
-#include "app/gui/values.h"
-#include "app/gui/view_model.h"
+#include "app/views/export.h"
+#include "app/views/loader.h"
+#include "app/views/playback.h"
+#include "app/views/run_editor.h"
+#include "app/views/timeline_model.h"
+#include "app/views/values.h"
+#include "app/views/view_model.h"
 #include "sim/run/msccl_import.h"
 #include "sim/schedule/algorithm.h"
 #include "sim/check/checker.h"
 #include "sim/lesson/scenario.h"
 #include "sim/model/cost_formulas.h"
 #include "sim/model/timing_model.h"
-#include "app/gui/numbers.h"
-#include "app/gui/shading.h"
+#include "app/views/numbers.h"
+#include "app/views/shading.h"
 
 using namespace collsim;
 using namespace collsim::gui;

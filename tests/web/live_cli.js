@@ -1,5 +1,5 @@
 // Runs the live page's WebAssembly CLI (collsim-live.js) under node the way the page runs it
-// (app/html/live.js): one module, the input files copied into its in-memory file system at
+// (app/web/live.js): one module, the input files copied into its in-memory file system at
 // their relative paths under /work, then `collsim ARGS` once per run, each as main() would.
 // Reads {"module": PATH, "root": DIR, "files": [RELATIVE PATH...], "runs": [[ARG...]...],
 // "read": [PATH...]} on stdin; prints [{"status", "out", "err", "files": {PATH: TEXT}}...],

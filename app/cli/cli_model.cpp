@@ -1,0 +1,53 @@
+#include "app/cli/cli_model.h"
+
+#include "app/cli/cli_progress.h"
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/trace/report.h"
+#include "sim/run/run.h"
+#include "sim/schedule/algorithm.h"
+
+namespace collsim::cli {
+namespace {
+
+// Before the schedule is built (a 4096-rank one takes seconds and gigabytes).
+void check_model_outputs(const RunRequest& r, const TraceOutputs& outputs, const std::string& dump) {
+  if (!dump.empty()) throw InputError("--dump: a --model-only run has no buffers to dump");
+  const int total_ranks = schedule_total_ranks(r.spec, r.algorithm, r.options);  // a hand-written one: spec.ranks
+  if (outputs.any() && total_ranks > kMaxRanks)
+    throw InputError(
+        fmt::format("{}: traces are limited to {} ranks (they are read back with a symbolic check); "
+                    "this run has {}",
+                    !outputs.trace.empty()    ? "--trace"
+                    : !outputs.chrome.empty() ? "--chrome"
+                                              : "--csv",
+                    kMaxRanks, total_ranks));
+  check_trace_outputs(outputs);
+}
+
+}  // namespace
+
+int command_model_only(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs,
+                       const std::string& dump, bool quiet) {
+  check_model_outputs(plan.request, outputs, dump);
+  RunResult result = [&] {
+    StageProgress progress("model: building and checking the schedule");  // a minute at 4096 ranks: say so
+    RunResult r = prepare_model_run(plan.request);
+    progress.stage(fmt::format("model: predicting its {} transfers", r.schedule.transfers.size()));
+    predict_run(r, plan.topology);
+    return r;
+  }();
+  OutputFileSet files;
+  stage_trace_outputs(result, plan, outputs, files);
+  files.commit();
+  if (quiet) {
+    fmt::print("predicted {}\n", format_duration_ns(result.model->prediction.total_ns));
+    return 0;
+  }
+  print_run_report(result, plan, scenario_path, outputs);
+  return 0;
+}
+
+}  // namespace collsim::cli

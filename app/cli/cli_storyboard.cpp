@@ -1,0 +1,126 @@
+#include "app/cli/cli_storyboard.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/cli/cli_lesson.h"
+#include "app/views/loader.h"
+#include "app/views/view_model.h"
+#include "sim/exec/backend.h"
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
+
+namespace collsim::cli {
+
+// The run or trace behind a storyboard, shared with `collsim html` (cli_storyboard.h says what each does).
+
+Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check) {
+  RunResult run = prepare_run(plan.request, {.record_history = true});  // the view's history: checked once
+  check(run.schedule, scenario.empty() ? "storyboard" : scenario);
+  predict_run(run, plan.topology);
+  execute_run(run, *make_cpu_backend());
+  if (!run.verification.ok) throw std::runtime_error("the run gave a wrong result: " + run.verification.first_mismatch);
+  const std::string description =
+      plan.scenario ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, run.schedule)) : plan.description;
+  return make_trace(run, plan.title, description);
+}
+
+Trace load_for_storyboard(const std::string& input, const FlagGiven& given, SizeCheck check) {
+  for (std::string_view flag : kSpecFlags)
+    if (given(flag))
+      throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+  Trace t = load_trace_json(input, true);  // its one check records the view's history
+  check(t.schedule, input);
+  return t;
+}
+
+std::vector<std::string> file_captions(const RunPlan& plan, const Schedule& s) {
+  if (!plan.scenario) return {};
+  const Scenario& sc = *plan.scenario;
+  const Phase& phase = sc.phases.at(0);
+  const bool step_captions = !sc.caption.empty() || !phase.step_caption.empty() || !phase.stage_captions.empty() ||
+                             std::any_of(phase.step_captions.begin(), phase.step_captions.end(),
+                                         [](const std::string& c) { return !c.empty(); });
+  const LessonFacts facts = single_run_facts(sc, s);
+  std::vector<std::string> captions{shown_caption(sc, facts, 0, s, 0)};
+  for (int k = 1; k <= s.step_count(); ++k) captions.push_back(step_captions ? shown_caption(sc, facts, 0, s, k) : "");
+  return captions;
+}
+
+namespace {
+
+// A lesson: every distinct collective run on the CPU backend and verified, the program
+// predicted on the lesson's topology, and one view model per distinct collective.
+int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
+  ProgramResult p = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run) storyboard::check_drawable(pr.run->schedule, s.source);
+  predict_program(p, s, s.topology);
+  execute_program(p, *make_cpu_backend());
+  for (const PhaseRun& pr : p.phases)
+    if (pr.run && !pr.run->verification.ok)
+      throw std::runtime_error(fmt::format("phase {} ('{}') gave a wrong result: {}", pr.phase + 1,
+                                           s.phases[static_cast<std::size_t>(pr.phase)].name,
+                                           pr.run->verification.first_mismatch));
+  const LessonFacts facts = lesson_facts(s, p);
+  const std::string description = lesson_description(s, facts);
+  std::vector<std::unique_ptr<gui::ViewModel>> models;  // one per distinct collective
+  std::vector<const RunResult*> model_of;
+  std::vector<const gui::ViewModel*> views;
+  for (const PhaseRun& pr : p.phases) {
+    if (!pr.run) {
+      views.push_back(nullptr);
+      continue;
+    }
+    const auto it = std::find(model_of.begin(), model_of.end(), pr.run.get());
+    if (it != model_of.end()) {
+      views.push_back(models[static_cast<std::size_t>(it - model_of.begin())].get());
+      continue;
+    }
+    models.push_back(std::make_unique<gui::ViewModel>(make_trace(*pr.run, s.title, description)));
+    model_of.push_back(pr.run.get());
+    views.push_back(models.back().get());
+  }
+  const storyboard::Storyboard board = storyboard::make_lesson_storyboard(s, p, facts, views);
+  ensure_writable_folder(out_dir, "--out");
+  OutputFileSet files;
+  for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);
+  files.stage(std::filesystem::path(out_dir) / "index.html", board.index_html);
+  files.commit();
+  fmt::print("storyboard: {} frames of the lesson's {} phases ({}) in {}\n  open {}\n", board.frames.size(),
+             s.phases.size(), s.title.empty() ? s.source : s.title, out_dir,
+             (std::filesystem::path(out_dir) / "index.html").string());
+  return 0;
+}
+
+}  // namespace
+
+int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
+                       const FlagGiven& given) {
+  const bool trace_input = !input.empty() && gui::is_trace_file(input);
+  // Everything is read, run and drawn before the folder is touched: bad input leaves nothing.
+  std::optional<RunPlan> plan;
+  if (!trace_input) {
+    plan = plan_run(input, from_flags, "cpu", given);
+    if (plan->lesson()) return lesson_storyboard(*plan->scenario, out_dir);
+  }
+  const gui::ViewModel vm(trace_input ? load_for_storyboard(input, given) : run_for_storyboard(*plan, input));
+  const storyboard::Storyboard board =
+      storyboard::make_storyboard(vm, trace_input ? std::vector<std::string>{} : file_captions(*plan, vm.schedule()));
+  ensure_writable_folder(out_dir, "--out");
+  OutputFileSet files;
+  for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);
+  files.stage(std::filesystem::path(out_dir) / "index.html", board.index_html);
+  files.commit();
+  fmt::print("storyboard: {} frames (the start and {} step{}) of {} with {} on {} ranks in {}\n  open {}\n",
+             board.frames.size(), vm.step_count(), vm.step_count() == 1 ? "" : "s",
+             to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks, out_dir,
+             (std::filesystem::path(out_dir) / "index.html").string());
+  return 0;
+}
+
+}  // namespace collsim::cli

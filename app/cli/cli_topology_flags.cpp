@@ -1,0 +1,147 @@
+#include "app/cli/cli_topology_flags.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/schedule/algorithm.h"
+
+namespace collsim::cli {
+namespace {
+
+// The whole of `text` as a number, or nullopt (strtod alone accepts "12abc").
+std::optional<double> parse_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+double positive(std::string_view flag, double v) {
+  if (!(v > 0) || !std::isfinite(v)) throw InputError(fmt::format("{}: must be > 0, got {}", flag, v));
+  return v;
+}
+
+double non_negative(std::string_view flag, double v) {
+  if (!(v >= 0) || !std::isfinite(v)) throw InputError(fmt::format("{}: must be >= 0, got {}", flag, v));
+  return v;
+}
+
+std::string checked_preset(std::string_view flag, const std::string& name) {
+  if (!find_link_preset(name))
+    throw InputError(fmt::format("{}: unknown link preset '{}' (use {})", flag, name, link_preset_names()));
+  return name;
+}
+
+// "KEY=VALUE" split at the first '='; InputError showing the expected shape.
+std::pair<std::string, std::string> key_value(std::string_view flag, const std::string& text, std::string_view shape) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw InputError(fmt::format("{} '{}': expected {}", flag, text, shape));
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+// NAME=PRESET, NAME=GBPS or NAME=GBPS,US.
+LinkOverride link_override(const std::string& text) {
+  const std::string flag = "--link-override";
+  const auto [name, value] = key_value(flag, text, "NAME=GBPS[,US] or NAME=PRESET, e.g. rank3=25 or rank3=eth10");
+  LinkOverride o{name, std::nullopt, std::nullopt, fmt::format("{} {}", flag, text)};
+  if (const LinkPreset* p = find_link_preset(value)) {
+    o.bandwidth_gbps = p->bandwidth_gbps;
+    o.latency_us = p->latency_us;
+    return o;
+  }
+  const auto comma = value.find(',');
+  const auto gbps = parse_number(value.substr(0, comma));
+  const auto us =
+      comma == std::string::npos ? std::optional<double>(std::nullopt) : parse_number(value.substr(comma + 1));
+  if (!gbps || (comma != std::string::npos && !us))
+    throw InputError(
+        fmt::format("{} '{}': '{}' is neither a preset ({}) nor GBPS[,US]", flag, text, value, link_preset_names()));
+  o.bandwidth_gbps = positive(o.origin + ": bandwidth", *gbps);
+  if (us) o.latency_us = non_negative(o.origin + ": latency", *us);
+  return o;
+}
+
+// RANK=NUMBER for --late and --slow.
+std::pair<int, double> rank_value(std::string_view flag, const std::string& text, std::string_view unit) {
+  const auto [rank_text, value_text] =
+      key_value(flag, text, fmt::format("RANK={}, e.g. 3={}", unit, unit == "US" ? "50" : "2"));
+  const auto rank = parse_number(rank_text);
+  const auto value = parse_number(value_text);
+  if (!rank || *rank < 0 || *rank != std::floor(*rank) || *rank > kMaxModelRanks)
+    throw InputError(fmt::format("{} '{}': '{}' is not a rank", flag, text, rank_text));
+  if (!value) throw InputError(fmt::format("{} '{}': '{}' is not a number", flag, text, value_text));
+  return {static_cast<int>(*rank), *value};
+}
+
+Straggler& straggler_of(std::vector<Straggler>& list, int rank, const std::string& origin) {
+  for (Straggler& s : list)
+    if (s.rank == rank) return s;
+  return list.emplace_back(Straggler{rank, 0, 1, origin});
+}
+
+std::vector<Straggler> stragglers(const ModelFlags& f) {
+  std::vector<Straggler> list;
+  for (const std::string& text : f.late) {
+    const auto [rank, us] = rank_value("--late", text, "US");
+    straggler_of(list, rank, "--late " + text).late_us = non_negative("--late " + text, us);
+  }
+  for (const std::string& text : f.slow) {
+    const auto [rank, factor] = rank_value("--slow", text, "FACTOR");
+    straggler_of(list, rank, "--slow " + text).slow = positive("--slow " + text, factor);
+  }
+  return list;
+}
+
+}  // namespace
+
+TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
+  TopologyConfig c;
+  const auto kind = parse_topology_kind(f.topology);
+  if (!kind)
+    throw InputError(fmt::format("--topology: unknown topology '{}' (use {})", f.topology, topology_kind_names()));
+  c.kind = *kind;
+  if (given("--link")) c.link = checked_preset("--link", f.link);
+  if (given("--bandwidth")) c.bandwidth_gbps = positive("--bandwidth", f.bandwidth);
+  if (given("--latency")) c.latency_us = non_negative("--latency", f.latency);
+  if (given("--uplink")) c.uplink = checked_preset("--uplink", f.uplink);
+  if (given("--uplink-bandwidth")) c.uplink_bandwidth_gbps = positive("--uplink-bandwidth", f.uplink_bandwidth);
+  if (given("--uplink-latency")) c.uplink_latency_us = non_negative("--uplink-latency", f.uplink_latency);
+  if (given("--group-size") && f.group_size < 1)
+    throw InputError(fmt::format("--group-size: must be at least 1, got {}", f.group_size));
+  c.group_size = f.group_size;
+  if (f.nic != "node" && f.nic != "gpu")
+    throw InputError(fmt::format("--nic: unknown nic '{}' (use node or gpu)", f.nic));
+  c.nic_per_gpu = f.nic == "gpu";
+  if (given("--reduce-rate")) c.reduce_rate_gbps = positive("--reduce-rate", f.reduce_rate);
+  if (given("--copy-rate")) c.copy_rate_gbps = positive("--copy-rate", f.copy_rate);
+  const auto protocol = parse_protocol(f.protocol);
+  if (!protocol)
+    throw InputError(fmt::format("--protocol: unknown protocol '{}' (use {})", f.protocol, protocol_names()));
+  c.protocol = *protocol;
+  for (const std::string& text : f.link_overrides) c.overrides.push_back(link_override(text));
+  c.stragglers = stragglers(f);
+  return c;
+}
+
+void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given) {
+  const std::string_view kind = to_string(merged.kind);
+  for (std::string_view flag : {"--uplink", "--uplink-bandwidth", "--uplink-latency"})
+    if (given(flag) && !has_uplinks(merged.kind))
+      throw InputError(fmt::format("{}: {} has no uplinks (pcie_tree, two_level and star have)", flag, kind));
+  if (given("--group-size") && !has_groups(merged.kind))
+    throw InputError(fmt::format("--group-size: {} has no groups (pcie_tree and two_level have)", kind));
+  if (given("--nic") && merged.kind != TopologyKind::two_level)
+    throw InputError(fmt::format("--nic: {} has no network links (two_level has)", kind));
+}
+
+}  // namespace collsim::cli

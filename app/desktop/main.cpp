@@ -1,0 +1,219 @@
+// collsim-gui: watch a collective happen, chunk by chunk (docs/gui.md).
+//
+//   collsim-gui [FILE]                              a scenario (.toml) or a JSON trace; default
+//                                                   scenarios/ring_allreduce_4.toml
+//   collsim-gui FILE --screenshot out.png [--phase K] [--step K | --time T] [--size 1280x800]
+//                                                   [--values [--value-source ranks|inputs]]
+//   collsim-gui FILE --frames DIR                   one PNG per step
+//   collsim-gui FILE --bench-frames N [--bench-scrub]
+//   collsim-gui FILE --script ACTIONS               scripted input (script.h)
+//   collsim-gui FILE --compare ALGO ...             side by side with another algorithm (any mode)
+//
+// Exit codes: 0 success; 1 a script expectation failed; 2 bad arguments, a file that does
+// not load (headless modes), or no display.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <collsim/version.h>
+
+#include "app/desktop/app.h"
+#include "app/desktop/headless.h"
+#include "app/desktop/platform.h"
+#include "app/desktop/script.h"
+
+namespace {
+
+using namespace collsim::gui;
+
+struct Options {
+  std::string file;
+  std::string size = "1280x800";
+  std::string clock;
+  std::string script;
+  std::string compare;
+  float scale = 1.0f;
+  bool values = false;
+  bool present = false;
+  std::optional<int> slide;
+  std::string value_source;
+  HeadlessOptions headless;
+  int width = 1280, height = 800;
+  bool is_headless() const {
+    return !headless.screenshot.empty() || !headless.frames_dir.empty() || headless.bench_frames > 0 || !script.empty();
+  }
+};
+
+bool parse_size(const std::string& text, int& w, int& h) {
+  char x = 0;
+  char rest = 0;
+  return std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) == 3 && (x == 'x' || x == 'X') && w >= 320 &&
+         h >= 240 && w <= 8192 && h <= 8192;
+}
+
+// Parses the command line; nullopt with the exit status in `status` when the program should stop.
+std::optional<Options> parse(int argc, char** argv, int& status) {
+  Options o;
+  std::optional<double> step, time_us;
+  std::optional<int> phase;
+  CLI::App cli("collsim-gui: watch a collective happen, chunk by chunk", "collsim-gui");
+  cli.set_version_flag("--version", std::string("collsim-gui ") + COLLSIM_VERSION);
+  cli.add_option("file", o.file, "a scenario (.toml) or a JSON trace (default: scenarios/ring_allreduce_4.toml)");
+  cli.add_option("--screenshot", o.headless.screenshot, "render once, write this PNG and exit");
+  cli.add_option("--phase", phase, "a lesson: start at phase K (1-based); --step and --time are then within it");
+  auto* step_opt = cli.add_option("--step", step, "start after K steps (2.5: half-way through step 3)");
+  cli.add_option("--time", time_us, "start at time T in µs (predicted when the trace has it, else measured)")->excludes(step_opt);
+  cli.add_option("--clock", o.clock, "steps, measured or predicted");
+  cli.add_option("--size", o.size, "window size WxH")->capture_default_str();
+  cli.add_option("--frames", o.headless.frames_dir, "write one PNG per step into this folder and exit");
+  cli.add_option("--bench-frames", o.headless.bench_frames, "render N frames while playing; print mean and p99 frame time");
+  cli.add_flag("--bench-scrub", o.headless.bench_scrub, "with --bench-frames: move the playhead to a random step every frame");
+  cli.add_option("--script", o.script, "apply the actions in this file, print the state after each, exit");
+  cli.add_option("--compare", o.compare,
+                 "also run the scenario with this algorithm (same spec and topology; a lesson: the --phase shown) and "
+                 "show both side by side, on one clock; phase:K shows the lesson's phase K beside the --phase shown");
+  cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
+  cli.add_flag("--present", o.present, "presenter mode (F5): the caption, the scene and the buffers only, larger text");
+  cli.add_option("--slide", o.slide, "a lecture file (.lecture.toml): start at slide K (1-based)");
+  cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
+  cli.add_option("--value-source", o.value_source,
+                 "the values view's numbers: ranks (rank q holds q+1, the default) or inputs (the run's inputs, as "
+                 "its type rounds them)");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    status = cli.exit(e);
+    if (status != 0) status = 2;  // the promise is exit 2 for bad arguments
+    return std::nullopt;
+  }
+  if (!parse_size(o.size, o.width, o.height)) {
+    fmt::print(stderr, "collsim-gui: --size: '{}' is not WIDTHxHEIGHT (320x240 to 8192x8192), e.g. 1280x800\n", o.size);
+    status = 2;
+    return std::nullopt;
+  }
+  if (!o.clock.empty()) {
+    for (ClockKind c : kAllClocks)
+      if (to_string(c) == o.clock) o.headless.clock = c;
+    if (!o.headless.clock) {
+      fmt::print(stderr, "collsim-gui: --clock: unknown clock '{}' (use steps, measured or predicted)\n", o.clock);
+      status = 2;
+      return std::nullopt;
+    }
+  }
+  if (!o.value_source.empty() && o.value_source != "ranks" && o.value_source != "inputs") {
+    fmt::print(stderr, "collsim-gui: --value-source: unknown source '{}' (use ranks or inputs)\n", o.value_source);
+    status = 2;
+    return std::nullopt;
+  }
+  o.headless.phase = phase;
+  o.headless.step = step;
+  o.headless.time_us = time_us;
+  if (o.file.empty()) o.file = (data_dir() / "scenarios" / "ring_allreduce_4.toml").string();
+  return o;
+}
+
+void no_display(const std::string& why) {
+  fmt::print(stderr,
+             "collsim-gui: cannot open a window: {}\n"
+             "  Without a display, use the command-line tool instead, e.g.\n"
+             "    collsim run scenarios/ring_allreduce_4.toml\n"
+             "  or run the app under a virtual display, e.g.\n"
+             "    xvfb-run -a -s \"-screen 0 1280x800x24\" collsim-gui FILE --screenshot out.png\n",
+             why);
+}
+
+int interactive(Platform& p, App& app) {
+  using clock = std::chrono::steady_clock;
+  auto last = clock::now();
+  while (!p.should_close()) {
+    const auto now = clock::now();
+    const std::string png = std::exchange(app.requested_screenshot, {});
+    std::string problem;
+    draw_frame(p, app, std::chrono::duration<double>(now - last).count(), {}, [&] {
+      if (!png.empty() && !p.save_png(png, problem)) app.error = problem;
+      if (!png.empty() && problem.empty()) app.status = "wrote " + png;
+    });
+    last = now;
+  }
+  return 0;
+}
+
+int run(const Options& o) {
+  Platform platform;
+  std::string why;
+  if (!platform.init(o.width, o.height, !o.is_headless(), why)) {
+    no_display(why);
+    return 2;
+  }
+  App app(load_fonts(o.scale));
+  app.toggles.ui_scale = o.scale;
+  app.toggles.values = o.values;
+  if (o.value_source == "inputs") app.toggles.value_source = ValueSource::input_data;
+  apply_style(o.scale);
+  app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
+  if (o.present) app.set_presenting(true);
+  const bool lecture = collsim::is_lecture_file(o.file);
+  if (lecture && (!o.compare.empty() || o.headless.phase || o.headless.step || o.headless.time_us)) {
+    fmt::print(stderr, "collsim-gui: {}: a lecture's slides say the phase, step and comparison (use --slide K)\n", o.file);
+    return 2;
+  }
+  if (!lecture && o.slide) {
+    fmt::print(stderr, "collsim-gui: --slide: {} is not a lecture file (NAME.lecture.toml)\n", o.file);
+    return 2;
+  }
+  app.open(o.file, o.compare, o.headless.phase ? static_cast<std::size_t>(std::max(*o.headless.phase - 1, 0)) : 0);
+  if (lecture && !app.lecture) {  // the lecture file itself is bad
+    fmt::print(stderr, "collsim-gui: {}\n", app.error);
+    return 2;
+  }
+  if (!o.is_headless() && lecture) {
+    if (o.slide) app.on_first_load = [k = *o.slide](App& a) { a.go_to_slide(static_cast<std::size_t>(std::max(k - 1, 0))); };
+    return interactive(platform, app);
+  }
+  if (!o.is_headless()) {
+    app.on_first_load = [h = o.headless](App& a) {  // --phase, --step, --time, --clock
+      std::string problem;
+      if (!place_playhead(a, h, problem)) a.error = problem;
+    };
+    return interactive(platform, app);
+  }
+  bool loaded = wait_for_load(platform, app);
+  if (lecture && o.slide) {
+    if (*o.slide < 1 || static_cast<std::size_t>(*o.slide) > app.lecture->slides.size()) {
+      fmt::print(stderr, "collsim-gui: --slide {}: {} has slides 1..{}\n", *o.slide, o.file, app.lecture->slides.size());
+      return 2;
+    }
+    app.go_to_slide(static_cast<std::size_t>(*o.slide - 1));
+    loaded = wait_for_load(platform, app);
+  }
+  if (!o.script.empty()) {  // the script may expect an error; --phase, --step, --time place it first
+    std::string problem;
+    if (loaded && !place_playhead(app, o.headless, problem)) {
+      fmt::print(stderr, "collsim-gui: {}\n", problem);
+      return 2;
+    }
+    return run_script(platform, app, o.script);
+  }
+  if (!loaded) {
+    fmt::print(stderr, "collsim-gui: {}\n", app.error);
+    return 2;
+  }
+  if (o.headless.bench_frames > 0) return bench_frames(platform, app, o.headless);
+  if (!o.headless.frames_dir.empty()) return write_frames(platform, app, o.headless);
+  return take_screenshot(platform, app, o.headless);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int status = 0;
+  const std::optional<Options> options = parse(argc, argv, status);
+  if (!options) return status;
+  return run(*options);
+}

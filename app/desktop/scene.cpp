@@ -1,0 +1,418 @@
+// The scene: ranks laid out by topology, links coloured by the traffic they carried so
+// far, and the packets in flight — in one neutral, a filled disc with a "+" for a reduce,
+// an outlined square for a copy, the chunk number in them when there is room, their trail
+// in the sender's colour (colour means rank, palette.h). Drawn on the window's draw list in screen coordinates, with an
+// InvisibleButton over the canvas for hovering (imgui_demo's Canvas).
+#include <algorithm>
+#include <cfloat>
+#include <vector>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "app/desktop/app.h"
+#include "app/views/shading.h"
+
+namespace collsim::gui {
+namespace {
+
+constexpr std::size_t kMaxPacketsDrawn = 6000;
+constexpr std::size_t kMaxArrowsDrawn = 3000;
+constexpr std::size_t kMaxLinkLabels = 24;
+constexpr std::size_t kManyLinks = 128;   // beyond: links drawn coarse (draw_links)
+constexpr std::size_t kTooManyLinks = 512;  // beyond: not drawn at all (the packets show each step's pairs)
+
+// Unit layout coordinates to the canvas.
+struct Canvas {
+  ImVec2 centre;
+  float scale = 1;
+  ImVec2 at(Vec2 p) const { return ImVec2(centre.x + p.x * scale, centre.y + p.y * scale); }
+};
+
+// The scale and centre that fit the layout's nodes (and their discs) into [lo, hi].
+Canvas fit(const Layout& l, ImVec2 lo, ImVec2 hi) {
+  Vec2 a{1e9f, 1e9f}, b{-1e9f, -1e9f};
+  for (const Vec2& n : l.nodes) a = {std::min(a.x, n.x), std::min(a.y, n.y)}, b = {std::max(b.x, n.x), std::max(b.y, n.y)};
+  for (const NodeBox& box : l.boxes)
+    a = {std::min(a.x, box.min.x), std::min(a.y, box.min.y)}, b = {std::max(b.x, box.max.x), std::max(b.y, box.max.y)};
+  const float pad = l.rank_radius * 1.3f;
+  if (l.nodes.empty()) a = {-1, -1}, b = {1, 1};
+  a = {a.x - pad, a.y - pad}, b = {b.x + pad, b.y + pad};
+  const float w = std::max(b.x - a.x, 0.4f), h = std::max(b.y - a.y, 0.4f);
+  Canvas cv;
+  cv.scale = std::max(10.0f, std::min((hi.x - lo.x) / w, (hi.y - lo.y) / h));
+  const ImVec2 mid((lo.x + hi.x) / 2, (lo.y + hi.y) / 2);
+  cv.centre = ImVec2(mid.x - (a.x + b.x) / 2 * cv.scale, mid.y - (a.y + b.y) / 2 * cv.scale);
+  return cv;
+}
+
+void dashed_line(ImDrawList* d, ImVec2 a, ImVec2 b, ImU32 col, float width) {
+  const float len = std::hypot(b.x - a.x, b.y - a.y), dash = 7;
+  for (float f = 0; f < len; f += 2 * dash) {
+    const float g = std::min(f + dash, len);
+    d->AddLine(ImVec2(a.x + (b.x - a.x) * f / len, a.y + (b.y - a.y) * f / len),
+               ImVec2(a.x + (b.x - a.x) * g / len, a.y + (b.y - a.y) * g / len), col, width);
+  }
+}
+
+void centred_text(ImDrawList* d, ImFont* font, float size, ImVec2 c, ImU32 col, const char* text) {
+  const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, text);
+  d->AddText(font, size, ImVec2(c.x - ts.x / 2, c.y - ts.y / 2), col, text);
+}
+
+// The largest total any link carries by the end: link heat is relative to it.
+double busiest_link(const ViewModel& vm) {
+  const std::vector<double>& totals = vm.link_totals();
+  return totals.empty() ? 0.0 : *std::max_element(totals.begin(), totals.end());
+}
+
+void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
+  for (const NodeBox& b : run.model.layout().boxes) {
+    d->AddRect(cv.at(b.min), cv.at(b.max), colors::grid, 8.0f, 0, 1.5f);
+    d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(cv.at(b.min).x + 6, cv.at(b.min).y + 4), colors::text_dim,
+               b.label.c_str());
+  }
+}
+
+// Points along `path` from fraction f0 to f1 of the way, as the packets travel it.
+// `on_lane`: a packet's own lane (point_along), for what travels one direction.
+// `coarse`: one point per 24 pixels, at most 6 (the many links of an all-pairs pattern:
+// 2 016 chords at 64 ranks, where smoothness is lost in the crowd and vertices are not).
+void sample_path(const Layout& l, const std::vector<int>& path, const Canvas& cv, float f0, float f1,
+                 std::vector<ImVec2>& out, bool on_lane = false, bool coarse = false) {
+  out.clear();
+  const bool straight = is_straight(l, path, on_lane);
+  // About one point per 6 pixels of the way: smooth curves, few vertices with many ranks.
+  const ImVec2 a = cv.at(l.nodes[static_cast<std::size_t>(path.front())]), b = cv.at(l.nodes[static_cast<std::size_t>(path.back())]);
+  const float px = std::hypot(b.x - a.x, b.y - a.y) * (f1 - f0) * 1.3f;
+  const int n = straight ? 1 : coarse ? std::clamp(static_cast<int>(px / 24), 2, 6) : std::clamp(static_cast<int>(px / 6), 2, 32);
+  for (int i = 0; i <= n; ++i)
+    out.push_back(cv.at(point_along(l, path, f0 + (f1 - f0) * static_cast<float>(i) / static_cast<float>(n), on_lane)));
+}
+
+void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = run.model;
+  const Layout& l = vm.layout();
+  const double busiest = busiest_link(vm);
+  const float max_w = std::clamp(rank_px * 0.5f, 2.0f, 9.0f);
+  // A topology's few links carry their bytes so far (the timing model's routes).
+  const bool labels = l.topology && l.links.size() <= kMaxLinkLabels;
+  // Hundreds of links (all pairs beyond 16 ranks): coarse curves without anti-aliasing's
+  // fringe; llvmpipe's time goes with the vertices and the overdraw at the circle's centre.
+  const bool many = l.links.size() > kManyLinks;
+  // Thousands (all pairs of 64 ranks: 2 016) are a grey disc that says nothing and costs
+  // llvmpipe 15 ms a frame in overdraw: left out, and the scene's first line says so.
+  if (l.links.size() > kTooManyLinks) return;
+  const ImDrawListFlags flags = d->Flags;
+  if (many) d->Flags &= ~ImDrawListFlags_AntiAliasedLines;
+  std::vector<ImVec2> pts;
+  for (std::size_t i = 0; i < l.links.size(); ++i) {
+    const float heat = app.toggles.link_heat && busiest > 0 ? static_cast<float>(run.now.link_bytes[i] / busiest) : 0.0f;
+    const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;
+    const ImU32 col = app.toggles.link_heat ? heat_color(heat) : second_tree ? colors::second_tree : colors::grid;
+    sample_path(l, {l.links[i].first, l.links[i].second}, cv, 0.0f, 1.0f, pts, false, many);
+    if (second_tree)  // another style: dashed, so that both trees read at once
+      for (std::size_t j = 0; j + 1 < pts.size(); ++j) dashed_line(d, pts[j], pts[j + 1], col, 1.5f + (max_w - 1.5f) * heat);
+    else
+      d->AddPolyline(pts.data(), static_cast<int>(pts.size()), col, 0, (many ? 1.0f : 1.5f) + (max_w - 1.5f) * heat);
+    if (labels && run.now.link_bytes[i] > 0)
+      centred_text(d, app.fonts.small, app.fonts.small->FontSize, pts[pts.size() / 2], colors::text_dim,
+                   format_bytes(run.now.link_bytes[i]).c_str());
+  }
+  d->Flags = flags;
+}
+
+void draw_hubs(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
+  const Layout& l = run.model.layout();
+  for (int h = 0; h < l.hub_count(); ++h) {
+    const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(l.ranks + h)]);
+    const float w = std::max(rank_px * 1.6f, 34.0f), hh = std::max(rank_px * 0.8f, 14.0f);
+    d->AddRectFilled(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), IM_COL32(58, 64, 78, 255), 6.0f);
+    d->AddRect(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), colors::text_dim, 6.0f, 0, 1.5f);
+    centred_text(d, app.fonts.small, app.fonts.small->FontSize, c, colors::text, l.hub_labels[static_cast<std::size_t>(h)].c_str());
+  }
+}
+
+// An arrow along a path, for the transfers of the step just done (nothing is moving).
+void draw_arrow(ImDrawList* d, const std::vector<ImVec2>& pts, ImU32 col, float head) {
+  for (std::size_t i = 0; i + 1 < pts.size(); ++i) d->AddLine(pts[i], pts[i + 1], col, 2.0f);
+  const ImVec2 a = pts[pts.size() - 2], b = pts.back();
+  const float len = std::hypot(b.x - a.x, b.y - a.y);
+  if (len < 1) return;
+  const ImVec2 u((b.x - a.x) / len, (b.y - a.y) / len), n(-u.y, u.x);
+  d->AddTriangleFilled(b, ImVec2(b.x - u.x * head + n.x * head * 0.5f, b.y - u.y * head + n.y * head * 0.5f),
+                       ImVec2(b.x - u.x * head - n.x * head * 0.5f, b.y - u.y * head - n.y * head * 0.5f), col);
+}
+
+void draw_recent_arrows(ImDrawList* d, const Pane& run, const Canvas& cv, float rank_px) {
+  const ViewModel& vm = run.model;
+  if (!run.now.in_flight.empty()) return;
+  std::size_t drawn = 0;
+  std::vector<ImVec2> pts;
+  for (std::uint32_t i : run.now.highlighted) {
+    const auto path = vm.path_of(i);
+    if (path.size() < 2 || ++drawn > kMaxArrowsDrawn) continue;
+    const std::vector<int> nodes(path.begin(), path.end());
+    // From the edge of the sender's disc to the edge of the receiver's.
+    const float total = std::max(1.0f, std::hypot(cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.front())]).x -
+                                                      cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).x,
+                                                  cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.front())]).y -
+                                                      cv.at(vm.layout().nodes[static_cast<std::size_t>(nodes.back())]).y));
+    const float trim = std::min(0.3f, rank_px * 1.2f / total);
+    sample_path(vm.layout(), nodes, cv, trim, 1.0f - trim, pts, true);  // on its lane: both directions show
+    const int sender = vm.schedule().transfers[i].src;  // the sender's colour: colour means rank
+    draw_arrow(d, pts, to_u32(shading::rank_fill(sender, vm.layout().ranks), 0.7f), std::max(8.0f, rank_px * 0.5f));
+  }
+}
+
+// The "+" of a reduce, in a disc of radius r at c.
+void draw_plus(ImDrawList* d, ImVec2 c, float r, ImU32 ink, float width) {
+  d->AddLine(ImVec2(c.x - r * 0.55f, c.y), ImVec2(c.x + r * 0.55f, c.y), ink, width);
+  d->AddLine(ImVec2(c.x, c.y - r * 0.55f), ImVec2(c.x, c.y + r * 0.55f), ink, width);
+}
+
+// The chunk number in a packet ("+3" in a reduce: it adds chunk 3), when it fits.
+void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const Transfer& t) {
+  const float size = std::min(f->FontSize, r * 1.15f);
+  std::string s = fmt::format("{}{}", reduces(t.action) ? "+" : "", t.chunk);
+  ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());
+  if (ts.x > r * 1.8f && s[0] == '+') s.erase(0, 1), ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());  // the shape says reduce
+  if (size >= 8 && ts.x <= r * 1.8f) {
+    d->AddText(f, size, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), ink, s.c_str());
+  } else if (reduces(t.action) && r >= 5) {  // no room for the number: the "+" alone
+    draw_plus(d, at, r, ink, 2.0f);
+  }
+}
+
+// A reduce is a filled disc (it adds into the receiver), a copy an outlined square (it
+// overwrites); `alpha` < 1: queued, not yet on its way.
+void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, const Transfer& t, float alpha) {
+  const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
+              hollow = to_u32(palette::packet_hollow, alpha);
+  if (reduces(t.action)) {
+    d->AddCircleFilled(at, r, neutral);
+    d->AddCircle(at, r, ink, 0, 1.5f);
+    packet_label(d, app.fonts.small, at, r, ink, t);
+  } else {
+    d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), hollow, r * 0.3f);
+    d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), neutral, r * 0.3f, 0, std::max(1.5f, r * 0.18f));
+    packet_label(d, app.fonts.small, at, r, neutral, t);
+  }
+}
+
+// The packets where the view model puts them (ViewModel::packet_spots): in flight along
+// their lanes with a trail in the sender's colour behind, queued ones faded beside their
+// senders.
+void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
+  const ViewModel& vm = run.model;
+  const Layout& l = vm.layout();
+  const float r = std::clamp(packet_radius(l) * cv.scale, 2.5f, 14.0f);
+  std::vector<PacketSpot> spots;
+  vm.packet_spots(run.now, spots, kMaxPacketsDrawn);
+  std::vector<ImVec2> trail;
+  std::vector<int> nodes;
+  for (const PacketSpot& p : spots) {
+    const Transfer& t = vm.schedule().transfers[p.transfer];
+    const ImVec2 at = cv.at(p.at);
+    if (!p.queued) {
+      const auto path = vm.path_of(p.transfer);
+      nodes.assign(path.begin(), path.end());
+      trail.clear();
+      constexpr int kTrailPoints = 12;
+      const float from = std::max(0.0f, p.progress - 0.35f);
+      for (int i = 0; i <= kTrailPoints; ++i)
+        trail.push_back(cv.at(point_along(l, nodes, packet_way(l, nodes, from + (p.progress - from) * static_cast<float>(i) / kTrailPoints), true)));
+      trail.back() = at;
+      d->AddPolyline(trail.data(), static_cast<int>(trail.size()), to_u32(shading::rank_fill(t.src, l.ranks), 0.55f), 0,
+                     std::max(1.5f, r * 0.4f));
+    }
+    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, t, p.queued ? 0.5f : 1.0f);
+  }
+}
+
+void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
+  const Layout& l = run.model.layout();
+  const bool server = l.is_server[static_cast<std::size_t>(rank)];
+  const ImU32 fill = to_u32(shading::rank_fill(rank, l.ranks));
+  const char* label_text = nullptr;
+  const std::string label = fmt::format("{}", rank);
+  if (server) {
+    const float s = rank_px * 1.15f;
+    d->AddRectFilled(ImVec2(c.x - s, c.y - s), ImVec2(c.x + s, c.y + s), fill, s * 0.25f);
+    d->AddRect(ImVec2(c.x - s, c.y - s), ImVec2(c.x + s, c.y + s), colors::server, s * 0.25f, 0, 2.5f);
+  } else {
+    // Few segments and no outline for small discs: with many ranks, triangles are what a
+    // software rasteriser pays for.
+    d->AddCircleFilled(c, rank_px, fill, std::clamp(static_cast<int>(rank_px * 0.8f), 12, 40));
+    if (rank_px >= 10) d->AddCircle(c, rank_px, IM_COL32(15, 15, 18, 255), 0, 1.5f);
+  }
+  label_text = label.c_str();
+  if (rank_px >= 7) centred_text(d, app.fonts.regular, std::min(app.fonts.regular->FontSize, rank_px * 1.1f), c, IM_COL32(15, 15, 18, 255), label_text);
+}
+
+// "↑ 3 MiB  ↓ 1 MiB" outside the rank, away from the centre.
+void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, int rank, float rank_px) {
+  const Layout& l = run.model.layout();
+  // Outwards from the centre of the rank's node box (two-level), or of the scene.
+  Vec2 p = l.nodes[static_cast<std::size_t>(rank)];
+  const ImVec2 c = cv.at(p);
+  if (l.ranks_per_node > 0 && !l.boxes.empty()) {
+    const NodeBox& b = l.boxes[static_cast<std::size_t>(rank / l.ranks_per_node)];
+    p = {p.x - (b.min.x + b.max.x) / 2, p.y - (b.min.y + b.max.y) / 2};
+  }
+  const float len = std::hypot(p.x, p.y);
+  const bool server = l.is_server[static_cast<std::size_t>(rank)];
+  Vec2 dir = len > 0.05f ? Vec2{p.x / len, p.y / len} : Vec2{0, 1};
+  if (server && len < 0.5f) dir = {0, 1};
+  const std::string text = fmt::format("{}↑{}\n↓{}", server ? "server\n" : "", format_bytes(run.now.sent[static_cast<std::size_t>(rank)]),
+                                       format_bytes(run.now.received[static_cast<std::size_t>(rank)]));
+  ImFont* f = app.fonts.small;
+  const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, text.c_str());
+  const float gap = rank_px * (server ? 1.3f : 1.0f) + 6;
+  ImVec2 at(c.x + dir.x * (gap + ts.x / 2), c.y + dir.y * (gap + ts.y / 2));
+  d->AddText(f, f->FontSize, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), colors::text_dim, text.c_str());
+}
+
+// The legend's pieces, laid out left to right and wrapped at `width`: the reduce and copy
+// symbols, what the numbers and colours mean, and the link heat's ramp. With `d` null it
+// only measures; returns the height it takes. A short scene gets the short words.
+float legend(ImDrawList* d, const App& app, const Pane& run, ImVec2 origin, float width, bool short_words) {
+  ImFont* f = app.fonts.small;
+  const float fs = f->FontSize, r = fs * 0.45f, line_h = fs * 1.35f, gap = fs * (short_words ? 0.7f : 1.0f);
+  const ImU32 neutral = to_u32(palette::packet), ink = to_u32(palette::packet_ink);
+  enum class Mark { reduce, copy, none, ramp };
+  struct Piece {
+    Mark mark;
+    const char* text;
+  };
+  const bool stripes = shading::stripes(run.model.layout().ranks);
+  std::vector<Piece> pieces{{Mark::reduce, short_words ? "reduce" : "reduce (adds into the receiver)"},
+                            {Mark::copy, short_words ? "copy" : "copy (overwrites)"}};
+  if (short_words) {
+    pieces.push_back({Mark::none, "number: chunk"});
+    if (stripes) pieces.push_back({Mark::none, "colour: rank"});
+  } else {
+    pieces.push_back({Mark::none, stripes ? "number = chunk, colour = rank (trail: sender);" : "number = chunk;"});
+  }
+  if (app.toggles.link_heat) pieces.push_back({Mark::ramp, short_words ? "link traffic" : "link shade = traffic so far: none"});
+  const float ramp_w = 84 + f->CalcTextSizeA(fs, FLT_MAX, 0, "busiest").x;
+  float x = 0, y = 0;
+  for (const Piece& piece : pieces) {
+    const float mark_w = piece.mark == Mark::reduce || piece.mark == Mark::copy ? 2 * r + 4 : 0;
+    const float text_w = f->CalcTextSizeA(fs, FLT_MAX, 0, piece.text).x;
+    const float w = mark_w + text_w + (piece.mark == Mark::ramp ? fs * 0.3f + ramp_w : 0);
+    if (x > 0 && x + w > width) x = 0, y += line_h;  // wrap
+    const ImVec2 at(origin.x + x, origin.y + y);
+    if (d) {
+      const ImVec2 c(at.x + r, at.y + fs / 2);
+      if (piece.mark == Mark::reduce) {  // filled, with a "+"
+        d->AddCircleFilled(c, r, neutral, 16);
+        draw_plus(d, c, r, ink, 1.5f);
+      } else if (piece.mark == Mark::copy) {  // outlined
+        d->AddRectFilled(ImVec2(at.x, c.y - r), ImVec2(at.x + 2 * r, c.y + r), to_u32(palette::packet_hollow), 2);
+        d->AddRect(ImVec2(at.x, c.y - r), ImVec2(at.x + 2 * r, c.y + r), neutral, 2, 0, 1.5f);
+      }
+      d->AddText(f, fs, ImVec2(at.x + mark_w, at.y), colors::text_dim, piece.text);
+      if (piece.mark == Mark::ramp) {  // the heat ramp is a scale of traffic on the links, not anyone's colour
+        const float rx = at.x + text_w + fs * 0.3f;
+        for (int i = 0; i < 20; ++i)
+          d->AddRectFilled(ImVec2(rx + i * 4.0f, at.y + 3), ImVec2(rx + i * 4.0f + 4, at.y + fs - 2), heat_color(static_cast<float>(i) / 19));
+        d->AddText(f, fs, ImVec2(rx + 84, at.y), colors::text_dim, "busiest");
+      }
+    }
+    x += w + gap;
+  }
+  return y + line_h;
+}
+
+void rank_tooltip(const Pane& run, int rank) {
+  const ViewModel& vm = run.model;
+  const std::size_t r = static_cast<std::size_t>(rank);
+  ImGui::BeginTooltip();
+  ImGui::Text("rank %d%s", rank, vm.layout().is_server[r] ? " (parameter server)" : "");
+  ImGui::Text("sent so far %s of %s", format_bytes(run.now.sent[r]).c_str(), format_bytes(static_cast<double>(vm.total_sent()[r])).c_str());
+  ImGui::Text("received so far %s of %s", format_bytes(run.now.received[r]).c_str(),
+              format_bytes(static_cast<double>(vm.total_received()[r])).c_str());
+  ImGui::EndTooltip();
+}
+
+// The smallest distance between two ranks' centres on the canvas, in pixels.
+float closest_ranks_px(const Layout& l, const Canvas& cv) {
+  float best = FLT_MAX;
+  for (int a = 0; a < l.ranks; ++a)
+    for (int b = a + 1; b < l.ranks; ++b) {
+      const ImVec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
+      best = std::min(best, std::hypot(p.x - q.x, p.y - q.y));
+    }
+  return best;
+}
+
+// Comparing: which run this side shows, how far it is, and its own caption.
+void heading(const App& app, const Pane& run) {
+  const ViewModel& vm = run.model;
+  const int steps = vm.step_count();
+  const int shown = caption_step(run.now, steps);
+  const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();
+  std::string line = phases ? fmt::format("{} · {}   step {}/{}", app.side_title(run.side), vm.schedule().algorithm, shown, steps)
+                            : fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
+  if (run.now.steps_done >= steps) line += " (done)";
+  if (vm.trace().predicted) line += fmt::format("   predicted {}", format_duration_ns(vm.trace().predicted->time_ns));
+  ImGui::PushFont(app.fonts.large);
+  ImGui::TextColored(run.side == 0 ? ImVec4(0.55f, 0.8f, 1.0f, 1.0f) : ImVec4(1.0f, 0.75f, 0.45f, 1.0f), "%s", line.c_str());
+  ImGui::PopFont();
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(run.now.caption.c_str());
+  ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
+void ScenePanel::Draw(App& app, const Pane& run) {
+  if (app.doc.compare) heading(app, run);
+  const ViewModel& vm = run.model;
+  const Layout& l = vm.layout();
+  const ImVec2 p0 = ImGui::GetCursorScreenPos(), size = ImGui::GetContentRegionAvail();
+  ImGui::InvisibleButton("##scene", ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
+  const bool hovered = ImGui::IsItemHovered();
+  ImDrawList* d = ImGui::GetWindowDrawList();
+  // A short scene (side by side, a projector) gets the legend's short words.
+  const bool short_legend = size.y < ImGui::GetFontSize() * 16;
+  const float legend_w = size.x - 12;
+  const float legend_h = app.toggles.legend ? legend(nullptr, app, run, ImVec2(), legend_w, short_legend) + 4 : 0.0f;
+  // The labels need room around the ranks: not in a short scene (side by side, a small window).
+  // (Not on a hypercube grid beyond 8 ranks: its inner ranks have no outside to put them.)
+  bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
+                size.y > app.fonts.small->FontSize * 22;
+  const float top = app.fonts.small->FontSize * 1.4f;  // the "arranged by" line
+  const auto fitted = [&](bool with_labels) {  // room for the "↑ sent ↓ received" labels outside the outermost ranks
+    const float mx = with_labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = with_labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
+    return fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
+  };
+  Canvas cv = fitted(labels);
+  // Ranks closer than a label's width (a node's GPUs in a row) would overlap their labels: none, and the room they took.
+  if (labels && closest_ranks_px(l, cv) < app.fonts.small->FontSize * 5.2f) labels = false, cv = fitted(false);
+  const float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
+
+  d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);
+  d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), colors::text_dim,
+             fmt::format("arranged by {}{}", vm.arrangement().description,
+                         l.links.size() > kTooManyLinks ? fmt::format("; its {} links not drawn", l.links.size()) : "").c_str());
+  draw_boxes(d, app, run, cv);
+  draw_links(d, app, run, cv, rank_px);
+  draw_hubs(d, app, run, cv, rank_px);
+  draw_recent_arrows(d, run, cv, rank_px);
+  int hovered_rank = -1;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (int r = 0; r < l.ranks; ++r) {
+    const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(r)]);
+    draw_rank(d, app, run, c, r, rank_px);
+    if (labels) draw_rank_bytes(d, app, run, cv, r, rank_px);
+    if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
+  }
+  draw_packets(d, app, run, cv);
+  if (app.toggles.legend) legend(d, app, run, ImVec2(p0.x + 6, p0.y + size.y - legend_h), legend_w, short_legend);
+  d->PopClipRect();
+  if (hovered_rank >= 0) rank_tooltip(run, hovered_rank);
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,295 @@
+#include "app/views/lesson.h"
+
+#include <functional>
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "sim/lesson/captions.h"
+#include "sim/core/errors.h"
+
+namespace collsim::gui {
+namespace {
+
+bool runs_every_step(const PhaseRun& pr) { return pr.source_transfer.size() == pr.run->schedule.transfers.size(); }
+
+// A phase's predicted figures: its own span, and the bandwidths only when it is the
+// whole collective (the whole run's algorithm bytes over a part of its time mean nothing).
+void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double duration_ns, bool whole) {
+  s.time_ns = duration_ns;
+  const Bandwidth bw = whole ? bandwidth(spec, duration_ns) : Bandwidth{};
+  s.algbw_gbps = bw.algbw_gbps;
+  s.busbw_gbps = bw.busbw_gbps;
+  if (!whole) {  // the collective alone's: not this part's
+    s.busiest_links.clear();
+    s.closed_form.clear();
+    s.closed_form_values.clear();
+    s.closed_form_ns.reset();
+  }
+}
+
+// A text rendered for the run, or as written when the run lacks a name it uses (the app
+// re-ran the lesson with another algorithm, whose stages the text does not know): the
+// app shows the lesson rather than refuse it; `collsim validate` reports such a text.
+std::string shown_or_written(const std::string& written, const std::function<std::string()>& render) {
+  try {
+    return render();
+  } catch (const InputError&) {
+    return written;
+  }
+}
+
+}  // namespace
+
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description) {
+  const PhaseRun& pr = p.phases.at(k);
+  Trace whole = make_trace(*pr.run, s.title, description);
+  if (s.single_collective()) return whole;
+  Trace t = whole;
+  t.schedule = pr.schedule;
+  t.records.clear();
+  std::int64_t first = 0, last = 0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    const TransferRecord& r = whole.records[pr.source_transfer[i]];
+    first = i == 0 ? r.measured_begin_ns : std::min(first, r.measured_begin_ns);
+    last = std::max(last, r.measured_end_ns);
+  }
+  const bool predicted = p.predicted && pr.begin_ns.size() == pr.source_transfer.size();
+  const double origin = predicted ? pr.begin() : 0.0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    TransferRecord r = whole.records[pr.source_transfer[i]];
+    r.measured_begin_ns -= first;
+    r.measured_end_ns -= first;
+    r.predicted_begin_ns.reset();
+    r.predicted_end_ns.reset();
+    if (predicted) r.predicted_begin_ns = pr.begin_ns[i] - origin, r.predicted_end_ns = pr.end_ns[i] - origin;
+    t.records.push_back(r);
+  }
+  const bool every_step = runs_every_step(pr);
+  if (!every_step) {  // the measured figures of the part: its span, no bandwidths
+    t.history.reset();  // the whole collective's: build_lesson gives the view its window
+    t.summary.time_ns = last - first;
+    t.summary.algbw_gbps.reset();
+    t.summary.busbw_gbps.reset();
+  }
+  if (t.predicted && predicted)
+    phase_prediction(*t.predicted, t.schedule.spec, pr.end() - pr.begin(), every_step);
+  else
+    t.predicted.reset();
+  return t;
+}
+
+void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
+  const std::size_t n = l.phase_count();
+  l.facts = lesson_facts(l.scenario, l.program);
+  l.description = shown_or_written(l.scenario.description, [&] { return lesson_description(l.scenario, l.facts); });
+  l.views.assign(n, nullptr);
+  // Phases that run some steps of one collective share its history: the one its run's check
+  // recorded (prepare_program with record_history), else recorded here once.
+  std::map<const RunResult*, std::shared_ptr<const BufferHistory>> histories;
+  for (std::size_t k = 0; k < n; ++k) {
+    const PhaseRun& pr = l.run_of(k);
+    if (!pr.run) continue;
+    if (progress) progress(k, n);
+    Trace t = phase_trace(l.scenario, l.program, k, l.description);
+    if (runs_every_step(pr)) {
+      l.views[k] = std::make_shared<ViewModel>(std::move(t));
+      continue;
+    }
+    std::shared_ptr<const BufferHistory>& whole = histories[pr.run.get()];
+    if (!whole) whole = history_or_record(pr.run->history, pr.run->schedule);
+    const Phase& phase = l.phase(k);
+    const bool to_the_end = phase.last_step == 0 || phase.last_step == pr.run->schedule.step_count();
+    l.views[k] = std::make_shared<ViewModel>(std::move(t), whole->window(pr.source_transfer, to_the_end));
+  }
+  l.answers.clear();
+  l.answerable.clear();
+  l.questions.clear();
+  for (std::size_t k = 0; k < l.scenario.questions.size(); ++k) {
+    const Question& q = l.scenario.questions[k];
+    l.questions.push_back(shown_or_written(q.text, [&] { return question_text(l.scenario, l.facts, k); }));
+    try {
+      l.answers.push_back(answer_question(q, l.program, &l.facts).text);
+      l.answerable.push_back(true);
+    } catch (const InputError& e) {
+      l.answers.push_back(fmt::format("this run cannot answer it: {}", e.what()));
+      l.answerable.push_back(false);
+    }
+  }
+}
+
+std::string phase_summary(const Lesson& l, std::size_t k) {
+  const Phase& phase = l.phase(k);
+  if (phase.kind == PhaseKind::compute) {
+    const auto most = std::max_element(phase.compute_us.begin(), phase.compute_us.end());
+    return fmt::format("compute, up to {} per rank",
+                       format_duration_ns(most == phase.compute_us.end() ? 0.0 : *most * 1000.0));
+  }
+  const Schedule& s = l.run_of(k).schedule;
+  std::string text = fmt::format("{} with {}", to_string(s.spec.collective), s.algorithm);
+  if (phase.first_step > 0) text += fmt::format(", steps {}-{}", phase.first_step, phase.last_step);
+  return text;
+}
+
+Narration narration(const Lesson& l, std::size_t k, int step) {
+  const Phase& phase = l.phase(k);
+  const Schedule none;
+  const Schedule& s = phase.kind == PhaseKind::collective ? l.run_of(k).schedule : none;
+  step = std::clamp(step, 0, s.step_count());
+  CaptionParts parts;
+  try {
+    parts = caption_parts(l.scenario, l.facts, k, s, step);
+    if (step > 0) parts.phase = caption_parts(l.scenario, l.facts, k, s, 0).phase;
+  } catch (const InputError&) {  // as written (shown_or_written)
+    parts = {l.scenario.caption, phase.caption, step > 0 ? phase.step_caption : std::string()};
+  }
+  return {std::move(parts.lesson), std::move(parts.phase), std::move(parts.step)};
+}
+
+int caption_step(const Frame& f, int steps) {
+  return std::min(f.steps_done + (f.in_flight.empty() && f.queued.empty() ? 0 : 1), steps);
+}
+
+int Reveals::next() {
+  const auto hidden = std::find(shown.begin(), shown.end(), false);
+  if (hidden == shown.end()) {
+    std::fill(shown.begin(), shown.end(), false);
+    return -1;
+  }
+  *hidden = true;
+  return static_cast<int>(hidden - shown.begin());
+}
+
+void Reveals::toggle(std::size_t k) {
+  if (k < shown.size()) shown[k] = !shown[k];
+}
+
+std::size_t Reveals::count() const { return static_cast<std::size_t>(std::count(shown.begin(), shown.end(), true)); }
+
+namespace {
+
+double tolerance(const ViewModel& vm, ClockKind c) {
+  return 1e-9 * std::max(1.0, vm.clock(c).finish - vm.clock(c).start);
+}
+
+}  // namespace
+
+void enter_phase(const Lesson& l, std::size_t k, Playback& p, bool at_end) {
+  p.playing = false;
+  p.rested = 0;
+  const ViewModel* vm = l.views.at(k).get();
+  if (!vm) return;  // a compute phase has no playhead; the clock stays as chosen
+  // The phase's own clock, where the lesson gives it one (the model's serialisation is its point).
+  if (const auto c = clock_named(l.scenario.phases.at(k).clock); c && vm->has_clock(*c)) p.clock = *c;
+  if (!vm->has_clock(p.clock)) p.clock = ClockKind::steps;
+  at_end ? p.end(*vm) : p.home(*vm);
+}
+
+bool lesson_step_forward(const Lesson& l, std::size_t& phase, Playback& p) {
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t < vm->clock(p.clock).finish - tolerance(*vm, p.clock)) {
+    p.step_forward(*vm);
+    return true;
+  }
+  p.playing = false;
+  if (phase + 1 >= l.phase_count()) return false;
+  enter_phase(l, ++phase, p, false);
+  return true;
+}
+
+bool lesson_step_back(const Lesson& l, std::size_t& phase, Playback& p) {
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t > vm->clock(p.clock).start + tolerance(*vm, p.clock)) {
+    p.step_back(*vm);
+    return true;
+  }
+  p.playing = false;
+  if (phase == 0) return false;
+  enter_phase(l, --phase, p, true);
+  return true;
+}
+
+namespace {
+
+// The last phase played to its end (a collective) or dwelt on (a compute phase).
+bool at_lesson_end(const Lesson& l, std::size_t phase, const Playback& p) {
+  if (phase + 1 < l.phase_count()) return false;
+  const ViewModel* vm = l.views.at(phase).get();
+  return vm ? p.t >= vm->clock(p.clock).finish - tolerance(*vm, p.clock) : p.rested >= kComputeDwell;
+}
+
+}  // namespace
+
+void lesson_tick(const Lesson& l, std::size_t& phase, Playback& p, double seconds) {
+  if (!p.playing) return;
+  double wall = seconds * p.speed;  // seconds at speed 1
+  const ViewModel* vm = l.views.at(phase).get();
+  if (vm && p.t < vm->clock(p.clock).finish) {  // within a collective phase: as a single run
+    const double finish = vm->clock(p.clock).finish, rate = p.rate(*vm);
+    const double to_end = rate > 0 ? (finish - p.t) / rate : 0.0;
+    p.rested = 0;
+    if (wall < to_end) {
+      p.t += rate * wall;
+      return;
+    }
+    p.t = finish;
+    wall -= to_end;
+  }
+  const bool last = phase + 1 >= l.phase_count();
+  if (last && !p.loop && vm) {  // the end of the lesson, as the end of a single run: no rest
+    p.playing = false;
+    return;
+  }
+  p.rested += wall;
+  if (p.rested < (vm ? kPhaseEndRest : kComputeDwell)) return;
+  if (last && !p.loop) {  // the last phase, a compute phase, dwelt on
+    p.rested = kComputeDwell;
+    p.playing = false;
+    return;
+  }
+  phase = last ? 0 : phase + 1;
+  enter_phase(l, phase, p, false);
+  p.playing = true;
+}
+
+void lesson_toggle_play(const Lesson& l, std::size_t& phase, Playback& p) {
+  if (p.playing) {
+    p.playing = false;
+    return;
+  }
+  if (at_lesson_end(l, phase, p)) {  // play again from the start
+    phase = 0;
+    enter_phase(l, phase, p, false);
+  }
+  p.playing = true;
+}
+
+Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology) {
+  // The editor holds a whole run: for a single collective, every field of it (the schedule
+  // file stays the scenario's, as the algorithm "custom" keeps it); for several phases, the
+  // ranks and the seed. The topology is the edited one as a whole, assigned below.
+  static constexpr std::string_view kRunFlags[] = {"--collective", "--algorithm", "--ranks",          "--count", "--dtype",
+                                                   "--op",         "--root",      "--in-place",       "--slices", "--servers",
+                                                   "--colocated",  "--ranks-per-node", "--seed"};
+  const bool single = s.single_collective();
+  const FlagGiven given = [single](std::string_view flag) {
+    if (!single) return flag == "--ranks" || flag == "--seed";
+    return std::find(std::begin(kRunFlags), std::end(kRunFlags), flag) != std::end(kRunFlags);
+  };
+  Scenario base = s;
+  base.questions.clear();  // answered afterwards, each on its own (Lesson::answers)
+  Scenario out = apply_scenario_overrides(base, edited, s.topology, given);
+  out.topology = topology;
+  out.questions = s.questions;
+  if (single && (edited.spec.collective != s.request.spec.collective || edited.algorithm != s.request.algorithm)) {
+    Phase& phase = out.phases[0];  // written for the file's collective and algorithm
+    phase.caption.clear();
+    phase.step_caption.clear();
+    phase.step_captions.clear();
+  }
+  return out;
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,466 @@
+#include "app/views/view_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "sim/model/timing_model.h"
+
+namespace collsim::gui {
+namespace {
+
+bool has_records(const Trace& t) {
+  return !t.schedule.transfers.empty() && t.records.size() == t.schedule.transfers.size();
+}
+
+// A --model-only trace has records with measured times all 0: nothing was run.
+bool has_measured_times(const Trace& t) {
+  return has_records(t) &&
+         std::any_of(t.records.begin(), t.records.end(), [](const TransferRecord& r) { return r.measured_end_ns > 0; });
+}
+
+bool has_predicted_times(const Trace& t) {
+  if (!has_records(t)) return false;
+  return std::all_of(t.records.begin(), t.records.end(),
+                     [](const TransferRecord& r) { return r.predicted_begin_ns && r.predicted_end_ns; });
+}
+
+void sort_by(std::vector<std::uint32_t>& order, const std::vector<double>& key) {
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+}
+
+struct StepOrder {
+  bool operator()(const Transfer& t, int k) const { return t.step < k; }
+  bool operator()(int k, const Transfer& t) const { return k < t.step; }
+};
+
+// The steps clock's times: step k over [k, k + 1), and inside it the timing model's
+// order and proportions (its earliest begin at k, its latest end at k + 1), so that what
+// the model serialises on one link runs one after the other. Without predicted times, or
+// in a step the model gives no time, every transfer spans its whole step.
+void steps_clock_times(const Trace& trace, bool predicted, std::vector<double>& begin, std::vector<double>& end) {
+  const std::vector<Transfer>& ts = trace.schedule.transfers;
+  for (std::size_t lo = 0; lo < ts.size();) {
+    std::size_t hi = lo;
+    while (hi < ts.size() && ts[hi].step == ts[lo].step) ++hi;
+    const double k = ts[lo].step;
+    double first = 0, last = 0;
+    if (predicted) {
+      first = *trace.records[lo].predicted_begin_ns, last = *trace.records[lo].predicted_end_ns;
+      for (std::size_t i = lo; i < hi; ++i)
+        first = std::min(first, *trace.records[i].predicted_begin_ns), last = std::max(last, *trace.records[i].predicted_end_ns);
+    }
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (last > first) {
+        begin[i] = k + (*trace.records[i].predicted_begin_ns - first) / (last - first);
+        end[i] = k + (*trace.records[i].predicted_end_ns - first) / (last - first);
+      } else {
+        begin[i] = k, end[i] = k + 1;
+      }
+    }
+    lo = hi;
+  }
+}
+
+// The direction (a unit vector) furthest in angle from every one of `ways`: where a
+// sender's queue goes, clear of the packets leaving it. Up when it has no ways.
+Vec2 free_side(const std::vector<Vec2>& ways) {
+  constexpr int kCandidates = 36;
+  constexpr float kTau = 6.2831853f;
+  Vec2 best{0, -1};
+  float best_gap = -1;
+  for (int k = 0; k < kCandidates; ++k) {
+    const float angle = -kTau / 4 + kTau * static_cast<float>(k) / kCandidates;  // from straight up
+    const Vec2 c{std::cos(angle), std::sin(angle)};
+    float gap = kTau;
+    for (const Vec2& w : ways) {
+      const float d = std::hypot(w.x, w.y);
+      if (d < 1e-6f) continue;
+      gap = std::min(gap, std::acos(std::clamp((c.x * w.x + c.y * w.y) / d, -1.0f, 1.0f)));
+    }
+    if (gap > best_gap + 1e-4f) best_gap = gap, best = c;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string step_title(const Schedule& s, int k) {
+  return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
+}
+
+std::string no_steps_caption() { return "This schedule has no steps: nothing moves."; }
+
+std::string start_caption(const Schedule& s) {
+  return fmt::format("Start: every rank holds only its own data{}. Next, {}",
+                     outputs_start_empty(s) ? ", in its input; the outputs are empty until the steps write them" : "",
+                     step_title(s, 0));
+}
+
+std::string_view to_string(ClockKind c) {
+  switch (c) {
+    case ClockKind::steps: return "steps";
+    case ClockKind::measured: return "measured";
+    case ClockKind::predicted: return "predicted";
+  }
+  return "?";
+}
+
+std::optional<ClockKind> clock_named(std::string_view name) {
+  for (ClockKind c : kAllClocks)
+    if (to_string(c) == name) return c;
+  return std::nullopt;
+}
+
+void Tally::finish() {
+  std::vector<std::uint32_t> order(end.size());
+  std::iota(order.begin(), order.end(), 0u);
+  sort_by(order, end);
+  std::vector<double> e(end.size()), b(end.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    e[i] = end[order[i]];
+    sum += bytes[order[i]];
+    b[i] = sum;
+  }
+  end = std::move(e);
+  bytes = std::move(b);
+}
+
+double Tally::done_by(double t) const {
+  const auto it = std::upper_bound(end.begin(), end.end(), t);
+  return it == end.begin() ? 0.0 : bytes[static_cast<std::size_t>(it - end.begin()) - 1];
+}
+
+ViewModel::ViewModel(Trace trace)
+    : trace_(std::move(trace)), history_(history_or_record(trace_.history, trace_.schedule)) {
+  build();
+  // A window of a schedule (the other constructor) reads what earlier steps wrote: only a
+  // whole schedule replays on its own. The values view needs at most 16 elements per buffer.
+  const auto rows = history_->rows();
+  if (trace_.schedule.spec.collective != Collective::barrier &&
+      std::all_of(rows.begin(), rows.end(), [](const BufferRow& r) { return r.elements <= kMaxValueElements; }))
+    values_ = std::make_shared<const ValueHistory>(
+        ValueHistory::record(trace_.schedule, trace_.request.seed, trace_.request.input_values));
+}
+
+ViewModel::ViewModel(Trace trace, BufferHistory history)
+    : trace_(std::move(trace)), history_(std::make_shared<const BufferHistory>(std::move(history))) {
+  build();
+}
+
+void ViewModel::build() {
+  const Schedule& s = trace_.schedule;
+  topology_ = layout_for_topology(trace_);
+  // A switch connects every rank alike: the algorithm's pattern says more. Every other
+  // topology is the point of the lesson that chose it.
+  by_topology_ = topology_ && topology_->topology->kind != TopologyKind::switch_fabric;
+  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
+  layout_ = make_layout(s, choice_);
+  build_paths();
+  sum_link_bytes();
+  total_sent_ = bytes_sent_per_rank(s);
+  total_received_ = bytes_received_per_rank(s);
+  communication_steps_ = collsim::communication_steps(s);
+
+  const std::size_t n = s.transfers.size();
+  std::vector<double> begin(n), end(n);
+  steps_clock_times(trace_, has_predicted_times(trace_), begin, end);
+  clocks_[0] = build_clock(ClockKind::steps, begin, end);
+  if (has_measured_times(trace_)) {
+    for (std::size_t i = 0; i < n; ++i)
+      begin[i] = static_cast<double>(trace_.records[i].measured_begin_ns),
+      end[i] = static_cast<double>(trace_.records[i].measured_end_ns);
+    clocks_[1] = build_clock(ClockKind::measured, begin, end);
+    available_[1] = true;
+  }
+  if (has_predicted_times(trace_)) {
+    for (std::size_t i = 0; i < n; ++i) begin[i] = *trace_.records[i].predicted_begin_ns, end[i] = *trace_.records[i].predicted_end_ns;
+    clocks_[2] = build_clock(ClockKind::predicted, begin, end);
+    available_[2] = true;
+  }
+}
+
+void ViewModel::arrange_by_topology(bool by_topology) {
+  by_topology = by_topology && topology_.has_value();
+  if (by_topology == by_topology_) return;
+  by_topology_ = by_topology;
+  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(trace_.schedule, trace_.request.options);
+  layout_ = make_layout(trace_.schedule, choice_);
+  path_first_.assign(1, 0);
+  link_first_.assign(1, 0);
+  path_nodes_.clear();
+  path_links_.clear();
+  build_paths();
+  sum_link_bytes();
+  for (std::size_t k = 0; k < 3; ++k)
+    if (available_[k]) fill_link_tallies(clocks_[k]);
+}
+
+void ViewModel::fill_link_tallies(ClockIndex& c) const {
+  c.links.assign(layout_.links.size(), Tally{});
+  const Schedule& s = trace_.schedule;
+  for (std::uint32_t i : c.by_begin)
+    for (std::uint32_t link : links_of(i)) c.links[link].add(c.end[i], static_cast<double>(s.bytes(s.transfers[i])));
+  for (Tally& tally : c.links) tally.finish();
+}
+
+void ViewModel::build_paths() {
+  std::unordered_map<std::uint64_t, std::uint32_t> link_id;
+  auto key = [](int a, int b) { return static_cast<std::uint64_t>(std::min(a, b)) << 32 | static_cast<std::uint32_t>(std::max(a, b)); };
+  for (std::size_t i = 0; i < layout_.links.size(); ++i)
+    link_id.emplace(key(layout_.links[i].first, layout_.links[i].second), static_cast<std::uint32_t>(i));
+  for (const Transfer& t : trace_.schedule.transfers) {
+    const Path route_of = route(layout_, t.src, t.dst);
+    const std::vector<int>& path = route_of.nodes;
+    path_nodes_.insert(path_nodes_.end(), path.begin(), path.end());
+    path_first_.push_back(static_cast<std::uint32_t>(path_nodes_.size()));
+    path_links_.insert(path_links_.end(), route_of.links.begin(), route_of.links.end());  // on a topology: its links
+    for (std::size_t j = 0; route_of.links.empty() && j + 1 < path.size(); ++j) {  // a pattern: the pairs it joins
+      const auto [it, added] = link_id.emplace(key(path[j], path[j + 1]), static_cast<std::uint32_t>(layout_.links.size()));
+      if (added) {
+        layout_.links.emplace_back(std::min(path[j], path[j + 1]), std::max(path[j], path[j + 1]));
+        layout_.link_tree.push_back(-1);  // a pair the pattern's transfers join, in no tree
+      }
+      path_links_.push_back(it->second);
+    }
+    link_first_.push_back(static_cast<std::uint32_t>(path_links_.size()));
+  }
+}
+
+void ViewModel::sum_link_bytes() {
+  const Schedule& s = trace_.schedule;
+  link_totals_.assign(layout_.links.size(), 0.0);
+  if (layout_.topology) {
+    const std::vector<double> bytes = link_bytes(s, *layout_.topology);
+    for (std::size_t k = 0; k < bytes.size(); ++k) link_totals_[layout_.drawn_link[k]] += bytes[k];
+    return;
+  }
+  for (std::size_t i = 0; i < s.transfers.size(); ++i)
+    for (std::uint32_t link : links_of(i)) link_totals_[link] += static_cast<double>(s.bytes(s.transfers[i]));
+}
+
+std::span<const int> ViewModel::path_of(std::size_t i) const {
+  return {path_nodes_.data() + path_first_[i], path_first_[i + 1] - path_first_[i]};
+}
+
+std::span<const std::uint32_t> ViewModel::links_of(std::size_t i) const {
+  return {path_links_.data() + link_first_[i], link_first_[i + 1] - link_first_[i]};
+}
+
+ClockIndex ViewModel::build_clock(ClockKind kind, std::vector<double> begin, std::vector<double> end) const {
+  const Schedule& s = trace_.schedule;
+  const std::size_t n = s.transfers.size(), ranks = static_cast<std::size_t>(s.total_ranks);
+  ClockIndex c;
+  c.kind = kind;
+  c.begin = std::move(begin);
+  c.end = std::move(end);
+  c.by_begin.resize(n);
+  std::iota(c.by_begin.begin(), c.by_begin.end(), 0u);
+  sort_by(c.by_begin, c.begin);
+
+  c.start = kind == ClockKind::steps ? 0.0 : std::min(0.0, n ? c.begin[c.by_begin[0]] : 0.0);
+  c.finish = kind == ClockKind::steps ? s.step_count() : c.start;
+  if (kind == ClockKind::measured) c.finish = std::max(c.finish, static_cast<double>(trace_.summary.time_ns));
+  c.step_done.assign(static_cast<std::size_t>(s.step_count()), c.start);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.max_duration = std::max(c.max_duration, c.end[i] - c.begin[i]);
+    c.finish = std::max(c.finish, c.end[i]);
+    double& done = c.step_done[static_cast<std::size_t>(s.transfers[i].step)];
+    done = std::max(done, c.end[i]);
+  }
+  for (std::size_t k = 1; k < c.step_done.size(); ++k) c.step_done[k] = std::max(c.step_done[k], c.step_done[k - 1]);
+  if (kind == ClockKind::steps)
+    for (std::size_t k = 0; k < c.step_done.size(); ++k) c.step_done[k] = static_cast<double>(k + 1);
+  c.change_keys = history_->change_keys(c.end, c.finish);
+
+  c.sent.resize(ranks);
+  c.received.resize(ranks);
+  c.send_lane.resize(ranks);
+  c.recv_lane.resize(ranks);
+  for (std::uint32_t i : c.by_begin) {
+    const Transfer& t = s.transfers[i];
+    const double bytes = static_cast<double>(s.bytes(t));
+    if (!t.is_local()) {
+      c.sent[static_cast<std::size_t>(t.src)].add(c.end[i], bytes);
+      c.received[static_cast<std::size_t>(t.dst)].add(c.end[i], bytes);
+      c.total.add(c.end[i], bytes);
+      c.send_lane[static_cast<std::size_t>(t.src)].push_back(i);
+    }
+    c.recv_lane[static_cast<std::size_t>(t.dst)].push_back(i);
+  }
+  for (auto* tallies : {&c.sent, &c.received})
+    for (Tally& tally : *tallies) tally.finish();
+  c.total.finish();
+  fill_link_tallies(c);
+  return c;
+}
+
+int ViewModel::steps_done(ClockKind kind, double t) const {
+  const std::vector<double>& done = clock(kind).step_done;
+  return static_cast<int>(std::upper_bound(done.begin(), done.end(), t) - done.begin());
+}
+
+double ViewModel::step_time(ClockKind kind, int k) const {
+  const ClockIndex& c = clock(kind);
+  if (k <= 0 || c.step_done.empty()) return c.start;
+  return c.step_done[static_cast<std::size_t>(std::min(k, step_count()) - 1)];
+}
+
+void ViewModel::in_flight(ClockKind kind, double t, std::vector<InFlight>& out) const {
+  out.clear();
+  const ClockIndex& c = clock(kind);
+  // Only transfers that began within max_duration before t can still be running.
+  const auto by_begin = [&](std::uint32_t i, double v) { return c.begin[i] < v; };
+  auto it = std::lower_bound(c.by_begin.begin(), c.by_begin.end(), t - c.max_duration, by_begin);
+  for (; it != c.by_begin.end() && c.begin[*it] < t; ++it) {
+    const double b = c.begin[*it], e = c.end[*it];
+    if (t < e) out.push_back({*it, static_cast<float>((t - b) / (e - b))});
+  }
+}
+
+const CellChange& ViewModel::cell_state(ClockKind kind, std::uint32_t cell, double t) const {
+  return history_->change_at(cell, clock(kind).change_keys, t);
+}
+
+std::string ViewModel::caption(ClockKind kind, double t, int done, const std::vector<InFlight>& flying) const {
+  const Schedule& s = trace_.schedule;
+  const int steps = s.step_count();
+  if (steps == 0) return no_steps_caption();
+  if (done >= steps) return fmt::format("Done: all {} steps have run; every output holds its result.", steps);
+  if (flying.empty()) {
+    if (done == 0) return start_caption(s);
+    return fmt::format("After {}", step_title(s, done - 1));
+  }
+  int first = steps, last = -1;
+  for (const InFlight& f : flying) {
+    const int k = s.transfers[f.transfer].step;
+    first = std::min(first, k), last = std::max(last, k);
+  }
+  if (kind != ClockKind::steps && last > first)
+    return fmt::format("Steps {} to {} overlap (pipelined). Earliest: {}", first + 1, last + 1, step_title(s, first));
+  (void)t;
+  return fmt::format("In {}", step_title(s, first));
+}
+
+Frame ViewModel::frame(ClockKind kind, double t) const {
+  const ClockIndex& c = clock(kind);
+  const Schedule& s = trace_.schedule;
+  Frame f;
+  f.clock = kind;
+  f.t = t;
+  f.steps_done = steps_done(kind, t);
+  in_flight(kind, t, f.in_flight);
+  const std::size_t ranks = static_cast<std::size_t>(s.total_ranks);
+  f.sent.resize(ranks);
+  f.received.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) f.sent[r] = c.sent[r].done_by(t), f.received[r] = c.received[r].done_by(t);
+  f.link_bytes.resize(c.links.size());
+  for (std::size_t l = 0; l < c.links.size(); ++l) f.link_bytes[l] = c.links[l].done_by(t);
+  f.total_bytes = c.total.done_by(t);
+  for (const InFlight& p : f.in_flight) {
+    const Transfer& tr = s.transfers[p.transfer];
+    const double part = p.progress * static_cast<double>(s.bytes(tr));
+    for (std::uint32_t l : links_of(p.transfer)) f.link_bytes[l] += part;
+    if (tr.is_local()) continue;
+    f.sent[static_cast<std::size_t>(tr.src)] += part;
+    f.received[static_cast<std::size_t>(tr.dst)] += part;
+    f.total_bytes += part;
+  }
+  // Strictly inside step k (at its start nothing has begun yet: the boundary shows the step before).
+  if (kind == ClockKind::steps && t >= 0 && t < s.step_count() && t > std::floor(t)) {
+    const int k = static_cast<int>(t);
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
+    for (auto it = lo; it != hi; ++it)
+      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && c.end[i] > t && !it->is_local()) f.queued.push_back(i);
+  } else if (kind != ClockKind::steps && f.steps_done < s.step_count()) {
+    // On a time clock, the first step not done is under way once any of its transfers has
+    // begun; those that have not wait at their senders (the parameter server's third push
+    // while the second has just ended), and the caption stays in that step.
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), f.steps_done, StepOrder{});
+    bool begun = false;
+    for (auto it = lo; it != hi; ++it) begun = begun || c.begin[static_cast<std::size_t>(it - s.transfers.begin())] < t;
+    for (auto it = lo; begun && it != hi; ++it)
+      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && !it->is_local()) f.queued.push_back(i);
+  }
+  std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
+  for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
+  if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
+    const int k = f.steps_done - 1;  // transfers are ordered by step
+    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
+    for (auto it = lo; it != hi; ++it) f.highlighted.push_back(static_cast<std::uint32_t>(it - s.transfers.begin()));
+  }
+  if (f.in_flight.empty() && !f.queued.empty()) {  // between two transfers of a step: still in it
+    std::vector<InFlight> waiting;
+    for (std::uint32_t i : f.queued) waiting.push_back({i, 0.0f});
+    f.caption = caption(kind, t, f.steps_done, waiting);
+  } else {
+    f.caption = caption(kind, t, f.steps_done, f.in_flight);
+  }
+  return f;
+}
+
+void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  out.clear();
+  place_in_flight(f, out, limit);
+  place_queued(f, out, limit);
+}
+
+// In flight: along its lane, one packet per way and place.
+void ViewModel::place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  std::unordered_set<std::uint64_t> placed;
+  std::vector<int> nodes;
+  for (const InFlight& p : f.in_flight) {
+    const auto path = path_of(p.transfer);
+    if (path.empty() || out.size() >= limit) continue;
+    nodes.assign(path.begin(), path.end());
+    const std::uint64_t key = static_cast<std::uint64_t>(nodes.front()) << 44 ^ static_cast<std::uint64_t>(nodes.back()) << 24 ^
+                              static_cast<std::uint64_t>(std::lround(p.progress * 64));
+    if (!placed.insert(key).second) continue;
+    out.push_back({p.transfer, point_along(layout_, nodes, packet_way(layout_, nodes, p.progress), true), p.progress, false});
+  }
+}
+
+// Queued: in a column beside the sender, on the side none of its ways this frame leave
+// by, in the order they will leave.
+void ViewModel::place_queued(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  const Layout& l = layout_;
+  const float r = packet_radius(l);
+  auto node = [&](int i) { return l.nodes[static_cast<std::size_t>(i)]; };
+  std::unordered_map<int, std::vector<Vec2>> ways;  // per sender with a queue: where its ways go
+  for (std::uint32_t i : f.queued)
+    if (const auto path = path_of(i); path.size() >= 2) ways.emplace(path.front(), std::vector<Vec2>{});
+  std::vector<int> nodes;
+  auto add_way = [&](std::uint32_t i) {
+    const auto path = path_of(i);
+    const auto it = path.size() < 2 ? ways.end() : ways.find(path.front());
+    if (it == ways.end()) return;
+    nodes.assign(path.begin(), path.end());
+    const Vec2 a = node(nodes.front()), toward = point_along(l, nodes, 0.15f, true);
+    it->second.push_back({toward.x - a.x, toward.y - a.y});
+  };
+  for (const InFlight& p : f.in_flight) add_way(p.transfer);
+  for (std::uint32_t i : f.queued) add_way(i);
+  std::unordered_map<int, Vec2> side_of;
+  for (const auto& [rank, dirs] : ways) side_of[rank] = free_side(dirs);
+  std::unordered_map<int, int> waiting;
+  for (std::uint32_t i : f.queued) {
+    const auto path = path_of(i);
+    if (path.size() < 2 || out.size() >= limit) continue;
+    const Vec2 a = node(path.front()), away = side_of[path.front()];
+    const Vec2 across_dir{-away.y, away.x};
+    // One behind the other, eight deep, then the next column beside.
+    static constexpr int kAcross[5] = {0, -1, 1, -2, 2};
+    const int place = waiting[path.front()]++, back = place % 8, across = kAcross[(place / 8) % 5];
+    const float disc = l.rank_radius * (l.is_server[static_cast<std::size_t>(path.front())] ? 1.15f : 1.0f);  // a server is a larger square
+    const float out_by = disc + r * (1.3f + 2.2f * static_cast<float>(back));
+    const float aside = 2.2f * r * static_cast<float>(across);
+    out.push_back({i, {a.x + away.x * out_by + across_dir.x * aside, a.y + away.y * out_by + across_dir.y * aside}, 0.0f, true});
+  }
+}
+
+}  // namespace collsim::gui

@@ -1,0 +1,773 @@
+// collsim's web player (app/web/page.h): plays the run or lesson whose data sits in the
+// page's <script id="collsim-data"> element, or any other such data handed to
+// window.collsimPlayer.load(text). It draws what the view model computed and searches it by
+// time; it derives nothing of the run itself. Plain JavaScript, no libraries.
+"use strict";
+(function () {
+  // The shown data (load() replaces it): the page's JSON, its palette and its phases.
+  let D = null, PAL = null, PHASES = [], MULTI = false;
+  const SVG = "http://www.w3.org/2000/svg";
+  const $ = (id) => document.getElementById(id);
+  function el(name, attrs, parent, text) {
+    const e = document.createElementNS(SVG, name);
+    for (const k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  // The first index in sorted `a` (within [from, to)) whose value is > v.
+  function upperBound(a, v, from, to) {
+    let lo = from === undefined ? 0 : from, hi = to === undefined ? a.length : to;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (a[mid] <= v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+
+  // ---- the data format (docs/web.md): columns of numbers as typed arrays ------------------
+  // A column is {"type": "u8" | "i8" | "u16" | "i16" | "u32" | "i32" | "f32" | "f64",
+  // "base64": its values' bytes, little-endian}; anything else is left as it is.
+  const COLUMN_TYPES = { u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, u32: Uint32Array, i32: Int32Array,
+                         f32: Float32Array, f64: Float64Array };
+  function column(v) {
+    const Type = COLUMN_TYPES[v.type];
+    if (!Type) throw new Error("collsim page: unknown column type " + v.type);
+    let bytes;
+    if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(v.base64);
+    else {
+      const s = atob(v.base64), n = s.length;
+      bytes = new Uint8Array(n);
+      for (let i = 0; i < n; ++i) bytes[i] = s.charCodeAt(i);
+    }
+    return new Type(bytes.buffer, bytes.byteOffset, bytes.byteLength / Type.BYTES_PER_ELEMENT);
+  }
+  const isColumn = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && typeof v.base64 === "string";
+  // Every column in an object (not inside arrays: the format puts none there), in place.
+  function decodeColumns(o) {
+    for (const k in o) {
+      const v = o[k];
+      if (isColumn(v)) o[k] = column(v);
+      else if (v !== null && typeof v === "object" && !Array.isArray(v)) decodeColumns(v);
+    }
+  }
+
+  // ---- a view: one run's data, with what the player derives once to search it -----------
+  // (its columns decoded, the transfers sorted by begin per clock)
+  function prepareView(V) {
+    if (V.ready) return V;
+    decodeColumns(V);
+    const T = V.transfers, B = V.buffers, N = T.src.length;
+    V.N = N;
+    V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
+    V.prepared = {};
+    V.stepFirst = new Uint32Array(V.steps + 1);
+    for (let k = 0, i = 0; k <= V.steps; ++k) {
+      while (i < N && T.step[i] < k) ++i;
+      V.stepFirst[k] = i;
+    }
+    V.maskLo = B.changes.mask_lo;
+    V.maskHi = B.changes.mask_hi;
+    V.cellCount = B.cells.begin.length;
+    V.eventual = [];  // per cell, its eventual ranks as a list, made when first drawn
+    V.stripes = V.total_ranks <= PAL.stripes_up_to;
+    V.ready = true;
+    return V;
+  }
+  function clockOf(V, name) {
+    if (V.prepared[name]) return V.prepared[name];
+    const c = V.clocks[name], N = V.N;
+    const byBegin = new Uint32Array(N);
+    let sorted = true;
+    for (let i = 0; i < N; ++i) { byBegin[i] = i; if (i > 0 && c.begin[i] < c.begin[i - 1]) sorted = false; }
+    if (!sorted) byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
+    let longest = 0;
+    for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
+    return (V.prepared[name] = { c, byBegin, longest, keys: c.keys });
+  }
+  function eventualRanks(V, c) {
+    let out = V.eventual[c];
+    if (out) return out;
+    const lo = V.buffers.cells.eventual_lo[c], hi = V.buffers.cells.eventual_hi[c];
+    out = [];
+    for (let q = 0; q < 32; ++q) if ((lo >>> q) & 1) out.push(q);
+    for (let q = 0; q < 32; ++q) if ((hi >>> q) & 1) out.push(q + 32);
+    return (V.eventual[c] = out);
+  }
+  const has = (V, i, q) => (q < 32 ? (V.maskLo[i] >>> q) & 1 : q < 64 ? (V.maskHi[i] >>> (q - 32)) & 1 : 0) === 1;
+  function stepsDone(c, t) { return upperBound(c.step_done, t); }
+  function stepTime(V, c, k) { return k <= 0 || c.step_done.length === 0 ? c.start : c.step_done[Math.min(k, V.steps) - 1]; }
+
+  // ---- the state -------------------------------------------------------------------------
+  let phase = 0, V = null, clock = "steps", t = 0, playing = false, speed = 1, rest = 0;
+  const phaseView = (k) => (PHASES[k].view >= 0 ? prepareView(D.views[PHASES[k].view]) : null);
+  const C = () => clockOf(V, clock).c;
+
+  // What the view model's Frame holds: steps done, in flight (with progress), queued, caption.
+  function frame() {
+    const pc = clockOf(V, clock), c = pc.c, T = V.transfers, N = V.N, STEPS = V.steps;
+    const f = { done: stepsDone(c, t), flying: [], queued: [] };
+    let lo = 0, hi = N;
+    const from = t - pc.longest;  // only transfers that began within the longest duration can fly
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (c.begin[pc.byBegin[mid]] < from) lo = mid + 1; else hi = mid;
+    }
+    for (let i = lo; i < N; ++i) {
+      const x = pc.byBegin[i], b = c.begin[x], e = c.end[x];
+      if (b >= t) break;
+      if (t < e) f.flying.push([x, (t - b) / (e - b)]);
+    }
+    // Queued: on the steps clock, strictly inside step k, its transfers that have not
+    // begun; on a time clock, those of the first unfinished step once it is under way.
+    let k = -1;
+    if (clock === "steps") {
+      if (t >= 0 && t < STEPS && t > Math.floor(t)) k = Math.floor(t);
+    } else if (f.done < STEPS) {
+      for (let x = V.stepFirst[f.done]; x < V.stepFirst[f.done + 1]; ++x) if (c.begin[x] < t) { k = f.done; break; }
+    }
+    if (k >= 0)
+      for (let x = V.stepFirst[k]; x < V.stepFirst[k + 1]; ++x)
+        if (c.begin[x] >= t && c.end[x] > t && T.src[x] !== T.dst[x]) f.queued.push(x);
+    f.step = Math.min(f.done + (f.flying.length || f.queued.length ? 1 : 0), STEPS);
+    f.caption = caption(f);
+    return f;
+  }
+  // ViewModel::caption, from the captions it wrote for every step.
+  function caption(f) {
+    const CAP = V.captions, STEPS = V.steps, T = V.transfers;
+    if (STEPS === 0 || f.done >= STEPS) return CAP.after[STEPS];
+    const moving = f.flying.map((p) => p[0]).concat(f.queued);
+    if (moving.length === 0) return CAP.after[f.done];
+    let first = STEPS, last = -1;
+    for (const x of moving) first = Math.min(first, T.step[x]), last = Math.max(last, T.step[x]);
+    if (clock !== "steps" && last > first)
+      return "Steps " + (first + 1) + " to " + (last + 1) + " overlap (pipelined). Earliest: " + CAP.titles[first];
+    return CAP.in[first];
+  }
+
+  // ---- the scene -------------------------------------------------------------------------
+  const scene = $("scene");
+  let packetsLayer = null;
+  function rankColour(r, ranks) { return ranks <= PAL.stripes_up_to ? PAL.ranks[r % 16] : "#8f9bb3"; }
+  function buildScene() {
+    scene.innerHTML = "";
+    const L = V.layout, R = L.rank_radius;
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    const grow = (x, y, m) => { x0 = Math.min(x0, x - m); y0 = Math.min(y0, y - m); x1 = Math.max(x1, x + m); y1 = Math.max(y1, y + m); };
+    L.nodes.forEach((p, i) => grow(p[0], p[1], i < L.ranks ? R * 1.6 : 0.12));
+    for (const b of L.boxes) grow(b.x0, b.y0, 0.02), grow(b.x1, b.y1, 0.02);
+    for (const w of L.link_ways) for (let i = 0; i < w.length; i += 2) grow(w[i], w[i + 1], 0.02);
+    scene.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].join(" "));
+    const font = Math.max(R * 0.9, (y1 - y0) * 0.025);
+    for (const b of L.boxes) {
+      el("rect", { x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: 0.03, fill: "none", stroke: PAL.grid, "stroke-width": 0.006 }, scene);
+      el("text", { x: b.x0 + 0.02, y: b.y0 + font, "font-size": font * 0.8, fill: "#969caa" }, scene, b.label);
+    }
+    L.links.forEach((lk, i) => {
+      const w = L.link_ways[i], pts = [];
+      for (let j = 0; j < w.length; j += 2) pts.push(w[j] + "," + w[j + 1]);
+      const attrs = { class: "link", points: pts.join(" "), fill: "none", stroke: lk[2] > 0 ? PAL.second_tree : "#7d7560", "stroke-width": Math.max(R * 0.12, 0.004) };
+      if (lk[2] > 0) attrs["stroke-dasharray"] = R * 0.4 + " " + R * 0.3;
+      el("polyline", attrs, scene);
+    });
+    L.hub_labels.forEach((label, h) => {
+      const p = L.nodes[L.ranks + h], w = Math.max(R * 3.2, 0.16), ht = Math.max(R * 1.6, 0.07);
+      el("rect", { x: p[0] - w / 2, y: p[1] - ht / 2, width: w, height: ht, rx: 0.02, fill: PAL.hub, stroke: "#969caa", "stroke-width": 0.004 }, scene);
+      el("text", { x: p[0], y: p[1], "font-size": font * 0.75, fill: "#e6e8ee", "text-anchor": "middle", "dominant-baseline": "central" }, scene, label);
+    });
+    for (let r = 0; r < L.ranks; ++r) {
+      const p = L.nodes[r], g = el("g", { class: "rank", "data-rank": r }, scene);
+      if (L.servers[r]) el("rect", { x: p[0] - R, y: p[1] - R, width: 2 * R, height: 2 * R, rx: R * 0.2, fill: rankColour(r, L.ranks) }, g);
+      else el("circle", { cx: p[0], cy: p[1], r: R, fill: rankColour(r, L.ranks) }, g);
+      el("text", { x: p[0], y: p[1], "font-size": R * 0.95, fill: "#141418", "text-anchor": "middle", "dominant-baseline": "central" }, g, String(r));
+      el("title", {}, g, "rank " + r + (L.servers[r] ? " (server)" : ""));
+    }
+    packetsLayer = el("g", { id: "packets" }, scene);
+    $("scene-note").textContent = "arranged by " + L.arrangement + ". A filled disc with +k adds chunk k into the receiver; an outlined square with k copies it.";
+  }
+  function wayPoint(w, progress) {
+    const pts = V.transfers.ways[w], n = pts.length / 2 - 1, at = Math.min(Math.max(progress, 0), 1) * n, i = Math.min(Math.floor(at), n - 1), f = at - i;
+    return [pts[2 * i] + (pts[2 * i + 2] - pts[2 * i]) * f, pts[2 * i + 1] + (pts[2 * i + 3] - pts[2 * i + 1]) * f];
+  }
+  const kMaxPackets = 3000;
+  function drawPackets(f) {
+    const T = V.transfers, PR = Math.max(V.layout.packet_radius, 0.012), parts = [];
+    const packet = (x, p, faded) => {
+      const reduce = T.reduce[x] === 1, label = (reduce ? "+" : "") + T.chunk[x];
+      let s = '<g class="packet" data-transfer="' + x + '" data-queued="' + (faded ? 1 : 0) + '"' + (faded ? ' opacity="0.45"' : "") + ">";
+      s += reduce ? '<circle cx="' + p[0] + '" cy="' + p[1] + '" r="' + PR + '" fill="' + PAL.packet + '"/>'
+                  : '<rect x="' + (p[0] - PR) + '" y="' + (p[1] - PR) + '" width="' + 2 * PR + '" height="' + 2 * PR + '" fill="#24272f" stroke="' + PAL.packet + '" stroke-width="' + PR * 0.25 + '"/>';
+      s += '<text x="' + p[0] + '" y="' + p[1] + '" font-size="' + PR * 1.05 + '" text-anchor="middle" dominant-baseline="central" fill="' + (reduce ? PAL.packet_ink : PAL.packet) + '">' + label + "</text></g>";
+      parts.push(s);
+    };
+    for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0) packet(x, wayPoint(T.way[x], progress), false);
+    const waiting = {};  // queued ones wait at their sender's edge, one behind the other
+    for (const x of f.queued.slice(0, kMaxPackets)) {
+      if (T.way[x] < 0) continue;
+      const n = (waiting[T.src[x]] = (waiting[T.src[x]] || 0) + 1) - 1;
+      const a = wayPoint(T.way[x], 0), b = wayPoint(T.way[x], 0.15);
+      packet(x, [a[0] - (b[0] - a[0]) * n * 0.6, a[1] - (b[1] - a[1]) * n * 0.6], true);
+    }
+    packetsLayer.innerHTML = parts.join("");
+  }
+  // A compute phase: each rank's duration as a bar (the app's compute card).
+  function drawComputeCard(p) {
+    scene.innerHTML = "";
+    const us = p.compute_us || [], most = Math.max(...us, 1e-9), rows = us.length;
+    scene.setAttribute("viewBox", "0 0 100 " + (rows * 8 + 10));
+    el("text", { x: 1, y: 5, "font-size": 4, fill: "#e6e8ee" }, scene, "compute: " + p.name);
+    us.forEach((v, r) => {
+      el("text", { x: 1, y: 12 + r * 8, "font-size": 3.2, fill: "#e6e8ee" }, scene, "rank " + r);
+      el("rect", { class: "compute-bar", "data-rank": r, x: 14, y: 8.5 + r * 8, width: Math.max((v / most) * 70, 0.3), height: 5, fill: "#5b7bc0" }, scene);
+      el("text", { x: 16 + (v / most) * 70, y: 12 + r * 8, "font-size": 3, fill: "#969caa" }, scene, v.toFixed(3) + " µs");
+    });
+    $("scene-note").textContent = "a compute phase: no transfers; each rank computes for as long as its bar (predicted, µs).";
+  }
+
+  // ---- the buffers -------------------------------------------------------------------------
+  const buffers = $("buffers");
+  let cellNodes = [], cellState = null;
+  const bufferName = { input: "in", output: "out", scratch: "scr" };
+  // Three ways to draw the cells, by their number:
+  // - up to kCanvasCells, an SVG group per cell (`.cell`, with its data attributes);
+  // - up to kDomCells, painted on a canvas (an SVG of thousands of cells costs Chromium tens
+  //   of milliseconds a frame to restyle and repaint), only the cells whose state changed; the
+  //   `.cell` elements stay, hidden and without children, with their data attributes;
+  // - beyond, no element per cell at all (`big`): the canvas shows every row as pixel
+  //   columns, each the mean share of its cells' ranks they hold (one shade), and a seek
+  //   costs one binary search per pixel column (see columnEvents).
+  const kCanvasCells = 1500, kDomCells = 20000;
+  let bctx = null, big = null;
+  function buildBuffers() {
+    buffers.innerHTML = "";
+    cellNodes = [];
+    big = null;
+    const B = V.buffers, n = V.cellCount;
+    cellState = new Int32Array(n).fill(-2);
+    const rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
+    const width = Math.max(buffers.clientWidth || $("buffers-panel").clientWidth - 14 || 400, 280), label = 86, rowH = 22, gap = 4;
+    const height = rows.length * (rowH + gap) + 4, span = width - label - 4;
+    V.canvasCells = n > kCanvasCells;
+    const bigCells = n > kDomCells;
+    let canvas = $("buffers-canvas");
+    if (V.canvasCells && !canvas) {
+      canvas = document.createElement("canvas");
+      canvas.id = "buffers-canvas";
+      buffers.after(canvas);
+    }
+    if (canvas) canvas.hidden = !V.canvasCells;
+    buffers.style.display = V.canvasCells ? "none" : "";
+    buffers.setAttribute("viewBox", "0 0 " + width + " " + height);
+    buffers.setAttribute("height", height);
+    bctx = null;
+    if (V.canvasCells) {
+      const dpr = window.devicePixelRatio || 1;
+      canvas.width = width * dpr; canvas.height = height * dpr;
+      canvas.style.width = width + "px"; canvas.style.height = height + "px";
+      bctx = canvas.getContext("2d");
+      bctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      bctx.clearRect(0, 0, width, height);
+      bctx.font = "13px system-ui, sans-serif";
+      bctx.textBaseline = "middle";
+    }
+    const X = B.cells.x0, X1 = B.cells.x1, pieces = B.cells.pieces;
+    if (bigCells) {
+      // Pixel columns: per row, `span` of them (the number of cells in each), painted as one
+      // pixel each of an image of px x rows pixels, drawn stretched to the rows' height.
+      const px = Math.max(Math.floor(span), 1), columns = rows.length * px, off = document.createElement("canvas");
+      off.width = px; off.height = Math.max(rows.length, 1);
+      const image = new ImageData(px, Math.max(rows.length, 1));
+      big = { px, label, rowH, gap, rows: rows.length, colCount: new Uint32Array(columns), cellCol: new Int32Array(n).fill(-1), cellCols: new Uint16Array(n),
+              image, pixels: new Uint32Array(image.data.buffer), off, offCtx: off.getContext("2d"), empty: rgba(PAL.empty), ramp: PAL.ramp.map(rgba) };
+    }
+    rows.forEach((row, k) => {
+      const y = 2 + k * (rowH + gap), name = "rank " + row.rank + " " + bufferName[row.buffer];
+      if (bctx) {
+        bctx.fillStyle = "#e6e8ee"; bctx.fillText(name, 4, y + rowH / 2);
+        if (V.stripes) { bctx.fillStyle = PAL.ranks[row.rank % 16]; bctx.fillRect(label - 8, y + 2, 4, rowH - 4); }
+      } else {
+        el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, name);
+        if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
+      }
+      if (big) {
+        // A cell covers the pixel columns its [x0, x1) reaches.
+        const base = k * big.px;
+        for (let c = row.first; c < row.first + row.count; ++c) {
+          const a = Math.min(Math.floor((X[c] / pieces) * big.px), big.px - 1), b = Math.min(Math.max(Math.ceil((X1[c] / pieces) * big.px), a + 1), big.px);
+          big.cellCol[c] = base + a, big.cellCols[c] = b - a;
+          for (let p = a; p < b; ++p) ++big.colCount[base + p];
+        }
+        return;
+      }
+      for (let c = row.first; c < row.first + row.count; ++c) {
+        const x = label + (X[c] / pieces) * span, w = Math.max(((X1[c] - X[c]) / pieces) * span - 1, 0.5);
+        const g = el("g", { class: "cell", "data-rank": row.rank, "data-buffer": row.buffer, "data-cell": c - row.first, "data-begin": B.cells.begin[c], "data-end": B.cells.end[c], "data-index": c }, buffers);
+        cellNodes[c] = { g, x, y, w, h: rowH };
+      }
+    });
+    $("legend").textContent = big ? "shade: the share of its ranks a cell holds (dark: none, light: all); " + n + " cells, " +
+                                    "each pixel column the mean of the cells in it"
+                            : V.stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
+                            : "shade: the share of its ranks a cell holds (dark: none, light: all)";
+  }
+  // A cell's elements are made once (its rank slots, or one shade; its "k/n") and only their
+  // attributes change with the playhead, so that scrubbing 4 000 cells stays cheap.
+  const slotsOf = (c) => { if (!V.stripes) return [-1]; const q = eventualRanks(V, c); return q.length ? q : [-1]; };
+  function makeCell(node, c) {
+    const slots = slotsOf(c);
+    const sw = node.w / slots.length;
+    node.slots = slots.map((q, s) => ({ q, rect: el("rect", { x: node.x + s * sw, y: node.y, width: sw + 0.2, height: node.h, fill: PAL.empty }, node.g) }));
+    if (node.w <= 30) return;  // too narrow for "k/n": no element to keep up to date
+    node.label = el("text", { x: node.x + node.w / 2, y: node.y + node.h / 2, "font-size": 11, "text-anchor": "middle", "dominant-baseline": "central",
+                              fill: "#141418", stroke: "#f0f0f0", "stroke-width": 2.5, "paint-order": "stroke" }, node.g, "");
+  }
+  // The fill of each of a cell's slots (its eventual ranks, or one shade).
+  function cellFills(c, i, written, held, holds, target) {
+    return slotsOf(c).map((q) => !written ? PAL.empty
+                          : !V.stripes ? PAL.ramp[Math.round((holds / Math.max(target, 1)) * (PAL.ramp.length - 1))]
+                          : q < 0 ? PAL.ranks[(held[0] || 0) % 16]
+                          : has(V, i, q) ? PAL.ranks[q % 16] : PAL.missing);
+  }
+  function drawCell(c, i) {
+    const node = cellNodes[c], B = V.buffers;
+    const written = i >= 0 && B.changes.written[i] === 1;
+    const holds = written ? B.changes.holds[i] : 0, target = B.cells.target[c];
+    const held = [];
+    if (written) for (let q = 0; q < 64; ++q) if (has(V, i, q)) held.push(q);
+    const holdsText = held.join(" ");
+    if (node.holds !== holdsText) node.g.setAttribute("data-holds", (node.holds = holdsText));
+    const fills = cellFills(c, i, written, held, holds, target), sw = node.w / fills.length;
+    if (bctx) {
+      fills.forEach((fill, s) => { bctx.fillStyle = fill; bctx.fillRect(node.x + s * sw, node.y, sw + 0.2, node.h); });
+      if (written && node.w > 30) {
+        bctx.font = "11px system-ui, sans-serif"; bctx.textAlign = "center";
+        bctx.lineWidth = 2.5; bctx.strokeStyle = "#f0f0f0"; bctx.strokeText(holds + "/" + target, node.x + node.w / 2, node.y + node.h / 2);
+        bctx.fillStyle = "#141418"; bctx.fillText(holds + "/" + target, node.x + node.w / 2, node.y + node.h / 2);
+        bctx.textAlign = "start";
+      }
+      return;
+    }
+    if (!node.slots) makeCell(node, c);
+    node.slots.forEach((slot, s) => { if (slot.fill !== fills[s]) slot.rect.setAttribute("fill", (slot.fill = fills[s])); });
+    const label = written ? holds + "/" + target : "";
+    if (node.label && node.labelText !== label) node.label.textContent = (node.labelText = label);
+  }
+  // The change cell c shows at t: the last of its changes whose key is <= t, or -1.
+  function changeAt(keys, c) {
+    const B = V.buffers, first = B.cells.first[c], i = upperBound(keys, t, first, first + B.cells.count[c]) - 1;
+    return i >= first ? i : -1;
+  }
+  function drawBuffers() {
+    if (big) return drawBigBuffers();
+    const keys = clockOf(V, clock).keys;
+    for (let c = 0; c < cellNodes.length; ++c) {
+      if (!cellNodes[c]) continue;
+      const change = changeAt(keys, c);
+      if (change !== cellState[c]) cellState[c] = change, drawCell(c, change);
+    }
+  }
+
+  // Every cell drawn afresh at the next render (another clock, another phase).
+  function resetCells() {
+    cellState.fill(-2);
+  }
+  // "#rrggbb" as an ImageData pixel (little-endian RGBA).
+  function rgba(hex) {
+    const v = parseInt(hex.slice(1), 16);
+    return ((0xff << 24) | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
+  }
+
+  // ---- many cells: pixel columns with their own history --------------------------------------
+  // Per clock, every pixel column's events: the changes of the cells in it in time order, with
+  // the number of its cells written and the sum of their shares (1/65536ths: exact integers)
+  // after each. A seek is one binary search per pixel column: its cost follows the pixels
+  // shown, not the cells or the changes.
+  function columnEvents(pc) {
+    if (pc.columns && pc.columns.big === big) return pc.columns;
+    const B = V.buffers, ch = B.changes, first = B.cells.first, count = B.cells.count, n = V.cellCount, keys = pc.keys;
+    if (!V.delta) {
+      // Per change, what it adds to its column: +1 written and its share, less its cell's previous state's.
+      V.deltaW = new Int8Array(keys.length);
+      V.deltaS = new Int32Array(keys.length);
+      for (let c = 0; c < n; ++c) {
+        const scale = 65536 / Math.max(B.cells.target[c], 1);
+        let w = 0, s = 0;
+        for (let i = first[c], e = i + count[c]; i < e; ++i) {
+          const wi = ch.written[i] === 1 ? 1 : 0, si = wi ? Math.round(ch.holds[i] * scale) : 0;
+          V.deltaW[i] = wi - w, V.deltaS[i] = si - s;
+          w = wi, s = si;
+        }
+      }
+      V.delta = true;
+    }
+    const columns = big.colCount.length, start = new Uint32Array(columns + 1);
+    for (let c = 0; c < n; ++c)
+      for (let p = big.cellCol[c], e = p + big.cellCols[c]; p >= 0 && p < e; ++p) start[p + 1] += count[c];
+    for (let p = 0; p < columns; ++p) start[p + 1] += start[p];
+    const events = start[columns], change = new Uint32Array(events), at = start.slice(0, columns);
+    for (let c = 0; c < n; ++c)
+      for (let p = big.cellCol[c], e = p + big.cellCols[c]; p >= 0 && p < e; ++p)
+        for (let i = first[c], end = i + count[c]; i < end; ++i) change[at[p]++] = i;
+    const byKey = (a, b) => keys[a] - keys[b];
+    const key = new Float64Array(events), written = new Int32Array(events), sum = new Float64Array(events);
+    for (let p = 0; p < columns; ++p) {
+      const a = start[p], b = start[p + 1];
+      change.subarray(a, b).sort(byKey);
+      let w = 0, s = 0;
+      for (let j = a; j < b; ++j) {
+        const i = change[j];
+        key[j] = keys[i], w += V.deltaW[i], s += V.deltaS[i], written[j] = w, sum[j] = s;
+      }
+    }
+    return (pc.columns = { big, start, key, written, sum });
+  }
+  // A pixel column's shade: the mean share over its cells (an empty one counts 0); the empty
+  // colour when none is written.
+  function drawBigBuffers() {
+    const ev = columnEvents(clockOf(V, clock)), top = big.ramp.length - 1, columns = big.colCount.length;
+    let changed = false;
+    for (let p = 0; p < columns; ++p) {
+      const j = upperBound(ev.key, t, ev.start[p], ev.start[p + 1]) - 1;
+      const pixel = j < ev.start[p] || ev.written[j] === 0 ? big.empty : big.ramp[Math.round((ev.sum[j] / (big.colCount[p] * 65536)) * top)];
+      if (big.pixels[p] !== pixel) big.pixels[p] = pixel, changed = true;
+    }
+    if (!changed) return;
+    big.offCtx.putImageData(big.image, 0, 0);
+    bctx.imageSmoothingEnabled = false;
+    for (let k = 0; k < big.rows; ++k)
+      bctx.drawImage(big.off, 0, k, big.px, 1, big.label, 2 + k * (big.rowH + big.gap), big.px, big.rowH);
+  }
+
+  // ---- the timeline ------------------------------------------------------------------------
+  const tl = $("timeline"), head = $("timeline-head");
+  const laneH = 18, labelW = 70;
+  function timelineRange() { const c = C(); return [c.start, Math.max(c.finish, c.start + 1e-9)]; }
+  function xOf(v, width) { const [a, b] = timelineRange(); return labelW + ((v - a) / (b - a)) * (width - labelW - 4); }
+  function drawTimeline() {
+    if (!V) return;
+    const T = V.transfers, ranks = Math.min(V.total_ranks, 64), dpr = window.devicePixelRatio || 1;
+    const width = Math.max(tl.clientWidth || 600, 300), height = ranks * laneH + 4;
+    for (const cv of [tl, head]) { cv.width = width * dpr; cv.height = height * dpr; cv.style.height = height + "px"; }
+    const g = tl.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = "11px system-ui, sans-serif";
+    const c = C();
+    for (let r = 0; r < ranks; ++r) { g.fillStyle = "#e6e8ee"; g.fillText("rank " + r, 4, r * laneH + 13); }
+    // A bar per transfer: the sender's lane on top, the receiver's below; bars under a
+    // pixel wide in one lane fold into the one before them, and bars under two pixels wide
+    // that follow on one another (of one kind) are drawn as one run.
+    const [t0, t1] = timelineRange(), scale = (width - labelW - 4) / (t1 - t0);
+    const last = new Float64Array(ranks * 2).fill(-1), runB = new Float64Array(ranks * 2), runE = new Float64Array(ranks * 2).fill(-1);
+    const runReduce = new Uint8Array(ranks * 2);
+    const flush = (lane) => {
+      if (runE[lane] < 0) return;
+      const b = runB[lane], e = runE[lane], y = (lane >> 1) * laneH + 2 + (lane & 1) * 8;
+      g.fillStyle = runReduce[lane] ? PAL.packet : "#24272f";
+      g.fillRect(b, y, e - b, 7);
+      if (!runReduce[lane]) { g.strokeStyle = PAL.packet; g.lineWidth = 1; g.strokeRect(b + 0.5, y + 0.5, e - b - 1, 6); }
+      runE[lane] = -1;
+    };
+    for (let x = 0; x < V.N; ++x) {
+      if (T.src[x] === T.dst[x]) continue;
+      const b = labelW + (c.begin[x] - t0) * scale, e = Math.max(labelW + (c.end[x] - t0) * scale, b + 1), reduce = T.reduce[x] ? 1 : 0;
+      for (let half = 0; half < 2; ++half) {
+        const r = half ? T.dst[x] : T.src[x];
+        if (r >= ranks) continue;
+        const lane = r * 2 + half;
+        if (e <= last[lane] + 0.5) continue;
+        last[lane] = e;
+        if (runE[lane] >= 0 && e - b < 2 && b <= runE[lane] + 0.5 && runReduce[lane] === reduce) { runE[lane] = Math.max(runE[lane], e); continue; }
+        flush(lane);
+        runB[lane] = b, runE[lane] = e, runReduce[lane] = reduce;
+        if (e - b >= 2) flush(lane);
+      }
+    }
+    for (let lane = 0; lane < ranks * 2; ++lane) flush(lane);
+    $("timeline-note").textContent = "a lane per rank: sends above, receives below; filled: reduce, outlined: copy (" + clock + " clock)" + (V.total_ranks > 64 ? "; the first 64 ranks" : "");
+  }
+  function drawPlayhead() {
+    if (!V) return;
+    const dpr = window.devicePixelRatio || 1, width = head.width / dpr, g = head.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, head.height);
+    const x = xOf(t, width);
+    g.strokeStyle = "#ff5a5a"; g.lineWidth = 2;
+    g.beginPath(); g.moveTo(x, 0); g.lineTo(x, head.height); g.stroke();
+  }
+  tl.addEventListener("click", (ev) => {
+    if (!V) return;
+    const rect = tl.getBoundingClientRect(), [a, b] = timelineRange();
+    pause(); seek(a + ((ev.clientX - rect.left - labelW) / (rect.width - labelW - 4)) * (b - a));
+  });
+
+  // ---- the program (a lesson of several phases) --------------------------------------------
+  const program = $("program");
+  function buildProgram() {
+    const list = $("phases");
+    list.innerHTML = "";
+    $("program-panel").hidden = !MULTI;
+    if (!MULTI) return;
+    PHASES.forEach((p, k) => {
+      const li = document.createElement("li");
+      li.className = "phase " + p.kind;
+      li.dataset.phase = k + 1;
+      li.innerHTML = "";
+      li.appendChild(document.createTextNode(p.name + " "));
+      const small = document.createElement("small");
+      small.textContent = p.summary + " · " + p.begin_us.toFixed(2) + " → " + p.end_us.toFixed(2) + " µs";
+      li.appendChild(small);
+      li.onclick = () => { pause(); enterPhase(k, false); };
+      list.appendChild(li);
+    });
+  }
+  program.addEventListener("click", (ev) => {
+    if (!MULTI) return;
+    const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - 60) / (rect.width - 64)) * D.program.total_us;
+    const k = PHASES.findIndex((p) => p.begin_us <= at && at <= p.end_us);
+    if (k >= 0) { pause(); enterPhase(k, false); }
+  });
+  function drawProgram() {
+    if (!MULTI) return;
+    const dpr = window.devicePixelRatio || 1, width = Math.max(program.clientWidth || 400, 280), ranks = Math.min(D.program.ranks, 32);
+    const lane = Math.max(Math.min(((program.clientHeight || 150) - 4) / (ranks * 2), 9), 3), height = ranks * lane * 2 + 4;
+    program.width = width * dpr; program.height = height * dpr; program.style.height = height + "px";
+    const g = program.getContext("2d");
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, width, height);
+    g.font = "10px system-ui, sans-serif";
+    const x = (us) => 60 + (us / Math.max(D.program.total_us, 1e-9)) * (width - 64);
+    for (let r = 0; r < ranks; ++r) { g.fillStyle = "#969caa"; g.fillText("rank " + r, 2, r * lane * 2 + lane * 1.6); }
+    PHASES.forEach((p, k) => {
+      for (let r = 0; r < ranks; ++r) {
+        const b = p.rank_begin_us[r], e = p.rank_end_us[r];
+        if (b === null || b === undefined) continue;
+        g.fillStyle = k === phase ? "#e8c547" : p.kind === "compute" ? "#5b7bc0" : "#3fa37a";
+        g.fillRect(x(b), r * lane * 2 + (p.kind === "compute" ? 0 : lane) + 1, Math.max(x(e) - x(b), 1), lane - 1);
+      }
+    });
+    for (const li of document.querySelectorAll("#phases li")) li.classList.toggle("shown", Number(li.dataset.phase) === phase + 1);
+    const shown = document.querySelector("#phases li.shown");
+    if (shown) shown.scrollIntoView({ block: "nearest" });
+  }
+
+  // ---- moving through the phases -----------------------------------------------------------
+  function enterPhase(k, atEnd) {
+    const next = phaseView(k);
+    const changed = next !== V;
+    phase = k;
+    V = next;
+    rest = 0;
+    if (V) {
+      const wanted = PHASES[k].clock || (k === 0 ? D.clock : clock);
+      if (V.clockNames.includes(wanted)) clock = wanted;
+      else if (!V.clockNames.includes(clock)) clock = "steps";
+      fillClocks();
+      if (changed || !scene.querySelector("#packets")) { buildScene(); buildBuffers(); }
+      resetCells();
+      $("buffers-panel").hidden = false;
+      $("timeline-panel").hidden = false;
+      drawTimeline();
+      t = atEnd ? C().finish : C().start;
+    } else {
+      drawComputeCard(PHASES[k]);
+      $("buffers-panel").hidden = true;
+      $("timeline-panel").hidden = true;
+      t = 0;
+    }
+    drawProgram();
+    render();
+  }
+  function fillClocks() {
+    const select = $("clock");
+    select.innerHTML = "";
+    for (const name of V.clockNames) { const o = document.createElement("option"); o.value = o.textContent = name; select.appendChild(o); }
+    select.value = clock;
+  }
+
+  // ---- the transport -------------------------------------------------------------------------
+  function fmtTime(ns) {
+    if (clock === "steps") return "step " + ns.toFixed(2) + " / " + V.steps;
+    const us = ns / 1000;
+    return us >= 1000 ? (us / 1000).toFixed(3) + " ms" : us.toFixed(3) + " µs";
+  }
+  function render() {
+    const ph = $("playhead"), p = PHASES[phase], words = p.narration || null;
+    ph.dataset.phase = String(phase + 1);
+    ph.dataset.phases = String(PHASES.length);
+    const where = MULTI ? "Phase " + (phase + 1) + "/" + PHASES.length + " · " : "";
+    $("phase-caption").textContent = MULTI ? "Phase " + (phase + 1) + ": " + p.name + ". " + (words ? words.phase : "") : (words && words.phase) || "";
+    if (!V) {
+      ph.textContent = where + "compute";
+      Object.assign(ph.dataset, { t: "0", step: "0", done: "0", clock: "", flying: "0", queued: "0" });
+      $("caption").textContent = "Compute: " + p.name;
+      $("file-caption").textContent = words ? words.steps[0] || "" : "";
+      $("position").textContent = "";
+      $("scrub").disabled = $("clock").disabled = true;
+      return;
+    }
+    $("scrub").disabled = $("clock").disabled = false;
+    const f = frame(), c = C();
+    drawPackets(f);
+    drawBuffers();
+    drawPlayhead();
+    ph.textContent = where + "Step " + f.step + "/" + V.steps;
+    Object.assign(ph.dataset, { t: String(t), step: String(f.step), done: String(f.done), clock, flying: String(f.flying.length), queued: String(f.queued.length) });
+    $("caption").textContent = (clock === "steps" ? "" : "t = " + fmtTime(t) + "  ") + f.caption;
+    const file = words ? words.steps : V.captions.file || [];
+    $("file-caption").textContent = file[f.step] || "";
+    const scrub = $("scrub");
+    scrub.min = c.start; scrub.max = Math.max(c.finish, c.start + 1e-9); scrub.value = t;
+    $("position").textContent = clock === "steps" ? fmtTime(t) : fmtTime(t) + " / " + fmtTime(c.finish);
+  }
+  function seek(v) { if (!V) return; const c = C(); t = Math.min(Math.max(v, c.start), c.finish); render(); }
+  function stepForward() {
+    pause();
+    if (!V || t >= C().finish) { if (phase + 1 < PHASES.length) enterPhase(phase + 1, false); return; }
+    const c = C();
+    seek(stepTime(V, c, Math.min(upperBound(c.step_done, t) + 1, V.steps)));
+  }
+  function stepBack() {
+    pause();
+    if (!V || t <= C().start) { if (phase > 0) enterPhase(phase - 1, true); return; }
+    const c = C();
+    let k = upperBound(c.step_done, t);
+    while (k > 0 && stepTime(V, c, k) >= t) --k;
+    seek(stepTime(V, c, k));
+  }
+  // Playing goes on through the phases: at a phase's end the playhead rests half a second,
+  // a compute phase shows for one second (both shorter at higher speeds), as in the app.
+  let lastFrame = 0;
+  function tick(now) {
+    if (!playing) return;
+    const dt = lastFrame ? Math.min((now - lastFrame) / 1000, 0.1) : 0;
+    lastFrame = now;
+    if (!V || t >= C().finish) {
+      rest += dt * speed;
+      if (rest >= (V ? 0.5 : 1.0)) {
+        if (phase + 1 >= PHASES.length) return pause();
+        enterPhase(phase + 1, false);
+      }
+    } else {
+      const c = C(), perSecond = clock === "steps" ? 1 : (c.finish - c.start) / Math.max(V.steps, 1);
+      t = Math.min(t + dt * perSecond * speed, c.finish);
+      render();
+    }
+    requestAnimationFrame(tick);
+  }
+  function play() {
+    if (V && t >= C().finish && phase + 1 >= PHASES.length) {
+      if (MULTI) enterPhase(0, false); else t = C().start;
+    }
+    playing = true; lastFrame = 0; rest = 0;
+    $("play-icon").setAttribute("d", "M6 5h4v14H6zM14 5h4v14h-4z");
+    requestAnimationFrame(tick);
+  }
+  function pause() { playing = false; $("play-icon").setAttribute("d", "M7 5v14l12-7z"); }
+  function toggle() { playing ? pause() : play(); }
+  // Switching the clock keeps the step position: k steps done and the same share of step k + 1.
+  function setClock(name) {
+    if (!V || !V.clockNames.includes(name)) return;
+    const a = C(), b = clockOf(V, name).c;
+    const k = stepsDone(a, t), t0 = stepTime(V, a, k), t1 = stepTime(V, a, k + 1);
+    const share = t1 > t0 ? (t - t0) / (t1 - t0) : 0;
+    clock = name;
+    const u0 = stepTime(V, b, k), u1 = stepTime(V, b, k + 1);
+    t = k >= V.steps ? b.finish : u0 + share * (u1 - u0);
+    resetCells();
+    $("clock").value = name;
+    drawTimeline();
+    render();
+  }
+
+  $("first").onclick = () => { pause(); seek(-Infinity); };
+  $("last").onclick = () => { pause(); seek(Infinity); };
+  $("back").onclick = stepBack;
+  $("forward").onclick = stepForward;
+  $("play").onclick = toggle;
+  $("scrub").addEventListener("input", (ev) => { pause(); seek(parseFloat(ev.target.value)); });
+  $("speed").addEventListener("change", (ev) => { speed = parseFloat(ev.target.value); });
+  $("clock").addEventListener("change", (ev) => setClock(ev.target.value));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target && ((ev.target.tagName === "INPUT" && ev.target.type === "text") || ev.target.tagName === "SELECT")) return;
+    const keys = { " ": toggle, ArrowRight: stepForward, PageDown: stepForward, ArrowLeft: stepBack, PageUp: stepBack,
+                   Home: () => { pause(); seek(-Infinity); }, End: () => { pause(); seek(Infinity); } };
+    if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
+  });
+  // Touch: a swipe across the scene steps (left: forward, right: back).
+  let touchX = null;
+  scene.addEventListener("touchstart", (ev) => { touchX = ev.touches[0].clientX; }, { passive: true });
+  scene.addEventListener("touchend", (ev) => {
+    if (touchX === null) return;
+    const dx = ev.changedTouches[0].clientX - touchX;
+    touchX = null;
+    if (Math.abs(dx) > 40) (dx < 0 ? stepForward : stepBack)();
+  });
+
+  // ---- the questions -------------------------------------------------------------------------
+  function buildQuestions() {
+    $("questions").innerHTML = "";
+    $("questions-panel").hidden = !D.questions.length;
+    for (const q of D.questions) {
+      const li = document.createElement("li");
+      li.className = "question";
+      li.appendChild(document.createTextNode(q.text + " "));
+      const guess = document.createElement("input");
+      guess.type = "text"; guess.className = "guess"; guess.placeholder = "your prediction"; guess.hidden = true;
+      li.appendChild(guess);
+      const button = document.createElement("button");
+      button.className = "reveal"; button.textContent = "show the answer";
+      const answer = document.createElement("div");
+      answer.className = "answer"; answer.hidden = true; answer.textContent = q.answer;
+      button.onclick = () => {
+        answer.hidden = !answer.hidden;
+        button.textContent = answer.hidden ? "show the answer" : "hide the answer";
+        answer.textContent = q.answer + (!answer.hidden && guess.value ? " (you predicted: " + guess.value + ")" : "");
+      };
+      li.appendChild(button);
+      li.appendChild(answer);
+      $("questions").appendChild(li);
+    }
+  }
+  $("predict").addEventListener("change", (ev) => { for (const g of document.querySelectorAll(".guess")) g.hidden = !ev.target.checked; });
+
+  // ---- load: show a run or a lesson ------------------------------------------------------------
+  // `text` is the page's data, exactly as `collsim html` writes it into the script element
+  // (html::page_data / html::lesson_page_data): it replaces what is shown, with the
+  // playhead at the start of its first phase. The listeners above stay as they are: they
+  // read the shown data through D, PHASES and V.
+  function load(text) {
+    pause();
+    const data = JSON.parse(text);
+    if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
+    if (data.version !== 2) throw new Error("collsim page: data version " + data.version + "; this player reads version 2 (docs/web.md)");
+    D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
+    V = null; phase = 0; t = 0; rest = 0;
+    const V0 = D.views[0] || {};
+    $("title").textContent = D.title || (V0.collective + " with " + V0.algorithm + " on " + V0.ranks + " ranks");
+    $("subtitle").textContent = MULTI
+      ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
+      : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
+        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified") + (V0.predicted_on ? " · predicted on " + V0.predicted_on : "");
+    $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
+    buildProgram();
+    buildQuestions();
+    clock = D.clock || "steps";
+    enterPhase(0, false);
+  }
+  // A view's transfers, counted before its columns are decoded.
+  function transferCount(V) {
+    const src = V.transfers.src;
+    if (!isColumn(src)) return src.length;
+    const bytes = (src.base64.length / 4) * 3 - (src.base64.endsWith("==") ? 2 : src.base64.endsWith("=") ? 1 : 0);
+    return bytes / COLUMN_TYPES[src.type].BYTES_PER_ELEMENT;
+  }
+
+  // ---- start -----------------------------------------------------------------------------------
+  window.addEventListener("resize", () => { drawTimeline(); drawPlayhead(); drawProgram(); });
+  window.collsimPlayer = { load, seek, setClock, stepForward, stepBack, enterPhase, frame: () => (V ? frame() : null),
+                           get t() { return t; }, get clock() { return clock; }, get phase() { return phase; } };
+  load(document.getElementById("collsim-data").textContent);
+  window.collsimReadyMs = performance.now();  // the load time docs/performance.md reports
+})();

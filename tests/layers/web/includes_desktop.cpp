@@ -1,0 +1,4 @@
+// A deliberate wrong-way include: a file of app/web that includes the desktop app.
+// tests/layers/build_must_fail.cmake builds it and expects the build to fail at the layer
+// check (it is not part of the normal build).
+#include "app/desktop/style.h"
