@@ -111,6 +111,43 @@ TEST_CASE("a JSON trace keeps n/a bandwidths, predicted times and non-finite err
   CHECK(trace_to_json(back) == text);
 }
 
+TEST_CASE("a --model-only run's trace says so, and so does the same trace read back from its JSON") {
+  RunResult model = prepare_model_run(request("ring", 4, 100));
+  predict_run(model, TopologyConfig{});
+  const Trace t = make_trace(model);
+  CHECK(t.model_only);
+  const Trace back = parse_trace_json(trace_to_json(t), "model.json");
+  CHECK(back.model_only);
+  // An executed run is not, in memory or read back.
+  const Trace executed = run_trace(request("ring", 4, 100));
+  CHECK_FALSE(executed.model_only);
+  CHECK_FALSE(parse_trace_json(trace_to_json(executed), "run.json").model_only);
+}
+
+TEST_CASE("closed_form_of: a predicted trace's own closed form (what the CLI printed), else the default switch's") {
+  RunResult model = prepare_model_run(request("ring", 8, 1u << 20));
+  TopologyConfig slow;
+  slow.bandwidth_gbps = 3;  // not the default switch: the two figures differ
+  slow.latency_us = 7;
+  predict_run(model, slow);
+  const Trace predicted = make_trace(model);
+  REQUIRE(predicted.predicted);
+  const TraceClosedForm mine = closed_form_of(predicted);
+  CHECK(mine.formula == predicted.predicted->closed_form);
+  CHECK(mine.values == predicted.predicted->closed_form_values);
+  REQUIRE(mine.time_ns);
+  CHECK(*mine.time_ns == *predicted.predicted->closed_form_ns);
+  // The same schedule without predictions: on the default switch, a different (faster) figure.
+  Trace plain = predicted;
+  plain.predicted.reset();
+  const TraceClosedForm fabric = closed_form_of(plain);
+  CHECK(fabric.formula == mine.formula);
+  REQUIRE(fabric.time_ns);
+  CHECK(*fabric.time_ns < *mine.time_ns);
+  // Read back from its JSON, the predicted trace still gives the CLI's figure.
+  CHECK(closed_form_of(parse_trace_json(trace_to_json(predicted), "p.json")).time_ns == mine.time_ns);
+}
+
 TEST_CASE("a trace records the run: metadata, schedule, records, verification") {
   RunRequest req = request("ring", 4, 10);
   const RunResult r = run_collective(req, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));

@@ -99,8 +99,7 @@ int command_convert(const std::string& trace_path, const TraceOutputs& outputs) 
   stage_trace(trace, outputs, files);
   files.commit();
   const CollectiveSpec& spec = trace.request.spec;
-  const bool model_only = trace.backend == "none" && trace.verification.checked == 0;  // collsim run --model-only
-  const std::string_view result = model_only              ? "not executed (--model-only)"
+  const std::string_view result = trace.model_only        ? "not executed (--model-only)"
                                   : trace.verification.ok ? "verified"
                                                           : "WRONG";
   fmt::print("{}: {} with {} on {} ranks, {} transfers, {}{}\n", trace_path, to_string(spec.collective),

@@ -103,9 +103,9 @@ std::string validate_one(const std::string& path, std::vector<std::string>& warn
     const Trace t = load_trace_json(path);
     return fmt::format("trace: {} with {} on {} ranks, {} transfers, {}", to_string(t.request.spec.collective),
                        t.request.algorithm, t.request.spec.ranks, t.schedule.transfers.size(),
-                       t.backend == "none" && t.verification.checked == 0 ? "not executed (--model-only)"
-                       : t.verification.ok                                 ? "verified"
-                                                                           : "WRONG result recorded");
+                       t.model_only          ? "not executed (--model-only)"
+                       : t.verification.ok   ? "verified"
+                                             : "WRONG result recorded");
   }
   return is_msccl_path(path) || is_schedule_text(read_text_file(path, "file")) ? validate_schedule(path, warnings)
                                                                               : validate_scenario(path, warnings);

@@ -4,31 +4,18 @@
 
 #include <fmt/format.h>
 
-#include "sim/core/errors.h"
-#include "sim/model/cost_formulas.h"
+#include "sim/trace/trace.h"
 #include "sim/schedule/algorithm.h"
 
 namespace collsim::gui {
 namespace {
 
-// The topology the trace was predicted on (under the protocol auto chose, if auto), or the
-// default switch: the closed forms' α-β-γ-δ.
-CostParams cost_params_of(const Trace& t) {
-  TopologyConfig config = t.predicted && t.predicted->topology_config ? *t.predicted->topology_config : TopologyConfig{};
-  if (config.protocol == Protocol::automatic) config.protocol = t.predicted->protocol;
-  try {
-    return cost_params(make_topology(config, t.schedule.spec.ranks, t.schedule.total_ranks));
-  } catch (const InputError&) {
-    return cost_params(make_topology(TopologyConfig{}, t.schedule.spec.ranks, t.schedule.total_ranks));
-  }
-}
-
+// The trace's closed form (closed_form_of: the one `collsim run` printed for it), phrased.
 std::string closed_form_line(const ViewModel& vm) {
-  const Trace& t = vm.trace();
-  const ClosedForm f = closed_form(t.schedule.spec, t.schedule.algorithm, t.request.options, cost_params_of(t));
+  const TraceClosedForm f = closed_form_of(vm.trace());
   if (f.formula.empty()) return "";
-  const std::string time = f.time_ns ? format_duration_ns(*f.time_ns) : fmt::format("n/a here (holds for {})", f.scope);
-  return fmt::format("closed form: {} = {}  ({})", f.formula, time, f.values);
+  return fmt::format("closed form: {} = {}  ({})", f.formula, f.time_ns ? format_duration_ns(*f.time_ns) : "n/a here",
+                     f.values);
 }
 
 }  // namespace

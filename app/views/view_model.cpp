@@ -17,9 +17,10 @@ bool has_records(const Trace& t) {
   return !t.schedule.transfers.empty() && t.records.size() == t.schedule.transfers.size();
 }
 
-// A --model-only trace has records with measured times all 0: nothing was run.
+// The measured clock: the run executed (the trace says whether it was --model-only) and took
+// time.
 bool has_measured_times(const Trace& t) {
-  return has_records(t) &&
+  return !t.model_only && has_records(t) &&
          std::any_of(t.records.begin(), t.records.end(), [](const TransferRecord& r) { return r.measured_end_ns > 0; });
 }
 

@@ -48,6 +48,7 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.scenario_description = std::move(scenario_description);
   t.request = run.request;
   t.backend = run.backend;
+  t.model_only = run.model_only;
   t.device = run.device;
   t.workers = run.execution.workers;
   t.schedule = run.schedule;
@@ -63,6 +64,21 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   return t;
 }
 
+namespace {
+// A closed form as the trace keeps it: where it does not apply, the formula says for what
+// it holds.
+TraceClosedForm as_kept(const ClosedForm& f) {
+  return {f.formula.empty() || f.time_ns ? f.formula : fmt::format("{} (holds for {})", f.formula, f.scope), f.values,
+          f.time_ns};
+}
+}  // namespace
+
+TraceClosedForm closed_form_of(const Trace& t) {
+  if (t.predicted) return {t.predicted->closed_form, t.predicted->closed_form_values, t.predicted->closed_form_ns};
+  const Topology fabric = make_topology(TopologyConfig{}, t.schedule.spec.ranks, t.schedule.total_ranks);
+  return as_kept(closed_form(t.schedule.spec, t.schedule.algorithm, t.request.options, cost_params(fabric)));
+}
+
 PredictedSummary summarize_prediction(const RunResult& run) {
   const ModelRun& m = *run.model;
   const CollectiveSpec& spec = run.schedule.spec;
@@ -75,9 +91,9 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   p.busbw_gbps = bw.busbw_gbps;
   for (const LinkLoad& l : m.prediction.busiest)
     p.busiest_links.push_back({link_name(m.topology, l.link), p.time_ns > 0 ? l.busy_ns / p.time_ns : 0});
-  const ClosedForm f = closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology));
   // No formula (e.g. a hand-written "custom" schedule): left empty, so reports say there is none.
-  p.closed_form = f.formula.empty() || f.time_ns ? f.formula : fmt::format("{} (holds for {})", f.formula, f.scope);
+  const TraceClosedForm f = as_kept(closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology)));
+  p.closed_form = f.formula;
   p.closed_form_values = f.values;
   p.closed_form_ns = f.time_ns;
   p.protocol = m.topology.protocol;

@@ -76,7 +76,11 @@ struct Trace {
   std::string scenario_title;         // empty when the run did not come from a scenario
   std::string scenario_description;
   RunRequest request;                 // spec, algorithm, options, seed
-  std::string backend;                // "cpu"
+  std::string backend;                // "cpu"; "none" for a --model-only run
+  // `collsim run --model-only`: predicted, never executed (the records' measured times are 0,
+  // nothing was verified). From the run (RunResult::model_only), or, read from a file, from
+  // its backend "none" with nothing checked: the one rule, here, that every view reads.
+  bool model_only = false;
   std::string device;                 // "host CPU (2 worker threads)"
   int workers = 0;                    // worker threads or streams the backend used
   Schedule schedule;                  // its spec and algorithm equal the request's
@@ -97,6 +101,17 @@ struct Trace {
 
 // The figures of a run's prediction (run.model must be set).
 PredictedSummary summarize_prediction(const RunResult& run);
+
+// The algorithm's closed form as every view shows it: the trace's own (its prediction's,
+// on the topology it was predicted on, as `collsim run` prints it) when it has one, else on
+// the default switch (a trace without predictions). Empty formula: the algorithm has none
+// (e.g. a hand-written schedule).
+struct TraceClosedForm {
+  std::string formula;  // with "(holds for ...)" appended where it does not apply here
+  std::string values;   // "N = 4, n = 4 MiB, α = 600 ns, ..."
+  std::optional<double> time_ns;  // nullopt where the formula does not apply
+};
+TraceClosedForm closed_form_of(const Trace& t);
 
 // Builds a trace from a finished run, or from a --model-only one (measured times 0, backend
 // "none"), with the predictions when run.model is set. The title and description are the

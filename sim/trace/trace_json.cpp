@@ -603,6 +603,9 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
   t.schedule = read_schedule(root["schedule"], t.request, record_history ? &t.history : nullptr);
   t.records = read_records(root["records"], t.schedule.transfers.size());
   t.verification = read_verification(root["verification"]);
+  // The file has no key for it: a --model-only run writes backend "none" (prepare_model_run)
+  // and checks nothing.
+  t.model_only = t.backend == "none" && t.verification.checked == 0;
   t.summary = read_summary(root["summary"]);
   if (root.has("predicted")) t.predicted = read_predicted(root["predicted"]);
   if (root.has("processes")) read_processes(root, t);
