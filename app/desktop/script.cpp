@@ -162,7 +162,7 @@ bool compare(const std::string& have, const std::string& op, const std::string& 
   }
   if (op == "==") return have == want;
   if (op == "!=") return have != want;
-  throw std::invalid_argument(fmt::format("cannot compare '{}' {} '{}'", have, op, want));
+  throw ScriptError("expect", op, fmt::format("cannot compare '{}' {} '{}'", have, op, want));
 }
 
 // ${NAME} -> the environment variable NAME (empty when unset).
@@ -197,7 +197,7 @@ int glfw_key(const std::string& name) {
                                                {"a", GLFW_KEY_A},             {"f5", GLFW_KEY_F5}};
   const auto it = keys.find(name);
   if (it == keys.end())
-    throw std::invalid_argument("unknown key '" + name + "' (space left right home end pageup pagedown escape a f5)");
+    throw ScriptError("key", name, "unknown key '" + name + "' (space left right home end pageup pagedown escape a f5)");
   return it->second;
 }
 
@@ -207,21 +207,28 @@ void press_key(Platform& p, App& app, int key) {
   draw_frame(p, app, 0.0, [key](ImGuiIO& io) { io.KeysDown[key] = false; });
 }
 
-template <class T>
-T named(const std::optional<T>& v, const char* what, const std::string& value) {
-  if (!v) throw std::invalid_argument(fmt::format("unknown {} '{}'", what, value));
-  return *v;
-}
-
+// `run` and `start`: w[0] is the command, each KEY=VALUE pair after it the argument a
+// ScriptError names.
 void edit_run(RunEditor& e, const std::vector<std::string>& w) {
   for (std::size_t i = 1; i < w.size(); ++i) {
+    const auto bad = [&](std::string reason) { return ScriptError(w[0], w[i], std::move(reason)); };
     const std::size_t eq = w[i].find('=');
-    if (eq == std::string::npos) throw std::invalid_argument("run takes KEY=VALUE pairs, got '" + w[i] + "'");
+    if (eq == std::string::npos) throw bad("run takes KEY=VALUE pairs, got '" + w[i] + "'");
     const std::string key = w[i].substr(0, eq), value = w[i].substr(eq + 1);
-    auto integer = [&] { return std::stoi(value); };
+    auto integer = [&] {
+      try {
+        return std::stoi(value);
+      } catch (const std::exception& x) {  // std::stoi's own message, as the app has always printed it
+        throw bad(x.what());
+      }
+    };
+    auto named = [&](const auto& v, const char* what) {
+      if (!v) throw bad(fmt::format("unknown {} '{}'", what, value));
+      return *v;
+    };
     if (key == "collective") {
       const auto c = parse_collective(value);
-      if (!c) throw std::invalid_argument("unknown collective '" + value + "'");
+      if (!c) throw bad("unknown collective '" + value + "'");
       e.collective = static_cast<int>(std::find(std::begin(kAllCollectives), std::end(kAllCollectives), *c) - std::begin(kAllCollectives));
     } else if (key == "algorithm") {
       e.algorithm = value;
@@ -238,15 +245,15 @@ void edit_run(RunEditor& e, const std::vector<std::string>& w) {
     } else if (key == "ranks_per_node") {
       e.ranks_per_node = integer();
     } else if (key == "dtype") {
-      e.dtype = named(parse_data_type(value), "dtype", value);
+      e.dtype = named(parse_data_type(value), "dtype");
     } else if (key == "op") {
-      e.op = named(parse_reduce_op(value), "op", value);
+      e.op = named(parse_reduce_op(value), "op");
     } else if (key == "root") {
       e.root = integer();
     } else if (key == "in_place") {
       e.in_place = value == "true" || value == "1";
     } else if (key == "topology") {
-      e.set_topology_kind(named(parse_topology_kind(value), "topology", value));
+      e.set_topology_kind(named(parse_topology_kind(value), "topology"));
     } else if (key == "link") {
       e.topology.link = value == "default" ? "" : value;
     } else if (key == "bandwidth") {
@@ -262,18 +269,18 @@ void edit_run(RunEditor& e, const std::vector<std::string>& w) {
     } else if (key == "group_size") {
       e.topology.group_size = integer();
     } else if (key == "nic") {
-      if (value != "node" && value != "gpu") throw std::invalid_argument("nic=node|gpu, got '" + value + "'");
+      if (value != "node" && value != "gpu") throw bad("nic=node|gpu, got '" + value + "'");
       e.topology.nic_per_gpu = value == "gpu";
     } else if (key == "reduce_rate") {
       e.reduce_rate = value;
     } else if (key == "copy_rate") {
       e.copy_rate = value;
     } else if (key == "protocol") {
-      e.topology.protocol = named(parse_protocol(value), "protocol", value);
+      e.topology.protocol = named(parse_protocol(value), "protocol");
     } else if (key == "compare") {
       e.compare = value == "none" ? "" : value;
     } else {
-      throw std::invalid_argument("unknown run key '" + key + "'");
+      throw bad("unknown run key '" + key + "'");
     }
   }
 }
@@ -285,24 +292,24 @@ void toggle(App& app, const std::string& what) {
   else if (what == "legend") v.legend = !v.legend;
   else if (what == "numbers") v.numbers = !v.numbers;
   else if (what == "loop") app.playback.loop = !app.playback.loop;
-  else throw std::invalid_argument("unknown toggle '" + what + "'");
+  else throw ScriptError("toggle", what, "unknown toggle '" + what + "'");
 }
 
 ClockKind clock_named(const std::string& name) {
   for (ClockKind c : kAllClocks)
     if (to_string(c) == name) return c;
-  throw std::invalid_argument("unknown clock '" + name + "' (steps measured predicted)");
+  throw ScriptError("clock", name, "unknown clock '" + name + "' (steps measured predicted)");
 }
 
 // Applies one action; returns false when an `expect` failed.
 bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   const std::string& a = w[0];
   auto arg = [&](std::size_t i) -> const std::string& {
-    if (i >= w.size()) throw std::invalid_argument(a + ": missing argument");
+    if (i >= w.size()) throw ScriptError(a, {}, a + ": missing argument");
     return w[i];
   };
   auto need_model = [&]() -> const ViewModel& {
-    if (!app.doc.model) throw std::invalid_argument(a + ": nothing is open");
+    if (!app.doc.model) throw ScriptError(a, {}, a + ": nothing is open");
     return *app.doc.model;
   };
   auto need_runs = [&] {
@@ -312,7 +319,7 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   if (a == "expect") {
     const State s = state_of(app);
     const auto it = std::find_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == arg(1); });
-    if (it == s.end()) throw std::invalid_argument("expect: unknown state '" + arg(1) + "'");
+    if (it == s.end()) throw ScriptError(a, arg(1), "expect: unknown state '" + arg(1) + "'");
     if (compare(it->second, arg(2), arg(3))) return true;
     fmt::print("FAILED: expected {} {} '{}', got '{}'\n", arg(1), arg(2), arg(3), it->second);
     return false;
@@ -320,11 +327,11 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   static const std::map<std::string, void (Playback::*)(const Runs&)> transport{
       {"home", &Playback::home}, {"end", &Playback::end}};
   auto need_lesson = [&]() -> const Lesson& {
-    if (!app.doc.lesson) throw std::invalid_argument(a + ": no lesson is open (a trace or an edited run has no phases)");
+    if (!app.doc.lesson) throw ScriptError(a, {}, a + ": no lesson is open (a trace or an edited run has no phases)");
     return *app.doc.lesson;
   };
   auto need_document = [&] {
-    if (!app.has_document()) throw std::invalid_argument(a + ": nothing is open");
+    if (!app.has_document()) throw ScriptError(a, {}, a + ": nothing is open");
   };
   if (const auto t = transport.find(a); t != transport.end()) (app.playback.*t->second)(need_runs());
   else if (a == "play-pause") {  // as the button: in a lesson, on through the phases
@@ -334,46 +341,46 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     need_document();
     a == "step" ? app.step_forward() : app.step_back();
   } else if (a == "phase") {
-    const int k = std::stoi(arg(1));
+    const int k = script_int(a, arg(1));
     if (k < 1 || k > static_cast<int>(need_lesson().phase_count()))
-      throw std::invalid_argument(fmt::format("phase: {} is not a phase of the lesson (1..{})", k, need_lesson().phase_count()));
+      throw ScriptError(a, arg(1), fmt::format("phase: {} is not a phase of the lesson (1..{})", k, need_lesson().phase_count()));
     app.select_phase(static_cast<std::size_t>(k - 1));
   } else if (a == "reveal") {  // reveal: the A key; reveal K: question K's button; reveal all
     const Lesson& l = need_lesson();
     if (w.size() < 2) app.reveal_next();
     else if (w[1] == "all") std::fill(app.reveals.shown.begin(), app.reveals.shown.end(), true);
-    else if (const int k = std::stoi(w[1]); k >= 1 && k <= static_cast<int>(l.scenario.questions.size()))
+    else if (const int k = script_int(a, w[1]); k >= 1 && k <= static_cast<int>(l.scenario.questions.size()))
       app.reveals.toggle(static_cast<std::size_t>(k - 1));
-    else throw std::invalid_argument(fmt::format("reveal: {} is not a question of the lesson (1..{})", w[1], l.scenario.questions.size()));
+    else throw ScriptError(a, w[1], fmt::format("reveal: {} is not a question of the lesson (1..{})", w[1], l.scenario.questions.size()));
   }
   else if (a == "key") press_key(p, app, glfw_key(arg(1)));
   else if (a == "play") {
     need_document();
     if (!app.playback.playing) app.toggle_play();
-    for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 30.0);
+    for (int i = 0, n = script_int(a, arg(1)); i < n; ++i) draw_frame(p, app, 1.0 / 30.0);
   } else if (a == "frames") {
-    for (int i = 0; i < std::stoi(arg(1)); ++i) draw_frame(p, app, 1.0 / 60.0);
-  } else if (a == "seek-step") app.playback.seek_step(need_runs(), std::stod(arg(1)));
-  else if (a == "seek-time") app.playback.seek_time(need_runs(), std::stod(arg(1)));
+    for (int i = 0, n = script_int(a, arg(1)); i < n; ++i) draw_frame(p, app, 1.0 / 60.0);
+  } else if (a == "seek-step") app.playback.seek_step(need_runs(), script_double(a, arg(1)));
+  else if (a == "seek-time") app.playback.seek_time(need_runs(), script_double(a, arg(1)));
   else if (a == "clock") app.playback.set_clock(need_runs(), clock_named(arg(1)));
   else if (a == "toggle") toggle(app, arg(1));
   else if (a == "export" && arg(1).starts_with("lesson-")) {  // the whole lesson, every phase
     static const std::map<std::string, LessonExportKind> kinds{
         {"lesson-json", LessonExportKind::json}, {"lesson-chrome", LessonExportKind::chrome}, {"lesson-csv", LessonExportKind::csv}};
     const auto kind = kinds.find(arg(1));
-    if (kind == kinds.end()) throw std::invalid_argument("export lesson-json|lesson-chrome|lesson-csv BASE");
+    if (kind == kinds.end()) throw ScriptError(a, arg(1), "export lesson-json|lesson-chrome|lesson-csv BASE");
     const Lesson& l = need_lesson();
     const std::filesystem::path path = lesson_export_path(arg(2), kind->second);
     const std::string problem = write_export(path, lesson_export_text(kind->second, l.scenario, l.program));
-    if (!problem.empty()) throw std::invalid_argument(problem);
+    if (!problem.empty()) throw ScriptError(a, arg(2), problem);
   } else if (a == "export") {
     static const std::map<std::string, ExportKind> kinds{
         {"json", ExportKind::json}, {"chrome", ExportKind::chrome}, {"csv", ExportKind::csv}, {"scenario", ExportKind::scenario}};
     const auto kind = kinds.find(arg(1));
-    if (kind == kinds.end()) throw std::invalid_argument("export json|chrome|csv|scenario BASE");
+    if (kind == kinds.end()) throw ScriptError(a, arg(1), "export json|chrome|csv|scenario BASE");
     const std::filesystem::path path = export_path(arg(2), kind->second);
     const std::string problem = write_export(path, export_text(kind->second, need_model().trace(), app.doc.topology));
-    if (!problem.empty()) throw std::invalid_argument(problem);
+    if (!problem.empty()) throw ScriptError(a, arg(2), problem);
   }
   else if (a == "open") {
     app.open(arg(1));
@@ -383,15 +390,15 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     app.run_editor();
     if (a == "run") wait_for_load(p, app);
   } else if (a == "straggler") {  // the stragglers popup: a row added (applied on the next Run)
-    app.editor.add_straggler(std::stoi(arg(1)), std::stod(arg(2)), std::stod(arg(3)));
+    app.editor.add_straggler(script_int(a, arg(1)), script_double(a, arg(2)), script_double(a, arg(3)));
   } else if (a == "stragglers") {
-    if (arg(1) != "none") throw std::invalid_argument("stragglers none (add one with: straggler RANK LATE SLOW)");
+    if (arg(1) != "none") throw ScriptError(a, arg(1), "stragglers none (add one with: straggler RANK LATE SLOW)");
     app.editor.topology.stragglers.clear();
   } else if (a == "link-override") {  // the "links…" popup: a row added ("-": an empty figure, the link's own)
     const auto figure = [](const std::string& v) { return v == "-" ? std::string() : v; };
     app.editor.add_override(arg(1), figure(arg(2)), figure(arg(3)));
   } else if (a == "link-overrides") {
-    if (arg(1) != "none") throw std::invalid_argument("link-overrides none (add one with: link-override NAME BW LAT)");
+    if (arg(1) != "none") throw ScriptError(a, arg(1), "link-overrides none (add one with: link-override NAME BW LAT)");
     app.editor.overrides.clear();
   } else if (a == "compare") {
     app.set_compare(arg(1) == "none" ? "" : arg(1));
@@ -405,8 +412,8 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     std::string error;
     bool ok = true;
     draw_frame(p, app, 0.0, {}, [&] { ok = p.save_png(arg(1), error); });
-    if (!ok) throw std::invalid_argument(error);
-  } else throw std::invalid_argument("unknown action '" + a + "'");
+    if (!ok) throw ScriptError(a, arg(1), error);
+  } else throw ScriptError(a, {}, "unknown action '" + a + "'");
   draw_frame(p, app, 0.0);  // the panels see the new state
   return true;
 }
@@ -442,7 +449,8 @@ int run_script(Platform& p, App& app, const std::string& path) {
     try {
       if (!apply(p, app, w)) ++failures;
     } catch (const std::exception& e) {  // a bad line: the script's mistake, not the app's
-      fmt::print(stderr, "collsim-gui: {}:{}: {}\n", path, number, e.what());
+      const ScriptError bad = ScriptError::from(e, w[0]).located(path, number);
+      fmt::print(stderr, "collsim-gui: {}:{}: {}\n", bad.file, bad.line, bad.reason);
       return 2;
     }
     if (w[0] != "expect") fmt::print("{}:{}: {} -> {}\n", path, number, line, describe_state(app));

@@ -62,11 +62,14 @@
 
 #include "app/desktop/app.h"
 #include "app/desktop/platform.h"
+#include "app/desktop/script_error.h"  // ScriptError: a bad line, its file, line, command and argument
 
 namespace collsim::gui {
 
 // Runs the script; returns 0 when every action ran and every expectation held, 1 when
-// an expectation failed, 2 when the script could not be read or has a bad line.
+// an expectation failed, 2 when the script could not be read or has a bad line. A bad
+// line stops it: whatever its command threw becomes a ScriptError (script_error.h) located
+// at the file and line, printed as "collsim-gui: FILE:LINE: REASON".
 int run_script(Platform& p, App& app, const std::string& path);
 
 // "step=2/6 t=2 clock=steps playing=0 ..." — the state the script prints and checks.

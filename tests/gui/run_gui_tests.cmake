@@ -174,6 +174,33 @@ elseif(CASE STREQUAL "errors")
   gui(ARGS "${ring}" --compare no_such_algorithm --screenshot "${WORK_DIR}/x.png")
   expect_exit(2 "--compare with an algorithm the collective does not have")
   expect_text(err "compare with no_such_algorithm" "the message names the comparison")
+  # Bad script lines (a ScriptError, app/desktop/script_error.h): exit 2 at the first, the
+  # message names the script, the line and (where the reason says it) the command. Line 3
+  # of each, after a comment and an action that runs.
+  set(lesson17 "${SOURCE_DIR}/scenarios/lessons/17_parameter_server_training.toml")
+  foreach(bad IN ITEMS
+      "action@${ring}@jump@unknown action 'jump'(\n|$)"
+      "key@${ring}@key f13@unknown key 'f13' [(]space left right"
+      "phase_99@${lesson17}@phase 99@phase: 99 is not a phase of the lesson [(]1[.][.]5[)]"
+      "phase_2_of_1@${ring}@phase 2@phase: 2 is not a phase of the lesson [(]1[.][.]1[)]"  # a scenario is a lesson of one phase
+      "missing@${ring}@play@play: missing argument"
+      "run_key@${ring}@run colour=red@unknown run key 'colour'")
+    string(REPLACE "@" ";" bad "${bad}")
+    list(GET bad 0 name)
+    list(GET bad 1 file)
+    list(GET bad 2 line)
+    list(GET bad 3 says)
+    file(WRITE "${WORK_DIR}/bad_${name}.txt" "# a bad third line\nframes 1\n${line}\nframes 1\n")
+    gui(ARGS "${file}" --script "${WORK_DIR}/bad_${name}.txt")
+    expect_exit(2 "script line '${line}'")
+    expect_text(err "(^|\n)collsim-gui: [^\n]*/bad_${name}[.]txt:3: ${says}" "its message names the script and line 3: ${says}")
+    expect_text(out "bad_${name}[.]txt:2: frames 1 -> " "line 2 ran before it")
+    if(out MATCHES "bad_${name}[.]txt:4:")
+      check(FALSE "line 4 did not run")
+    else()
+      check(TRUE "line 4 did not run")
+    endif()
+  endforeach()
 elseif(CASE STREQUAL "lessons")
   set(ddp "${SOURCE_DIR}/scenarios/lessons/12_ddp_resnet34.toml")
   set(ring_lesson "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml")
