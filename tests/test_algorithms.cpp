@@ -510,3 +510,29 @@ TEST_CASE("an algorithm's knobs say which options its schedule depends on") {
   }
   CHECK(algorithm_knobs(Collective::all_reduce, "custom").slices);  // the defaults for a hand-written one
 }
+
+TEST_CASE("Schedule::step_first gives every step its first transfer, for every algorithm") {
+  for (const AlgorithmInfo& a : all_algorithms()) {
+    for (int ranks : {1, 2, 5, 8}) {
+      CAPTURE(a.name);
+      CAPTURE(ranks);
+      const CollectiveSpec spec{a.collective, ranks, 7, DataType::f32, ReduceOp::sum, 0};
+      Schedule s;
+      try {
+        s = build_schedule(spec, a.name, {});
+      } catch (const InputError&) {
+        continue;  // a rank count this algorithm refuses (e.g. hierarchical's groups)
+      }
+      const std::vector<std::size_t> firsts = s.step_firsts();
+      REQUIRE(firsts.size() == static_cast<std::size_t>(s.step_count()) + 1);
+      CHECK(firsts.front() == 0);
+      CHECK(firsts.back() == s.transfers.size());
+      for (int k = 0; k < s.step_count(); ++k) {
+        CHECK(s.step_first(k) == firsts[static_cast<std::size_t>(k)]);
+        for (std::size_t i = firsts[static_cast<std::size_t>(k)]; i < firsts[static_cast<std::size_t>(k) + 1]; ++i)
+          CHECK(s.transfers[i].step == k);
+      }
+      CHECK(s.step_first(s.step_count()) == s.transfers.size());
+    }
+  }
+}

@@ -212,12 +212,9 @@ void draw_arrow(std::string& o, const std::vector<Vec2>& pts, pal::Rgb c, float 
                  num(b.y - u.y * head - n.y * head * 0.5f), color(c));
 }
 
-// The transfers of step k (0-based), in schedule order.
+// The transfers of step k (0-based), in schedule order (Schedule::step_first).
 std::pair<std::uint32_t, std::uint32_t> step_range(const Schedule& s, int k) {
-  const auto lo =
-      std::lower_bound(s.transfers.begin(), s.transfers.end(), k, [](const Transfer& t, int v) { return t.step < v; });
-  const auto hi = std::upper_bound(lo, s.transfers.end(), k, [](int v, const Transfer& t) { return v < t.step; });
-  return {static_cast<std::uint32_t>(lo - s.transfers.begin()), static_cast<std::uint32_t>(hi - s.transfers.begin())};
+  return {static_cast<std::uint32_t>(s.step_first(k)), static_cast<std::uint32_t>(s.step_first(k + 1))};
 }
 
 // Arrows and packets of one step: each packet half-way along its route.

@@ -34,21 +34,16 @@ void sort_by(std::vector<std::uint32_t>& order, const std::vector<double>& key) 
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
 }
 
-struct StepOrder {
-  bool operator()(const Transfer& t, int k) const { return t.step < k; }
-  bool operator()(int k, const Transfer& t) const { return k < t.step; }
-};
-
 // The steps clock's times: step k over [k, k + 1), and inside it the timing model's
 // order and proportions (its earliest begin at k, its latest end at k + 1), so that what
 // the model serialises on one link runs one after the other. Without predicted times, or
 // in a step the model gives no time, every transfer spans its whole step.
 void steps_clock_times(const Trace& trace, bool predicted, std::vector<double>& begin, std::vector<double>& end) {
-  const std::vector<Transfer>& ts = trace.schedule.transfers;
-  for (std::size_t lo = 0; lo < ts.size();) {
-    std::size_t hi = lo;
-    while (hi < ts.size() && ts[hi].step == ts[lo].step) ++hi;
-    const double k = ts[lo].step;
+  const std::vector<std::size_t> step_first = trace.schedule.step_firsts();
+  for (std::size_t step = 0; step + 1 < step_first.size(); ++step) {
+    const std::size_t lo = step_first[step], hi = step_first[step + 1];
+    if (lo == hi) continue;
+    const auto k = static_cast<double>(step);
     double first = 0, last = 0;
     if (predicted) {
       first = *trace.records[lo].predicted_begin_ns, last = *trace.records[lo].predicted_end_ns;
@@ -63,7 +58,6 @@ void steps_clock_times(const Trace& trace, bool predicted, std::vector<double>& 
         begin[i] = k, end[i] = k + 1;
       }
     }
-    lo = hi;
   }
 }
 
@@ -375,25 +369,23 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
   // Strictly inside step k (at its start nothing has begun yet: the boundary shows the step before).
   if (kind == ClockKind::steps && t >= 0 && t < s.step_count() && t > std::floor(t)) {
     const int k = static_cast<int>(t);
-    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
-    for (auto it = lo; it != hi; ++it)
-      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && c.end[i] > t && !it->is_local()) f.queued.push_back(i);
+    for (auto i = static_cast<std::uint32_t>(s.step_first(k)); i < s.step_first(k + 1); ++i)
+      if (c.begin[i] >= t && c.end[i] > t && !s.transfers[i].is_local()) f.queued.push_back(i);
   } else if (kind != ClockKind::steps && f.steps_done < s.step_count()) {
     // On a time clock, the first step not done is under way once any of its transfers has
     // begun; those that have not wait at their senders (the parameter server's third push
     // while the second has just ended), and the caption stays in that step.
-    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), f.steps_done, StepOrder{});
+    const auto lo = static_cast<std::uint32_t>(s.step_first(f.steps_done)), hi = static_cast<std::uint32_t>(s.step_first(f.steps_done + 1));
     bool begun = false;
-    for (auto it = lo; it != hi; ++it) begun = begun || c.begin[static_cast<std::size_t>(it - s.transfers.begin())] < t;
-    for (auto it = lo; begun && it != hi; ++it)
-      if (const auto i = static_cast<std::uint32_t>(it - s.transfers.begin()); c.begin[i] >= t && !it->is_local()) f.queued.push_back(i);
+    for (std::uint32_t i = lo; i < hi; ++i) begun = begun || c.begin[i] < t;
+    for (std::uint32_t i = lo; begun && i < hi; ++i)
+      if (c.begin[i] >= t && !s.transfers[i].is_local()) f.queued.push_back(i);
   }
   std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
   for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
   if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
-    const int k = f.steps_done - 1;  // transfers are ordered by step
-    const auto [lo, hi] = std::equal_range(s.transfers.begin(), s.transfers.end(), k, StepOrder{});
-    for (auto it = lo; it != hi; ++it) f.highlighted.push_back(static_cast<std::uint32_t>(it - s.transfers.begin()));
+    const int k = f.steps_done - 1;
+    for (auto i = static_cast<std::uint32_t>(s.step_first(k)); i < s.step_first(k + 1); ++i) f.highlighted.push_back(i);
   }
   if (f.in_flight.empty() && !f.queued.empty()) {  // between two transfers of a step: still in it
     std::vector<InFlight> waiting;

@@ -199,11 +199,10 @@ json captions_json(const gui::ViewModel& vm, const PageText& text) {
   const Schedule& s = vm.schedule();
   const int steps = s.step_count();
   json in = json::array(), after = json::array(), titles = json::array();
-  std::size_t first = 0;
   for (int k = 0; k < steps; ++k) {
-    while (first < s.transfers.size() && s.transfers[first].step < k) ++first;
     after.push_back(vm.caption(gui::ClockKind::steps, k, k, {}));
-    in.push_back(vm.caption(gui::ClockKind::steps, k + 0.5, k, {gui::InFlight{static_cast<std::uint32_t>(first), 0.5f}}));
+    in.push_back(vm.caption(gui::ClockKind::steps, k + 0.5, k,
+                            {gui::InFlight{static_cast<std::uint32_t>(s.step_first(k)), 0.5f}}));
     titles.push_back(gui::step_title(s, k));
   }
   after.push_back(vm.caption(gui::ClockKind::steps, steps, steps, {}));
@@ -291,6 +290,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
           {"count", s.spec.count},
           {"dtype", std::string(to_string(s.spec.dtype))},
           {"steps", s.step_count()},
+          {"step_first", s.step_firsts()},  // step k's transfers: [step_first[k], step_first[k + 1])
           {"verified", t.verification.ok},
           {"predicted_on", t.predicted ? t.predicted->topology : ""},
           {"captions", captions_json(vm, text)},

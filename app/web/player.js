@@ -61,11 +61,7 @@
     V.N = N;
     V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
     V.prepared = {};
-    V.stepFirst = new Uint32Array(V.steps + 1);
-    for (let k = 0, i = 0; k <= V.steps; ++k) {
-      while (i < N && T.step[i] < k) ++i;
-      V.stepFirst[k] = i;
-    }
+    V.stepFirst = V.step_first;  // from C++ (Schedule::step_firsts): step k's transfers start there
     V.maskLo = B.changes.mask_lo;
     V.maskHi = B.changes.mask_hi;
     V.cellCount = B.cells.begin.length;

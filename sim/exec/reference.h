@@ -40,7 +40,7 @@ std::optional<double> exact_output_value(const Schedule& s, std::uint64_t seed, 
 
 // Every rank's input bytes as before the run, one span per rank. Out of place the inputs
 // are never written, so the buffers themselves serve (input_bytes); an in-place run
-// overwrites them, so run_collective keeps a copy from before the run.
+// overwrites them, so execute_run keeps a copy from before the run.
 using InputBytes = std::vector<std::span<const std::byte>>;
 InputBytes input_bytes(const Schedule& s, const std::vector<RankBuffers>& buffers);
 

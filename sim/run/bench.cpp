@@ -228,7 +228,7 @@ std::vector<BenchRow> run_bench(const BenchOptions& o, const MemcpyRate& memcpy_
       if (skip_reason.empty()) {
         try {
           row = measure_point(o, algorithm, bytes, *backend, memcpy_rate);
-        } catch (const InputError& e) {  // run_collective refuses buffers that do not fit
+        } catch (const InputError& e) {  // prepare_run refuses buffers that do not fit
           skipped = skip_reason = e.what();
         } catch (const std::bad_alloc&) {
           skipped = skip_reason = "out of memory";

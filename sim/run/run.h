@@ -1,6 +1,8 @@
 // One collective, end to end: build the schedule, check it, allocate and fill buffers,
-// execute on a backend, verify against the host reference. The CLI and the GUI both
-// call this; neither talks to a backend directly.
+// execute on a backend, verify against the host reference, predict on a topology. The
+// front ends call the steps below (prepare_run or prepare_model_run, predict_run,
+// execute_run); none talks to a backend directly. run_collective is prepare and execute
+// in one call (the tests').
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -23,6 +23,21 @@ std::string_view to_string(LocalOpKind k) {
   return "?";
 }
 
+std::size_t Schedule::step_first(int k) const {
+  const auto first = std::lower_bound(transfers.begin(), transfers.end(), k,
+                                      [](const Transfer& t, int step) { return t.step < step; });
+  return static_cast<std::size_t>(first - transfers.begin());
+}
+
+std::vector<std::size_t> Schedule::step_firsts() const {
+  std::vector<std::size_t> firsts(static_cast<std::size_t>(step_count()) + 1);
+  for (std::size_t k = 0, i = 0; k < firsts.size(); ++k) {
+    while (i < transfers.size() && transfers[i].step < static_cast<int>(k)) ++i;
+    firsts[k] = i;
+  }
+  return firsts;
+}
+
 std::uint64_t Schedule::buffer_elements(int rank, BufferKind b) const {
   switch (b) {
     case BufferKind::input: return input_elements(spec, algorithm, rank);

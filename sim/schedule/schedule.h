@@ -95,6 +95,12 @@ struct Schedule {
   int channels = 1;
 
   int step_count() const { return static_cast<int>(step_labels.size()); }
+  // The index of step k's first transfer (0 <= k <= step_count(); k = step_count() gives
+  // transfers.size()): step k's transfers are [step_first(k), step_first(k + 1)), as the
+  // transfers are ordered by step. Every view takes a step's transfers from here.
+  std::size_t step_first(int k) const;
+  // step_first(k) for k = 0..step_count(), for views that hand the whole table on (the page).
+  std::vector<std::size_t> step_firsts() const;
   // The stage of step `step` (0-based); "" when the schedule has no stages.
   std::string_view stage_of(int step) const {
     return step >= 0 && static_cast<std::size_t>(step) < step_stages.size() ? std::string_view(step_stages[static_cast<std::size_t>(step)])
