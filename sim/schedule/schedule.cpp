@@ -30,11 +30,8 @@ std::size_t Schedule::step_first(int k) const {
 }
 
 std::vector<std::size_t> Schedule::step_firsts() const {
-  std::vector<std::size_t> firsts(static_cast<std::size_t>(step_count()) + 1);
-  for (std::size_t k = 0, i = 0; k < firsts.size(); ++k) {
-    while (i < transfers.size() && transfers[i].step < static_cast<int>(k)) ++i;
-    firsts[k] = i;
-  }
+  std::vector<std::size_t> firsts;
+  for (int k = 0; k <= step_count(); ++k) firsts.push_back(step_first(k));
   return firsts;
 }
 
