@@ -28,13 +28,13 @@ std::vector<std::pair<std::string_view, const std::string*>> named(const TraceOu
   return {{"--trace", &o.trace}, {"--chrome", &o.chrome}, {"--csv", &o.csv}};
 }
 
+}  // namespace
+
 void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files) {
   if (!o.trace.empty()) files.stage(o.trace, trace_to_json(trace));
   if (!o.chrome.empty()) files.stage(o.chrome, trace_to_chrome(trace));
   if (!o.csv.empty()) files.stage(o.csv, trace_to_csv(trace));
 }
-
-}  // namespace
 
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
                  const FlagGiven& given, const TopologyConfig& topology_flags) {
@@ -90,22 +90,6 @@ void print_run_report(const RunResult& result, const RunPlan& plan, const std::s
   if (!dump.empty()) fmt::print("  {:<11} {}\n", "dump", dump);
   for (const auto& [key, path] : {std::pair{"trace", outputs.trace}, {"chrome", outputs.chrome}, {"csv", outputs.csv}})
     if (!path.empty()) fmt::print("  {:<11} {}\n", key, path);
-}
-
-int command_convert(const std::string& trace_path, const TraceOutputs& outputs) {
-  check_trace_outputs(outputs);
-  const Trace trace = load_trace_json(trace_path);
-  OutputFileSet files;
-  stage_trace(trace, outputs, files);
-  files.commit();
-  const CollectiveSpec& spec = trace.request.spec;
-  const std::string_view result = trace.model_only        ? "not executed (--model-only)"
-                                  : trace.verification.ok ? "verified"
-                                                          : "WRONG";
-  fmt::print("{}: {} with {} on {} ranks, {} transfers, {}{}\n", trace_path, to_string(spec.collective),
-             trace.request.algorithm, spec.ranks, trace.schedule.transfers.size(), result,
-             trace.scenario_title.empty() ? "" : " (" + trace.scenario_title + ")");
-  return 0;
 }
 
 }  // namespace collsim::cli

@@ -10,6 +10,7 @@
 #include "sim/core/output_files.h"
 #include "sim/run/run.h"
 #include "sim/lesson/scenario.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::cli {
 
@@ -65,9 +66,8 @@ void check_output_file(std::string_view flag, const std::string& path);
 // After a run: stages the wanted files in `files` (the caller commits them all at once).
 void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
                          OutputFileSet& files);
-
-// `collsim convert TRACE.json [--trace F] [--chrome F] [--csv F]`: reads a JSON trace
-// (proving import) and writes the wanted formats. Prints a one-line summary.
-int command_convert(const std::string& trace_path, const TraceOutputs& outputs);
+// Stages `trace` as the wanted files in `files`: stage_trace_outputs after a run, and
+// `collsim convert` (cli_convert.h) after reading one.
+void stage_trace(const Trace& trace, const TraceOutputs& outputs, OutputFileSet& files);
 
 }  // namespace collsim::cli

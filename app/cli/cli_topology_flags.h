@@ -1,5 +1,5 @@
 // The timing model's flags on the command line, shared by `collsim run` and `collsim bench`:
-// the values as typed, and the topology they describe. No CLI11 here (cli_main.cpp registers
+// the values as typed, and the topology they describe. No CLI11 here (cli_flags.cpp registers
 // the flags into ModelFlags), and nothing but sim/ below: the fuzz target of the command
 // line's values (tests/fuzz/) links it alone.
 #pragma once

@@ -1,0 +1,158 @@
+#include "app/cli/cli_flags.h"
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/core/types.h"
+#include "sim/exec/reference.h"
+#include "sim/model/topology.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/schedule/algorithm.h"
+
+namespace collsim::cli {
+namespace {
+
+// --inputs 2048,1: the numbers, each one the dtype holds (given_inputs_problem).
+std::vector<double> parse_inputs_flag(const std::string& text, DataType dtype) {
+  std::vector<double> values;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size())
+      throw InputError(fmt::format("--inputs: '{}' is not a number (give comma-separated numbers, e.g. 2048,1)", item));
+    values.push_back(v);
+    begin = end + 1;
+  }
+  const std::string problem = given_inputs_problem(dtype, values);
+  if (!problem.empty()) throw InputError(fmt::format("--inputs: {}", problem));
+  return values;
+}
+
+}  // namespace
+
+void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
+  cmd.add_option("-c,--collective", f.collective, "all_reduce, broadcast, reduce, all_gather, ... (see `collsim list`)")
+      ->capture_default_str();
+  cmd.add_option("-a,--algorithm", f.algorithm,
+                 "ring, parameter_server, direct, ... (see `collsim list`); custom: your own, with --schedule FILE; "
+                 "default: the collective's default (all_reduce: ring, broadcast: binomial_tree, ...)");
+  cmd.add_option("-n,--ranks", f.ranks, "number of ranks (parameter_server: workers)")->capture_default_str();
+  cmd.add_option("--count", f.count, "elements per block (K in the buffer table); suffixes K, M, G = powers of 1024")
+      ->capture_default_str();
+  cmd.add_option("-t,--dtype", f.dtype, "f32 f64 f16 bf16 i32 i64")->capture_default_str();
+  cmd.add_option("-o,--op", f.op, "sum prod min max avg")->capture_default_str();
+  cmd.add_option("--inputs", f.inputs,
+                 "given inputs instead of the seeded ones: comma-separated numbers, rank r holds the r-th at every "
+                 "element (the last for every further rank), e.g. 2048,1");
+  cmd.add_option("--root", f.root, "root rank of rooted collectives")->capture_default_str();
+  cmd.add_option("--slices", f.slices,
+                 "pipelined algorithms (ring, chain, ...): slices per chunk; 0: the algorithm's default")
+      ->capture_default_str();
+  cmd.add_option("--servers", f.servers, "parameter_server: number of servers S (1..ranks)")->capture_default_str();
+  cmd.add_flag("--colocated", f.colocated, "parameter_server: servers run on workers 0..S-1 instead of extra ranks");
+  cmd.add_option("--ranks-per-node", f.ranks_per_node,
+                 "hierarchical: G ranks per node, --ranks a multiple of G; 0: the smallest divisor of N >= sqrt(N)")
+      ->capture_default_str();
+  cmd.add_flag("--in-place", f.in_place,
+               "input and output share one buffer, as in NCCL "
+               "(all_reduce, broadcast, reduce, all_gather, reduce_scatter)");
+  cmd.add_option("--schedule", f.schedule,
+                 "a schedule you wrote by hand (TOML, docs/scenario-format.md) or an MSCCL algorithm file (.xml, "
+                 "docs/msccl.md): runs the algorithm custom, with the file's collective, ranks and root unless given");
+}
+
+RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
+  if (given("--schedule") && given("--algorithm") && f.algorithm != kCustomAlgorithm)
+    throw InputError(fmt::format("--schedule runs a schedule written by hand: leave out --algorithm {} (or give "
+                                 "--algorithm custom)",
+                                 f.algorithm));
+  RunRequest r;
+  const auto collective = parse_collective(f.collective);
+  if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", f.collective));
+  const auto dtype = parse_data_type(f.dtype);
+  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64)", f.dtype));
+  const auto op = parse_reduce_op(f.op);
+  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg)", f.op));
+  const auto count = parse_count(f.count);
+  if (!count)
+    throw InputError(fmt::format("--count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", f.count));
+  r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root, f.in_place};
+  r.algorithm = f.schedule.empty() ? std::string(algorithm_or_default(*collective, f.algorithm))
+                                   : std::string(kCustomAlgorithm);
+  r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node, f.schedule};
+  if (given("--inputs")) r.input_values = parse_inputs_flag(f.inputs, *dtype);
+  return r;
+}
+
+cli::FlagGiven flags_given(const CLI::App* cmd) {
+  return [cmd](std::string_view flag) {
+    const CLI::Option* o = cmd->get_option_no_throw(std::string(flag));
+    return o && o->count() > 0;
+  };
+}
+
+void add_model_flags(CLI::App& cmd, cli::ModelFlags& f) {
+  cmd.add_option("--topology", f.topology, "what the timing model predicts on: " + topology_kind_names())
+      ->capture_default_str();
+  cmd.add_option("--link", f.link,
+                 "preset of the rank links: " + link_preset_names() + " (default: the topology's; `collsim list` "
+                 "gives their figures and classes)");
+  cmd.add_option("--bandwidth", f.bandwidth, "GB/s (1e9 B/s) per direction of every rank link, instead of the preset's");
+  cmd.add_option("--latency", f.latency, "µs of every rank link, instead of the preset's");
+  cmd.add_option("--uplink", f.uplink,
+                 "preset of pcie_tree's switch uplinks, two_level's network links, star's server links");
+  cmd.add_option("--uplink-bandwidth", f.uplink_bandwidth, "GB/s of every uplink, instead of the preset's");
+  cmd.add_option("--uplink-latency", f.uplink_latency, "µs of every uplink, instead of the preset's");
+  cmd.add_option("--group-size", f.group_size,
+                 "GPUs per PCIe switch (pcie_tree, default 4) or per node (two_level, default 8)");
+  cmd.add_option("--nic", f.nic, "two_level: one network link per node or per gpu")->capture_default_str();
+  cmd.add_option("--reduce-rate", f.reduce_rate, "GB/s at which a rank reduces (γ = 1/rate; default 1117)");
+  cmd.add_option("--copy-rate", f.copy_rate, "GB/s at which a rank copies locally (δ = 1/rate; default 1675)");
+  cmd.add_option("--link-override", f.link_overrides,
+                 "NAME=GBPS[,US] or NAME=PRESET for one link, e.g. rank3=25 (repeatable)");
+  cmd.add_option("--protocol", f.protocol,
+                 "NCCL's protocol: none (the links' own latencies, which are NCCL's LL figures, and full bandwidth), "
+                 "simple, ll, ll128 (NCCL's per-hop latency for each link's class, its share of the bandwidth and "
+                 "its base latency), or auto (the fastest of them for this collective and size)")
+      ->capture_default_str();
+  cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
+  cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
+}
+
+void add_seed_flag(CLI::App& cmd, std::uint64_t& seed) {
+  cmd.add_option("--seed", seed, "seed of the deterministic inputs (0 .. 2^64-1)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11 would wrap "-1" and clamp overflows silently; accept plain digits only.
+            return parse_count(text) && text.find_first_not_of("0123456789") == std::string::npos
+                       ? std::string()
+                       : "'" + text + "' is not an integer in 0 .. 2^64-1";
+          },
+          "UINT64"));
+}
+
+void add_trace_flags(CLI::App& cmd, cli::TraceOutputs& o) {
+  // An empty name would mean "not wanted" further on: refused here, where the flag is known.
+  const auto named = [](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); };
+  cmd.add_option("--trace", o.trace, "write the JSON trace (docs/trace-format.md) to this file")->check(named);
+  cmd.add_option("--chrome", o.chrome, "write a Chrome/Perfetto trace (open in ui.perfetto.dev) to this file")->check(named);
+  cmd.add_option("--csv", o.csv, "write one CSV row per transfer to this file")->check(named);
+}
+
+}  // namespace collsim::cli
