@@ -101,6 +101,7 @@ State state_of(const App& app) {
              {"steps", std::to_string(vm.step_count())},
              {"t", number(app.playback.t)},
              {"clock", std::string(to_string(app.playback.clock))},
+             {"caption", app.now.caption},  // the caption line's text (its "t = " on a time clock apart)
              {"in_flight", std::to_string(app.now.in_flight.size())},
              {"highlighted", std::to_string(app.now.highlighted.size())},
              {"complete_cells", std::to_string(done)},
@@ -364,6 +365,12 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
   else if (a == "seek-time") app.playback.seek_time(need_runs(), script_double(a, arg(1)));
   else if (a == "clock") app.playback.set_clock(need_runs(), clock_named(arg(1)));
   else if (a == "toggle") toggle(app, arg(1));
+  else if (a == "print") {  // one state's whole text on a line of its own, long ones included
+    const State s = state_of(app);
+    const auto it = std::find_if(s.begin(), s.end(), [&](const auto& kv) { return kv.first == arg(1); });
+    if (it == s.end()) throw ScriptError(a, arg(1), "print: unknown state '" + arg(1) + "'");
+    fmt::print("{}={}\n", it->first, it->second);
+  }
   else if (a == "export" && arg(1).starts_with("lesson-")) {  // the whole lesson, every phase
     static const std::map<std::string, LessonExportKind> kinds{
         {"lesson-json", LessonExportKind::json}, {"lesson-chrome", LessonExportKind::chrome}, {"lesson-csv", LessonExportKind::csv}};
@@ -424,7 +431,7 @@ std::string describe_state(const App& app) {
   std::string out;
   for (const auto& [k, v] : state_of(app)) {
     // Long texts are for `expect` only (the phase's name is short enough, quoted).
-    if (k == "title" || k == "predicted_on" || k.ends_with("_caption") || k.starts_with("answer_")) continue;
+    if (k == "title" || k == "predicted_on" || k == "caption" || k.ends_with("_caption") || k.starts_with("answer_")) continue;
     const bool quoted = k == "error" || k == "phase_name";
     out += fmt::format("{}{}={}", out.empty() ? "" : " ", k, quoted ? fmt::format("\"{}\"", v) : v);
   }

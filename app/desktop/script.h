@@ -38,6 +38,8 @@
 //   export lesson-json|lesson-chrome|lesson-csv BASE   the whole lesson: BASE.lesson.json,
 //                                                 .lesson.chrome.json or .lesson.csv
 //   expect NAME OP VALUE                          OP: == != < <= > >= contains lacks
+//   print NAME                                    writes NAME=VALUE, the state's whole text, on a
+//                                                 line of its own (the caption, for one)
 //   # comment
 // ${NAME} in a line is replaced by the environment variable NAME. State names: loaded
 // loading load (loading, loaded, failed, cancelled, none) error playing; the layout
@@ -46,8 +48,9 @@
 // minimum or outside the window, with its size; "none") and clipped (toolbar and transport
 // rows cut off at the window's right edge); presenting (presenter mode), slide and slides
 // (a lecture's: the one shown, 1-based, or none), scale (the UI scale); with a run open:
-// step steps t clock in_flight highlighted complete_cells incomplete_cells cells ranks
-// total_ranks algorithm collective count dtype op root in_place topology link bandwidth
+// step steps t clock caption (the caption line's text, without its "t = " on a time
+// clock; for `expect` and `print`, as other long texts) in_flight highlighted
+// complete_cells incomplete_cells cells ranks total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency uplink uplink_bandwidth group_size overrides (how many the run had) stragglers
 // (the same) predicted_on (the predicted topology's
 // description, stragglers included) predicted_us sent_total title compare (the

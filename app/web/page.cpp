@@ -12,6 +12,7 @@
 #include "app/views/buffer_layout.h"
 #include "app/views/palette.h"
 #include "app/views/shading.h"
+#include "app/web/frames.h"
 #include "app/web/player_assets.h"
 #include "app/storyboard/storyboard.h"
 #include "sim/core/errors.h"
@@ -187,26 +188,38 @@ json transfers_json(const gui::ViewModel& vm) {
           {"reduce", int_column(reduce)}, {"bytes", int_column(bytes)}, {"way", int_column(way)}, {"ways", std::move(way_points)}};
 }
 
-json clock_json(const gui::ViewModel& vm, gui::ClockKind kind) {
-  const gui::ClockIndex& c = vm.clock(kind);
-  const ClockTimes times(c);
-  return {{"begin", times.column(c.begin)}, {"end", times.column(c.end)}, {"start", times.number(c.start)},
-          {"finish", times.number(c.finish)}, {"step_done", times.column(c.step_done)}, {"keys", times.column(c.change_keys)}};
+// A frame table's list (frames.h, ListTrack) as one integer column: the number of keys K and
+// of stored items I, then per key its state, its first item and its first entry, then the
+// I items, then the entries (docs/web.md, "Frames").
+json track_column(const ListTrack& l) {
+  std::vector<std::int64_t> v{static_cast<std::int64_t>(l.keys.size()), static_cast<std::int64_t>(l.key_items.size())};
+  v.reserve(2 + 3 * l.keys.size() + l.key_items.size() + l.entries.size());
+  for (std::size_t k = 0; k < l.keys.size(); ++k) v.insert(v.end(), {l.keys[k], l.key_first[k], l.key_entry[k]});
+  v.insert(v.end(), l.key_items.begin(), l.key_items.end());
+  v.insert(v.end(), l.entries.begin(), l.entries.end());
+  return int_column(v);
 }
 
-// The captions the app shows (ViewModel::caption), for every step: in it, after it.
-json captions_json(const gui::ViewModel& vm, const PageText& text) {
-  const Schedule& s = vm.schedule();
-  const int steps = s.step_count();
-  json in = json::array(), after = json::array(), titles = json::array();
-  for (int k = 0; k < steps; ++k) {
-    after.push_back(vm.caption(gui::ClockKind::steps, k, k, {}));
-    in.push_back(vm.caption(gui::ClockKind::steps, k + 0.5, k,
-                            {gui::InFlight{static_cast<std::uint32_t>(s.step_first(k)), 0.5f}}));
-    titles.push_back(gui::step_title(s, k));
-  }
-  after.push_back(vm.caption(gui::ClockKind::steps, steps, steps, {}));
-  return {{"in", std::move(in)}, {"after", std::move(after)}, {"titles", std::move(titles)}, {"file", text.step_captions}};
+// A clock: the transfers' times, the steps' ends, the cells' keys, and its frame table
+// (frames.h: every state ViewModel::frame takes on it), the table's times rounded as the
+// rest. A table is five columns, whatever its size: a lesson has hundreds of small ones.
+json clock_json(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTexts& texts) {
+  const gui::ClockIndex& c = vm.clock(kind);
+  const ClockTimes times(c);
+  const FrameTable f = frame_table(vm, kind, texts);
+  // Per run of states: its first state, steps done, the step shown, the caption; per state:
+  // how many entries of the in-flight and of the queued list lead into it.
+  std::vector<std::int64_t> runs, counts;
+  runs.reserve(4 * f.run_first.size());
+  for (std::size_t r = 0; r < f.run_first.size(); ++r) runs.insert(runs.end(), {f.run_first[r], f.done[r], f.step[r], f.caption[r]});
+  counts.reserve(2 * f.states());
+  for (std::size_t s = 0; s < f.states(); ++s) counts.insert(counts.end(), {f.flying.count[s], f.queued.count[s]});
+  json frames = {{"times", times.column(f.times)}, {"runs", int_column(runs)},           {"counts", int_column(counts)},
+                 {"flying", track_column(f.flying)}, {"queued", track_column(f.queued)}};
+  return {{"begin", times.column(c.begin)},      {"end", times.column(c.end)},
+          {"start", times.number(c.start)},      {"finish", times.number(c.finish)},
+          {"step_done", times.column(c.step_done)}, {"keys", times.column(c.change_keys)},
+          {"frames", std::move(frames)}};
 }
 
 json buffers_json(const gui::ViewModel& vm) {
@@ -280,8 +293,9 @@ void check_size(const gui::ViewModel& vm, const std::string& source) {
 json view_json(const gui::ViewModel& vm, const PageText& text) {
   const Schedule& s = vm.schedule();
   json clocks = json::object();
+  CaptionTexts texts;  // every clock's captions, each text once
   for (gui::ClockKind k : gui::kAllClocks)
-    if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k);
+    if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k, texts);
   const Trace& t = vm.trace();
   return {{"collective", std::string(to_string(s.spec.collective))},
           {"algorithm", s.algorithm},
@@ -290,10 +304,9 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
           {"count", s.spec.count},
           {"dtype", std::string(to_string(s.spec.dtype))},
           {"steps", s.step_count()},
-          {"step_first", s.step_firsts()},  // step k's transfers: [step_first[k], step_first[k + 1])
           {"verified", t.verification.ok},
           {"predicted_on", t.predicted ? t.predicted->topology : ""},
-          {"captions", captions_json(vm, text)},
+          {"captions", {{"texts", std::move(texts.texts)}, {"file", text.step_captions}}},
           {"layout", layout_json(vm)},
           {"transfers", transfers_json(vm)},
           {"clocks", std::move(clocks)},
@@ -301,7 +314,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
 }
 
 json page_json(std::string title, std::string description, std::string source, std::string clock) {
-  return {{"format", "collsim-page"}, {"version", 2}, {"title", std::move(title)}, {"description", std::move(description)},
+  return {{"format", "collsim-page"}, {"version", 3}, {"title", std::move(title)}, {"description", std::move(description)},
           {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
 }
 

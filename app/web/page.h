@@ -5,8 +5,12 @@
 // The page only reads what the view model computed (app/views/view_model.h, plain C++):
 // every node's place and every packet's way (sampled from the layout's own lanes), every
 // transfer's begin and end on each clock, every buffer cell's history with the time each
-// change takes effect on each clock, and the captions. The player (app/web/player.js)
-// draws them and searches them by time; it derives nothing of the run itself.
+// change takes effect on each clock, and per clock its frame table (app/web/frames.h): every
+// state ViewModel::frame takes — steps done, the step shown, what is in flight and queued,
+// the caption — computed by calling it. The player (app/web/player.js) draws them and looks
+// them up by time (a frame is a binary search in its table); its only arithmetic is the
+// drawing's (how far along its way a packet is). It holds no caption text or caption rule
+// and derives nothing of the run itself.
 //
 // Elements a test may read carry classes and data attributes: `.cell` (data-rank,
 // data-buffer, data-cell, data-holds: the ranks it holds, as the storyboard writes them;
@@ -39,7 +43,7 @@ struct PageText {
 };
 
 // The page's data as JSON text, what the player reads (and collsimPlayer.load takes): its
-// long columns typed arrays in base64 (docs/web.md, "The data format", version 2). One view
+// long columns typed arrays in base64 (docs/web.md, "The data format", version 3). One view
 // (a run or a trace) played as a lesson of one phase.
 std::string page_data(const gui::ViewModel& vm, const PageText& text);
 // A lesson (app/views/lesson.h, built as the app builds it): every phase in program order

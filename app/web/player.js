@@ -1,7 +1,10 @@
 // collsim's web player (app/web/page.h): plays the run or lesson whose data sits in the
 // page's <script id="collsim-data"> element, or any other such data handed to
-// window.collsimPlayer.load(text). It draws what the view model computed and searches it by
-// time; it derives nothing of the run itself. Plain JavaScript, no libraries.
+// window.collsimPlayer.load(text). It draws what the view model computed and looks it up by
+// time: every frame — steps done, the step shown, what is in flight and queued, the caption —
+// is a row of the C++ frame tables (app/web/frames.h), and the only arithmetic left is the
+// drawing's (how far along its way a packet is). It derives nothing of the run itself.
+// Plain JavaScript, no libraries.
 "use strict";
 (function () {
   // The shown data (load() replaces it): the page's JSON, its palette and its phases.
@@ -52,16 +55,13 @@
     }
   }
 
-  // ---- a view: one run's data, with what the player derives once to search it -----------
-  // (its columns decoded, the transfers sorted by begin per clock)
+  // ---- a view: one run's data, its columns decoded ---------------------------------------
   function prepareView(V) {
     if (V.ready) return V;
     decodeColumns(V);
-    const T = V.transfers, B = V.buffers, N = T.src.length;
-    V.N = N;
+    const B = V.buffers;
+    V.N = V.transfers.src.length;
     V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
-    V.prepared = {};
-    V.stepFirst = V.step_first;  // from C++ (Schedule::step_firsts): step k's transfers start there
     V.maskLo = B.changes.mask_lo;
     V.maskHi = B.changes.mask_hi;
     V.cellCount = B.cells.begin.length;
@@ -69,17 +69,6 @@
     V.stripes = V.total_ranks <= PAL.stripes_up_to;
     V.ready = true;
     return V;
-  }
-  function clockOf(V, name) {
-    if (V.prepared[name]) return V.prepared[name];
-    const c = V.clocks[name], N = V.N;
-    const byBegin = new Uint32Array(N);
-    let sorted = true;
-    for (let i = 0; i < N; ++i) { byBegin[i] = i; if (i > 0 && c.begin[i] < c.begin[i - 1]) sorted = false; }
-    if (!sorted) byBegin.sort((a, b) => c.begin[a] - c.begin[b]);
-    let longest = 0;
-    for (let i = 0; i < N; ++i) longest = Math.max(longest, c.end[i] - c.begin[i]);
-    return (V.prepared[name] = { c, byBegin, longest, keys: c.keys });
   }
   function eventualRanks(V, c) {
     let out = V.eventual[c];
@@ -97,49 +86,51 @@
   // ---- the state -------------------------------------------------------------------------
   let phase = 0, V = null, clock = "steps", t = 0, playing = false, speed = 1, rest = 0;
   const phaseView = (k) => (PHASES[k].view >= 0 ? prepareView(D.views[PHASES[k].view]) : null);
-  const C = () => clockOf(V, clock).c;
+  const C = () => V.clocks[clock];
 
-  // What the view model's Frame holds: steps done, in flight (with progress), queued, caption.
-  function frame() {
-    const pc = clockOf(V, clock), c = pc.c, T = V.transfers, N = V.N, STEPS = V.steps;
-    const f = { done: stepsDone(c, t), flying: [], queued: [] };
-    let lo = 0, hi = N;
-    const from = t - pc.longest;  // only transfers that began within the longest duration can fly
+  // ---- frames: the view model's, looked up -----------------------------------------------
+  // Each clock's frame table (docs/web.md, "Frames"; app/web/frames.h) holds every state
+  // ViewModel::frame takes: the state t falls in is 2j + 1 when t is the event time
+  // times[j], else 2j, j the number of event times below t. `runs` holds four numbers per
+  // run of states: its first state, steps done, the step shown and the caption (an index
+  // into the view's caption texts); `counts` two per state: how many entries of the
+  // in-flight and of the queued list lead into it.
+  function stateAt(F, t) {
+    const j = upperBound(F.times, t);
+    return j > 0 && F.times[j - 1] === t ? 2 * j - 1 : 2 * j;
+  }
+  // The last of n records of `stride` numbers in `a`, from `at`, whose first number is <= v.
+  function lastAtMost(a, at, stride, n, v) {
+    let lo = 0, hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (c.begin[pc.byBegin[mid]] < from) lo = mid + 1; else hi = mid;
+      if (a[at + mid * stride] <= v) lo = mid + 1; else hi = mid;
     }
-    for (let i = lo; i < N; ++i) {
-      const x = pc.byBegin[i], b = c.begin[x], e = c.end[x];
-      if (b >= t) break;
-      if (t < e) f.flying.push([x, (t - b) / (e - b)]);
-    }
-    // Queued: on the steps clock, strictly inside step k, its transfers that have not
-    // begun; on a time clock, those of the first unfinished step once it is under way.
-    let k = -1;
-    if (clock === "steps") {
-      if (t >= 0 && t < STEPS && t > Math.floor(t)) k = Math.floor(t);
-    } else if (f.done < STEPS) {
-      for (let x = V.stepFirst[f.done]; x < V.stepFirst[f.done + 1]; ++x) if (c.begin[x] < t) { k = f.done; break; }
-    }
-    if (k >= 0)
-      for (let x = V.stepFirst[k]; x < V.stepFirst[k + 1]; ++x)
-        if (c.begin[x] >= t && c.end[x] > t && T.src[x] !== T.dst[x]) f.queued.push(x);
-    f.step = Math.min(f.done + (f.flying.length || f.queued.length ? 1 : 0), STEPS);
-    f.caption = caption(f);
-    return f;
+    return lo - 1;
   }
-  // ViewModel::caption, from the captions it wrote for every step.
-  function caption(f) {
-    const CAP = V.captions, STEPS = V.steps, T = V.transfers;
-    if (STEPS === 0 || f.done >= STEPS) return CAP.after[STEPS];
-    const moving = f.flying.map((p) => p[0]).concat(f.queued);
-    if (moving.length === 0) return CAP.after[f.done];
-    let first = STEPS, last = -1;
-    for (const x of moving) first = Math.min(first, T.step[x]), last = Math.max(last, T.step[x]);
-    if (clock !== "steps" && last > first)
-      return "Steps " + (first + 1) + " to " + (last + 1) + " overlap (pipelined). Earliest: " + CAP.titles[first];
-    return CAP.in[first];
+  // State s's list of transfers (which: 0 in flight, 1 queued): the last whole list stored
+  // at or before it, then each later state's entries in turn (x + 1 appends x, -(x + 1)
+  // removes it). The list's column: K keys and I items, per key its state, first item and
+  // first entry, the items, the entries.
+  function listAt(F, which, s) {
+    const L = which ? F.queued : F.flying, K = L[0], I = L[1], items0 = 2 + 3 * K, entries0 = items0 + I;
+    const key = lastAtMost(L, 2, 3, K, s), k = 2 + 3 * key, itemsEnd = key + 1 < K ? L[k + 4] : I;
+    const items = Array.from(L.subarray(items0 + L[k + 1], items0 + itemsEnd)), where = new Map();
+    items.forEach((x, i) => where.set(x, i));
+    let e = entries0 + L[k + 2];
+    for (let u = L[k] + 1; u <= s; ++u)
+      for (let n = F.counts[2 * u + which]; n > 0; --n) {
+        const v = L[e++];
+        if (v > 0) { where.set(v - 1, items.length); items.push(v - 1); } else where.delete(-v - 1);
+      }
+    return items.filter((x, i) => where.get(x) === i);
+  }
+  // The view model's Frame at the playhead: steps done, the step shown, in flight (with
+  // how far along: drawing), queued, the caption.
+  function frame() {
+    const c = C(), F = c.frames, s = stateAt(F, t), r = 4 * lastAtMost(F.runs, 0, 4, F.runs.length / 4, s);
+    const flying = listAt(F, 0, s).map((x) => [x, (t - c.begin[x]) / (c.end[x] - c.begin[x])]);
+    return { done: F.runs[r + 1], step: F.runs[r + 2], flying, queued: listAt(F, 1, s), caption: V.captions.texts[F.runs[r + 3]] };
   }
 
   // ---- the scene -------------------------------------------------------------------------
@@ -356,7 +347,7 @@
   }
   function drawBuffers() {
     if (big) return drawBigBuffers();
-    const keys = clockOf(V, clock).keys;
+    const keys = C().keys;
     for (let c = 0; c < cellNodes.length; ++c) {
       if (!cellNodes[c]) continue;
       const change = changeAt(keys, c);
@@ -421,7 +412,7 @@
   // A pixel column's shade: the mean share over its cells (an empty one counts 0); the empty
   // colour when none is written.
   function drawBigBuffers() {
-    const ev = columnEvents(clockOf(V, clock)), top = big.ramp.length - 1, columns = big.colCount.length;
+    const ev = columnEvents(C()), top = big.ramp.length - 1, columns = big.colCount.length;
     let changed = false;
     for (let p = 0; p < columns; ++p) {
       const j = upperBound(ev.key, t, ev.start[p], ev.start[p + 1]) - 1;
@@ -665,7 +656,7 @@
   // Switching the clock keeps the step position: k steps done and the same share of step k + 1.
   function setClock(name) {
     if (!V || !V.clockNames.includes(name)) return;
-    const a = C(), b = clockOf(V, name).c;
+    const a = C(), b = V.clocks[name];
     const k = stepsDone(a, t), t0 = stepTime(V, a, k), t1 = stepTime(V, a, k + 1);
     const share = t1 > t0 ? (t - t0) / (t1 - t0) : 0;
     clock = name;
@@ -737,7 +728,7 @@
     pause();
     const data = JSON.parse(text);
     if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
-    if (data.version !== 2) throw new Error("collsim page: data version " + data.version + "; this player reads version 2 (docs/web.md)");
+    if (data.version !== 3) throw new Error("collsim page: data version " + data.version + "; this player reads version 3 (docs/web.md)");
     D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
     V = null; phase = 0; t = 0; rest = 0;
     const V0 = D.views[0] || {};

@@ -1,0 +1,253 @@
+// The web page's data (app/web/page.h) against the view model: its frame tables
+// (app/web/frames.h) hold, at every time, what ViewModel::frame computes — steps done, the
+// step shown, the transfers in flight and queued, the caption — and the page's JSON carries
+// them as the player reads them (docs/web.md, "Frames").
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "app/views/lesson.h"
+#include "app/views/loader.h"
+#include "app/web/frames.h"
+#include "app/web/page.h"
+#include "sim/schedule/algorithm.h"
+
+using namespace collsim;
+using namespace collsim::gui;
+using nlohmann::json;
+
+namespace {
+
+std::shared_ptr<ViewModel> run(Collective c, const std::string& algorithm, int ranks, std::uint64_t count, AlgorithmOptions o = {}) {
+  RunRequest r;
+  r.spec.collective = c;
+  r.spec.ranks = ranks;
+  r.spec.count = count;
+  r.algorithm = algorithm;
+  r.options = resolve_options(r.spec, r.algorithm, o);
+  LoadRequest q;
+  q.run = r;
+  Progress p;
+  LoadResult loaded = load(q, p);
+  REQUIRE_MESSAGE(loaded.model, loaded.error);
+  return loaded.model;
+}
+
+std::vector<std::uint32_t> transfers_of(const std::vector<InFlight>& v) {
+  std::vector<std::uint32_t> out;
+  for (const InFlight& p : v) out.push_back(p.transfer);
+  return out;
+}
+
+// Every event time, every midpoint between two, before the first and after the last, and
+// random times over the clock: the times a frame is checked at.
+std::vector<double> sample_times(const html::FrameTable& table, const ClockIndex& c) {
+  std::vector<double> out;
+  const std::vector<double>& e = table.times;
+  for (std::size_t j = 0; j < e.size(); ++j) {
+    out.push_back(e[j]);
+    if (j + 1 < e.size()) out.push_back(e[j] + (e[j + 1] - e[j]) / 2), out.push_back(e[j] + (e[j + 1] - e[j]) / 7);
+  }
+  if (!e.empty()) out.push_back(e.front() - 1), out.push_back(e.back() + 1);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> at(c.start, c.finish);
+  for (int i = 0; i < 200; ++i) out.push_back(at(rng));
+  return out;
+}
+
+// A page's typed column (docs/web.md, "The data format") as doubles.
+std::vector<double> column(const json& col) {
+  static const std::string digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::string& text = col.at("base64").get_ref<const std::string&>();
+  std::vector<unsigned char> bytes;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char ch : text) {
+    if (ch == '=') break;
+    acc = acc << 6 | static_cast<std::uint32_t>(digits.find(ch));
+    bits += 6;
+    if (bits >= 8) bits -= 8, bytes.push_back(static_cast<unsigned char>(acc >> bits & 0xff));
+  }
+  const std::string type = col.at("type");
+  std::vector<double> out;
+  auto read = [&]<class T>(T) {
+    for (std::size_t i = 0; i + sizeof(T) <= bytes.size(); i += sizeof(T)) {
+      T v;
+      std::memcpy(&v, bytes.data() + i, sizeof(T));  // little-endian, as the machines this runs on
+      out.push_back(static_cast<double>(v));
+    }
+  };
+  if (type == "u8") read(std::uint8_t{});
+  else if (type == "i8") read(std::int8_t{});
+  else if (type == "u16") read(std::uint16_t{});
+  else if (type == "i16") read(std::int16_t{});
+  else if (type == "u32") read(std::uint32_t{});
+  else if (type == "i32") read(std::int32_t{});
+  else if (type == "f32") read(float{});
+  else if (type == "f64") read(double{});
+  else FAIL("unknown column type " << type);
+  return out;
+}
+
+// The player's lookup (app/web/player.js: stateAt, listAt), on the page's columns: four
+// numbers per run of states, two counts per state, and each list as one column (docs/web.md,
+// "Frames").
+struct PageTable {
+  std::vector<double> times, runs, counts, flying, queued;
+
+  explicit PageTable(const json& f)
+      : times(column(f["times"])), runs(column(f["runs"])), counts(column(f["counts"])), flying(column(f["flying"])),
+        queued(column(f["queued"])) {}
+  std::size_t state_at(double t) const {
+    const auto j = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin());
+    return j > 0 && times[j - 1] == t ? 2 * j - 1 : 2 * j;
+  }
+  // Field 1: steps done, 2: the step shown, 3: the caption, of the run state s is in.
+  double run_field(std::size_t s, int field) const {
+    std::size_t r = 0;
+    while (4 * (r + 1) < runs.size() && runs[4 * (r + 1)] <= static_cast<double>(s)) ++r;
+    return runs[4 * r + static_cast<std::size_t>(field)];
+  }
+  std::vector<std::uint32_t> list_at(int which, std::size_t g) const {
+    const std::vector<double>& l = which ? queued : flying;
+    const auto keys = static_cast<std::size_t>(l[0]), stored = static_cast<std::size_t>(l[1]);
+    const std::size_t items0 = 2 + 3 * keys, entries0 = items0 + stored;
+    std::size_t k = 0;
+    while (k + 1 < keys && l[2 + 3 * (k + 1)] <= static_cast<double>(g)) ++k;
+    const auto from = static_cast<std::size_t>(l[2 + 3 * k + 1]);
+    const std::size_t to = k + 1 < keys ? static_cast<std::size_t>(l[2 + 3 * (k + 1) + 1]) : stored;
+    std::vector<std::uint32_t> items;
+    for (std::size_t i = from; i < to; ++i) items.push_back(static_cast<std::uint32_t>(l[items0 + i]));
+    std::vector<bool> gone(items.size(), false);
+    auto e = entries0 + static_cast<std::size_t>(l[2 + 3 * k + 2]);
+    for (auto s = static_cast<std::size_t>(l[2 + 3 * k]) + 1; s <= g; ++s)
+      for (auto n = static_cast<int>(counts[2 * s + static_cast<std::size_t>(which)]); n > 0; --n) {
+        const double v = l[e++];
+        if (v > 0) {
+          items.push_back(static_cast<std::uint32_t>(v - 1)), gone.push_back(false);
+        } else {
+          for (std::size_t i = 0; i < items.size(); ++i)
+            if (!gone[i] && items[i] == static_cast<std::uint32_t>(-v - 1)) gone[i] = true;
+        }
+      }
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (!gone[i]) out.push_back(items[i]);
+    return out;
+  }
+};
+
+// Every clock of vm: the table's state at every sampled time is vm.frame's; the page's JSON
+// holds the same table (its times rounded as the clock's), and read as the player reads it
+// gives vm.frame's state between its (rounded) event times and the exact events' at them.
+// Returns the captions seen, each once.
+std::vector<std::string> check_tables(const ViewModel& vm) {
+  const json page = json::parse(html::page_data(vm, html::PageText{}));
+  const json& view = page["views"][0];
+  std::vector<std::string> seen;
+  for (ClockKind kind : kAllClocks) {
+    if (!vm.has_clock(kind)) {
+      CHECK_FALSE(view["clocks"].contains(std::string(to_string(kind))));
+      continue;
+    }
+    CAPTURE(to_string(kind));
+    html::CaptionTexts texts;
+    const html::FrameTable table = html::frame_table(vm, kind, texts);
+    REQUIRE(!table.run_first.empty());
+    CHECK(table.run_first.front() == 0);
+    CHECK(table.flying.count.size() == table.states());
+    for (double t : sample_times(table, vm.clock(kind))) {
+      CAPTURE(t);
+      const Frame f = vm.frame(kind, t);
+      const std::size_t s = table.state_at(t), r = table.run_of(s);
+      REQUIRE(s < table.states());
+      CHECK(table.done[r] == f.steps_done);
+      CHECK(table.step[r] == caption_step(f, vm.step_count()));
+      CHECK(table.flying.at(s) == transfers_of(f.in_flight));
+      CHECK(table.queued.at(s) == f.queued);
+      CHECK(texts.texts.at(table.caption[r]) == f.caption);
+      if (std::find(seen.begin(), seen.end(), f.caption) == seen.end()) seen.push_back(f.caption);
+    }
+
+    // The page: the same table, its captions among the view's texts.
+    const json& frames = view["clocks"][std::string(to_string(kind))]["frames"];
+    const PageTable pt(frames);
+    const std::vector<std::string> page_texts = view["captions"]["texts"];  // every clock's, each once
+    const auto page_caption = [&](std::size_t s) { return page_texts.at(static_cast<std::size_t>(pt.run_field(s, 3))); };
+    REQUIRE(pt.runs.size() == 4 * table.run_first.size());
+    for (std::size_t r = 0; r < table.run_first.size(); ++r) {
+      CHECK(pt.runs[4 * r] == table.run_first[r]);
+      CHECK(pt.runs[4 * r + 1] == table.done[r]);
+      CHECK(pt.runs[4 * r + 2] == table.step[r]);
+      CHECK(page_texts.at(static_cast<std::size_t>(pt.runs[4 * r + 3])) == texts.texts.at(table.caption[r]));
+    }
+    REQUIRE(pt.counts.size() == 2 * table.states());
+    REQUIRE(pt.times.size() == table.times.size());
+    for (std::size_t j = 0; j < pt.times.size(); ++j) CHECK(pt.times[j] == doctest::Approx(table.times[j]).epsilon(1e-6));
+    for (std::size_t j = 0; j < pt.times.size(); ++j) {
+      // At the (rounded) event time the exact event's state; between two, what vm.frame says there.
+      const std::size_t s = pt.state_at(pt.times[j]);
+      const Frame at = vm.frame(kind, table.times[j]);
+      CHECK(pt.run_field(s, 1) == at.steps_done);
+      CHECK(page_caption(s) == at.caption);
+      CHECK(pt.list_at(0, s) == transfers_of(at.in_flight));
+      CHECK(pt.list_at(1, s) == at.queued);
+      if (j + 1 == pt.times.size() || pt.times[j + 1] <= pt.times[j]) continue;
+      const double mid = pt.times[j] + (pt.times[j + 1] - pt.times[j]) / 2;
+      const std::size_t h = pt.state_at(mid);
+      const Frame between = vm.frame(kind, mid);
+      CHECK(pt.run_field(h, 1) == between.steps_done);
+      CHECK(pt.run_field(h, 2) == caption_step(between, vm.step_count()));
+      CHECK(page_caption(h) == between.caption);
+      CHECK(pt.list_at(0, h) == transfers_of(between.in_flight));
+      CHECK(pt.list_at(1, h) == between.queued);
+    }
+  }
+  return seen;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& part) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.find(part) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("frame tables: a ring all-reduce on 4 ranks, every clock, equals the view model's frames") {
+  const auto vm = run(Collective::all_reduce, "ring", 4, 1 << 12);
+  REQUIRE(vm->has_clock(ClockKind::measured));
+  REQUIRE(vm->has_clock(ClockKind::predicted));
+  const std::vector<std::string> captions = check_tables(*vm);
+  CHECK(any_contains(captions, "Start: every rank holds only its own data"));
+  CHECK(any_contains(captions, "In step 3/6"));
+  CHECK(any_contains(captions, "After step 3/6"));
+  CHECK(any_contains(captions, "Done: all 6 steps have run"));
+}
+
+TEST_CASE("frame tables: a pipelined ring (4 slices) overlaps its steps on the measured and predicted clocks, as the view model says") {
+  AlgorithmOptions o;
+  o.slices = 4;
+  const auto vm = run(Collective::all_reduce, "ring", 8, 1 << 12, o);
+  const std::vector<std::string> captions = check_tables(*vm);
+  CHECK(any_contains(captions, "overlap (pipelined). Earliest: step"));
+  // Large enough that the lists are replayed from more than one stored list.
+  html::CaptionTexts texts;
+  const html::FrameTable predicted = html::frame_table(*vm, ClockKind::predicted, texts);
+  CHECK(predicted.flying.keys.size() > 1);
+  CHECK(!predicted.flying.entries.empty());
+}
+
+TEST_CASE("frame tables: a parameter server's queued pushes are the view model's, on every clock") {
+  const auto vm = run(Collective::all_reduce, "parameter_server", 4, 1 << 12);
+  check_tables(*vm);
+  html::CaptionTexts texts;
+  const html::FrameTable steps = html::frame_table(*vm, ClockKind::steps, texts);
+  bool queued = false;
+  for (std::size_t s = 0; s < steps.states(); ++s) queued = queued || !steps.queued.at(s).empty();
+  CHECK(queued);
+}
