@@ -58,7 +58,7 @@ RunRequest request_for(const std::filesystem::path& file, std::uint64_t count) {
   RunRequest r;
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = file.string();
-  r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+  r = adopt_schedule_spec(r);
   r.spec.count = count;
   return r;
 }
@@ -311,8 +311,8 @@ TEST_CASE("the run's spec comes from the schedule file unless a flag or the scen
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = file.string();
   r.spec.ranks = 8;
-  CHECK(adopt_schedule_spec(r, [](std::string_view) { return false; }).spec.ranks == 2);
-  const RunRequest kept = adopt_schedule_spec(r, [](std::string_view f) { return f == "--ranks"; });
+  CHECK(adopt_schedule_spec(r).spec.ranks == 2);
+  const RunRequest kept = adopt_schedule_spec(r, GivenFields{RequestField::ranks});
   CHECK(kept.spec.ranks == 8);
   CHECK_THROWS_WITH_AS(build_schedule(kept.spec, kept.algorithm, kept.options),
                        doctest::Contains("key 'ranks': the schedule is written for ranks = 2, but the run asks for 8"),
@@ -335,7 +335,7 @@ TEST_CASE("--schedule on the command line selects the custom algorithm over a sc
   const Scenario s = parse_scenario("format = 1\n[collective]\nalgorithm = \"ring\"\nranks = 4\n", "lesson.toml");
   RunRequest flags;
   flags.options.schedule_file = file.string();
-  const RunRequest r = apply_flag_overrides(s.request, flags, [](std::string_view f) { return f == "--schedule"; });
+  const RunRequest r = apply_flag_overrides(s.request, flags, GivenFields{RequestField::schedule});
   CHECK(r.algorithm == kCustomAlgorithm);
   CHECK(r.spec.ranks == 2);  // the schedule's, since no --ranks was given
   CHECK_THROWS_WITH_AS(build_schedule(RunRequest{}.spec, "ring", flags.options),

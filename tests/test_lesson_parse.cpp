@@ -37,12 +37,12 @@ std::string text_error(const std::string& text) {
 }
 
 // The message of the InputError that the flags throw on a parsed scenario ("" if none).
-std::string override_error(const Scenario& s, const RunRequest& flags, const FlagGiven& given) {
+std::string override_error(const Scenario& s, const RunRequest& flags, const GivenFields& given) {
   return testing::input_error([&] { apply_scenario_overrides(s, flags, TopologyConfig{}, given); });
 }
 
-FlagGiven only(std::string_view flag) {
-  return [flag](std::string_view f) { return f == flag; };
+GivenFields only(std::string_view flag) {
+  return testing::given_if([flag](std::string_view f) { return f == flag; });
 }
 
 // Three phases: compute on every rank, a reduce to rank 3 (its first two steps), compute
@@ -417,8 +417,8 @@ TEST_CASE("lesson_parse: flags on a lesson: --ranks and --seed apply, collective
   RunRequest flags = default_run_request();
   flags.spec.ranks = 6;
   flags.seed = 77;
-  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{},
-                                              [](std::string_view f) { return f == "--ranks" || f == "--seed"; });
+  const Scenario r = apply_scenario_overrides(
+      s, flags, TopologyConfig{}, testing::given_if([](std::string_view f) { return f == "--ranks" || f == "--seed"; }));
   CHECK(r.ranks == 6);
   REQUIRE(r.phases.size() == 3);
   CHECK(r.phases[0].compute_us == std::vector<double>(6, 120.0));  // a number: every worker rank
@@ -488,9 +488,9 @@ TEST_CASE("lesson_parse: every flag applies to a single-collective scenario, and
   flags.spec.ranks = 8;
   flags.spec.count = 64;
   flags.algorithm = "chain";
-  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, [](std::string_view f) {
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, testing::given_if([](std::string_view f) {
     return f == "--ranks" || f == "--count" || f == "--algorithm";
-  });
+  }));
   CHECK(r.ranks == 8);
   CHECK(r.request.spec.ranks == 8);
   CHECK(r.request.spec.count == 64);

@@ -163,7 +163,7 @@ RunResult run_file(const std::filesystem::path& file, std::uint64_t count) {
   RunRequest r;
   r.algorithm = std::string(kCustomAlgorithm);
   r.options.schedule_file = file.string();
-  r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+  r = adopt_schedule_spec(r);
   r.spec.count = count;
   return run_collective(r, testing::cpu());
 }

@@ -154,14 +154,14 @@ TEST_CASE("flags the user gave override the file, flags left at their defaults d
   flags.options.colocated = false;
   flags.seed = 7;
   const auto given = [](std::string_view f) { return f == "--ranks" || f == "--colocated" || f == "--seed"; };
-  const RunRequest r = apply_flag_overrides(s.request, flags, given);
+  const RunRequest r = apply_flag_overrides(s.request, flags, testing::given_if(given));
   CHECK(r.spec.ranks == 3);
   CHECK_FALSE(r.options.colocated);
   CHECK(r.seed == 7);
   CHECK(r.spec.dtype == DataType::bf16);
   CHECK(r.algorithm == "parameter_server");
   CHECK(r.options.servers == 2);
-  const RunRequest none = apply_flag_overrides(s.request, flags, [](std::string_view) { return false; });
+  const RunRequest none = apply_flag_overrides(s.request, flags, GivenFields{});
   CHECK(none.spec.ranks == 6);
   CHECK(none.seed == 42);
 }

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include "app/cli/cli_lesson.h"
-#include "sim/check/checker.h"
-#include "sim/run/custom_schedule.h"
-#include "sim/run/run.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/trace/report.h"
 
 namespace collsim::cli {
@@ -13,8 +11,10 @@ namespace collsim::cli {
 int command_explain(const SpecFlags& sf, const std::string& scenario, const cli::FlagGiven& given) {
   const cli::RunPlan plan = cli::plan_run(scenario, to_request(sf, given), "auto", given);
   if (plan.lesson()) return cli::command_explain_lesson(*plan.scenario);
-  const Schedule s = build_schedule(plan.request.spec, plan.request.algorithm, plan.request.options);
-  if (plan.request.algorithm != kCustomAlgorithm) check_schedule(s);  // a hand-written one was checked while built
+  // Built, checked and predicted by the pipeline; nothing executed (no backend).
+  const std::shared_ptr<const RunResult> run =
+      run_pipeline({.run = plan.request, .topology = plan.topology, .want_trace = false}).run;
+  const Schedule& s = run->schedule;
   fmt::print("{}", plan.scenario ? cli::format_explained_collective(*plan.scenario, s) : format_step_table(s));
   return 0;
 }

@@ -18,6 +18,8 @@
 #include "sim/lesson/captions.h"
 #include "sim/run/msccl_import.h"
 #include "sim/core/errors.h"
+#include "sim/core/output_files.h"
+#include "sim/lesson/program.h"
 #include "sim/core/text_file.h"
 #include "sim/trace/trace.h"
 
@@ -122,6 +124,7 @@ int lesson_page(const std::string& input, const RunPlan& plan, const HtmlOptions
   if (o.live) page = html::add_live(page, live_input(input, plan), module);
   OutputFileSet files;
   files.stage(o.out, page);
+  if (!o.trace.empty()) files.stage(o.trace, program_to_json(loaded.lesson->scenario, loaded.lesson->program));
   files.commit();
   fmt::print("page{}: the lesson's {} phases ({}) ({:.1f} KiB) in {}\n", o.data_only ? " data" : "",
              loaded.lesson->phase_count(), loaded.lesson->scenario.title.empty() ? input : loaded.lesson->scenario.title,
@@ -133,7 +136,11 @@ int lesson_page(const std::string& input, const RunPlan& plan, const HtmlOptions
 }  // namespace
 
 int command_html(const std::string& input, const RunRequest& from_flags, const FlagGiven& given, const HtmlOptions& o) {
-  check_output_file("--out", o.out);  // before the run: a bad path loses nothing and waits for nothing
+  // Before the run: a bad path loses nothing and waits for nothing.
+  check_output_file("--out", o.out);
+  check_output_file("--trace", o.trace);
+  if (!o.trace.empty() && same_output_file(o.trace, o.out))
+    throw InputError(fmt::format("--trace {}: the same file as --out", o.trace));
   if (o.live && o.data_only) throw InputError("--live and --data: the data alone has no page to make live; give one of them");
   const std::string module = o.live ? live_module() : "";
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
@@ -159,6 +166,7 @@ int command_html(const std::string& input, const RunRequest& from_flags, const F
   }
   OutputFileSet files;
   files.stage(o.out, page);
+  if (!o.trace.empty()) files.stage(o.trace, trace_to_json(trace));
   files.commit();
   fmt::print("page{}: {} with {} on {} ranks, {} steps, {} transfers ({:.1f} KiB) in {}\n", o.data_only ? " data" : "",
              to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks,

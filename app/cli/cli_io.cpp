@@ -36,15 +36,25 @@ void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files
   if (!o.csv.empty()) files.stage(o.csv, trace_to_csv(trace));
 }
 
+GivenFields given_fields(const FlagGiven& given) {
+  GivenFields fields;
+  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
+    const auto field = static_cast<RequestField>(i);
+    const bool set = field == RequestField::stragglers ? given("--late") || given("--slow") : given(field_flag(field));
+    if (set) fields.add(field);
+  }
+  return fields;
+}
+
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
                  const FlagGiven& given, const TopologyConfig& topology_flags) {
   if (scenario_path.empty()) {
-    RunPlan plan{adopt_schedule_spec(from_flags, given), backend_flag, {}, {}, topology_flags, {}};
+    RunPlan plan{adopt_schedule_spec(from_flags, given_fields(given)), backend_flag, {}, {}, topology_flags, {}};
     plan.topology = adopt_schedule_protocol(plan.request, plan.topology, given);
     print_schedule_warnings(plan.request);
     return plan;
   }
-  Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given);
+  Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given_fields(given));
   RunPlan plan{s.request, s.backend, s.title, s.description, s.topology, std::move(s)};
   if (!plan.lesson()) print_schedule_warnings(plan.request);
   if (given("--backend")) plan.backend = backend_flag;
@@ -73,13 +83,13 @@ void check_trace_outputs(const TraceOutputs& outputs) {
   }
 }
 
-void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
-                         OutputFileSet& files) {
-  if (!outputs.any()) return;
-  const std::string description = plan.scenario
-                                      ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, result.schedule))
-                                      : plan.description;
-  stage_trace(make_trace(result, plan.title, description), outputs, files);
+PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace) {
+  return {.run = plan.request,
+          .scenario = plan.scenario ? &*plan.scenario : nullptr,
+          .topology = plan.topology,
+          .want_trace = want_trace,
+          .title = plan.title,
+          .description = plan.description};
 }
 
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,

@@ -7,16 +7,18 @@
 #include <string>
 #include <string_view>
 
+#include "app/cli/cli_topology_flags.h"
 #include "sim/core/output_files.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/run/run.h"
 #include "sim/lesson/scenario.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
 
-// Whether the user gave a flag on the command line (e.g. "--ranks"), as opposed to its
-// default: only flags actually given override a scenario file's values.
-using FlagGiven = collsim::FlagGiven;
+// The request's fields those flags set (sim/run/request_fields.h: each field's flag is
+// field_flag's; the stragglers are --late and --slow): what sim/ is told.
+GivenFields given_fields(const FlagGiven& given);
 
 // What `collsim run` / `explain` runs: the flags alone, or a scenario file with the
 // flags the user gave on top.
@@ -63,10 +65,11 @@ bool dumps_buffer(const Schedule& s, int rank, BufferKind b);
 void check_trace_outputs(const TraceOutputs& outputs);
 // The same for one file given by `flag` (nothing when `path` is empty).
 void check_output_file(std::string_view flag, const std::string& path);
-// After a run: stages the wanted files in `files` (the caller commits them all at once).
-void stage_trace_outputs(const RunResult& result, const RunPlan& plan, const TraceOutputs& outputs,
-                         OutputFileSet& files);
-// Stages `trace` as the wanted files in `files`: stage_trace_outputs after a run, and
+// The pipeline's request for the plan's single collective (sim/pipeline/pipeline.h): its
+// request, scenario (the trace's title and description) and topology; the trace made only
+// when `want_trace` (a trace file is wanted).
+PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace);
+// Stages `trace` as the wanted files in `files`: after a run (the pipeline's trace), and
 // `collsim convert` (cli_convert.h) after reading one.
 void stage_trace(const Trace& trace, const TraceOutputs& outputs, OutputFileSet& files);
 

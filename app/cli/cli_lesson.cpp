@@ -14,6 +14,7 @@
 #include "app/cli/cli_progress.h"
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/run/run_estimate.h"
 #include "sim/trace/report.h"
 
@@ -193,7 +194,7 @@ std::optional<LessonFacts> facts_at_other_ranks(const Scenario& s) {
     try {
       RunRequest r = s.request;
       r.spec.ranks = n;
-      const Scenario other = apply_scenario_overrides(s, r, s.topology, [](std::string_view flag) { return flag == "--ranks"; });
+      const Scenario other = apply_scenario_overrides(s, r, s.topology, GivenFields{RequestField::ranks});
       const ProgramResult p = model_program(other);
       return lesson_facts(other, p);
     } catch (const InputError&) {
@@ -206,9 +207,7 @@ std::optional<LessonFacts> facts_at_other_ranks(const Scenario& s) {
 }  // namespace
 
 ProgramResult model_program(const Scenario& s) {
-  ProgramResult p = prepare_program(s, true);
-  predict_program(p, s, s.topology);
-  return p;
+  return std::move(*run_pipeline({.scenario = &s, .program = true, .topology = s.topology, .model_only = true}).program);
 }
 
 LessonFacts checked_facts(const Scenario& s, const ProgramResult& p) {
@@ -229,37 +228,40 @@ std::string format_questions(const Scenario& s, const ProgramResult& p, const Le
   return out;
 }
 
-void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend, int only_rank, bool show) {
-  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
-  ProgressLine progress;
-  execute_program(
-      p, backend,
-      [&](int done, int total) {
-        if (done >= total || !show) return;
-        const std::size_t next = firsts[static_cast<std::size_t>(done)];
-        progress.show(fmt::format("lesson: {}/{} collectives verified; running phase {} ({}) ...", done, total,
-                                  next + 1, s.phases[next].name));
-      },
-      false, only_rank);
-  progress.clear();
-}
-
 void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& o, OutputFileSet& files) {
   if (!o.trace.empty()) files.stage(o.trace, program_to_json(s, p));
   if (!o.chrome.empty()) files.stage(o.chrome, program_to_chrome(s, p));
   if (!o.csv.empty()) files.stage(o.csv, program_to_csv(s, p));
 }
 
-PreparedLesson prepare_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
+LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, const LessonRunFlags& f,
+                              const LessonBackend& backend, int only_rank, bool show_progress) {
   const Scenario& s = *plan.scenario;
   if (!f.dump.empty())
     throw InputError(fmt::format("--dump writes one collective's buffers; {} has {} phases: run a single-collective "
                                  "scenario to dump one",
                                  path, s.phases.size()));
-  PreparedLesson l{prepare_program(s, f.model_only), ""};
-  predict_program(l.program, s, plan.topology);
-  const LessonFacts facts = checked_facts(s, l.program);
-  l.questions = format_questions(s, l.program, facts, f.answers);
+  LessonRun l;
+  std::vector<std::size_t> firsts;  // each distinct collective's first phase, for the progress line
+  ProgressLine progress;
+  PipelineHooks hooks;
+  hooks.backend = [&](const PipelineResult& checked) {
+    const ProgramResult& p = *checked.program;
+    l.questions = format_questions(s, p, checked_facts(s, p), f.answers);  // every text checked before anything runs
+    firsts = first_phases_of_runs(p);
+    return backend(p);
+  };
+  hooks.program_progress = [&](int done, int total) {
+    if (done >= total || !show_progress) return;
+    const std::size_t next = firsts[static_cast<std::size_t>(done)];
+    progress.show(fmt::format("lesson: {}/{} collectives verified; running phase {} ({}) ...", done, total, next + 1,
+                              s.phases[next].name));
+  };
+  l.program = run_pipeline(
+                  {.scenario = &s, .program = true, .topology = plan.topology, .model_only = f.model_only, .only_rank = only_rank},
+                  hooks)
+                  .program;
+  progress.clear();
   return l;
 }
 
@@ -268,8 +270,8 @@ void print_lesson_title(const Scenario& s, const std::string& path) {
   std::fflush(stdout);  // the title before the progress on stderr
 }
 
-int report_lesson(const Scenario& s, const PreparedLesson& l, const LessonRunFlags& f) {
-  const ProgramResult& p = l.program;
+int report_lesson(const Scenario& s, const LessonRun& l, const LessonRunFlags& f) {
+  const ProgramResult& p = *l.program;
   const int status = f.model_only || p.verified() ? 0 : 1;
   if (f.quiet) {
     fmt::print("{}\n", f.model_only ? "predicted " + format_duration_ns(p.total_ns)
@@ -311,21 +313,21 @@ void check_lesson_run_time(const ProgramResult& p, const LessonRunFlags& f) {
 int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
   const Scenario& s = *plan.scenario;
   // Everything that can be refused is refused before anything runs or is written.
-  PreparedLesson l = prepare_lesson(plan, path, f);
-  check_trace_outputs(f.outputs);
-  std::unique_ptr<Backend> backend;
-  if (!f.model_only) {
-    const BackendChoice choice = choose_backend(plan.backend, f.placement);
-    backend = make_backend(choice);
-    if (choice.name == "cpu") check_lesson_run_time(l.program, f);
-    if (plan.backend == "auto" && !f.quiet)
-      fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
-  }
-  if (!f.quiet) print_lesson_title(s, path);
-  if (backend) execute_with_progress(s, l.program, *backend);
-
+  const LessonRun l = run_lesson_pipeline(plan, path, f, [&](const ProgramResult& p) -> std::unique_ptr<Backend> {
+    check_trace_outputs(f.outputs);
+    std::unique_ptr<Backend> backend;
+    if (!f.model_only) {
+      const BackendChoice choice = choose_backend(plan.backend, f.placement);
+      backend = make_backend(choice);
+      if (choice.name == "cpu") check_lesson_run_time(p, f);
+      if (plan.backend == "auto" && !f.quiet)
+        fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
+    }
+    if (!f.quiet) print_lesson_title(s, path);
+    return backend;
+  });
   OutputFileSet files;
-  stage_lesson_outputs(s, l.program, f.outputs, files);
+  stage_lesson_outputs(s, *l.program, f.outputs, files);
   files.commit();
   return report_lesson(s, l, f);
 }

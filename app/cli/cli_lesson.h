@@ -2,6 +2,8 @@
 // run`, `explain` and `validate` on a lesson, and the captions and questions of any
 // scenario file. No CLI11 here (cli_main.cpp owns the flags).
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,21 +32,25 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
 
 // The blocks command_run_lesson is made of, shared with `run --backend mpi` (cli_mpi.h),
 // which runs them on every process and lets rank 0 speak.
-struct PreparedLesson {
-  ProgramResult program;  // prepared and predicted; executed later
-  std::string questions;  // format_questions' text
+struct LessonRun {
+  std::shared_ptr<ProgramResult> program;  // prepared, predicted, and executed unless model only
+  std::string questions;                   // format_questions' text
 };
-// Every phase prepared, the program predicted, every text and question checked (the
-// InputErrors of bad input, --dump included, before anything runs).
-PreparedLesson prepare_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags);
+// Step 4 of the pipeline (sim/pipeline/pipeline.h) for a lesson: the front end's checks and
+// its backend (null for --model-only), once every phase is built, checked and predicted.
+using LessonBackend = std::function<std::unique_ptr<Backend>(const ProgramResult&)>;
+// The lesson through the pipeline: every phase built and checked, the program predicted,
+// every text and question checked (the InputErrors of bad input, --dump included), then
+// `backend`, then each distinct collective executed and verified with a progress line on
+// stderr (when `show_progress`); `only_rank` as execute_program's.
+LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags,
+                              const LessonBackend& backend, int only_rank = -1, bool show_progress = true);
 // "lesson: TITLE (file)", flushed before the progress line on stderr.
 void print_lesson_title(const Scenario& s, const std::string& path);
-// execute_program with a progress line on stderr (when `show`); `only_rank` as execute_program's.
-void execute_with_progress(const Scenario& s, ProgramResult& p, Backend& backend, int only_rank = -1, bool show = true);
 // The exports wanted in `outputs`, staged in `files` (the caller commits them).
 void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& outputs, OutputFileSet& files);
 // The summary after the run (one line with --quiet); the exit status (1: a wrong result).
-int report_lesson(const Scenario& s, const PreparedLesson& lesson, const LessonRunFlags& flags);
+int report_lesson(const Scenario& s, const LessonRun& lesson, const LessonRunFlags& flags);
 
 // `collsim explain LESSON.toml`: every phase's header (name, what it runs, its caption) and
 // step table with each step's caption under its label; a compute phase on one line.

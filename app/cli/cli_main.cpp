@@ -156,6 +156,9 @@ int run_cli(int argc, char** argv) {
                      "in the browser with other ranks, sizes, algorithms and topologies (built when emscripten is "
                      "installed; docs/web.md)");
   html_cmd->add_flag("--data", html.data_only, "write only the page's data (JSON, docs/web.md), not the page");
+  html_cmd->add_option("--trace", html.trace,
+                       "also write the trace of the run the page plays (JSON, docs/trace-format.md; a lesson: the "
+                       "lesson trace), the same file `collsim run --trace` writes");
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",

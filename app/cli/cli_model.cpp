@@ -6,6 +6,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/trace/report.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/run/run.h"
 #include "sim/schedule/algorithm.h"
 
@@ -32,15 +33,19 @@ void check_model_outputs(const RunRequest& r, const TraceOutputs& outputs, const
 int command_model_only(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs,
                        const std::string& dump, bool quiet) {
   check_model_outputs(plan.request, outputs, dump);
-  RunResult result = [&] {
+  const PipelineResult run = [&] {
     StageProgress progress("model: building and checking the schedule");  // a minute at 4096 ranks: say so
-    RunResult r = prepare_model_run(plan.request);
-    progress.stage(fmt::format("model: predicting its {} transfers", r.schedule.transfers.size()));
-    predict_run(r, plan.topology);
-    return r;
+    PipelineRequest request = pipeline_request(plan, outputs.any());
+    request.model_only = true;
+    PipelineHooks hooks;
+    hooks.built = [&](const Schedule& s) {
+      progress.stage(fmt::format("model: predicting its {} transfers", s.transfers.size()));
+    };
+    return run_pipeline(request, hooks);
   }();
+  const RunResult& result = *run.run;
   OutputFileSet files;
-  stage_trace_outputs(result, plan, outputs, files);
+  if (run.trace) stage_trace(*run.trace, outputs, files);
   files.commit();
   if (quiet) {
     fmt::print("predicted {}\n", format_duration_ns(result.model->prediction.total_ns));

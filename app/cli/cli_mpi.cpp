@@ -9,6 +9,7 @@
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
 #include "sim/core/output_files.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
@@ -52,23 +53,6 @@ void check_outputs_on_rank0(const TraceOutputs& outputs, const std::string& dump
   stop_all_if(problem);
 }
 
-// Every process's verification summed on rank 0, with the first mismatch of the lowest rank that has one.
-Verification merged_verification(const Verification& mine) {
-  Verification v = mine;
-  v.checked = mpi_sum(mine.checked);
-  v.mismatches = mpi_sum(mine.mismatches);
-  v.max_error = mpi_max(mine.max_error);
-  v.ok = v.mismatches == 0;
-  const std::vector<std::string> firsts = mpi_gather_text(mine.first_mismatch);
-  v.first_mismatch.clear();
-  for (const std::string& f : firsts)
-    if (!f.empty()) {
-      v.first_mismatch = f;
-      break;
-    }
-  return v;
-}
-
 // --dump on rank 0: each process's input (as before the run) and output, collected one
 // process at a time and staged with the traces. A staging error (a full disk) is kept
 // until every process has sent, then every process stops with it.
@@ -93,18 +77,22 @@ void stage_dump(const RunResult& r, const std::filesystem::path& dir, OutputFile
 
 int run_collective(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& f) {
   const MpiPlace& me = mpi_place();
-  RunResult result = prepare_run(plan.request);  // every process alike: the same errors everywhere
-  predict_run(result, plan.topology);
-  const std::string questions = single_collective_questions(plan, f.answers);
-  check_job(result.schedule.total_ranks, plan.request.spec.ranks, "schedule");
-  check_outputs_on_rank0(f.outputs, f.dump);
-  std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
-  execute_run(result, *backend, me.rank);
-  result.verification = merged_verification(result.verification);
+  std::string questions;
+  PipelineRequest request = pipeline_request(plan, f.outputs.any() && me.rank == 0);  // every process alike: the same errors everywhere
+  request.only_rank = me.rank;
+  PipelineHooks hooks;
+  hooks.backend = [&](const PipelineResult& checked) {
+    questions = single_collective_questions(plan, f.answers);
+    check_job(checked.run->schedule.total_ranks, plan.request.spec.ranks, "schedule");
+    check_outputs_on_rank0(f.outputs, f.dump);
+    return make_backend(choose_backend("mpi", "streams"));
+  };
+  const PipelineResult run = run_pipeline(request, hooks);  // the job's verification merged on rank 0
+  const RunResult& result = *run.run;
   OutputFileSet files;  // on rank 0: the dump and the traces land together or not at all
   if (!f.dump.empty()) stage_dump(result, f.dump, files);
   if (me.rank == 0) {
-    stage_trace_outputs(result, plan, f.outputs, files);
+    if (run.trace) stage_trace(*run.trace, f.outputs, files);
     files.commit();
     if (f.quiet) {
       print_quiet_verdict(result.verification);
@@ -123,19 +111,19 @@ int run_collective(const RunPlan& plan, const std::string& scenario_path, const 
 int run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
   const MpiPlace& me = mpi_place();
   const Scenario& s = *plan.scenario;
-  PreparedLesson l = prepare_lesson(plan, path, f);
-  check_job(l.program.total_ranks, program_workers(l.program), "lesson");
-  check_outputs_on_rank0(f.outputs, "");
-  std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
-  if (me.rank == 0 && !f.quiet) print_lesson_title(s, path);
-  execute_with_progress(s, l.program, *backend, me.rank, me.rank == 0);
-  for (const std::size_t k : first_phases_of_runs(l.program)) {
-    Verification& v = l.program.phases[k].run->verification;
-    v = merged_verification(v);
-  }
-  if (me.rank != 0) return l.program.verified() ? 0 : 1;
+  LessonRun l = run_lesson_pipeline(
+      plan, path, f,
+      [&](const ProgramResult& p) {
+        check_job(p.total_ranks, program_workers(p), "lesson");
+        check_outputs_on_rank0(f.outputs, "");
+        std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
+        if (me.rank == 0 && !f.quiet) print_lesson_title(s, path);
+        return backend;
+      },
+      me.rank, me.rank == 0);  // the job's verifications merged on rank 0
+  if (me.rank != 0) return l.program->verified() ? 0 : 1;
   OutputFileSet files;
-  stage_lesson_outputs(s, l.program, f.outputs, files);
+  stage_lesson_outputs(s, *l.program, f.outputs, files);
   files.commit();
   const int status = report_lesson(s, l, f);
   std::fflush(stdout);

@@ -15,6 +15,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/output_files.h"
 #include "sim/exec/backend_choice.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/run/run.h"
 #include "sim/run/run_estimate.h"
 
@@ -57,29 +58,33 @@ int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, con
     if (!rf.quiet) fmt::print("{}", questions);
     return status;
   }
-  // Check everything before touching the file system or printing anything.
-  RunResult result = prepare_run(plan.request);
-  predict_run(result, plan.topology);  // cheap, and a bad topology is refused before anything runs
-  const BackendChoice choice = choose_backend(plan.backend, rf.placement);
-  cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
-  const RunTimeEstimate estimate = choice.name == "cpu" ? estimate_cpu_run(result.schedule) : RunTimeEstimate{};
-  if (!rf.allow_long) check_run_time(estimate, "--allow-long");
-  const bool long_run = estimate.seconds > kSayEstimateSeconds;
+  // The pipeline checks everything (a bad topology included) before the backend hook, which
+  // checks the outputs before touching the file system or printing anything.
   cli::TransferProgress progress("run");
-  std::unique_ptr<Backend> backend =
-      make_backend(choice, 0, long_run ? std::function<void(std::size_t, std::size_t)>(std::ref(progress)) : nullptr);
-  if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
-  if (plan.backend == "auto" && !rf.quiet)
-    fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
-  if (long_run && !rf.quiet) {
-    fmt::print(stderr, "estimated: {}\n", describe(estimate));
-    std::fflush(stdout);
-  }
-  execute_run(result, *backend);
+  PipelineHooks hooks;
+  hooks.backend = [&](const PipelineResult& checked) {
+    const BackendChoice choice = choose_backend(plan.backend, rf.placement);
+    cli::check_trace_outputs(fa.outputs);  // before the dump folder is created
+    const RunTimeEstimate estimate = choice.name == "cpu" ? estimate_cpu_run(checked.run->schedule) : RunTimeEstimate{};
+    if (!rf.allow_long) check_run_time(estimate, "--allow-long");
+    const bool long_run = estimate.seconds > kSayEstimateSeconds;
+    std::unique_ptr<Backend> backend =
+        make_backend(choice, 0, long_run ? std::function<void(std::size_t, std::size_t)>(std::ref(progress)) : nullptr);
+    if (!rf.dump.empty()) ensure_writable_folder(rf.dump, "--dump");
+    if (plan.backend == "auto" && !rf.quiet)
+      fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
+    if (long_run && !rf.quiet) {
+      fmt::print(stderr, "estimated: {}\n", describe(estimate));
+      std::fflush(stdout);
+    }
+    return backend;
+  };
+  const PipelineResult run = run_pipeline(cli::pipeline_request(plan, fa.outputs.any()), hooks);
   progress.clear();
+  const RunResult& result = *run.run;
   OutputFileSet files;  // the dump and the traces land together or not at all
   if (!rf.dump.empty()) dump_buffers(result, rf.dump, files);
-  cli::stage_trace_outputs(result, plan, fa.outputs, files);
+  if (run.trace) cli::stage_trace(*run.trace, fa.outputs, files);
   files.commit();
   if (rf.quiet) {
     cli::print_quiet_verdict(result.verification);

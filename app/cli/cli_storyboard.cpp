@@ -13,20 +13,21 @@
 #include "sim/exec/backend.h"
 #include "sim/lesson/captions.h"
 #include "sim/core/errors.h"
+#include "sim/pipeline/pipeline.h"
 
 namespace collsim::cli {
 
 // The run or trace behind a storyboard, shared with `collsim html` (cli_storyboard.h says what each does).
 
 Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check) {
-  RunResult run = prepare_run(plan.request, {.record_history = true});  // the view's history: checked once
-  check(run.schedule, scenario.empty() ? "storyboard" : scenario);
-  predict_run(run, plan.topology);
-  execute_run(run, *make_cpu_backend());
-  if (!run.verification.ok) throw std::runtime_error("the run gave a wrong result: " + run.verification.first_mismatch);
-  const std::string description =
-      plan.scenario ? lesson_description(*plan.scenario, single_run_facts(*plan.scenario, run.schedule)) : plan.description;
-  return make_trace(run, plan.title, description);
+  PipelineHooks hooks;
+  hooks.built = [&](const Schedule& s) { check(s, scenario.empty() ? "storyboard" : scenario); };
+  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
+  PipelineRequest request = pipeline_request(plan, true);
+  request.record_history = true;  // the view's history: checked once
+  PipelineResult run = run_pipeline(request, hooks);
+  if (!run.verified()) throw std::runtime_error("the run gave a wrong result: " + run.run->verification.first_mismatch);
+  return std::move(*run.trace);
 }
 
 Trace load_for_storyboard(const std::string& input, const FlagGiven& given, SizeCheck check) {
@@ -56,11 +57,13 @@ namespace {
 // A lesson: every distinct collective run on the CPU backend and verified, the program
 // predicted on the lesson's topology, and one view model per distinct collective.
 int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
-  ProgramResult p = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run) storyboard::check_drawable(pr.run->schedule, s.source);
-  predict_program(p, s, s.topology);
-  execute_program(p, *make_cpu_backend());
+  PipelineHooks hooks;
+  hooks.built = [&](const Schedule& schedule) { storyboard::check_drawable(schedule, s.source); };
+  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
+  const PipelineResult run = run_pipeline(
+      {.scenario = &s, .program = true, .topology = s.topology, .record_history = true},  // the views' histories: checked once
+      hooks);
+  const ProgramResult& p = *run.program;
   for (const PhaseRun& pr : p.phases)
     if (pr.run && !pr.run->verification.ok)
       throw std::runtime_error(fmt::format("phase {} ('{}') gave a wrong result: {}", pr.phase + 1,

@@ -3,13 +3,19 @@
 // the flags into ModelFlags), and nothing but sim/ below: the fuzz target of the command
 // line's values (tests/fuzz/) links it alone.
 #pragma once
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "sim/lesson/scenario.h"
 #include "sim/model/topology.h"
 
 namespace collsim::cli {
+
+// Whether the user gave a flag on the command line (e.g. "--ranks"), as opposed to its
+// default: only flags actually given override a scenario file's values (given_fields,
+// cli_io.h, tells sim/ which fields they set).
+using FlagGiven = std::function<bool(std::string_view flag)>;
 
 // The flags as typed. Numbers are only read when the flag was given (FlagGiven), so a
 // scenario's [topology] keeps its values for the flags left out.

@@ -10,6 +10,7 @@
 #include "app/views/loader.h"
 #include "sim/lesson/captions.h"
 #include "sim/lesson/lecture.h"
+#include "sim/pipeline/pipeline.h"
 #include "sim/schedule/algorithm.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/run/msccl_import.h"
@@ -25,7 +26,7 @@ std::string validate_schedule(const std::string& path, std::vector<std::string>&
   RunRequest r = default_run_request();
   r.algorithm = kCustomAlgorithm;
   r.options.schedule_file = path;
-  r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+  r = adopt_schedule_spec(r);
   // An MSCCL file's races: said before the checker's verdict, which they often explain.
   print_schedule_warnings(r);
   const Schedule s = build_schedule(r.spec, r.algorithm, r.options);
@@ -42,8 +43,10 @@ std::string validate_scenario(const std::string& path, std::vector<std::string>&
     answer_questions(sc, p, facts);
     warnings = lesson_warnings(sc, facts);
   }
-  RunResult run = prepare_model_run(sc.request);
-  predict_run(run, sc.topology);  // a bad [topology] (an unknown link name) shows only here
+  // Built, checked and predicted: a bad [topology] (an unknown link name) shows only here.
+  const std::shared_ptr<const RunResult> built =
+      run_pipeline({.run = sc.request, .topology = sc.topology, .model_only = true, .want_trace = false}).run;
+  const RunResult& run = *built;
   return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}{}", sc.title.empty() ? "" : " '" + sc.title + "'",
                      to_string(run.schedule.spec.collective), run.schedule.algorithm, run.schedule.spec.ranks,
                      run.schedule.step_count(),

@@ -270,14 +270,13 @@ Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const Topol
   // The editor holds a whole run: for a single collective, every field of it (the schedule
   // file stays the scenario's, as the algorithm "custom" keeps it); for several phases, the
   // ranks and the seed. The topology is the edited one as a whole, assigned below.
-  static constexpr std::string_view kRunFlags[] = {"--collective", "--algorithm", "--ranks",          "--count", "--dtype",
-                                                   "--op",         "--root",      "--in-place",       "--slices", "--servers",
-                                                   "--colocated",  "--ranks-per-node", "--seed"};
+  using F = RequestField;
+  const GivenFields given = s.single_collective()
+                                ? GivenFields{F::collective, F::algorithm, F::ranks,   F::count,     F::dtype,
+                                              F::op,         F::root,      F::in_place, F::slices,   F::servers,
+                                              F::colocated,  F::ranks_per_node, F::seed}
+                                : GivenFields{F::ranks, F::seed};
   const bool single = s.single_collective();
-  const FlagGiven given = [single](std::string_view flag) {
-    if (!single) return flag == "--ranks" || flag == "--seed";
-    return std::find(std::begin(kRunFlags), std::end(kRunFlags), flag) != std::end(kRunFlags);
-  };
   Scenario base = s;
   base.questions.clear();  // answered afterwards, each on its own (Lesson::answers)
   Scenario out = apply_scenario_overrides(base, edited, s.topology, given);

@@ -15,24 +15,30 @@
 #include "sim/core/throttle.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/pipeline/pipeline.h"
 
 namespace collsim::gui {
 namespace {
 
 // The CPU backend of a load. `on_transfers(done, total)` moves the bar as its transfers
 // finish, at most ten times a second (after_transfer runs on the workers). Once the load
-// is cancelled the backend skips the transfers not yet started, and the execution's
-// ExecutionStopped becomes the load's LoadCancelled.
-template <class Execute, class OnTransfers>
-void execute_cancellably(Progress& p, OnTransfers&& on_transfers, Execute&& execute) {
-  Throttle throttle(std::chrono::milliseconds(100));
-  const auto report = [&](std::size_t done, std::size_t total) {
-    if (throttle.due()) on_transfers(done, total);
-  };
-  const std::unique_ptr<Backend> backend = make_cpu_backend(
-      {.threads = 0, .before_transfer = {}, .should_stop = [&p] { return p.cancelled(); }, .after_transfer = report});
+// is cancelled the backend skips the transfers not yet started: the execution throws
+// ExecutionStopped, which run_cancellably turns into the load's LoadCancelled.
+std::unique_ptr<Backend> cancellable_cpu_backend(Progress& p, std::function<void(std::size_t, std::size_t)> on_transfers) {
+  auto throttle = std::make_shared<Throttle>(std::chrono::milliseconds(100));
+  return make_cpu_backend({.threads = 0,
+                           .before_transfer = {},
+                           .should_stop = [&p] { return p.cancelled(); },
+                           .after_transfer = [throttle, on_transfers = std::move(on_transfers)](
+                                                 std::size_t done, std::size_t total) {
+                             if (throttle->due()) on_transfers(done, total);
+                           }});
+}
+
+// The pipeline's run, with a cancelled execution reported as the load's LoadCancelled.
+PipelineResult run_cancellably(const PipelineRequest& request, const PipelineHooks& hooks) {
   try {
-    execute(*backend);
+    return run_pipeline(request, hooks);
   } catch (const ExecutionStopped&) {
     throw LoadCancelled();
   }
@@ -44,27 +50,31 @@ void report_transfers(Progress& p, float lo, float hi, const std::string& text, 
            fmt::format("{}: {} of {} transfers", text, done, total));
 }
 
-// One run, from its request to the view model. Every p.set is a phase boundary, where a
-// cancelled load stops (LoadCancelled); the execution stops between two transfers.
+// One run, from its request to the view model: the pipeline (sim/pipeline/pipeline.h) on
+// the CPU backend. Every p.set is a phase boundary, where a cancelled load stops
+// (LoadCancelled); the execution stops between two transfers.
 std::unique_ptr<ViewModel> run_on_cpu(const RunRequest& request, const TopologyConfig& topology, const std::string& title,
                                       const std::string& description, Progress& p) {
   p.set(0.05f, "building and checking the schedule");
-  RunResult run = prepare_run(request, {.record_history = true});  // the view's history: checked once
-  // The topology is checked before the (long) execution, so that a bad figure is
-  // reported at once; predict_run checks it again, cheaply.
-  p.set(0.25f, "checking the topology");
-  (void)make_topology(topology, run.schedule.spec.ranks, run.schedule.total_ranks);
-  const std::string running = running_text("running on the CPU backend", estimate_cpu_run(run.schedule));
-  p.set(0.3f, running);
-  execute_cancellably(
-      p, [&](std::size_t done, std::size_t total) { report_transfers(p, 0.3f, 0.6f, running, done, total); },
-      [&run](Backend& backend) { execute_run(run, backend); });
-  p.set(0.6f, fmt::format("predicting the times on a {} topology", to_string(topology.kind)));
-  predict_run(run, topology);
-  p.set(0.7f, "recording the trace");
-  Trace trace = make_trace(run, title, description);
+  const PipelineRequest run{.run = request,
+                            .topology = topology,
+                            .record_history = true,  // the view's history: checked once
+                            .title = title,
+                            .description = description};
+  std::string running;
+  PipelineHooks hooks;
+  hooks.built = [&](const Schedule&) {
+    p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(topology.kind)));
+  };
+  hooks.backend = [&](const PipelineResult& checked) {
+    running = running_text("running on the CPU backend", estimate_cpu_run(checked.run->schedule));
+    p.set(0.3f, running);
+    return cancellable_cpu_backend(
+        p, [&](std::size_t done, std::size_t total) { report_transfers(p, 0.3f, 0.7f, running, done, total); });
+  };
+  PipelineResult result = run_cancellably(run, hooks);
   p.set(0.75f, "building the view");
-  return std::make_unique<ViewModel>(std::move(trace));
+  return std::make_unique<ViewModel>(std::move(*result.trace));
 }
 
 // The comparison's request: the same spec and options with another algorithm (each
@@ -113,29 +123,39 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   const std::size_t phases = s.phases.size();
   p.set(0.05f, phases == 1 ? std::string("building and checking the schedule")
                            : fmt::format("building and checking the schedules of {} phases", phases));
-  lesson->program = prepare_program(s, false, {.record_history = true});  // the views' histories: checked once
-  p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
-  predict_program(lesson->program, s, s.topology);
-  const std::string running = running_text("running on the CPU backend", estimate_cpu_program(lesson->program));
-  p.set(0.3f, running);
+  // Field by field: GCC 12 warns of an uninitialized string in the designated initializer here.
+  PipelineRequest program;
+  program.scenario = &s;
+  program.program = true;
+  program.topology = s.topology;
+  program.record_history = true;  // the views' histories: checked once
+  std::string running;
+  std::size_t runs = 0;
+  std::atomic<int> running_now{0};  // the collective whose transfers run (read on the workers)
   // Each distinct collective has its share of the bar, which moves with its transfers; a
   // cancel stops the lesson between two transfers.
-  const std::size_t runs = first_phases_of_runs(lesson->program).size();
-  std::atomic<int> running_now{0};  // the collective whose transfers run (read on the workers)
-  const auto share = [runs](int k) { return 0.3f + 0.4f * static_cast<float>(k) / static_cast<float>(std::max<std::size_t>(runs, 1)); };
+  const auto share = [&runs](int k) {
+    return 0.3f + 0.4f * static_cast<float>(k) / static_cast<float>(std::max<std::size_t>(runs, 1));
+  };
   const auto text = [&](int k) { return runs <= 1 ? running : fmt::format("{}, collective {} of {}", running, k + 1, runs); };
-  execute_cancellably(
-      p,
-      [&](std::size_t done, std::size_t total) {
-        const int k = running_now.load();
-        report_transfers(p, share(k), share(k + 1), text(k), done, total);
-      },
-      [&](Backend& backend) {
-        execute_program(lesson->program, backend, [&](int done, int total) {
-          running_now = done;
-          p.set(share(done), done < total ? text(done) : running);
-        });
-      });
+  PipelineHooks hooks;
+  hooks.built = [&](const Schedule&) {
+    p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
+  };
+  hooks.backend = [&](const PipelineResult& checked) {
+    runs = first_phases_of_runs(*checked.program).size();
+    running = running_text("running on the CPU backend", estimate_cpu_program(*checked.program));
+    p.set(0.3f, running);
+    return cancellable_cpu_backend(p, [&](std::size_t done, std::size_t total) {
+      const int k = running_now.load();
+      report_transfers(p, share(k), share(k + 1), text(k), done, total);
+    });
+  };
+  hooks.program_progress = [&](int done, int total) {
+    running_now = done;
+    p.set(share(done), done < total ? text(done) : running);
+  };
+  lesson->program = std::move(*run_cancellably(program, hooks).program);
   lesson->scenario = std::move(s);
   build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
     p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
@@ -214,7 +234,7 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
     RunRequest r = default_run_request();
     r.algorithm = std::string(kCustomAlgorithm);
     r.options.schedule_file = request.file.string();
-    r = adopt_schedule_spec(r, [](std::string_view) { return false; });
+    r = adopt_schedule_spec(r);
     const ScheduleFile f = load_schedule_file(request.file);
     r.spec.count = static_cast<std::uint64_t>(f.chunks_per_block) * 4;
     out.source = request.file.string();

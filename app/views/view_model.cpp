@@ -134,13 +134,10 @@ double Tally::done_by(double t) const {
 ViewModel::ViewModel(Trace trace)
     : trace_(std::move(trace)), history_(history_or_record(trace_.history, trace_.schedule)) {
   build();
-  // A window of a schedule (the other constructor) reads what earlier steps wrote: only a
-  // whole schedule replays on its own. The values view needs at most 16 elements per buffer.
-  const auto rows = history_->rows();
-  if (trace_.schedule.spec.collective != Collective::barrier &&
-      std::all_of(rows.begin(), rows.end(), [](const BufferRow& r) { return r.elements <= kMaxValueElements; }))
-    values_ = std::make_shared<const ValueHistory>(
-        ValueHistory::record(trace_.schedule, trace_.request.seed, trace_.request.input_values));
+  // The run's numbers (Trace::values, recorded with its history); a trace made without them
+  // (a test's) has them recorded here. A window of a schedule (the other constructor) reads
+  // what earlier steps wrote: only a whole schedule's values stand on their own.
+  values_ = values_or_record(trace_.values, trace_.schedule, trace_.request.seed, trace_.request.input_values);
 }
 
 ViewModel::ViewModel(Trace trace, BufferHistory history)

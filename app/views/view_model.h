@@ -100,9 +100,6 @@ std::string step_title(const Schedule& s, int k);  // "step 3/6: reduce-scatter 
 std::string no_steps_caption();                  // "This schedule has no steps: nothing moves."
 std::string start_caption(const Schedule& s);    // "Start: every rank holds only its own data. Next, step 1/6: ..."
 
-// The values view shows numbers in buffers of at most this many elements.
-inline constexpr std::uint64_t kMaxValueElements = 16;
-
 class ViewModel {
  public:
   // Shows the buffer history the trace came with (Trace::history: recorded by its run's or

@@ -1,6 +1,9 @@
 #include "sim/exec/value_history.h"
 
+#include <cmath>
 #include <cstring>
+
+#include <fmt/format.h>
 
 #include "kernels/reduce_functors.h"
 #include "sim/exec/backend.h"
@@ -84,6 +87,35 @@ std::optional<double> ValueHistory::value(int rank, BufferKind buffer, std::uint
       return written_[t][element - d.offset];
   }
   return (*initial)[element];
+}
+
+std::string ValueHistory::differs_from_run(const Schedule& s, const std::vector<RankBuffers>& buffers) const {
+  for (int r = 0; r < s.spec.ranks && r < total_ranks_; ++r) {
+    const Region all{r, BufferKind::output, 0, s.buffer_elements(r, BufferKind::output)};
+    const Region output = storage_of(s, all);
+    const std::vector<double> held = read_values(s, buffers, output);
+    const std::vector<double>& replayed = *snapshot(final_, output.rank, output.buffer);
+    for (std::uint64_t e = 0; e < held.size(); ++e) {
+      const double want = replayed.at(output.offset + e), got = held[e];
+      if (want == got || (std::isnan(want) && std::isnan(got))) continue;
+      return fmt::format("rank {} output element {}: the run holds {}, the value history {}", r, e, got, want);
+    }
+  }
+  return "";
+}
+
+bool records_values(const Schedule& s) {
+  if (s.spec.collective == Collective::barrier) return false;
+  for (int r = 0; r < s.total_ranks; ++r)
+    for (const BufferKind b : kAllBufferKinds)
+      if (storage_elements(s, r, b) > kMaxValueElements) return false;
+  return true;
+}
+
+std::shared_ptr<const ValueHistory> values_or_record(std::shared_ptr<const ValueHistory> recorded, const Schedule& s,
+                                                     std::uint64_t seed, std::span<const double> given) {
+  if (recorded || !records_values(s)) return recorded;
+  return std::make_shared<const ValueHistory>(ValueHistory::record(s, seed, given));
 }
 
 }  // namespace collsim

@@ -11,13 +11,20 @@
 // the result of every backend bit for bit.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 #include <span>
 #include <vector>
 
 #include "sim/schedule/schedule.h"
 
 namespace collsim {
+
+struct RankBuffers;
+
+// The values view shows the numbers of buffers of at most this many elements.
+inline constexpr std::uint64_t kMaxValueElements = 16;
 
 class ValueHistory {
  public:
@@ -35,6 +42,10 @@ class ValueHistory {
   // nullopt when that element is not in its destination.
   std::optional<double> written_by(std::size_t transfer, std::uint64_t element) const;
   std::size_t transfer_count() const { return written_.size(); }
+  // "" when every output element of ranks 0..spec.ranks-1 after the post-operations equals
+  // the run's own `buffers` bit for bit (NaN matching NaN), else where the first differs:
+  // the numbers a view shows are the run's.
+  std::string differs_from_run(const Schedule& s, const std::vector<RankBuffers>& buffers) const;
 
  private:
   // Per rank * 3 + buffer (real storage): the values after the pre-operations, and after
@@ -45,5 +56,13 @@ class ValueHistory {
   int total_ranks_ = 0;
   const std::vector<double>* snapshot(const std::vector<std::vector<double>>& all, int rank, BufferKind b) const;
 };
+
+// Whether a run's values are recorded for the views: every buffer of every rank holds at
+// most kMaxValueElements elements (the values view's limit), and it is not a barrier (no data).
+bool records_values(const Schedule& s);
+// `recorded` when there is one, else recorded now when records_values(s); null otherwise.
+// (A pipeline run records them while it is checked: run_pipeline with record_history.)
+std::shared_ptr<const ValueHistory> values_or_record(std::shared_ptr<const ValueHistory> recorded, const Schedule& s,
+                                                     std::uint64_t seed, std::span<const double> given = {});
 
 }  // namespace collsim

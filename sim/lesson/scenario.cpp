@@ -123,74 +123,74 @@ void refuse_format2_keys(const Table& t, std::initializer_list<std::string_view>
     if (auto e = t.find(key)) e->fail("is new in scenario format 2: start the file with `format = 2` to use it");
 }
 
-// Each flag the scenario file also sets, with how the flag's value replaces the file's.
+// Each field the scenario file also sets, with how the user's value replaces the file's.
 struct Override {
-  std::string_view flag;
+  RequestField field;
   void (*apply)(RunRequest& to, const RunRequest& from);
 };
 
 constexpr Override kOverrides[] = {
-    {"--collective", [](RunRequest& t, const RunRequest& f) { t.spec.collective = f.spec.collective; }},
-    {"--algorithm",
+    {RequestField::collective, [](RunRequest& t, const RunRequest& f) { t.spec.collective = f.spec.collective; }},
+    {RequestField::algorithm,
      [](RunRequest& t, const RunRequest& f) {
        t.algorithm = f.algorithm;
        if (f.algorithm != kCustomAlgorithm) t.options.schedule_file.clear();  // the file's schedule goes with its algorithm
      }},
-    {"--schedule",  // a schedule file means the custom algorithm (--algorithm may say so too)
+    {RequestField::schedule,  // a schedule file means the custom algorithm (--algorithm may say so too)
      [](RunRequest& t, const RunRequest& f) {
        t.options.schedule_file = f.options.schedule_file;
        t.algorithm = kCustomAlgorithm;
      }},
-    {"--ranks", [](RunRequest& t, const RunRequest& f) { t.spec.ranks = f.spec.ranks; }},
-    {"--count", [](RunRequest& t, const RunRequest& f) { t.spec.count = f.spec.count; }},
-    {"--dtype", [](RunRequest& t, const RunRequest& f) { t.spec.dtype = f.spec.dtype; }},
-    {"--op", [](RunRequest& t, const RunRequest& f) { t.spec.op = f.spec.op; }},
-    {"--inputs", [](RunRequest& t, const RunRequest& f) { t.input_values = f.input_values; }},
-    {"--root", [](RunRequest& t, const RunRequest& f) { t.spec.root = f.spec.root; }},
-    {"--in-place", [](RunRequest& t, const RunRequest& f) { t.spec.in_place = f.spec.in_place; }},
-    {"--slices", [](RunRequest& t, const RunRequest& f) { t.options.slices = f.options.slices; }},
-    {"--servers", [](RunRequest& t, const RunRequest& f) { t.options.servers = f.options.servers; }},
-    {"--colocated", [](RunRequest& t, const RunRequest& f) { t.options.colocated = f.options.colocated; }},
-    {"--ranks-per-node", [](RunRequest& t, const RunRequest& f) { t.options.ranks_per_node = f.options.ranks_per_node; }},
-    {"--seed", [](RunRequest& t, const RunRequest& f) { t.seed = f.seed; }},
+    {RequestField::ranks, [](RunRequest& t, const RunRequest& f) { t.spec.ranks = f.spec.ranks; }},
+    {RequestField::count, [](RunRequest& t, const RunRequest& f) { t.spec.count = f.spec.count; }},
+    {RequestField::dtype, [](RunRequest& t, const RunRequest& f) { t.spec.dtype = f.spec.dtype; }},
+    {RequestField::op, [](RunRequest& t, const RunRequest& f) { t.spec.op = f.spec.op; }},
+    {RequestField::inputs, [](RunRequest& t, const RunRequest& f) { t.input_values = f.input_values; }},
+    {RequestField::root, [](RunRequest& t, const RunRequest& f) { t.spec.root = f.spec.root; }},
+    {RequestField::in_place, [](RunRequest& t, const RunRequest& f) { t.spec.in_place = f.spec.in_place; }},
+    {RequestField::slices, [](RunRequest& t, const RunRequest& f) { t.options.slices = f.options.slices; }},
+    {RequestField::servers, [](RunRequest& t, const RunRequest& f) { t.options.servers = f.options.servers; }},
+    {RequestField::colocated, [](RunRequest& t, const RunRequest& f) { t.options.colocated = f.options.colocated; }},
+    {RequestField::ranks_per_node, [](RunRequest& t, const RunRequest& f) { t.options.ranks_per_node = f.options.ranks_per_node; }},
+    {RequestField::seed, [](RunRequest& t, const RunRequest& f) { t.seed = f.seed; }},
 };
 
 struct TopologyOverride {
-  std::string_view flag;
+  RequestField field;
   void (*apply)(TopologyConfig& to, const TopologyConfig& from);
 };
 
 constexpr TopologyOverride kTopologyOverrides[] = {
-    {"--topology", [](TopologyConfig& t, const TopologyConfig& f) { t.kind = f.kind; }},
-    {"--link", [](TopologyConfig& t, const TopologyConfig& f) { t.link = f.link; }},
-    {"--bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.bandwidth_gbps = f.bandwidth_gbps; }},
-    {"--latency", [](TopologyConfig& t, const TopologyConfig& f) { t.latency_us = f.latency_us; }},
-    {"--uplink", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink = f.uplink; }},
-    {"--uplink-bandwidth", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps; }},
-    {"--uplink-latency", [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_latency_us = f.uplink_latency_us; }},
-    {"--group-size", [](TopologyConfig& t, const TopologyConfig& f) { t.group_size = f.group_size; }},
-    {"--nic", [](TopologyConfig& t, const TopologyConfig& f) { t.nic_per_gpu = f.nic_per_gpu; }},
-    {"--reduce-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.reduce_rate_gbps = f.reduce_rate_gbps; }},
-    {"--copy-rate", [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
-    {"--link-override", [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
-    {"--protocol", [](TopologyConfig& t, const TopologyConfig& f) { t.protocol = f.protocol; }},
+    {RequestField::topology, [](TopologyConfig& t, const TopologyConfig& f) { t.kind = f.kind; }},
+    {RequestField::link, [](TopologyConfig& t, const TopologyConfig& f) { t.link = f.link; }},
+    {RequestField::bandwidth, [](TopologyConfig& t, const TopologyConfig& f) { t.bandwidth_gbps = f.bandwidth_gbps; }},
+    {RequestField::latency, [](TopologyConfig& t, const TopologyConfig& f) { t.latency_us = f.latency_us; }},
+    {RequestField::uplink, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink = f.uplink; }},
+    {RequestField::uplink_bandwidth, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps; }},
+    {RequestField::uplink_latency, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_latency_us = f.uplink_latency_us; }},
+    {RequestField::group_size, [](TopologyConfig& t, const TopologyConfig& f) { t.group_size = f.group_size; }},
+    {RequestField::nic, [](TopologyConfig& t, const TopologyConfig& f) { t.nic_per_gpu = f.nic_per_gpu; }},
+    {RequestField::reduce_rate, [](TopologyConfig& t, const TopologyConfig& f) { t.reduce_rate_gbps = f.reduce_rate_gbps; }},
+    {RequestField::copy_rate, [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
+    {RequestField::link_override, [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
+    {RequestField::protocol, [](TopologyConfig& t, const TopologyConfig& f) { t.protocol = f.protocol; }},
 };
 
 }  // namespace
 
-TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_flags,
-                                        const FlagGiven& given) {
+TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_user,
+                                        const GivenFields& given) {
   TopologyConfig c = from_file;
   for (const TopologyOverride& o : kTopologyOverrides)
-    if (given(o.flag)) o.apply(c, from_flags);
-  if (given("--late") || given("--slow")) c.stragglers = from_flags.stragglers;  // the list as a whole
+    if (given(o.field)) o.apply(c, from_user);
+  if (given(RequestField::stragglers)) c.stragglers = from_user.stragglers;  // the list as a whole
   return c;
 }
 
-RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given) {
+RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_user, const GivenFields& given) {
   RunRequest r = from_file;
   for (const Override& o : kOverrides)
-    if (given(o.flag)) o.apply(r, from_flags);
+    if (given(o.field)) o.apply(r, from_user);
   return adopt_schedule_spec(std::move(r), given);
 }
 

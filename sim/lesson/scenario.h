@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/lesson/lesson.h"
+#include "sim/run/request_fields.h"
 #include "sim/run/run.h"
 #include "sim/model/topology.h"
 
@@ -73,34 +74,31 @@ struct Scenario {
 // The request `collsim run` uses when nothing says otherwise (count 1M, unlike RunRequest's 0).
 RunRequest default_run_request();
 
-// Whether the user gave a flag (by its long name, e.g. "--ranks") rather than leaving its default.
-using FlagGiven = std::function<bool(std::string_view flag)>;
-
-// Flags override a scenario's values, but only the flags the user actually gave: for
-// each of --collective --algorithm --ranks --count --dtype --op --root --in-place
-// --slices --servers --colocated --ranks-per-node --seed that `given` reports, the
-// value in `from_flags` replaces the file's. (--backend is the front end's business.)
-// --schedule FILE replaces the file's schedule and selects the algorithm "custom"; an
-// --algorithm other than custom drops the file's schedule. Then, for "custom", the
-// schedule file's collective, ranks, root and count replace those no flag gave
-// (adopt_schedule_spec in custom_schedule.h).
-RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_flags, const FlagGiven& given);
-// The same for [topology]: each of --topology --link --bandwidth --latency --uplink
-// --uplink-bandwidth --uplink-latency --group-size --nic --reduce-rate --copy-rate that
-// `given` reports replaces the file's value; --link-override replaces the file's
-// overrides, and --late or --slow its stragglers, as a whole.
-TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_flags,
-                                        const FlagGiven& given);
-// Both for a whole scenario, the way front ends apply flags. A single-collective scenario
-// (single_collective()) takes every flag as above, and its phase follows its request. A
-// lesson of several phases takes --ranks (every phase; roots, servers and compute figures
-// per rank must still fit, and [training] generates its phases again), --seed and the
-// topology flags; the flags that change one collective (--collective --algorithm --count
-// --dtype --op --root --in-place --slices --servers --colocated --ranks-per-node
-// --schedule) are refused with an InputError that says to edit the file instead.
-// (--backend stays the front end's business: it is not in RunRequest.)
-Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
-                                  const FlagGiven& given);
+// A user's values override a scenario's, but only the fields the user gave (`given`,
+// run/request_fields.h; the CLI's flags, the app's run editor). For each of collective,
+// algorithm, ranks, count, dtype, op, inputs, root, in_place, slices, servers, colocated,
+// ranks_per_node and seed given, the value in `from_user` replaces the file's. (The
+// backend is the front end's business.) A given schedule file replaces the file's schedule
+// and selects the algorithm "custom"; a given algorithm other than custom drops the file's
+// schedule. Then, for "custom", the schedule file's collective, ranks, root and count
+// replace those not given (adopt_schedule_spec in custom_schedule.h).
+RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& from_user, const GivenFields& given);
+// The same for [topology]: each of topology, link, bandwidth, latency, uplink,
+// uplink_bandwidth, uplink_latency, group_size, nic, reduce_rate, copy_rate and protocol
+// given replaces the file's value; link_override replaces the file's overrides, and
+// stragglers its stragglers, as a whole.
+TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_user,
+                                        const GivenFields& given);
+// Both for a whole scenario, the way front ends apply what the user gave. A
+// single-collective scenario (single_collective()) takes every field as above, and its
+// phase follows its request. A lesson of several phases takes ranks (every phase; roots,
+// servers and compute figures per rank must still fit, and [training] generates its phases
+// again), seed and the topology's fields; the fields that change one collective
+// (collective, algorithm, count, dtype, op, inputs, root, in_place, slices, servers,
+// colocated, ranks_per_node, schedule) are refused with an InputError, naming the field by
+// its flag (field_flag), that says to edit the file instead.
+Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_user, const TopologyConfig& topology_from_user,
+                                  const GivenFields& given);
 
 // Parses scenario text. Every error is an InputError that starts with
 // "SOURCE:LINE:COLUMN:" and names the key ("key 'collective.ranks'"): malformed TOML,

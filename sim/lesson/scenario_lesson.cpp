@@ -110,7 +110,13 @@ void read_custom(const Table& t, const std::string& file, RunRequest& r) {
   agree("ranks", std::to_string(r.spec.ranks), std::to_string(f.ranks));
   if (collective_has_root(f.collective)) agree("root", std::to_string(r.spec.root), std::to_string(f.root));
   if (f.count) agree("count", std::to_string(r.spec.count), std::to_string(*f.count));
-  r = adopt_schedule_spec(r, [&](std::string_view flag) { return t.find(flag.substr(2)).has_value(); });
+  // The file's own keys win over the schedule's, as given flags do.
+  GivenFields in_file;
+  for (const auto& [key, field] : {std::pair{"collective", RequestField::collective}, {"ranks", RequestField::ranks},
+                                   {"root", RequestField::root}, {"count", RequestField::count},
+                                   {"in_place", RequestField::in_place}})
+    if (t.find(key)) in_file.add(field);
+  r = adopt_schedule_spec(r, in_file);
 }
 
 // A lesson fixes its ranks for every phase, so a schedule written by hand for other ranks
@@ -846,21 +852,21 @@ void read_format2(const Table& top, Scenario& s) {
 
 // --- overrides ---------------------------------------------------------------------------------
 
-// The flags that change one collective, and the key a lesson's phase has instead.
-constexpr std::pair<std::string_view, std::string_view> kCollectiveFlags[] = {
-    {"--collective", "collective"},
-    {"--algorithm", "algorithm"},
-    {"--count", "count"},
-    {"--dtype", "dtype"},
-    {"--op", "op"},
-    {"--inputs", "inputs"},
-    {"--root", "root"},
-    {"--in-place", "in_place"},
-    {"--slices", "slices"},
-    {"--servers", "servers"},
-    {"--colocated", "colocated"},
-    {"--ranks-per-node", "ranks_per_node"},
-    {"--schedule", "schedule"},
+// The fields that change one collective, and the key a lesson's phase has instead.
+constexpr std::pair<RequestField, std::string_view> kCollectiveFields[] = {
+    {RequestField::collective, "collective"},
+    {RequestField::algorithm, "algorithm"},
+    {RequestField::count, "count"},
+    {RequestField::dtype, "dtype"},
+    {RequestField::op, "op"},
+    {RequestField::inputs, "inputs"},
+    {RequestField::root, "root"},
+    {RequestField::in_place, "in_place"},
+    {RequestField::slices, "slices"},
+    {RequestField::servers, "servers"},
+    {RequestField::colocated, "colocated"},
+    {RequestField::ranks_per_node, "ranks_per_node"},
+    {RequestField::schedule, "schedule"},
 };
 
 std::string phase_label(const Scenario& s, std::size_t i) {
@@ -950,12 +956,12 @@ bool ranks_allowed(const Scenario& s, int n) {
   return render_text(fmt::format("{{{} ? 1 : 0}}", s.ranks_allowed), scope, s.ranks_allowed_where, "ranks") == "1";
 }
 
-void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const FlagGiven& given) {
-  if (given("--ranks") && from_flags.spec.ranks != s.ranks && !ranks_allowed(s, from_flags.spec.ranks))
+void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const GivenFields& given) {
+  if (given(RequestField::ranks) && from_flags.spec.ranks != s.ranks && !ranks_allowed(s, from_flags.spec.ranks))
     throw InputError(fmt::format("--ranks {}: {} runs only at rank counts where {} (ranks_allowed, {}): its phases or "
                                  "figures need them",
                                  from_flags.spec.ranks, s.source, s.ranks_allowed, s.ranks_allowed_where));
-  if (!s.ranks_fixed || !given("--ranks") || from_flags.spec.ranks == s.ranks) return;
+  if (!s.ranks_fixed || !given(RequestField::ranks) || from_flags.spec.ranks == s.ranks) return;
   throw InputError(fmt::format("--ranks {}: {} is written for {} ranks only (ranks_fixed){}: its text states facts of {} "
                                "ranks that would be false at {}; copy the file and edit it to try another rank count",
                                from_flags.spec.ranks, s.source, s.ranks,
@@ -966,9 +972,9 @@ void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const F
 }  // namespace
 
 Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
-                                  const FlagGiven& given) {
+                                  const GivenFields& given) {
   // A rank count of 0 or less says so first, before any question or phase trips over it.
-  if (given("--ranks") && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
+  if (given(RequestField::ranks) && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
   refuse_fixed_ranks(s, from_flags, given);
   Scenario out = s;
   out.topology = apply_topology_overrides(s.topology, topology_flags, given);
@@ -981,12 +987,12 @@ Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flag
     check_questions(out, "the command line's flags");
     return out;
   }
-  for (const auto& [flag, key] : kCollectiveFlags)
-    if (given(flag))
+  for (const auto& [field, key] : kCollectiveFields)
+    if (given(field))
       throw InputError(fmt::format("{} changes one collective; {} has {} phase{}: edit the phase's `{}` in the file",
-                                   flag, s.source, s.phases.size(), s.phases.size() == 1 ? "" : "s", key));
-  if (given("--seed")) out.request.seed = from_flags.seed;
-  if (given("--ranks") && from_flags.spec.ranks != s.ranks) {
+                                   field_flag(field), s.source, s.phases.size(), s.phases.size() == 1 ? "" : "s", key));
+  if (given(RequestField::seed)) out.request.seed = from_flags.seed;
+  if (given(RequestField::ranks) && from_flags.spec.ranks != s.ranks) {
     set_lesson_ranks(out, from_flags.spec.ranks);
     check_questions(out, fmt::format("--ranks {}", from_flags.spec.ranks));
   } else {

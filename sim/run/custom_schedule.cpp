@@ -522,14 +522,14 @@ BuiltSchedule build_from_file(const ScheduleFile& f, const CollectiveSpec& spec)
   return built;
 }
 
-RunRequest adopt_schedule_spec(RunRequest r, const std::function<bool(std::string_view)>& given) {
+RunRequest adopt_schedule_spec(RunRequest r, const GivenFields& given) {
   if (r.algorithm != kCustomAlgorithm || r.options.schedule_file.empty()) return r;
   const ScheduleFile f = load_schedule_file(r.options.schedule_file);
-  if (!given("--collective")) r.spec.collective = f.collective;
-  if (!given("--ranks")) r.spec.ranks = f.ranks;
-  if (!given("--root")) r.spec.root = f.root;
-  if (f.count && !given("--count")) r.spec.count = *f.count;
-  if (f.in_place && !given("--in-place")) r.spec.in_place = *f.in_place;
+  if (!given(RequestField::collective)) r.spec.collective = f.collective;
+  if (!given(RequestField::ranks)) r.spec.ranks = f.ranks;
+  if (!given(RequestField::root)) r.spec.root = f.root;
+  if (f.count && !given(RequestField::count)) r.spec.count = *f.count;
+  if (f.in_place && !given(RequestField::in_place)) r.spec.in_place = *f.in_place;
   return r;
 }
 

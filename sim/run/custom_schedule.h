@@ -16,6 +16,7 @@
 
 #include "sim/schedule/algorithm.h"
 #include "sim/core/errors.h"
+#include "sim/run/request_fields.h"
 #include "sim/run/run.h"
 #include "sim/schedule/schedule.h"
 
@@ -117,11 +118,11 @@ struct BuiltSchedule {
 // or a place does not exist at this count, naming the file position.
 BuiltSchedule build_from_file(const ScheduleFile& file, const CollectiveSpec& spec);
 
-// The spec fields a schedule file fixes (collective, ranks, root, and count when it gives
-// one), applied to `r` when r.algorithm is "custom", except those `given` reports as given
-// explicitly (by flag name: "--collective", "--ranks", "--root", "--count"): a given value
-// that disagrees with the file is an error later, when the schedule is built.
-RunRequest adopt_schedule_spec(RunRequest r, const std::function<bool(std::string_view flag)>& given);
+// The spec fields a schedule file fixes (collective, ranks, root, and count and in_place
+// when it gives them), applied to `r` when r.algorithm is "custom", except those the user
+// gave (`given`): a given value that disagrees with the file is an error later, when the
+// schedule is built.
+RunRequest adopt_schedule_spec(RunRequest r, const GivenFields& given = {});
 
 // A hand-written schedule that loads but is wrong. what() is the student's explanation
 // (with FILE:LINE:COLUMN of the transfer to blame, when there is one) followed by the

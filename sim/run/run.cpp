@@ -149,6 +149,12 @@ void check_into(RunResult& result, const PrepareOptions& options) {
   result.dependencies = std::move(report.dependencies);
 }
 
+// The value history beside the buffer history, for the views (PrepareOptions::record_history).
+void record_values(RunResult& result, const PrepareOptions& options) {
+  if (!options.record_history) return;
+  result.values = values_or_record(nullptr, result.schedule, result.request.seed, result.request.input_values);
+}
+
 // Builds result.request's schedule into result. Returns whether it is checked already: a
 // hand-written schedule is checked while it is built (so that a wrong one is explained),
 // and that check's dependencies and history are kept instead of checking it again.
@@ -218,6 +224,7 @@ RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) 
   result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   refuse_if_too_large(result.schedule);
   if (!checked) check_into(result, options);
+  record_values(result, options);
   return result;
 }
 
@@ -238,6 +245,7 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
         fmt::format("not executed (--model-only); symbolic check skipped above {} ranks", kMaxRanks);
   } else {
     if (!checked) check_into(result, options);
+    record_values(result, options);
     result.verification.rule = "not executed (--model-only); schedule checked symbolically";
   }
   return result;
@@ -264,6 +272,10 @@ void execute_run(RunResult& result, Backend& backend, int only_rank) {
   InputBytes inputs;
   for (int r = 0; r < result.schedule.spec.ranks; ++r) inputs.push_back(input_before_run(result, r));
   result.verification = verify_outputs(result.schedule, result.buffers, inputs, only_rank);
+  // The values view shows the value history's numbers: they must be the run's.
+  if (result.values && only_rank < 0)
+    if (const std::string differs = result.values->differs_from_run(result.schedule, result.buffers); !differs.empty())
+      throw std::logic_error("the value history is not the run's: " + differs);
 }
 
 std::span<const std::byte> input_before_run(const RunResult& r, int rank) {

@@ -15,6 +15,7 @@
 #include "sim/check/buffer_history.h"
 #include "sim/check/checker.h"
 #include "sim/exec/reference.h"
+#include "sim/exec/value_history.h"
 #include "sim/model/timing_model.h"
 
 namespace collsim {
@@ -45,12 +46,17 @@ struct RunResult {
   // What every buffer cell held when, recorded by the run's one check when asked for
   // (PrepareOptions::record_history): views read it instead of checking again.
   std::shared_ptr<const BufferHistory> history;
+  // The numbers every element held after each transfer (exec/value_history.h), recorded
+  // with the history when the buffers are small enough to show them (records_values), and
+  // checked against the run's own outputs once it has executed: the values view's numbers.
+  std::shared_ptr<const ValueHistory> values;
 };
 
 // What prepare_run does besides building and checking.
 struct PrepareOptions {
   // Record the buffer history during the check, for views (the GUI, the storyboard, lesson
-  // answers). Off for the CLI's plain run: a 1024-rank ring's history is large and unread.
+  // answers), and the value history where records_values says so. Off for the CLI's plain
+  // run: a 1024-rank ring's history is large and unread.
   bool record_history = false;
 };
 

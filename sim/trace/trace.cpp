@@ -53,6 +53,7 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.workers = run.execution.workers;
   t.schedule = run.schedule;
   t.history = run.history;
+  t.values = run.values;
   t.records = records_of(run);
   t.verification = run.verification;
   const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);

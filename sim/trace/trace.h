@@ -97,6 +97,9 @@ struct Trace {
   // (PrepareOptions::record_history, parse_trace_json's record_history); null when nobody
   // asked. Not written to the file: it is derived from the schedule.
   std::shared_ptr<const BufferHistory> history;
+  // The numbers behind the cells (RunResult::values), where the run or the import recorded
+  // them; null otherwise. Not written to the file either.
+  std::shared_ptr<const ValueHistory> values;
 };
 
 // The figures of a run's prediction (run.model must be set).

@@ -601,6 +601,8 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
   t.device = backend["device"].str();
   t.workers = backend["workers"].int32(0, std::numeric_limits<int>::max());
   t.schedule = read_schedule(root["schedule"], t.request, record_history ? &t.history : nullptr);
+  // With the history, the numbers behind it, as a run records them (RunResult::values).
+  if (record_history) t.values = values_or_record(nullptr, t.schedule, t.request.seed, t.request.input_values);
   t.records = read_records(root["records"], t.schedule.transfers.size());
   t.verification = read_verification(root["verification"]);
   // The file has no key for it: a --model-only run writes backend "none" (prepare_model_run)

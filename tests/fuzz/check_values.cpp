@@ -113,7 +113,7 @@ void check_values(std::string_view input) {
     add_flag(flags, given, line);
     begin = end + 1;
   }
-  const FlagGiven was_given = [&](std::string_view flag) {
+  const cli::FlagGiven was_given = [&](std::string_view flag) {
     return std::find(given.begin(), given.end(), flag) != given.end();
   };
   try {

@@ -1,5 +1,5 @@
 # The desktop app under a virtual display (cmake -P; registered by tests/gui/gui.cmake).
-#   -DCASE=screenshots | frames | script | errors | lessons | lesson_script
+#   -DCASE=screenshots | frames | script | errors | lessons | lesson_script | layout | lecture | same_trace
 #   -DGUI=<collsim-gui> -DCLI=<collsim> -DPNG_CHECK=<gui_png_check> -DXVFB_RUN=<xvfb-run or empty>
 #   -DSOURCE_DIR=<repo root> -DWORK_DIR=<scratch folder, recreated>
 # Each case prints every check and fails at the end if any failed.
@@ -316,6 +316,35 @@ elseif(CASE STREQUAL "lesson_script")
       check(FALSE "the lesson's Chrome trace parses, with events (${json_error})")
     endif()
   endif()
+elseif(CASE STREQUAL "same_trace")
+  # One request through three front ends -- `collsim run`, the app's loader and `collsim
+  # html` -- each a call into sim's one pipeline (sim/pipeline/pipeline.h): the same trace,
+  # byte for byte, apart from the measured clock (tests/gui/same_trace.py says what that is).
+  # A single collective (the JSON trace) and a lesson of two phases (the lesson trace).
+  find_program(PYTHON3 python3 REQUIRED)
+  set(ENV{GUI_TEST_WORK} "${WORK_DIR}")
+  set(lesson "${SOURCE_DIR}/scenarios/lessons/02_ring_vs_parameter_server.toml")
+  foreach(item IN ITEMS "ring;${ring};json;app.json" "lesson;${lesson};lesson-json;app.lesson.json")
+    list(GET item 0 name)
+    list(GET item 1 input)
+    list(GET item 2 kind)
+    list(GET item 3 app_file)
+    execute_process(COMMAND "${CLI}" run "${input}" --backend cpu --trace "${WORK_DIR}/${name}.cli.json"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    expect_exit(0 "${name}: collsim run --trace")
+    execute_process(COMMAND "${CLI}" html "${input}" --out "${WORK_DIR}/${name}.html" --trace "${WORK_DIR}/${name}.html.json"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    expect_exit(0 "${name}: collsim html --trace")
+    file(WRITE "${WORK_DIR}/${name}.txt" "export ${kind} ${WORK_DIR}/app\n")
+    gui(ARGS "${input}" --script "${WORK_DIR}/${name}.txt")
+    expect_exit(0 "${name}: the app exports its trace")
+    file(RENAME "${WORK_DIR}/${app_file}" "${WORK_DIR}/${name}.app.json")
+    execute_process(COMMAND "${PYTHON3}" "${SOURCE_DIR}/tests/gui/same_trace.py" "${WORK_DIR}/${name}.cli.json"
+                            "${WORK_DIR}/${name}.app.json" "${WORK_DIR}/${name}.html.json"
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    message(STATUS "${out}")
+    expect_exit(0 "${name}: the CLI's, the app's and the page's traces are the same bytes (measured times aside)")
+  endforeach()
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")
 endif()
