@@ -293,8 +293,10 @@ void check_size(const gui::ViewModel& vm, const std::string& source) {
 json view_json(const gui::ViewModel& vm, const PageText& text) {
   const Schedule& s = vm.schedule();
   json clocks = json::object();
-  CaptionTexts texts;  // every clock's captions, each text once
-  for (gui::ClockKind k : gui::kAllClocks)
+  // Every clock's captions, each text once; the measured clock's last, so that the other
+  // clocks' (the same on every run of one schedule) come first and always alike.
+  CaptionTexts texts;
+  for (gui::ClockKind k : {gui::ClockKind::steps, gui::ClockKind::predicted, gui::ClockKind::measured})
     if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k, texts);
   const Trace& t = vm.trace();
   return {{"collective", std::string(to_string(s.spec.collective))},
