@@ -155,7 +155,7 @@ TEST_CASE("a trace records the run: metadata, schedule, records, verification") 
   CHECK(t.format_version == kTraceFormatVersion);
   CHECK_FALSE(t.collsim_version.empty());
   CHECK(t.backend == "cpu");
-  CHECK(t.workers == 2);
+  CHECK(t.execution.workers == 2);
   CHECK(t.schedule.transfers.size() == r.schedule.transfers.size());
   REQUIRE(t.records.size() == r.execution.timings.size());
   CHECK(t.records[5].measured_end_ns == r.execution.timings[5].end_ns);

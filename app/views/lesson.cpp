@@ -13,23 +13,6 @@
 namespace collsim::gui {
 namespace {
 
-bool runs_every_step(const PhaseRun& pr) { return pr.source_transfer.size() == pr.run->schedule.transfers.size(); }
-
-// A phase's predicted figures: its own span, and the bandwidths only when it is the
-// whole collective (the whole run's algorithm bytes over a part of its time mean nothing).
-void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double duration_ns, bool whole) {
-  s.time_ns = duration_ns;
-  const Bandwidth bw = whole ? bandwidth(spec, duration_ns) : Bandwidth{};
-  s.algbw_gbps = bw.algbw_gbps;
-  s.busbw_gbps = bw.busbw_gbps;
-  if (!whole) {  // the collective alone's: not this part's
-    s.busiest_links.clear();
-    s.closed_form.clear();
-    s.closed_form_values.clear();
-    s.closed_form_ns.reset();
-  }
-}
-
 // A text rendered for the run, or as written when the run lacks a name it uses (the app
 // re-ran the lesson with another algorithm, whose stages the text does not know): the
 // app shows the lesson rather than refuse it; `collsim validate` reports such a text.
@@ -42,44 +25,6 @@ std::string shown_or_written(const std::string& written, const std::function<std
 }
 
 }  // namespace
-
-Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description) {
-  const PhaseRun& pr = p.phases.at(k);
-  Trace whole = make_trace(*pr.run, s.title, description);
-  if (s.single_collective()) return whole;
-  Trace t = whole;
-  t.schedule = pr.schedule;
-  t.records.clear();
-  std::int64_t first = 0, last = 0;
-  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
-    const TransferRecord& r = whole.records[pr.source_transfer[i]];
-    first = i == 0 ? r.measured_begin_ns : std::min(first, r.measured_begin_ns);
-    last = std::max(last, r.measured_end_ns);
-  }
-  const bool predicted = p.predicted && pr.begin_ns.size() == pr.source_transfer.size();
-  const double origin = predicted ? pr.begin() : 0.0;
-  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
-    TransferRecord r = whole.records[pr.source_transfer[i]];
-    r.measured_begin_ns -= first;
-    r.measured_end_ns -= first;
-    r.predicted_begin_ns.reset();
-    r.predicted_end_ns.reset();
-    if (predicted) r.predicted_begin_ns = pr.begin_ns[i] - origin, r.predicted_end_ns = pr.end_ns[i] - origin;
-    t.records.push_back(r);
-  }
-  const bool every_step = runs_every_step(pr);
-  if (!every_step) {  // the measured figures of the part: its span, no bandwidths
-    t.history.reset();  // the whole collective's: build_lesson gives the view its window
-    t.summary.time_ns = last - first;
-    t.summary.algbw_gbps.reset();
-    t.summary.busbw_gbps.reset();
-  }
-  if (t.predicted && predicted)
-    phase_prediction(*t.predicted, t.schedule.spec, pr.end() - pr.begin(), every_step);
-  else
-    t.predicted.reset();
-  return t;
-}
 
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::size_t n = l.phase_count();
@@ -94,7 +39,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
     if (!pr.run) continue;
     if (progress) progress(k, n);
     Trace t = phase_trace(l.scenario, l.program, k, l.description);
-    if (runs_every_step(pr)) {
+    if (phase_runs_every_step(pr)) {
       l.views[k] = std::make_shared<ViewModel>(std::move(t));
       continue;
     }

@@ -47,12 +47,6 @@ struct Lesson {
   const PhaseRun& run_of(std::size_t k) const { return program.phases.at(k); }
 };
 
-// What a collective phase's view shows: its run's trace cut to the phase's transfers,
-// measured times from the phase's first transfer and predicted ones from its begin.
-// A single-collective scenario's is make_trace's, unchanged.
-// `description` is the lesson's, rendered (lesson_description).
-Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description);
-
 // Builds every view and answers every question of a program that has been prepared
 // (with record_history, so that no view checks a schedule again), predicted and executed. `progress(k, n)` runs before view k of n (the loader checks for
 // a cancel there). Throws ScheduleError only for a broken schedule, like ViewModel.

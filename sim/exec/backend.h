@@ -56,10 +56,9 @@ struct ProcessClock {
   friend bool operator==(const ProcessClock&, const ProcessClock&) = default;
 };
 
-struct Execution {
-  std::vector<TransferTiming> timings;  // one per transfer, in schedule order
-  std::int64_t total_ns = 0;            // pre-operations through post-operations
-  int workers = 0;
+// What an execution says besides its times: kept whole by the trace (Trace::execution).
+struct ExecutionFacts {
+  int workers = 0;  // worker threads or streams the backend used
   // Across MPI processes only (empty otherwise): every process's clock, and the transfers
   // whose receive ended before their send began once the clocks are aligned.
   std::vector<ProcessClock> processes;
@@ -67,6 +66,11 @@ struct Execution {
   std::string first_causality_violation;
   // CPU backend with fuse_forwarding: transfers run fused into an earlier one's chain.
   std::uint64_t fused_transfers = 0;
+};
+
+struct Execution : ExecutionFacts {
+  std::vector<TransferTiming> timings;  // one per transfer, in schedule order (the trace's records)
+  std::int64_t total_ns = 0;            // pre-operations through post-operations (the trace's summary)
 };
 
 class Backend {

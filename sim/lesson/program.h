@@ -14,6 +14,7 @@
 #include "sim/run/run_estimate.h"
 #include "sim/lesson/scenario.h"
 #include "sim/model/timing_model.h"
+#include "sim/trace/trace.h"
 
 namespace collsim {
 
@@ -90,7 +91,18 @@ void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& 
 // single-run summaries).
 void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config);
 
-// --- exports (program_trace.cpp): each returns a whole file's text ---------------------
+// --- a phase's own trace, and the exports (program_trace.cpp) -------------------------
+// Whether collective phase `pr` runs every step of its collective (false for a compute phase).
+bool phase_runs_every_step(const PhaseRun& pr);
+// What a collective phase's view shows: its run's trace cut to the phase's transfers,
+// measured times from the phase's first transfer and predicted ones from its begin; the
+// bandwidths, busiest links and closed form only when it runs its whole collective (those
+// of a part mean nothing), and the buffer and value histories only then (a part's view
+// takes its window of the whole history). A single-collective scenario's is make_trace's,
+// unchanged. `description` is the lesson's, rendered (lesson_description).
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description);
+
+// Each export returns a whole file's text.
 // Chrome trace-event JSON: one process per rank with a "compute" and a "communication"
 // track (a slice per phase) and a "transfers" track (a slice per transfer received), all
 // at predicted times; instant events mark phase boundaries.

@@ -17,6 +17,7 @@
 #include "sim/core/csv.h"
 #include "sim/trace/json_writer.h"
 #include "sim/lesson/program.h"
+#include "sim/trace/trace.h"
 
 namespace collsim {
 namespace {
@@ -280,6 +281,21 @@ ojson rank_totals_json(const ProgramResult& p, std::size_t r) {
   return j;
 }
 
+// A phase's predicted figures: its own span, and the bandwidths only when it is the
+// whole collective (the whole run's algorithm bytes over a part of its time mean nothing).
+void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double duration_ns, bool whole) {
+  s.time_ns = duration_ns;
+  const Bandwidth bw = whole ? bandwidth(spec, duration_ns) : Bandwidth{};
+  s.algbw_gbps = bw.algbw_gbps;
+  s.busbw_gbps = bw.busbw_gbps;
+  if (!whole) {  // the collective alone's: not this part's
+    s.busiest_links.clear();
+    s.closed_form.clear();
+    s.closed_form_values.clear();
+    s.closed_form_ns.reset();
+  }
+}
+
 }  // namespace
 
 std::string program_to_chrome(const Scenario& s, const ProgramResult& p) {
@@ -316,6 +332,49 @@ std::string program_to_csv(const Scenario& s, const ProgramResult& p) {
       csv_compute(p, phase, pr, name, out);
   }
   return out;
+}
+
+bool phase_runs_every_step(const PhaseRun& pr) {
+  return pr.run && pr.source_transfer.size() == pr.run->schedule.transfers.size();
+}
+
+Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description) {
+  const PhaseRun& pr = p.phases.at(k);
+  Trace whole = make_trace(*pr.run, s.title, description);
+  if (s.single_collective()) return whole;
+  Trace t = whole;
+  t.schedule = pr.schedule;
+  t.records.clear();
+  std::int64_t first = 0, last = 0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    const TransferRecord& r = whole.records[pr.source_transfer[i]];
+    first = i == 0 ? r.measured_begin_ns : std::min(first, r.measured_begin_ns);
+    last = std::max(last, r.measured_end_ns);
+  }
+  const bool predicted = p.predicted && pr.begin_ns.size() == pr.source_transfer.size();
+  const double origin = predicted ? pr.begin() : 0.0;
+  for (std::size_t i = 0; i < pr.source_transfer.size(); ++i) {
+    TransferRecord r = whole.records[pr.source_transfer[i]];
+    r.measured_begin_ns -= first;
+    r.measured_end_ns -= first;
+    r.predicted_begin_ns.reset();
+    r.predicted_end_ns.reset();
+    if (predicted) r.predicted_begin_ns = pr.begin_ns[i] - origin, r.predicted_end_ns = pr.end_ns[i] - origin;
+    t.records.push_back(r);
+  }
+  const bool every_step = phase_runs_every_step(pr);
+  if (!every_step) {  // the measured figures of the part: its span, no bandwidths
+    t.history.reset();  // the whole collective's: a view takes its window (BufferHistory::window)
+    t.values.reset();   // numbers of the whole schedule's transfers, not of the part's
+    t.summary.time_ns = last - first;
+    t.summary.algbw_gbps.reset();
+    t.summary.busbw_gbps.reset();
+  }
+  if (t.predicted && predicted)
+    phase_prediction(*t.predicted, t.schedule.spec, pr.end() - pr.begin(), every_step);
+  else
+    t.predicted.reset();
+  return t;
 }
 
 std::string program_to_json(const Scenario& s, const ProgramResult& p) {

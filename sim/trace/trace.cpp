@@ -50,7 +50,7 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.backend = run.backend;
   t.model_only = run.model_only;
   t.device = run.device;
-  t.workers = run.execution.workers;
+  t.execution = run.execution;  // the facts; the times are below
   t.schedule = run.schedule;
   t.history = run.history;
   t.values = run.values;
@@ -59,9 +59,6 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   const Bandwidth bw = bandwidth(run.schedule.spec, run.execution.total_ns);
   t.summary = {run.execution.total_ns, bw.algbw_gbps, bw.busbw_gbps};
   if (run.model) t.predicted = summarize_prediction(run);
-  t.processes = run.execution.processes;
-  t.causality_violations = run.execution.causality_violations;
-  t.first_causality_violation = run.execution.first_causality_violation;
   return t;
 }
 

@@ -82,17 +82,15 @@ struct Trace {
   // its backend "none" with nothing checked: the one rule, here, that every view reads.
   bool model_only = false;
   std::string device;                 // "host CPU (2 worker threads)"
-  int workers = 0;                    // worker threads or streams the backend used
   Schedule schedule;                  // its spec and algorithm equal the request's
   std::vector<TransferRecord> records;  // one per schedule transfer, same order
   Verification verification;
   TraceSummary summary;
   std::optional<PredictedSummary> predicted;  // with the timing model's predictions only
-  // A run across MPI processes (backend "mpi"): each process's host, pid and clock offset
-  // to rank 0's, and the causality check of the aligned times; empty for one process.
-  std::vector<ProcessClock> processes;
-  std::uint64_t causality_violations = 0;
-  std::string first_causality_violation;
+  // The execution's facts as the backend gave them (workers; across MPI processes each
+  // process's host, pid and clock offset to rank 0's, and the causality check of the
+  // aligned times, empty for one process); its times are the records and the summary.
+  ExecutionFacts execution;
   // What every buffer cell held when, as the run's or the import's one check recorded it
   // (PrepareOptions::record_history, parse_trace_json's record_history); null when nobody
   // asked. Not written to the file: it is derived from the schedule.

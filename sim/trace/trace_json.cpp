@@ -165,7 +165,7 @@ std::string trace_to_json(const Trace& t) {
   const bool scenario = !t.scenario_title.empty() || !t.scenario_description.empty();
   w.add("scenario", scenario ? ojson{{"title", t.scenario_title}, {"description", t.scenario_description}} : ojson());
   w.add("request", request_json(t.request));
-  w.add("backend", {{"name", t.backend}, {"device", t.device}, {"workers", t.workers}});
+  w.add("backend", {{"name", t.backend}, {"device", t.device}, {"workers", t.execution.workers}});
   write_schedule(w, t.schedule);
   w.add_array("records", t.records.size(), [&](std::size_t i) { return record_json(i, t.records[i]); });
   const Verification& v = t.verification;
@@ -175,13 +175,13 @@ std::string trace_to_json(const Trace& t) {
   w.add("summary", {{"time_ns", t.summary.time_ns}, {"algbw_gbps", bandwidth_json(t.summary.algbw_gbps)},
                     {"busbw_gbps", bandwidth_json(t.summary.busbw_gbps)}});
   if (t.predicted) w.add("predicted", predicted_json(*t.predicted));
-  if (!t.processes.empty()) {
+  if (!t.execution.processes.empty()) {
     ojson processes = ojson::array();
-    for (const ProcessClock& p : t.processes)
+    for (const ProcessClock& p : t.execution.processes)
       processes.push_back({{"rank", p.rank}, {"host", p.host}, {"pid", p.pid}, {"offset_start_ns", p.offset_start_ns},
                            {"offset_end_ns", p.offset_end_ns}, {"uncertainty_ns", p.uncertainty_ns}});
     w.add("processes", processes);
-    w.add("causality", {{"violations", t.causality_violations}, {"first", t.first_causality_violation}});
+    w.add("causality", {{"violations", t.execution.causality_violations}, {"first", t.execution.first_causality_violation}});
   }
   w.close();
   out += '\n';
@@ -575,12 +575,12 @@ void read_processes(const Field& root, Trace& t) {
     f.only_keys({"rank", "host", "pid", "offset_start_ns", "offset_end_ns", "uncertainty_ns"});
     ProcessClock p{f["rank"].int32(static_cast<int>(i), static_cast<int>(i)), f["host"].str(), f["pid"].integer(0),
                    f["offset_start_ns"].number(), f["offset_end_ns"].number(), f["uncertainty_ns"].number()};
-    t.processes.push_back(std::move(p));
+    t.execution.processes.push_back(std::move(p));
   }
   const Field c = root["causality"];
   c.only_keys({"violations", "first"});
-  t.causality_violations = c["violations"].unsigned_integer();
-  t.first_causality_violation = c["first"].str();
+  t.execution.causality_violations = c["violations"].unsigned_integer();
+  t.execution.first_causality_violation = c["first"].str();
 }
 
 Trace read_trace(const Field& root, const std::string& source_name, bool record_history) {
@@ -599,7 +599,7 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
   backend.only_keys({"name", "device", "workers"});
   t.backend = backend["name"].str();
   t.device = backend["device"].str();
-  t.workers = backend["workers"].int32(0, std::numeric_limits<int>::max());
+  t.execution.workers = backend["workers"].int32(0, std::numeric_limits<int>::max());
   t.schedule = read_schedule(root["schedule"], t.request, record_history ? &t.history : nullptr);
   // With the history, the numbers behind it, as a run records them (RunResult::values).
   if (record_history) t.values = values_or_record(nullptr, t.schedule, t.request.seed, t.request.input_values);
