@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/cli_flags.h"
 #include "app/cli/cli_progress.h"
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
@@ -50,15 +51,9 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   BenchOptions o;
   o.backend_name = backend.name;
   if (backend.name == "cuda") o.make_backend = [options = backend.cuda] { return make_cuda_backend(options); };
-  const auto collective = parse_collective(f.collective);
-  if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", f.collective));
-  const auto dtype = parse_data_type(f.dtype);
-  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64)", f.dtype));
-  const auto op = parse_reduce_op(f.op);
-  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg)", f.op));
-  o.collective = *collective;
-  o.dtype = *dtype;
-  o.op = *op;
+  o.collective = collective_flag(f.collective);
+  o.dtype = dtype_flag(f.dtype);
+  o.op = op_flag(f.op);
   o.algorithms = split_list(f.algorithms);
   o.ranks = f.ranks;
   o.root = f.root;

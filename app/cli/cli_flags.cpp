@@ -76,26 +76,41 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f) {
                  "docs/msccl.md): runs the algorithm custom, with the file's collective, ranks and root unless given");
 }
 
+Collective collective_flag(const std::string& text) {
+  const auto collective = parse_collective(text);
+  if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", text));
+  return *collective;
+}
+
+DataType dtype_flag(const std::string& text) {
+  const auto dtype = parse_data_type(text);
+  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64)", text));
+  return *dtype;
+}
+
+ReduceOp op_flag(const std::string& text) {
+  const auto op = parse_reduce_op(text);
+  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg)", text));
+  return *op;
+}
+
 RunRequest to_request(const SpecFlags& f, const cli::FlagGiven& given) {
   if (given("--schedule") && given("--algorithm") && f.algorithm != kCustomAlgorithm)
     throw InputError(fmt::format("--schedule runs a schedule written by hand: leave out --algorithm {} (or give "
                                  "--algorithm custom)",
                                  f.algorithm));
   RunRequest r;
-  const auto collective = parse_collective(f.collective);
-  if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", f.collective));
-  const auto dtype = parse_data_type(f.dtype);
-  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64)", f.dtype));
-  const auto op = parse_reduce_op(f.op);
-  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg)", f.op));
+  const Collective collective = collective_flag(f.collective);
+  const DataType dtype = dtype_flag(f.dtype);
+  const ReduceOp op = op_flag(f.op);
   const auto count = parse_count(f.count);
   if (!count)
     throw InputError(fmt::format("--count: '{}' is not a count (a non-negative integer, optionally with K, M or G)", f.count));
-  r.spec = {*collective, f.ranks, *count, *dtype, *op, f.root, f.in_place};
-  r.algorithm = f.schedule.empty() ? std::string(algorithm_or_default(*collective, f.algorithm))
+  r.spec = {collective, f.ranks, *count, dtype, op, f.root, f.in_place};
+  r.algorithm = f.schedule.empty() ? std::string(algorithm_or_default(collective, f.algorithm))
                                    : std::string(kCustomAlgorithm);
   r.options = {f.slices, f.servers, f.colocated, f.ranks_per_node, f.schedule};
-  if (given("--inputs")) r.input_values = parse_inputs_flag(f.inputs, *dtype);
+  if (given("--inputs")) r.input_values = parse_inputs_flag(f.inputs, dtype);
   return r;
 }
 

@@ -25,6 +25,11 @@ struct SpecFlags {
 
 void add_spec_flags(CLI::App& cmd, SpecFlags& f);
 
+// --collective, --dtype and --op as typed, parsed: InputError naming the flag and what it takes.
+Collective collective_flag(const std::string& text);
+DataType dtype_flag(const std::string& text);
+ReduceOp op_flag(const std::string& text);
+
 // `given` tells which flags were typed: --schedule without --algorithm means custom.
 RunRequest to_request(const SpecFlags& f, const FlagGiven& given);
 

@@ -25,6 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_page import make_driver  # noqa: E402  (one browser setup for the page's tests)
+
 failures = []
 
 
@@ -40,23 +43,6 @@ def run(cmd, **kw):
         print(r.stdout, r.stderr, sep="\n")
         raise SystemExit(f"FAILED: {' '.join(map(str, cmd))} exited {r.returncode}")
     return r.stdout
-
-
-def make_driver():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        raise SystemExit("FAILED: python3-selenium is not installed (scripts/setup installs it)")
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver_path = shutil.which("chromedriver")
-    if not browser or not driver_path:
-        raise SystemExit("FAILED: chromium and chromedriver are needed (scripts/setup installs chromium and chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(driver_path), options=options)
 
 
 def column(col):
@@ -170,7 +156,7 @@ def main():
         "pipelined": ["run", "--algorithm", "ring", "--ranks", "4", "--slices", "4", "--count", "4K"],
         "ps": ["run", src / "scenarios/parameter_server_4.toml", "--count", "4K"],
     }
-    driver = make_driver()
+    driver = make_driver("1280,800")
     try:
         seen = {}
         for name, cmd in traces.items():
