@@ -101,9 +101,15 @@ std::vector<double> column(const json& col) {
 struct PageTable {
   std::vector<double> times, runs, counts, flying, queued;
 
+  // `runs` as four numbers per run (its first state, steps done, the step shown, the caption),
+  // read from the page's four columns as the player reads them: the first states summed.
   explicit PageTable(const json& f)
-      : times(column(f["times"])), runs(column(f["runs"])), counts(column(f["counts"])), flying(column(f["flying"])),
-        queued(column(f["queued"])) {}
+      : times(column(f["times"])), counts(column(f["counts"])), flying(column(f["flying"])), queued(column(f["queued"])) {
+    const json& r = f["runs"];
+    const std::vector<double> first = column(r["first"]), done = column(r["done"]), step = column(r["step"]), caption = column(r["caption"]);
+    double at = 0;
+    for (std::size_t k = 0; k < first.size(); ++k) runs.insert(runs.end(), {at += first[k], done.at(k), step.at(k), caption.at(k)});
+  }
   std::size_t state_at(double t) const {
     const auto j = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin());
     return j > 0 && times[j - 1] == t ? 2 * j - 1 : 2 * j;

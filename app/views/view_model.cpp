@@ -339,30 +339,24 @@ std::string ViewModel::caption(ClockKind kind, double t, int done, const std::ve
   return fmt::format("In {}", step_title(s, first));
 }
 
-Frame ViewModel::frame(ClockKind kind, double t) const {
-  const ClockIndex& c = clock(kind);
-  const Schedule& s = trace_.schedule;
-  Frame f;
+FrameState ViewModel::frame_state(ClockKind kind, double t) const {
+  FrameState f;
+  frame_state(kind, t, f);
+  return f;
+}
+
+void ViewModel::frame_state(ClockKind kind, double t, FrameState& f) const {
   f.clock = kind;
   f.t = t;
   f.steps_done = steps_done(kind, t);
   in_flight(kind, t, f.in_flight);
-  const std::size_t ranks = static_cast<std::size_t>(s.total_ranks);
-  f.sent.resize(ranks);
-  f.received.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) f.sent[r] = c.sent[r].done_by(t), f.received[r] = c.received[r].done_by(t);
-  f.link_bytes.resize(c.links.size());
-  for (std::size_t l = 0; l < c.links.size(); ++l) f.link_bytes[l] = c.links[l].done_by(t);
-  f.total_bytes = c.total.done_by(t);
-  for (const InFlight& p : f.in_flight) {
-    const Transfer& tr = s.transfers[p.transfer];
-    const double part = p.progress * static_cast<double>(s.bytes(tr));
-    for (std::uint32_t l : links_of(p.transfer)) f.link_bytes[l] += part;
-    if (tr.is_local()) continue;
-    f.sent[static_cast<std::size_t>(tr.src)] += part;
-    f.received[static_cast<std::size_t>(tr.dst)] += part;
-    f.total_bytes += part;
-  }
+  queued_and_caption(kind, t, f);
+}
+
+void ViewModel::queued_and_caption(ClockKind kind, double t, FrameState& f) const {
+  const ClockIndex& c = clock(kind);
+  const Schedule& s = trace_.schedule;
+  f.queued.clear();
   // Strictly inside step k (at its start nothing has begun yet: the boundary shows the step before).
   if (kind == ClockKind::steps && t >= 0 && t < s.step_count() && t > std::floor(t)) {
     const int k = static_cast<int>(t);
@@ -379,11 +373,6 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
       if (c.begin[i] >= t && !s.transfers[i].is_local()) f.queued.push_back(i);
   }
   std::stable_sort(f.queued.begin(), f.queued.end(), [&](std::uint32_t a, std::uint32_t b) { return c.begin[a] < c.begin[b]; });
-  for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
-  if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
-    const int k = f.steps_done - 1;
-    for (auto i = static_cast<std::uint32_t>(s.step_first(k)); i < s.step_first(k + 1); ++i) f.highlighted.push_back(i);
-  }
   if (f.in_flight.empty() && !f.queued.empty()) {  // between two transfers of a step: still in it
     std::vector<InFlight> waiting;
     for (std::uint32_t i : f.queued) waiting.push_back({i, 0.0f});
@@ -391,7 +380,83 @@ Frame ViewModel::frame(ClockKind kind, double t) const {
   } else {
     f.caption = caption(kind, t, f.steps_done, f.in_flight);
   }
+}
+
+Frame ViewModel::frame(ClockKind kind, double t) const {
+  const ClockIndex& c = clock(kind);
+  const Schedule& s = trace_.schedule;
+  Frame f;
+  frame_state(kind, t, f);
+  const std::size_t ranks = static_cast<std::size_t>(s.total_ranks);
+  f.sent.resize(ranks);
+  f.received.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) f.sent[r] = c.sent[r].done_by(t), f.received[r] = c.received[r].done_by(t);
+  f.link_bytes.resize(c.links.size());
+  for (std::size_t l = 0; l < c.links.size(); ++l) f.link_bytes[l] = c.links[l].done_by(t);
+  f.total_bytes = c.total.done_by(t);
+  for (const InFlight& p : f.in_flight) {
+    const Transfer& tr = s.transfers[p.transfer];
+    const double part = p.progress * static_cast<double>(s.bytes(tr));
+    for (std::uint32_t l : links_of(p.transfer)) f.link_bytes[l] += part;
+    if (tr.is_local()) continue;
+    f.sent[static_cast<std::size_t>(tr.src)] += part;
+    f.received[static_cast<std::size_t>(tr.dst)] += part;
+    f.total_bytes += part;
+  }
+  for (const InFlight& p : f.in_flight) f.highlighted.push_back(p.transfer);
+  if (f.in_flight.empty() && f.steps_done > 0) {  // the step just completed
+    const int k = f.steps_done - 1;
+    for (auto i = static_cast<std::uint32_t>(s.step_first(k)); i < s.step_first(k + 1); ++i) f.highlighted.push_back(i);
+  }
   return f;
+}
+
+FrameSweep::FrameSweep(const ViewModel& vm, ClockKind kind) : vm_(vm), kind_(kind) {
+  const ClockIndex& c = vm.clock(kind);
+  const std::size_t n = c.begin.size();
+  for (std::size_t i = 0; i < n && exact_; ++i) exact_ = std::isfinite(c.begin[i]) && std::isfinite(c.end[i]);
+  if (!exact_) return;
+  by_end_.resize(n);
+  std::iota(by_end_.begin(), by_end_.end(), 0u);
+  sort_by(by_end_, c.end);
+  place_.resize(n);
+  for (std::size_t p = 0; p < n; ++p) place_[c.by_begin[p]] = static_cast<std::uint32_t>(p);
+  reset();
+}
+
+void FrameSweep::reset() {
+  ended_.assign(by_end_.size(), 0);
+  flying_.clear();
+  begun_ = done_ = 0;
+  started_ = false;
+}
+
+void FrameSweep::state(double t, FrameState& f) {
+  if (!exact_) return vm_.frame_state(kind_, t, f);
+  if (started_ && t < last_) reset();
+  started_ = true;
+  last_ = t;
+  const ClockIndex& c = vm_.clock(kind_);
+  // Ended by t: out of the list (if begun), and never into it.
+  for (; done_ < by_end_.size() && c.end[by_end_[done_]] <= t; ++done_) {
+    const std::uint32_t i = by_end_[done_];
+    ended_[i] = 1;
+    const auto at = std::lower_bound(flying_.begin(), flying_.end(), place_[i]);
+    if (at != flying_.end() && *at == place_[i]) flying_.erase(at);
+  }
+  // Begun before t and not ended: in flight; places only grow, so each goes at the back.
+  for (; begun_ < c.by_begin.size() && c.begin[c.by_begin[begun_]] < t; ++begun_)
+    if (!ended_[c.by_begin[begun_]]) flying_.push_back(static_cast<std::uint32_t>(begun_));
+  f.clock = kind_;
+  f.t = t;
+  f.steps_done = vm_.steps_done(kind_, t);
+  f.in_flight.clear();
+  for (std::uint32_t p : flying_) {  // in_flight's progress, the same arithmetic
+    const std::uint32_t i = c.by_begin[p];
+    const double b = c.begin[i], e = c.end[i];
+    f.in_flight.push_back({i, static_cast<float>((t - b) / (e - b))});
+  }
+  vm_.queued_and_caption(kind_, t, f);
 }
 
 void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {

@@ -69,8 +69,10 @@ struct InFlight {
   float progress = 0;  // 0..1 of the way
 };
 
-// Everything the panels draw at one playhead position.
-struct Frame {
+// What a frame shows of the run's progress at one playhead position, without the bytes:
+// steps done, the transfers in flight and queued, the caption (ViewModel::frame_state; the
+// web page's frame tables keep these, app/web/frames.h).
+struct FrameState {
   ClockKind clock = ClockKind::steps;
   double t = 0;
   int steps_done = 0;       // steps whose every transfer has ended by t
@@ -78,11 +80,15 @@ struct Frame {
   // Steps clock: transfers of the step in progress that have not begun (waiting for a
   // link the model serialises them on, or for what they depend on), in begin order.
   std::vector<std::uint32_t> queued;
+  std::string caption;
+};
+
+// Everything the panels draw at one playhead position: the state and the bytes so far.
+struct Frame : FrameState {
   std::vector<std::uint32_t> highlighted;  // transfers whose destination cells light up
   std::vector<double> sent, received;      // per rank, bytes so far (in-flight ones pro rata)
   std::vector<double> link_bytes;          // per layout link
   double total_bytes = 0;
-  std::string caption;
 };
 
 // Where the scene draws a packet: in flight along its lane, or queued beside its sender
@@ -141,7 +147,13 @@ class ViewModel {
   void in_flight(ClockKind c, double t, std::vector<InFlight>& out) const;
   const CellChange& cell_state(ClockKind c, std::uint32_t cell, double t) const;
   std::string caption(ClockKind c, double t, int steps_done, const std::vector<InFlight>& flying) const;
+  // The frame at t: its state (frame_state) and the bytes sent so far per rank and per link.
   Frame frame(ClockKind c, double t) const;
+  // The frame's state alone, without summing the bytes: what frame(c, t) holds in its
+  // FrameState part. The second form reuses `out`'s storage (a caller asking at many times).
+  FrameState frame_state(ClockKind c, double t) const;
+  void frame_state(ClockKind c, double t, FrameState& out) const;
+  // (FrameSweep gives the same states at many ascending times, faster.)
   // Where the frame's packets are (in flight, then queued); at most `limit` of them. The
   // pieces of one message travelling together (one way, one place) are one packet.
   void packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit = SIZE_MAX) const;
@@ -157,6 +169,9 @@ class ViewModel {
   const std::vector<std::uint64_t>& total_received() const { return total_received_; }
 
  private:
+  friend class FrameSweep;
+  // The rest of frame_state once f.steps_done and f.in_flight are set: what is queued, the caption.
+  void queued_and_caption(ClockKind c, double t, FrameState& f) const;
   void build();
   void build_paths();
   void sum_link_bytes();
@@ -180,6 +195,29 @@ class ViewModel {
   std::vector<std::uint64_t> total_sent_, total_received_;
   std::vector<double> link_totals_;
   int communication_steps_ = 0;
+};
+
+// ViewModel::frame_state at non-decreasing times, one after the other (the web page's frame
+// tables ask at millions): the transfers in flight are kept from one time to the next — those
+// begun (begin < t) less those ended (end <= t), in by_begin order, the set in_flight
+// searches for — and the rest is frame_state's own code. A time below the last starts over.
+class FrameSweep {
+ public:
+  FrameSweep(const ViewModel& vm, ClockKind c);
+  void state(double t, FrameState& out);
+
+ private:
+  void reset();
+  const ViewModel& vm_;
+  ClockKind kind_;
+  bool exact_ = true;                     // every begin and end finite (else: frame_state itself)
+  std::vector<std::uint32_t> by_end_;     // transfers sorted by end
+  std::vector<std::uint32_t> place_;      // per transfer, its place in by_begin
+  std::vector<std::uint8_t> ended_;       // per transfer: end <= the last t
+  std::vector<std::uint32_t> flying_;     // places in by_begin of those in flight, ascending
+  std::size_t begun_ = 0, done_ = 0;      // how far along by_begin and by_end_
+  double last_ = 0;
+  bool started_ = false;
 };
 
 }  // namespace collsim::gui

@@ -121,6 +121,12 @@ FrameTable frame_table(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTex
   TrackBuilder flying(table.flying), queued(table.queued);
   const std::size_t m = e.size(), states = 2 * m + 1;
   std::vector<std::uint32_t> in_flight;
+  // The state alone (ViewModel::frame_state, swept: no byte sums), in a Frame so that caption_step
+  // reads it as it reads the app's; its storage is reused from state to state.
+  gui::Frame f;
+  gui::FrameSweep sweep(vm, kind);  // the states' times ascend
+  std::string last_caption;
+  std::uint32_t caption = 0;
   for (std::size_t s = 0; s < states; ++s) {
     const std::size_t j = s / 2;
     const double t = s % 2 == 1 ? e[j]
@@ -128,9 +134,9 @@ FrameTable frame_table(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTex
                      : j == 0   ? e[0] - 1
                      : j == m   ? e[m - 1] + 1
                                 : e[j - 1] + (e[j] - e[j - 1]) / 2;
-    const gui::Frame f = vm.frame(kind, t);
+    sweep.state(t, f);
     const int step = gui::caption_step(f, vm.step_count());
-    const std::uint32_t caption = texts.add(f.caption);
+    if (s == 0 || f.caption != last_caption) caption = texts.add(f.caption), last_caption = f.caption;
     if (s == 0 || f.steps_done != table.done.back() || step != table.step.back() || caption != table.caption.back()) {
       table.run_first.push_back(static_cast<std::uint32_t>(s));
       table.done.push_back(f.steps_done);

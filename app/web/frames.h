@@ -1,5 +1,6 @@
 // The web page's frame tables: every state the view model's Frame takes on one clock,
-// computed by calling ViewModel::frame (app/views/view_model.h) itself, so that the player
+// computed by the view model itself (ViewModel::frame_state, app/views/view_model.h: the
+// state ViewModel::frame holds, without its byte sums), so that the player
 // (app/web/player.js) looks a frame up by time instead of deriving it (docs/web.md, "Frames").
 //
 // A frame's state — steps done, the step shown (caption_step), the transfers in flight and
@@ -9,8 +10,8 @@
 //   2j      the open interval before e_j (after e_{j-1}; 0: before e_0),
 //   2j + 1  the time e_j itself,
 //   2m      after e_{m-1},
-// each evaluated by ViewModel::frame at a time inside it (the interval's midpoint, the event
-// time itself). Steps done, the step shown and the caption change seldom: they are kept as
+// each evaluated by ViewModel::frame_state at a time inside it (the interval's midpoint, the
+// event time itself). Steps done, the step shown and the caption change seldom: they are kept as
 // runs of states. The lists of transfers (in flight, queued) change at nearly every event:
 // they are kept as changes from state to state, with the whole list stored now and then (a
 // ListTrack), so that a large run's lists cost about two entries per transfer, not one per

@@ -202,19 +202,21 @@ json track_column(const ListTrack& l) {
 
 // A clock: the transfers' times, the steps' ends, the cells' keys, and its frame table
 // (frames.h: every state ViewModel::frame takes on it), the table's times rounded as the
-// rest. A table is five columns, whatever its size: a lesson has hundreds of small ones.
+// rest. A table is eight columns, whatever its size: a lesson has hundreds of small ones.
 json clock_json(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTexts& texts) {
   const gui::ClockIndex& c = vm.clock(kind);
   const ClockTimes times(c);
   const FrameTable f = frame_table(vm, kind, texts);
-  // Per run of states: its first state, steps done, the step shown, the caption; per state:
-  // how many entries of the in-flight and of the queued list lead into it.
-  std::vector<std::int64_t> runs, counts;
-  runs.reserve(4 * f.run_first.size());
-  for (std::size_t r = 0; r < f.run_first.size(); ++r) runs.insert(runs.end(), {f.run_first[r], f.done[r], f.step[r], f.caption[r]});
+  // Per run of states, four columns: its first state (as the difference from the run before's:
+  // on the measured clock runs are a state or two long), steps done, the step shown, the
+  // caption; per state: how many entries of the in-flight and of the queued list lead into it.
+  std::vector<std::int64_t> first, counts;
+  first.reserve(f.run_first.size());
+  for (std::size_t r = 0; r < f.run_first.size(); ++r) first.push_back(std::int64_t{f.run_first[r]} - (r ? std::int64_t{f.run_first[r - 1]} : 0));
+  json runs = {{"first", int_column(first)}, {"done", int_column(f.done)}, {"step", int_column(f.step)}, {"caption", int_column(f.caption)}};
   counts.reserve(2 * f.states());
   for (std::size_t s = 0; s < f.states(); ++s) counts.insert(counts.end(), {f.flying.count[s], f.queued.count[s]});
-  json frames = {{"times", times.column(f.times)}, {"runs", int_column(runs)},           {"counts", int_column(counts)},
+  json frames = {{"times", times.column(f.times)}, {"runs", std::move(runs)},           {"counts", int_column(counts)},
                  {"flying", track_column(f.flying)}, {"queued", track_column(f.queued)}};
   return {{"begin", times.column(c.begin)},      {"end", times.column(c.end)},
           {"start", times.number(c.start)},      {"finish", times.number(c.finish)},
@@ -316,7 +318,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
 }
 
 json page_json(std::string title, std::string description, std::string source, std::string clock) {
-  return {{"format", "collsim-page"}, {"version", 3}, {"title", std::move(title)}, {"description", std::move(description)},
+  return {{"format", "collsim-page"}, {"version", 4}, {"title", std::move(title)}, {"description", std::move(description)},
           {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
 }
 

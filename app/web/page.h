@@ -43,7 +43,7 @@ struct PageText {
 };
 
 // The page's data as JSON text, what the player reads (and collsimPlayer.load takes): its
-// long columns typed arrays in base64 (docs/web.md, "The data format", version 3). One view
+// long columns typed arrays in base64 (docs/web.md, "The data format", version 4). One view
 // (a run or a trace) played as a lesson of one phase.
 std::string page_data(const gui::ViewModel& vm, const PageText& text);
 // A lesson (app/views/lesson.h, built as the app builds it): every phase in program order

@@ -62,6 +62,11 @@
     const B = V.buffers;
     V.N = V.transfers.src.length;
     V.clockNames = ["steps", "measured", "predicted"].filter((c) => V.clocks[c]);
+    for (const name of V.clockNames) {  // each run's first state: the sum of the differences
+      const R = V.clocks[name].frames.runs, start = new Float64Array(R.first.length);
+      for (let r = 0, at = 0; r < start.length; ++r) start[r] = at += R.first[r];
+      R.start = start;
+    }
     V.maskLo = B.changes.mask_lo;
     V.maskHi = B.changes.mask_hi;
     V.cellCount = B.cells.begin.length;
@@ -91,10 +96,11 @@
   // ---- frames: the view model's, looked up -----------------------------------------------
   // Each clock's frame table (docs/web.md, "Frames"; app/web/frames.h) holds every state
   // ViewModel::frame takes: the state t falls in is 2j + 1 when t is the event time
-  // times[j], else 2j, j the number of event times below t. `runs` holds four numbers per
-  // run of states: its first state, steps done, the step shown and the caption (an index
-  // into the view's caption texts); `counts` two per state: how many entries of the
-  // in-flight and of the queued list lead into it.
+  // times[j], else 2j, j the number of event times below t. `runs` holds four columns, one
+  // entry per run of states: `first`, its first state as the difference from the run
+  // before's (summed once, into `start`), `done` (steps done), `step` (the step shown) and
+  // `caption` (an index into the view's caption texts); `counts` two numbers per state: how
+  // many entries of the in-flight and of the queued list lead into it.
   function stateAt(F, t) {
     const j = upperBound(F.times, t);
     return j > 0 && F.times[j - 1] === t ? 2 * j - 1 : 2 * j;
@@ -128,9 +134,9 @@
   // The view model's Frame at the playhead: steps done, the step shown, in flight (with
   // how far along: drawing), queued, the caption.
   function frame() {
-    const c = C(), F = c.frames, s = stateAt(F, t), r = 4 * lastAtMost(F.runs, 0, 4, F.runs.length / 4, s);
+    const c = C(), F = c.frames, R = F.runs, s = stateAt(F, t), r = lastAtMost(R.start, 0, 1, R.start.length, s);
     const flying = listAt(F, 0, s).map((x) => [x, (t - c.begin[x]) / (c.end[x] - c.begin[x])]);
-    return { done: F.runs[r + 1], step: F.runs[r + 2], flying, queued: listAt(F, 1, s), caption: V.captions.texts[F.runs[r + 3]] };
+    return { done: R.done[r], step: R.step[r], flying, queued: listAt(F, 1, s), caption: V.captions.texts[R.caption[r]] };
   }
 
   // ---- the scene -------------------------------------------------------------------------
@@ -728,7 +734,7 @@
     pause();
     const data = JSON.parse(text);
     if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
-    if (data.version !== 3) throw new Error("collsim page: data version " + data.version + "; this player reads version 3 (docs/web.md)");
+    if (data.version !== 4) throw new Error("collsim page: data version " + data.version + "; this player reads version 4 (docs/web.md)");
     D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
     V = null; phase = 0; t = 0; rest = 0;
     const V0 = D.views[0] || {};

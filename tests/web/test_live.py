@@ -65,11 +65,11 @@ def without_measured(data):
         view.get("clocks", {}).pop("measured", None)
         used = -1
         for clock in view.get("clocks", {}).values():
-            runs = clock["frames"]["runs"]  # four numbers per run, the fourth its caption
+            runs = clock["frames"]["runs"]["caption"]  # per run of states, its caption
             raw = base64.b64decode(runs["base64"])
             fmt = {"u8": "B", "i8": "b", "u16": "H", "i16": "h", "u32": "I", "i32": "i"}[runs["type"]]
             values = struct.unpack("<%d%s" % (len(raw) // struct.calcsize(fmt), fmt), raw)
-            used = max([used] + list(values[3::4]))
+            used = max([used] + list(values))
         if "captions" in view:
             view["captions"]["texts"] = view["captions"]["texts"][:used + 1]
     return data
