@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -28,7 +29,78 @@ std::vector<std::pair<std::string_view, const std::string*>> named(const TraceOu
   return {{"--trace", &o.trace}, {"--chrome", &o.chrome}, {"--csv", &o.csv}};
 }
 
+// Display columns of UTF-8 text: one per code point.
+std::size_t columns(std::string_view s) {
+  std::size_t n = 0;
+  for (const char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
 }  // namespace
+
+std::string format_description(std::string_view text, std::size_t width) {
+  // Blocks of words: a paragraph (runs of non-blank lines), or an item of a list ("- ", "* ",
+  // "1. ": a line that starts one keeps its line break, and its words wrap under its text).
+  struct Block {
+    std::vector<std::string_view> words;
+    bool after_blank = false;   // a blank line before it
+    std::size_t hanging = 0;    // the list marker's width, for the lines after the first
+  };
+  std::vector<Block> blocks;
+  bool blank = false;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line = text.substr(begin, end - begin);
+    begin = end + 1;
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) {
+      blank = true;
+      continue;
+    }
+    const std::string_view rest = line.substr(first);
+    const std::size_t digits = std::min(rest.find_first_not_of("0123456789"), rest.size());
+    const bool item = rest.starts_with("- ") || rest.starts_with("* ") || rest.starts_with("• ") ||
+                      (digits > 0 && rest.substr(digits).starts_with(". "));
+    if (blocks.empty() || blank || item) {
+      const std::size_t marker = !item ? 0 : digits > 0 ? digits + 2 : 2;
+      blocks.push_back({{}, blank && !blocks.empty(), marker});
+    }
+    blank = false;
+    for (std::size_t i = 0; i < rest.size();) {
+      const std::size_t w = rest.find_first_not_of(" \t\r", i);
+      if (w == std::string_view::npos) break;
+      const std::size_t e = std::min(rest.find_first_of(" \t\r", w), rest.size());
+      blocks.back().words.push_back(rest.substr(w, e - w));
+      i = e;
+    }
+  }
+  std::string out;
+  for (const Block& block : blocks) {
+    if (block.after_blank) out += '\n';
+    std::size_t used = 0;
+    bool first_line = true;
+    for (const std::string_view word : block.words) {
+      if (used > 0 && used + 1 + columns(word) > width) {
+        out += '\n';
+        used = 0;
+        first_line = false;
+      }
+      if (used == 0) {
+        const std::size_t indent = 2 + (first_line ? 0 : block.hanging);
+        out.append(indent, ' ');
+        used = indent;
+      } else {
+        out += ' ';
+        ++used;
+      }
+      out += word;
+      used += columns(word);
+    }
+    out += '\n';
+  }
+  return out;
+}
 
 void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files) {
   if (!o.trace.empty()) files.stage(o.trace, trace_to_json(trace));
@@ -95,6 +167,9 @@ PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace) {
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
                       const TraceOutputs& outputs, const std::string& dump) {
   if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, scenario_path);
+  // The description rendered for this run's schedule: the trace's and the app's text.
+  fmt::print("{}", format_description(run_description(plan.scenario ? &*plan.scenario : nullptr, result.schedule,
+                                                      plan.description)));
   if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
   fmt::print("{}", format_run_summary(result));
   if (!dump.empty()) fmt::print("  {:<11} {}\n", "dump", dump);

@@ -47,9 +47,18 @@ struct TraceOutputs {
 };
 
 // What `collsim run` prints after a run (any backend, or --model-only): the scenario's
-// title, the step overview (up to 64 steps), the summary, the dump folder and the files written.
+// title and its description rendered for the run (run_description: the text the trace and
+// the app show), the step overview (up to 64 steps), the summary, the dump folder and the
+// files written.
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
                       const TraceOutputs& outputs, const std::string& dump = "");
+
+// A scenario's description as the report prints it: the file's hand-wrapped lines joined
+// into paragraphs (a blank line between two; a line that starts a list item, "- ", "* " or
+// "1. ", starts a new line) and wrapped again at `width` columns, each line indented by two
+// spaces (an item's later lines under its text), ending in a newline; "" for an empty text.
+std::string format_description(std::string_view text, std::size_t width = 100);
+
 
 // --dump DIR: where rank `rank`'s input (as before the run) or output (after it) goes:
 // DIR/rank<r>.in.bin or DIR/rank<r>.out.bin, raw little-endian arrays of the run's type.

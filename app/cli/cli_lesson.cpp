@@ -247,9 +247,11 @@ LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, cons
   PipelineHooks hooks;
   hooks.backend = [&](const PipelineResult& checked) {
     const ProgramResult& p = *checked.program;
-    l.questions = format_questions(s, p, checked_facts(s, p), f.answers);  // every text checked before anything runs
+    const LessonFacts facts = checked_facts(s, p);  // every text checked before anything runs
+    l.questions = format_questions(s, p, facts, f.answers);
+    l.description = lesson_description(s, facts);
     firsts = first_phases_of_runs(p);
-    return backend(p);
+    return backend(p, l.description);
   };
   hooks.program_progress = [&](int done, int total) {
     if (done >= total || !show_progress) return;
@@ -265,8 +267,8 @@ LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, cons
   return l;
 }
 
-void print_lesson_title(const Scenario& s, const std::string& path) {
-  fmt::print("lesson: {}\n", lesson_name(s, path));
+void print_lesson_title(const Scenario& s, const std::string& path, const std::string& description) {
+  fmt::print("lesson: {}\n{}", lesson_name(s, path), format_description(description));
   std::fflush(stdout);  // the title before the progress on stderr
 }
 
@@ -313,7 +315,8 @@ void check_lesson_run_time(const ProgramResult& p, const LessonRunFlags& f) {
 int command_run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlags& f) {
   const Scenario& s = *plan.scenario;
   // Everything that can be refused is refused before anything runs or is written.
-  const LessonRun l = run_lesson_pipeline(plan, path, f, [&](const ProgramResult& p) -> std::unique_ptr<Backend> {
+  const LessonRun l = run_lesson_pipeline(plan, path, f,
+                                          [&](const ProgramResult& p, const std::string& description) -> std::unique_ptr<Backend> {
     check_trace_outputs(f.outputs);
     std::unique_ptr<Backend> backend;
     if (!f.model_only) {
@@ -323,7 +326,7 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
       if (plan.backend == "auto" && !f.quiet)
         fmt::print("backend auto: using {} ({}): {}\n", backend->name(), choice.auto_reason, backend->device_name());
     }
-    if (!f.quiet) print_lesson_title(s, path);
+    if (!f.quiet) print_lesson_title(s, path, description);
     return backend;
   });
   OutputFileSet files;

@@ -24,7 +24,7 @@ struct LessonRunFlags {
 // `collsim run LESSON.toml` (plan.lesson()): prepares every phase and predicts the program
 // (so that bad input, questions included, is refused before anything runs), executes
 // and verifies each distinct collective with a progress line on stderr, writes the
-// exports all or nothing, and prints the title, a table of the phases (what, which ranks,
+// exports all or nothing, and prints the title, the description, a table of the phases (what, which ranks,
 // predicted begin and end, verified), the predicted total, each rank's compute,
 // communication and exposed communication, and the questions (answers with --answers).
 // Exit 1 when a collective gives a wrong result.
@@ -35,18 +35,21 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
 struct LessonRun {
   std::shared_ptr<ProgramResult> program;  // prepared, predicted, and executed unless model only
   std::string questions;                   // format_questions' text
+  std::string description;                 // the lesson's, rendered with the program's facts (lesson_description)
 };
 // Step 4 of the pipeline (sim/pipeline/pipeline.h) for a lesson: the front end's checks and
-// its backend (null for --model-only), once every phase is built, checked and predicted.
-using LessonBackend = std::function<std::unique_ptr<Backend>(const ProgramResult&)>;
+// its backend (null for --model-only), once every phase is built, checked and predicted;
+// `description` is the lesson's, rendered with the program's facts (LessonRun::description).
+using LessonBackend = std::function<std::unique_ptr<Backend>(const ProgramResult&, const std::string& description)>;
 // The lesson through the pipeline: every phase built and checked, the program predicted,
 // every text and question checked (the InputErrors of bad input, --dump included), then
 // `backend`, then each distinct collective executed and verified with a progress line on
 // stderr (when `show_progress`); `only_rank` as execute_program's.
 LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, const LessonRunFlags& flags,
                               const LessonBackend& backend, int only_rank = -1, bool show_progress = true);
-// "lesson: TITLE (file)", flushed before the progress line on stderr.
-void print_lesson_title(const Scenario& s, const std::string& path);
+// "lesson: TITLE (file)" and the lesson's description rendered for the run (format_description),
+// flushed before the progress line on stderr.
+void print_lesson_title(const Scenario& s, const std::string& path, const std::string& description);
 // The exports wanted in `outputs`, staged in `files` (the caller commits them).
 void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& outputs, OutputFileSet& files);
 // The summary after the run (one line with --quiet); the exit status (1: a wrong result).

@@ -113,11 +113,11 @@ int run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlag
   const Scenario& s = *plan.scenario;
   LessonRun l = run_lesson_pipeline(
       plan, path, f,
-      [&](const ProgramResult& p) {
+      [&](const ProgramResult& p, const std::string& description) {
         check_job(p.total_ranks, program_workers(p), "lesson");
         check_outputs_on_rank0(f.outputs, "");
         std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
-        if (me.rank == 0 && !f.quiet) print_lesson_title(s, path);
+        if (me.rank == 0 && !f.quiet) print_lesson_title(s, path, description);
         return backend;
       },
       me.rank, me.rank == 0);  // the job's verifications merged on rank 0
