@@ -291,7 +291,7 @@ std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
 
 Phase& ddp_broadcast(Generator& g, std::string name, std::uint64_t count, std::string caption) {
   return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count), std::move(caption),
-                      "broadcast, step {step}/{steps}: {label}");
+                      "broadcast, step {step}/{steps}: rank {src} sends {bytes_h} to rank {dst}");
 }
 
 // DistributedDataParallel's constructor: the state_dict, parameters then buffers, in
@@ -347,7 +347,7 @@ void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::
                   "it copied them into the bucket, so the sum is the average.",
                   number, buckets, bucket.tensors.size(), bucket.tensors.size() == 1 ? "" : "s", tensors,
                   bucket.elements, format_bytes(g.bytes(bucket.elements)), limit, last, g.ranks),
-      fmt::format("bucket {}, step {{step}}/{{steps}}: {{label}} (rank {{src}} sends {{bytes}} B to rank {{dst}})", number));
+      fmt::format("bucket {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of it to rank {{dst}}", number));
   p.reads = grads;
   p.writes = std::move(grads);
 }
@@ -437,7 +437,7 @@ void fsdp_gather(Generator& g, FsdpState& st, std::size_t layer, std::string_vie
                                     : fmt::format(" limit_all_gathers: the host first waits until the unit freed in "
                                                   "phase {} is free, so that at most {} all-gathers are in flight.",
                                                   host_wait.front() + 1, kInflightAllGathers)),
-      fmt::format("all-gather {}, step {{step}}/{{steps}}: {{label}}", name));
+      fmt::format("all-gather {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of its parameters to rank {{dst}}", name));
   ag.writes = {"param." + name};
   ag.allocates = {{"param." + name, g.bytes(n * shard)}};
   ag.host_wait_for = std::move(host_wait);
@@ -459,7 +459,7 @@ void fsdp_reduce_scatter(Generator& g, std::size_t layer) {
                           fmt::format("The gradient of {} is reduce-scattered: each rank keeps the average over all "
                                       "ranks of its own shard ({} elements), the only part its optimizer updates.",
                                       name, shard),
-                          fmt::format("reduce-scatter {}, step {{step}}/{{steps}}: {{label}}", name));
+                          fmt::format("reduce-scatter {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of its gradient to rank {{dst}}", name));
   p.reads = {"grad." + name};
   p.writes = p.reads;
 }

@@ -5,8 +5,11 @@
 // re-runs that keep the lesson.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -586,4 +589,76 @@ TEST_CASE("gui lesson: the step a caption talks about counts queued transfers as
   CHECK(caption_step(f, 30) == 3);
   f.steps_done = 30;
   CHECK(caption_step(f, 30) == 30);  // never beyond the last step
+}
+
+namespace {
+
+// The clauses of a text: its pieces between sentence and clause marks (". ", ": ", "; ",
+// ", ", " — ", brackets), those of at least 20 characters (shorter ones, "step 3/6", may
+// well be said twice).
+std::vector<std::string> clauses(const std::string& text) {
+  std::vector<std::string> out;
+  std::string piece;
+  auto flush = [&] {
+    const std::size_t a = piece.find_first_not_of(' '), b = piece.find_last_not_of(" .");
+    if (a != std::string::npos && b != std::string::npos && b + 1 - a >= 20) out.push_back(piece.substr(a, b + 1 - a));
+    piece.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool mark = c == '(' || c == ')' || ((c == '.' || c == ':' || c == ';' || c == ',') &&
+                                               (i + 1 == text.size() || text[i + 1] == ' '));
+    if (mark || text.compare(i, 5, " \u2014 ") == 0) {
+      flush();
+      if (!mark) i += 4;
+    } else {
+      piece += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gui lesson: DDP's and FSDP's narration says each sentence once, beside the step's caption line") {
+  // The caption line (the view's "In step 3/6: reduce-scatter 3/3: every rank sends ...")
+  // and the narration under it (the lesson's, the phase's and the step's own caption, which
+  // the generated phases give): no clause in two of them, nor twice in one.
+  for (const char* file : {"scenarios/lessons/12_ddp_resnet34.toml", "scenarios/lessons/13_fsdp_resnet34.toml"}) {
+    CAPTURE(file);
+    const LoadResult r = load_file(kSource / file);
+    REQUIRE_MESSAGE(r.lesson, r.error);
+    const Lesson& l = *r.lesson;
+    int checked = 0;
+    for (std::size_t k = 0; k < l.phase_count(); ++k) {
+      if (!l.views[k]) continue;
+      const ViewModel& vm = *l.views[k];
+      for (int step = 1; step <= vm.step_count(); ++step) {
+        CAPTURE(k + 1);
+        CAPTURE(step);
+        const Narration n = narration(l, k, step);
+        REQUIRE_FALSE(n.step.empty());  // the generated phases caption every step
+        const std::string line = vm.frame(ClockKind::steps, step - 0.5).caption;
+        CHECK(line.find(fmt::format("step {}/{}", step, vm.step_count())) != std::string::npos);
+        std::vector<std::string> said;
+        for (const std::string* text : {&line, &n.lesson, &n.phase, &n.step})
+          for (const std::string& c : clauses(*text)) {
+            CAPTURE(c);
+            CHECK(std::find(said.begin(), said.end(), c) == said.end());
+            said.push_back(c);
+          }
+        ++checked;
+      }
+    }
+    CHECK(checked > 40);  // every step of every collective phase (DDP: 54)
+  }
+  // The clauses are found: the caption line of a ring's step and the DDP step caption as
+  // it was (which said the line again after the bucket's number) share one.
+  const std::string line = "In step 1/6: reduce-scatter 1/3: every rank sends one chunk to its right neighbour";
+  const std::vector<std::string> a = clauses(line), b = clauses("bucket 2, step 1/6: reduce-scatter 1/3: every rank "
+                                                                "sends one chunk to its right neighbour (rank 0 sends "
+                                                                "7080960 B to rank 1)");
+  REQUIRE(a.size() == 1);
+  CHECK(std::find(b.begin(), b.end(), a.front()) != b.end());
 }
