@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "app/cli/cli_flags.h"
 #include "app/cli/cli_progress.h"
+#include "app/flags/run_flags.h"
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
 #include "sim/exec/reference.h"
@@ -51,9 +51,9 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   BenchOptions o;
   o.backend_name = backend.name;
   if (backend.name == "cuda") o.make_backend = [options = backend.cuda] { return make_cuda_backend(options); };
-  o.collective = collective_flag(f.collective);
-  o.dtype = dtype_flag(f.dtype);
-  o.op = op_flag(f.op);
+  o.collective = flags::collective_flag(f.collective);
+  o.dtype = flags::dtype_flag(f.dtype);
+  o.op = flags::op_flag(f.op);
   o.algorithms = split_list(f.algorithms);
   o.ranks = f.ranks;
   o.root = f.root;
@@ -223,9 +223,9 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
 
 }  // namespace
 
-int command_bench(const BenchFlags& flags, const FlagGiven& given) {
-  const TopologyConfig topology = topology_flags(flags.model, given);
-  check_topology_flags(topology, given);
+int command_bench(const BenchFlags& flags, const flags::FlagGiven& given) {
+  const TopologyConfig topology = flags::topology_flags(flags.model, given);
+  flags::check_topology_flags(topology, given);
   check_bench_outputs(flags);
   if (flags.model.model_only) return command_bench_model_only(flags, topology);
   const BackendChoice backend = backend_choice(flags);

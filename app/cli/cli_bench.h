@@ -19,11 +19,11 @@ struct BenchFlags {
   bool colocated = false;
   bool fuse = false;  // --fuse
   bool allow_long = false;  // --allow-long: no refusal of a bench estimated over 10 minutes
-  ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
+  flags::ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
   std::string csv, json;  // every row, written at the end (sim/run/bench_model.h)
 };
 
 // `given` says which flags were typed (for the topology flags, cli_model.h).
-int command_bench(const BenchFlags& flags, const FlagGiven& given);
+int command_bench(const BenchFlags& flags, const flags::FlagGiven& given);
 
 }  // namespace collsim::cli

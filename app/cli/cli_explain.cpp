@@ -8,8 +8,8 @@
 
 namespace collsim::cli {
 
-int command_explain(const SpecFlags& sf, const std::string& scenario, const cli::FlagGiven& given) {
-  const cli::RunPlan plan = cli::plan_run(scenario, to_request(sf, given), "auto", given);
+int command_explain(const flags::SpecFlags& sf, const std::string& scenario, const flags::FlagGiven& given) {
+  const cli::RunPlan plan = cli::plan_run(scenario, flags::to_request(sf, given), "auto", given);
   if (plan.lesson()) return cli::command_explain_lesson(*plan.scenario);
   // Built, checked and predicted by the pipeline; nothing executed (no backend).
   const std::shared_ptr<const RunResult> run =

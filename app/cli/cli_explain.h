@@ -3,11 +3,11 @@
 #pragma once
 #include <string>
 
-#include "app/cli/cli_flags.h"
+#include "app/flags/run_flags.h"
 #include "app/cli/cli_io.h"
 
 namespace collsim::cli {
 
-int command_explain(const SpecFlags& sf, const std::string& scenario, const FlagGiven& given);
+int command_explain(const flags::SpecFlags& sf, const std::string& scenario, const flags::FlagGiven& given);
 
 }  // namespace collsim::cli

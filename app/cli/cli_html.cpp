@@ -10,7 +10,6 @@
 
 #include "app/cli/cli_lesson.h"
 #include "app/cli/cli_storyboard.h"
-#include "app/cli/cli_topology_flags.h"
 #include "app/views/loader.h"
 #include "app/views/view_model.h"
 #include "app/web/live.h"
@@ -25,12 +24,6 @@
 
 namespace collsim::cli {
 namespace {
-
-// What `collsim html` adds: the times' topology and the inputs' seed, as for `collsim run`.
-constexpr std::string_view kPredictionFlags[] = {
-    "--seed",        "--topology",  "--link",          "--bandwidth",     "--latency", "--uplink",
-    "--uplink-bandwidth", "--uplink-latency", "--group-size", "--nic", "--reduce-rate", "--copy-rate",
-    "--link-override", "--protocol",  "--late",          "--slow"};
 
 // The page's limit, checked before the run (html::page_data checks the cells too).
 void check_playable(const Schedule& s, const std::string& source) {
@@ -135,7 +128,7 @@ int lesson_page(const std::string& input, const RunPlan& plan, const HtmlOptions
 
 }  // namespace
 
-int command_html(const std::string& input, const RunRequest& from_flags, const FlagGiven& given, const HtmlOptions& o) {
+int command_html(const std::string& input, const RunRequest& from_flags, const flags::FlagGiven& given, const HtmlOptions& o) {
   // Before the run: a bad path loses nothing and waits for nothing.
   check_output_file("--out", o.out);
   check_output_file("--trace", o.trace);
@@ -146,12 +139,11 @@ int command_html(const std::string& input, const RunRequest& from_flags, const F
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   std::optional<RunPlan> plan;
   if (trace_input) {
-    for (std::string_view flag : kPredictionFlags)
-      if (given(flag))
-        throw InputError(fmt::format("{}: a trace records its own run and predictions; {} applies to scenarios only", input, flag));
+    // The run's flags, the topology's and the seed included, are meaningless with a trace.
+    if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
+      throw InputError(fmt::format("{}: a trace records its own run and predictions; {} applies to scenarios only", input, flag));
   } else {
     plan = plan_run(input, from_flags, "cpu", given, o.topology);
-    check_topology_flags(plan->topology, given);
     if (plan->lesson()) return lesson_page(input, *plan, o, module);
   }
   const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);

@@ -22,6 +22,6 @@ struct HtmlOptions {
 // run it plays, written all or nothing; the output paths and the live module are checked
 // before the run. A lesson of several phases:
 // every phase, loaded as the app loads it (its spec flags are the file's: refused).
-int command_html(const std::string& input, const RunRequest& from_flags, const FlagGiven& given, const HtmlOptions& options);
+int command_html(const std::string& input, const RunRequest& from_flags, const flags::FlagGiven& given, const HtmlOptions& options);
 
 }  // namespace collsim::cli

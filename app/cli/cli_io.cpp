@@ -108,28 +108,16 @@ void stage_trace(const Trace& trace, const TraceOutputs& o, OutputFileSet& files
   if (!o.csv.empty()) files.stage(o.csv, trace_to_csv(trace));
 }
 
-GivenFields given_fields(const FlagGiven& given) {
-  GivenFields fields;
-  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
-    const auto field = static_cast<RequestField>(i);
-    const bool set = field == RequestField::stragglers ? given("--late") || given("--slow") : given(field_flag(field));
-    if (set) fields.add(field);
-  }
-  return fields;
-}
-
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
-                 const FlagGiven& given, const TopologyConfig& topology_flags) {
-  if (scenario_path.empty()) {
-    RunPlan plan{adopt_schedule_spec(from_flags, given_fields(given)), backend_flag, {}, {}, topology_flags, {}};
-    plan.topology = adopt_schedule_protocol(plan.request, plan.topology, given);
-    print_schedule_warnings(plan.request);
-    return plan;
+                 const flags::FlagGiven& given, const TopologyConfig& topology_flags) {
+  flags::FlagPlan p = flags::plan_flags(scenario_path, from_flags, given, topology_flags);
+  RunPlan plan{std::move(p.request), backend_flag, {}, {}, std::move(p.topology), std::move(p.scenario)};
+  if (plan.scenario) {
+    plan.title = plan.scenario->title;
+    plan.description = plan.scenario->description;
+    if (!given("--backend")) plan.backend = plan.scenario->backend;
   }
-  Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given_fields(given));
-  RunPlan plan{s.request, s.backend, s.title, s.description, s.topology, std::move(s)};
   if (!plan.lesson()) print_schedule_warnings(plan.request);
-  if (given("--backend")) plan.backend = backend_flag;
   return plan;
 }
 

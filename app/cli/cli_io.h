@@ -7,7 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "app/cli/cli_topology_flags.h"
+#include "app/flags/run_plan.h"
+#include "app/flags/topology_flags.h"
 #include "sim/core/output_files.h"
 #include "sim/pipeline/pipeline.h"
 #include "sim/run/run.h"
@@ -15,10 +16,6 @@
 #include "sim/trace/trace.h"
 
 namespace collsim::cli {
-
-// The request's fields those flags set (sim/run/request_fields.h: each field's flag is
-// field_flag's; the stragglers are --late and --slow): what sim/ is told.
-GivenFields given_fields(const FlagGiven& given);
 
 // What `collsim run` / `explain` runs: the flags alone, or a scenario file with the
 // flags the user gave on top.
@@ -33,12 +30,11 @@ struct RunPlan {
   bool lesson() const { return scenario && !scenario->single_collective(); }
 };
 
-// `from_flags` is the request the flags describe (defaults included), `topology_flags`
-// the topology (cli_model.h). Throws InputError for an unreadable or invalid scenario file
-// (file:line:column and key), and for a flag that changes one collective given with a
-// lesson of several phases (apply_scenario_overrides).
+// The flags over the file as collsim-gui applies them too (flags::plan_flags, which says
+// what each argument is and what it throws), with the backend (the file's unless --backend
+// is given) and the warnings of an MSCCL schedule on stderr.
 RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags, const std::string& backend_flag,
-                 const FlagGiven& given, const TopologyConfig& topology_flags = {});
+                 const flags::FlagGiven& given, const TopologyConfig& topology_flags = {});
 
 // --trace F.json, --chrome F.json, --csv F.csv; empty: not wanted.
 struct TraceOutputs {

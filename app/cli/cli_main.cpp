@@ -3,7 +3,8 @@
 // (verification or schedule check failed) or a failure while running (e.g. a CUDA error),
 // 2 bad input (flags, values, files). This file builds the commands and their flags and
 // dispatches: each command is in its own file (cli_run, cli_explain, cli_list, cli_convert,
-// cli_bench, ...), the flags several share in cli_flags.
+// cli_bench, ...), the run's flags (shared with collsim-gui) in app/flags/, the trace files'
+// in cli_flags.
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -23,8 +24,9 @@
 #include "app/cli/cli_msccl.h"
 #include "app/cli/cli_run.h"
 #include "app/cli/cli_storyboard.h"
-#include "app/cli/cli_topology_flags.h"
 #include "app/cli/cli_validate.h"
+#include "app/flags/run_flags.h"
+#include "app/flags/topology_flags.h"
 #include "sim/core/errors.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/run/run.h"
@@ -68,7 +70,7 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
                 "checked run, warm-ups and iterations, at the measured memcpy rate); without it such a bench is refused "
                 "before the first point");
   cmd->add_option("--ranks-per-node", f.ranks_per_node, "hierarchical: ranks per node; 0: automatic")->capture_default_str();
-  cli::add_model_flags(*cmd, f.model);
+  flags::add_model_flags(*cmd, f.model);
   cmd->add_flag("--model-only", f.model.model_only, "predicted times only: nothing is allocated or executed");
   cmd->add_option("--csv", f.csv, "write every row (predicted and measured times) as CSV to this file");
   cmd->add_option("--json", f.json, "write every row and the crossover summary as JSON to this file");
@@ -84,11 +86,11 @@ int run_cli(int argc, char** argv) {
                "     collsim list",
                "collsim"};
   app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION);
-  cli::SpecFlags spec;
+  flags::SpecFlags spec;
   cli::RunFlags run;
   CLI::App* run_cmd = app.add_subcommand(
       "run", "run a collective or a lesson (every phase) on a backend, verify every output, print the summary");
-  cli::add_spec_flags(*run_cmd, spec);
+  flags::add_spec_flags(*run_cmd, spec);
   run_cmd->add_option("--backend", run.backend,
                       "auto (CUDA when a device is present, else the CPU), cpu, cuda, or mpi (one process per rank: "
                       "mpirun -np N collsim run --backend mpi ..., docs/distributed.md)")
@@ -96,7 +98,7 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_option("--placement", run.placement,
                       "cuda: streams (every rank on one GPU, a stream each) or devices (rank r on GPU r mod D)")
       ->capture_default_str();
-  cli::add_seed_flag(*run_cmd, run.seed);
+  flags::add_seed_flag(*run_cmd, run.seed);
   run_cmd->add_option("--dump", run.dump, "write DIR/rank<r>.in.bin and rank<r>.out.bin (raw little-endian arrays)")
       ->check([](const std::string& dir) { return dir.empty() ? std::string("the folder name is empty") : std::string(); });
   run_cmd->add_flag("-q,--quiet", run.quiet, "print only the verification result");
@@ -110,14 +112,14 @@ int run_cli(int argc, char** argv) {
       "phases takes --ranks, --seed, --backend and the topology flags; edit its phases in the file)";
   run_cmd->add_option("scenario", files.scenario, scenario_help);
   cli::add_trace_flags(*run_cmd, files.outputs);
-  cli::ModelFlags model;
-  cli::add_model_flags(*run_cmd, model);
+  flags::ModelFlags model;
+  flags::add_model_flags(*run_cmd, model);
   run_cmd->add_flag("--model-only", model.model_only,
                     fmt::format("predict only: no buffers, no backend, no check above {} ranks (up to {})",
                                 kMaxRanks, kMaxModelRanks));
   CLI::App* explain_cmd = app.add_subcommand(
       "explain", "print the step table of a schedule, or of every phase of a lesson with its captions (checked, not run)");
-  cli::add_spec_flags(*explain_cmd, spec);
+  flags::add_spec_flags(*explain_cmd, spec);
   explain_cmd->add_option("scenario", files.scenario, scenario_help);
   cli::BenchFlags bench;
   CLI::App* bench_cmd = add_bench_command(app, bench);
@@ -130,7 +132,7 @@ int run_cli(int argc, char** argv) {
       "storyboard",
       "draw every step as an SVG (scene, packets, buffers, caption) plus an index.html that plays them; a lesson: every "
       "phase's steps, and a card per compute phase");
-  cli::add_spec_flags(*storyboard_cmd, spec);
+  flags::add_spec_flags(*storyboard_cmd, spec);
   storyboard_cmd->add_option("input", files.scenario,
                              "a scenario file or lesson (run on the CPU backend first) or a JSON trace");
   storyboard_cmd->add_option("--out", storyboard_out, "the folder to write step-NN.svg and index.html into (created if needed)")
@@ -143,14 +145,14 @@ int run_cli(int argc, char** argv) {
       "write one self-contained web page that plays the run or lesson in any browser, offline: the scene, the buffers, "
       "the timeline and the caption on the steps, measured and predicted clocks, a lesson's phases and program, and the "
       "questions (docs/web.md)");
-  cli::add_spec_flags(*html_cmd, spec);
+  flags::add_spec_flags(*html_cmd, spec);
   html_cmd->add_option("input", files.scenario,
                        "a scenario file or lesson (run on the CPU backend first) or a JSON trace; none: the flags' run");
   html_cmd->add_option("--out", html.out, "the page to write (e.g. ring.html)")
       ->required()
       ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
-  cli::add_seed_flag(*html_cmd, html_seed);
-  cli::add_model_flags(*html_cmd, model);
+  flags::add_seed_flag(*html_cmd, html_seed);
+  flags::add_model_flags(*html_cmd, model);
   html_cmd->add_flag("--live", html.live,
                      "add collsim itself (WebAssembly, about 4 MiB) and a form that runs the lesson or collective again "
                      "in the browser with other ranks, sizes, algorithms and topologies (built when emscripten is "
@@ -175,7 +177,7 @@ int run_cli(int argc, char** argv) {
       "--ranks (every collective MSCCL has a `coll` for), or your own with --schedule; checked first. Each transfer "
       "becomes a send and a receive (fused into rcs/rrs/rrcs where a received chunk is forwarded), thread blocks per "
       "(receive peer, send peer, channel), depid/deps where a step needs another thread block's; docs/msccl.md");
-  cli::add_spec_flags(*export_cmd, spec);
+  flags::add_spec_flags(*export_cmd, spec);
   export_cmd->add_option("--out", msccl.out, "the file to write (default: standard output)")
       ->check([](const std::string& path) { return path.empty() ? std::string("the file name is empty") : std::string(); });
   export_cmd->add_option("--protocol", msccl.protocol, "the proto attribute: Simple, LL or LL128")->capture_default_str();
@@ -202,25 +204,25 @@ int run_cli(int argc, char** argv) {
     std::fprintf(stderr, "collsim: error: %s\nRun 'collsim --help' or 'collsim COMMAND --help' for usage.\n", e.what());
     return 2;
   }
-  if (run_cmd->parsed()) return cli::command_run(spec, run, files, model, cli::flags_given(run_cmd));
-  if (explain_cmd->parsed()) return cli::command_explain(spec, files.scenario, cli::flags_given(explain_cmd));
-  if (bench_cmd->parsed()) return cli::command_bench(bench, cli::flags_given(bench_cmd));
+  if (run_cmd->parsed()) return cli::command_run(spec, run, files, model, flags::flags_given(run_cmd));
+  if (explain_cmd->parsed()) return cli::command_explain(spec, files.scenario, flags::flags_given(explain_cmd));
+  if (bench_cmd->parsed()) return cli::command_bench(bench, flags::flags_given(bench_cmd));
   if (convert_cmd->parsed()) return cli::command_convert(convert_input, files.outputs);
   if (storyboard_cmd->parsed()) {
-    const cli::FlagGiven given = cli::flags_given(storyboard_cmd);
-    return cli::command_storyboard(files.scenario, storyboard_out, cli::to_request(spec, given), given);
+    const flags::FlagGiven given = flags::flags_given(storyboard_cmd);
+    return cli::command_storyboard(files.scenario, storyboard_out, flags::to_request(spec, given), given);
   }
   if (html_cmd->parsed()) {
-    const cli::FlagGiven given = cli::flags_given(html_cmd);
-    RunRequest request = cli::to_request(spec, given);
+    const flags::FlagGiven given = flags::flags_given(html_cmd);
+    RunRequest request = flags::to_request(spec, given);
     request.seed = html_seed;
-    html.topology = cli::topology_flags(model, given);
+    html.topology = flags::topology_flags(model, given);
     return cli::command_html(files.scenario, request, given, html);
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
   if (export_cmd->parsed()) {
-    const cli::FlagGiven given = cli::flags_given(export_cmd);
-    return cli::command_export_msccl(cli::to_request(spec, given), given, msccl);
+    const flags::FlagGiven given = flags::flags_given(export_cmd);
+    return cli::command_export_msccl(flags::to_request(spec, given), given, msccl);
   }
   if (list_cmd->parsed()) return cli::command_list(list_names);
   std::fputs(app.help().c_str(), stdout);

@@ -1,11 +1,11 @@
 // `collsim run --model-only`; the topology flags it shares with `collsim run` and `collsim
-// bench` are in cli_topology_flags.h.
+// bench` are in app/flags/topology_flags.h.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "app/cli/cli_io.h"
-#include "app/cli/cli_topology_flags.h"
+#include "app/flags/topology_flags.h"
 #include "sim/model/topology.h"
 
 namespace collsim::cli {

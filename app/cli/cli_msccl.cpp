@@ -29,7 +29,7 @@ std::string protocol_name(const std::string& given) {
 
 // The count to export at: --count, the schedule file's, or the algorithm's natural one
 // (times the channels it is spread over, so that every piece holds whole elements).
-std::uint64_t export_count(const RunRequest& r, const FlagGiven& given, int channels) {
+std::uint64_t export_count(const RunRequest& r, const flags::FlagGiven& given, int channels) {
   if (given("--count")) return r.spec.count;
   const auto n = static_cast<std::uint64_t>(channels);
   if (r.algorithm == kCustomAlgorithm) {
@@ -41,14 +41,14 @@ std::uint64_t export_count(const RunRequest& r, const FlagGiven& given, int chan
 
 }  // namespace
 
-int command_export_msccl(RunRequest request, const FlagGiven& given, const MscclFlags& flags) {
+int command_export_msccl(RunRequest request, const flags::FlagGiven& given, const MscclFlags& flags) {
   if (const std::string why = why_no_msccl(); !why.empty()) throw InputError("export-msccl: " + why);
   const MscclExportOptions options{flags.name, protocol_name(flags.protocol)};
   if (flags.channels < 1 || flags.channels > kMaxChannels)
     throw InputError(fmt::format("--nchannels {}: 1 to {} channels are possible (NCCL's MAXCHANNELS)", flags.channels,
                                  kMaxChannels));
   if (!flags.out.empty()) check_output_path("--out", flags.out);
-  RunRequest r = adopt_schedule_spec(std::move(request), given_fields(given));
+  RunRequest r = adopt_schedule_spec(std::move(request), flags::given_fields(given));
   r.spec.count = export_count(r, given, flags.channels);
   Schedule s = build_schedule(r.spec, r.algorithm, r.options);
   if (r.algorithm != kCustomAlgorithm) check_schedule(s);  // a hand-written one was checked while built
@@ -81,14 +81,6 @@ void print_schedule_warnings(const RunRequest& request) {
   if (request.algorithm != kCustomAlgorithm || !is_msccl_path(request.options.schedule_file)) return;
   for (const std::string& w : load_schedule_file(request.options.schedule_file).warnings)
     std::fprintf(stderr, "collsim: warning: %s\n", w.c_str());
-}
-
-TopologyConfig adopt_schedule_protocol(const RunRequest& request, TopologyConfig topology, const FlagGiven& given) {
-  if (given("--protocol") || request.algorithm != kCustomAlgorithm || !is_msccl_path(request.options.schedule_file))
-    return topology;
-  if (const std::optional<Protocol> p = parse_protocol(load_schedule_file(request.options.schedule_file).protocol))
-    topology.protocol = *p;
-  return topology;
 }
 
 }  // namespace collsim::cli

@@ -19,13 +19,9 @@ struct MscclFlags {
 // --count is given: natural_export_count), exports it and writes it (all or nothing).
 // InputError (exit 2, nothing written) when this build has no MSCCL support, for a bad
 // flag, and for what MSCCL cannot say (a barrier, a parameter server's own ranks, avg).
-int command_export_msccl(RunRequest request, const FlagGiven& given, const MscclFlags& flags);
+int command_export_msccl(RunRequest request, const flags::FlagGiven& given, const MscclFlags& flags);
 
 // Where a run's schedule is an MSCCL file: its warnings (races, needless waits) on stderr.
 void print_schedule_warnings(const RunRequest& request);
-
-// Where a run's schedule is an MSCCL file and --protocol was not given: the timing model
-// predicts under the file's proto (Simple, LL, LL128), as MSCCL's runtime would run it.
-TopologyConfig adopt_schedule_protocol(const RunRequest& request, TopologyConfig topology, const FlagGiven& given);
 
 }  // namespace collsim::cli

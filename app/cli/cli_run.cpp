@@ -36,14 +36,13 @@ void dump_buffers(const RunResult& r, const std::filesystem::path& dir, OutputFi
 
 }  // namespace
 
-int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const cli::ModelFlags& mf,
-                const cli::FlagGiven& given) {
+int command_run(const flags::SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const flags::ModelFlags& mf,
+                const flags::FlagGiven& given) {
   const cli::RunPlan plan = [&] {
-    RunRequest r = to_request(sf, given);
+    RunRequest r = flags::to_request(sf, given);
     r.seed = rf.seed;
-    return cli::plan_run(fa.scenario, r, rf.backend, given, cli::topology_flags(mf, given));
+    return cli::plan_run(fa.scenario, r, rf.backend, given, flags::topology_flags(mf, given));
   }();
-  cli::check_topology_flags(plan.topology, given);
   if (plan.backend == "mpi") {
     if (mf.model_only) throw InputError("--model-only executes nothing: leave out --backend mpi");
     return cli::command_run_mpi(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, false, rf.quiet, rf.answers});

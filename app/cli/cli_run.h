@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "app/cli/cli_flags.h"
 #include "app/cli/cli_io.h"
-#include "app/cli/cli_topology_flags.h"
+#include "app/flags/run_flags.h"
+#include "app/flags/topology_flags.h"
 
 namespace collsim::cli {
 
@@ -25,7 +25,7 @@ struct FileArgs {
   cli::TraceOutputs outputs;
 };
 
-int command_run(const SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const ModelFlags& mf,
-                const FlagGiven& given);
+int command_run(const flags::SpecFlags& sf, const RunFlags& rf, const FileArgs& fa, const flags::ModelFlags& mf,
+                const flags::FlagGiven& given);
 
 }  // namespace collsim::cli

@@ -30,10 +30,10 @@ Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeC
   return std::move(*run.trace);
 }
 
-Trace load_for_storyboard(const std::string& input, const FlagGiven& given, SizeCheck check) {
-  for (std::string_view flag : kSpecFlags)
-    if (given(flag))
-      throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+Trace load_for_storyboard(const std::string& input, const flags::FlagGiven& given, SizeCheck check) {
+  // The flags that describe a run are meaningless with a trace, which records its own.
+  if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
+    throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
   Trace t = load_trace_json(input, true);  // its one check records the view's history
   check(t.schedule, input);
   return t;
@@ -103,7 +103,7 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
 }  // namespace
 
 int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
-                       const FlagGiven& given) {
+                       const flags::FlagGiven& given) {
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   // Everything is read, run and drawn before the folder is touched: bad input leaves nothing.
   std::optional<RunPlan> plan;

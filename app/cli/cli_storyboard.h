@@ -16,14 +16,9 @@ namespace collsim::cli {
 // writes DIR/step-NN.svg and DIR/index.html, all or nothing. `from_flags` and `given` are
 // the spec flags, as for `collsim run`; a trace takes none.
 int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
-                       const FlagGiven& given);
+                       const flags::FlagGiven& given);
 
 // What the storyboard and the web page both draw from (cli_storyboard.cpp):
-
-// The flags that describe a run: meaningless with a trace, which records its own.
-inline constexpr std::string_view kSpecFlags[] = {"--collective", "--algorithm",      "--ranks",    "--count",  "--dtype",
-                                                  "--op",         "--root",           "--in-place", "--slices", "--servers",
-                                                  "--colocated",  "--ranks-per-node", "--schedule"};
 
 // What the GUI shows for a scenario: run on the CPU backend, times predicted on the
 // scenario's topology (app/views/loader.cpp does the same), so the storyboard's scene is laid out
@@ -33,7 +28,7 @@ using SizeCheck = void (*)(const Schedule&, const std::string&);
 
 Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check = storyboard::check_drawable);
 
-Trace load_for_storyboard(const std::string& input, const FlagGiven& given, SizeCheck check = storyboard::check_drawable);
+Trace load_for_storyboard(const std::string& input, const flags::FlagGiven& given, SizeCheck check = storyboard::check_drawable);
 
 // A single collective's frames with the file's captions: "" where the file has none, so
 // that the frame keeps its own description (a file without captions draws as before).

@@ -43,6 +43,16 @@ std::optional<std::size_t> phase_named(const std::string& what, std::string& pro
 
 void App::open(const std::filesystem::path& file, const std::string& compare, std::size_t phase) {
   if (is_lecture_file(file)) return open_lecture(file);  // its slides name the files to open
+  open_request(LoadRequest{file, std::nullopt, {}, "", "", "", nullptr}, compare, phase);
+}
+
+void App::open_run(const RunRequest& request, const TopologyConfig& topology, std::shared_ptr<const Scenario> scenario,
+                   const std::string& compare, std::size_t phase) {
+  const std::string title = scenario ? scenario->title : "", description = scenario ? scenario->description : "";
+  open_request(LoadRequest{{}, request, topology, title, description, "", std::move(scenario)}, compare, phase);
+}
+
+void App::open_request(LoadRequest r, const std::string& compare, std::size_t phase) {
   std::string problem;
   pending_compare_phase = phase_named(compare, problem);
   if (!problem.empty()) {
@@ -51,7 +61,7 @@ void App::open(const std::filesystem::path& file, const std::string& compare, st
     pending_compare_phase.reset();
     return;
   }
-  LoadRequest r{file, std::nullopt, {}, "", "", pending_compare_phase ? "" : compare, nullptr};
+  r.compare = pending_compare_phase ? "" : compare;
   r.phase = opened_phase = phase;
   start(std::move(r));
 }

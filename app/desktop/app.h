@@ -229,6 +229,11 @@ class App {
   // `compare`: also run the scenario with this algorithm, side by side (a lesson of several
   // phases: phase `phase`'s collective), or "phase:K" to show the lesson's phase K beside it.
   void open(const std::filesystem::path& file, const std::string& compare = "", std::size_t phase = 0);
+  // The same for a run the command line's flags describe (app/flags/run_plan.h): `scenario`
+  // is the file with them applied, loaded as a re-run of it (its phases, captions and
+  // questions kept; `request` and `topology` are its own); null: the flags' run alone.
+  void open_run(const RunRequest& request, const TopologyConfig& topology, std::shared_ptr<const Scenario> scenario,
+                const std::string& compare = "", std::size_t phase = 0);
   void run(const RunRequest& request, const TopologyConfig& topology);
   // Runs what the toolbar's editor says (the Run button), compared with editor.compare
   // when set; a count or figure that does not parse becomes the error.
@@ -312,6 +317,7 @@ class App {
 
  private:
   void start(LoadRequest request);
+  void open_request(LoadRequest request, const std::string& compare, std::size_t phase);  // open's and open_run's
   void show_phase(std::size_t k);  // the phase's view becomes the shown run (the playhead is the caller's)
   // Moves through the lesson (lesson.h's presenter flow) and shows the phase it ends in.
   void move_in_lesson(const std::function<void(const Lesson&, std::size_t&, Playback&)>& move);

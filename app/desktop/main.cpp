@@ -2,6 +2,10 @@
 //
 //   collsim-gui [FILE]                              a scenario (.toml) or a JSON trace; default
 //                                                   scenarios/ring_allreduce_4.toml
+//   collsim-gui [FILE] --ranks 8 --topology ring ...
+//                                                   `collsim run`'s run flags (app/flags/): over a
+//                                                   scenario, only those given replace its values;
+//                                                   without FILE, the flags' run
 //   collsim-gui FILE --screenshot out.png [--phase K] [--step K | --time T] [--size 1280x800]
 //                                                   [--values [--value-source ranks|inputs]]
 //   collsim-gui FILE --frames DIR                   one PNG per step
@@ -13,10 +17,14 @@
 // not load (headless modes), or no display.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -27,6 +35,12 @@
 #include "app/desktop/headless.h"
 #include "app/desktop/platform.h"
 #include "app/desktop/script.h"
+#include "app/flags/run_flags.h"
+#include "app/flags/run_plan.h"
+#include "app/flags/topology_flags.h"
+#include "app/views/loader.h"
+#include "sim/core/errors.h"
+#include "sim/run/msccl_import.h"
 
 namespace {
 
@@ -45,6 +59,12 @@ struct Options {
   std::string value_source;
   HeadlessOptions headless;
   int width = 1280, height = 800;
+  // `collsim run`'s run flags (app/flags/), as typed; `planned`: some were given, and this is
+  // what they make of the file (or, without one, their run).
+  collsim::flags::SpecFlags spec;
+  collsim::flags::ModelFlags model;
+  std::uint64_t seed = 1;
+  std::optional<collsim::flags::FlagPlan> planned;
   bool is_headless() const {
     return !headless.screenshot.empty() || !headless.frames_dir.empty() || headless.bench_frames > 0 || !script.empty();
   }
@@ -57,6 +77,32 @@ bool parse_size(const std::string& text, int& w, int& h) {
          h >= 240 && w <= 8192 && h <= 8192;
 }
 
+// The run flags given, applied to the file as `collsim run FILE` applies them (or, without
+// a file, their run): o.planned. A trace, a lecture or an MSCCL file takes none. False,
+// with the message on stderr, for a flag that does not apply or a bad value.
+bool plan_run_flags(Options& o, const collsim::flags::FlagGiven& given) {
+  namespace flags = collsim::flags;
+  const std::string_view flag = flags::run_flag_given(given);
+  if (flag.empty()) return true;  // the file as it is
+  const auto refuse = [&](std::string_view why) {
+    fmt::print(stderr, "collsim-gui: {}: {}; {} applies to scenarios only\n", o.file, why, flag);
+    return false;
+  };
+  if (!o.file.empty() && collsim::is_lecture_file(o.file)) return refuse("a lecture's slides name their runs");
+  if (!o.file.empty() && is_trace_file(o.file)) return refuse("a trace records its own run");
+  if (!o.file.empty() && collsim::is_msccl_path(o.file))
+    return refuse(fmt::format("an MSCCL file opens as it is (give --schedule {} to run it with flags)", o.file));
+  try {
+    collsim::RunRequest request = flags::to_request(o.spec, given);
+    request.seed = o.seed;
+    o.planned = flags::plan_flags(o.file, request, given, flags::topology_flags(o.model, given));
+  } catch (const collsim::InputError& e) {
+    fmt::print(stderr, "collsim-gui: {}\n", e.what());
+    return false;
+  }
+  return true;
+}
+
 // Parses the command line; nullopt with the exit status in `status` when the program should stop.
 std::optional<Options> parse(int argc, char** argv, int& status) {
   Options o;
@@ -64,7 +110,9 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   std::optional<int> phase;
   CLI::App cli("collsim-gui: watch a collective happen, chunk by chunk", "collsim-gui");
   cli.set_version_flag("--version", std::string("collsim-gui ") + COLLSIM_VERSION);
-  cli.add_option("file", o.file, "a scenario (.toml) or a JSON trace (default: scenarios/ring_allreduce_4.toml)");
+  cli.add_option("file", o.file,
+                 "a scenario or lesson (.toml), a lecture (.lecture.toml) or a JSON trace (default: "
+                 "scenarios/ring_allreduce_4.toml; with run flags and no file, the flags' run)");
   cli.add_option("--screenshot", o.headless.screenshot, "render once, write this PNG and exit");
   cli.add_option("--phase", phase, "a lesson: start at phase K (1-based); --step and --time are then within it");
   auto* step_opt = cli.add_option("--step", step, "start after K steps (2.5: half-way through step 3)");
@@ -85,11 +133,42 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   cli.add_option("--value-source", o.value_source,
                  "the values view's numbers: ranks (rank q holds q+1, the default) or inputs (the run's inputs, as "
                  "its type rounds them)");
+  // The app's own options under two headings, `collsim run`'s flags under theirs (app/flags/run_flags.h).
+  for (CLI::Option* option : cli.get_options()) {
+    const std::string name = option->get_name();
+    if (name == "--screenshot" || name == "--frames" || name == "--bench-frames" || name == "--bench-scrub" || name == "--script")
+      option->group("Without a window: render, write and exit");
+    else if (name != "--help" && name != "--version" && !option->get_positional())
+      option->group("Where it starts and how it looks");
+  }
+  const std::string run_group = "The run, as `collsim run` takes it (over FILE, a flag given replaces the file's value; "
+                                "a lesson of several phases takes --ranks, --seed and the topology's)";
+  collsim::flags::add_spec_flags(cli, o.spec, run_group);
+  collsim::flags::add_seed_flag(cli, o.seed, run_group);
+  collsim::flags::add_model_flags(cli, o.model,
+                                  "The topology the times are predicted on, as `collsim run` takes it (over FILE, "
+                                  "replacing its [topology]'s values)");
+  cli.allow_extras();  // an unknown flag is named below, not in CLI11's words
   try {
     cli.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     status = cli.exit(e);
-    if (status != 0) status = 2;  // the promise is exit 2 for bad arguments
+    return std::nullopt;
+  } catch (const CLI::CallForVersion& e) {
+    status = cli.exit(e);
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {  // the promise is exit 2 for bad arguments
+    fmt::print(stderr, "collsim-gui: {}; see collsim-gui --help\n", e.what());
+    status = 2;
+    return std::nullopt;
+  }
+  if (const std::vector<std::string> extra = cli.remaining(); !extra.empty()) {
+    const std::string& first = extra.front();
+    if (first.size() > 1 && first[0] == '-')
+      fmt::print(stderr, "collsim-gui: unknown option {}; see collsim-gui --help\n", first.substr(0, first.find('=')));
+    else
+      fmt::print(stderr, "collsim-gui: {}: one file at most ({} is the file); see collsim-gui --help\n", first, o.file);
+    status = 2;
     return std::nullopt;
   }
   if (!parse_size(o.size, o.width, o.height)) {
@@ -114,7 +193,11 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   o.headless.phase = phase;
   o.headless.step = step;
   o.headless.time_us = time_us;
-  if (o.file.empty()) o.file = (data_dir() / "scenarios" / "ring_allreduce_4.toml").string();
+  if (!plan_run_flags(o, collsim::flags::flags_given(&cli))) {
+    status = 2;
+    return std::nullopt;
+  }
+  if (o.file.empty() && !o.planned) o.file = (data_dir() / "scenarios" / "ring_allreduce_4.toml").string();
   return o;
 }
 
@@ -167,7 +250,14 @@ int run(const Options& o) {
     fmt::print(stderr, "collsim-gui: --slide: {} is not a lecture file (NAME.lecture.toml)\n", o.file);
     return 2;
   }
-  app.open(o.file, o.compare, o.headless.phase ? static_cast<std::size_t>(std::max(*o.headless.phase - 1, 0)) : 0);
+  const std::size_t phase = o.headless.phase ? static_cast<std::size_t>(std::max(*o.headless.phase - 1, 0)) : 0;
+  if (o.planned) {
+    const auto& p = *o.planned;
+    app.open_run(p.request, p.topology, p.scenario ? std::make_shared<const collsim::Scenario>(*p.scenario) : nullptr,
+                 o.compare, phase);
+  } else {
+    app.open(o.file, o.compare, phase);
+  }
   if (lecture && !app.lecture) {  // the lecture file itself is bad
     fmt::print(stderr, "collsim-gui: {}\n", app.error);
     return 2;

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "app/cli/cli_topology_flags.h"
+#include "app/flags/topology_flags.h"
 #include "sim/core/errors.h"
 #include "sim/core/types.h"
 #include "sim/exec/cuda_plan.h"
@@ -62,7 +62,7 @@ void check_scalars(std::string_view text) {
 
 // One "--FLAG VALUE" line into the flags, as CLI11 would store it (numbers it could not
 // read are left out: CLI11 refuses them before collsim sees them).
-void add_flag(cli::ModelFlags& f, std::vector<std::string>& given, std::string_view line) {
+void add_flag(flags::ModelFlags& f, std::vector<std::string>& given, std::string_view line) {
   const std::size_t space = line.find(' ');
   const std::string flag(line.substr(0, space));
   const std::string value(space == std::string_view::npos ? "" : line.substr(space + 1));
@@ -101,7 +101,7 @@ void add_flag(cli::ModelFlags& f, std::vector<std::string>& given, std::string_v
 }  // namespace
 
 void check_values(std::string_view input) {
-  cli::ModelFlags flags;
+  flags::ModelFlags flags;
   std::vector<std::string> given;
   std::size_t begin = 0;
   while (begin <= input.size()) {
@@ -113,12 +113,12 @@ void check_values(std::string_view input) {
     add_flag(flags, given, line);
     begin = end + 1;
   }
-  const cli::FlagGiven was_given = [&](std::string_view flag) {
+  const flags::FlagGiven was_given = [&](std::string_view flag) {
     return std::find(given.begin(), given.end(), flag) != given.end();
   };
   try {
-    const TopologyConfig config = cli::topology_flags(flags, was_given);
-    cli::check_topology_flags(config, was_given);
+    const TopologyConfig config = flags::topology_flags(flags, was_given);
+    flags::check_topology_flags(config, was_given);
   } catch (const InputError&) {
     // the documented answer to a bad value: exit 2, naming the flag
   }

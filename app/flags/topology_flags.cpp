@@ -1,4 +1,4 @@
-#include "app/cli/cli_topology_flags.h"
+#include "app/flags/topology_flags.h"
 
 #include <cctype>
 #include <cerrno>
@@ -12,7 +12,7 @@
 #include "sim/core/errors.h"
 #include "sim/schedule/algorithm.h"
 
-namespace collsim::cli {
+namespace collsim::flags {
 namespace {
 
 // The whole of `text` as a number, or nullopt (strtod alone accepts "12abc").
@@ -144,4 +144,4 @@ void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given) 
     throw InputError(fmt::format("--nic: {} has no network links (two_level has)", kind));
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::flags

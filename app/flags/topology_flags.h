@@ -1,7 +1,7 @@
-// The timing model's flags on the command line, shared by `collsim run` and `collsim bench`:
-// the values as typed, and the topology they describe. No CLI11 here (cli_flags.cpp registers
+// The timing model's flags on a command line (`collsim run`, `collsim bench`, `collsim-gui`):
+// the values as typed, and the topology they describe. No CLI11 here (run_flags.cpp registers
 // the flags into ModelFlags), and nothing but sim/ below: the fuzz target of the command
-// line's values (tests/fuzz/) links it alone.
+// line's values (tests/fuzz/) calls it without the rest.
 #pragma once
 #include <functional>
 #include <string>
@@ -10,11 +10,11 @@
 
 #include "sim/model/topology.h"
 
-namespace collsim::cli {
+namespace collsim::flags {
 
 // Whether the user gave a flag on the command line (e.g. "--ranks"), as opposed to its
 // default: only flags actually given override a scenario file's values (given_fields,
-// cli_io.h, tells sim/ which fields they set).
+// run_plan.h, tells sim/ which fields they set).
 using FlagGiven = std::function<bool(std::string_view flag)>;
 
 // The flags as typed. Numbers are only read when the flag was given (FlagGiven), so a
@@ -38,4 +38,4 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given);
 // groups (pcie_tree and two_level have)".
 void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given);
 
-}  // namespace collsim::cli
+}  // namespace collsim::flags

@@ -1,0 +1,59 @@
+#include "app/flags/run_plan.h"
+
+#include <cstddef>
+#include <utility>
+
+#include "sim/model/protocol.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/run/msccl_import.h"
+
+namespace collsim::flags {
+
+GivenFields given_fields(const FlagGiven& given) {
+  GivenFields fields;
+  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
+    const auto field = static_cast<RequestField>(i);
+    const bool set = field == RequestField::stragglers ? given("--late") || given("--slow") : given(field_flag(field));
+    if (set) fields.add(field);
+  }
+  return fields;
+}
+
+std::string_view run_flag_given(const FlagGiven& given) {
+  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
+    const auto field = static_cast<RequestField>(i);
+    if (field == RequestField::stragglers) {
+      for (std::string_view flag : {"--late", "--slow"})
+        if (given(flag)) return flag;
+    } else if (given(field_flag(field))) {
+      return field_flag(field);
+    }
+  }
+  return {};
+}
+
+FlagPlan plan_flags(const std::string& scenario_path, const RunRequest& from_flags, const FlagGiven& given,
+                    const TopologyConfig& topology_flags) {
+  FlagPlan plan;
+  if (scenario_path.empty()) {
+    plan.request = adopt_schedule_spec(from_flags, given_fields(given));
+    plan.topology = adopt_schedule_protocol(plan.request, topology_flags, given);
+  } else {
+    Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given_fields(given));
+    plan.request = s.request;
+    plan.topology = s.topology;
+    plan.scenario = std::move(s);
+  }
+  check_topology_flags(plan.topology, given);
+  return plan;
+}
+
+TopologyConfig adopt_schedule_protocol(const RunRequest& request, TopologyConfig topology, const FlagGiven& given) {
+  if (given("--protocol") || request.algorithm != kCustomAlgorithm || !is_msccl_path(request.options.schedule_file))
+    return topology;
+  if (const std::optional<Protocol> p = parse_protocol(load_schedule_file(request.options.schedule_file).protocol))
+    topology.protocol = *p;
+  return topology;
+}
+
+}  // namespace collsim::flags
