@@ -1,5 +1,6 @@
-// The numbers: bytes each rank sent and received so far, the whole run's time and
-// bandwidths, and the algorithm's cost formulas beside this run's figures (numbers.h).
+// The numbers: the run's predicted time and bandwidths, then its measured ones, each
+// labelled (headline_numbers), the bytes each rank sent and received so far, and the
+// algorithm's cost formulas beside this run's figures (numbers.h).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -43,28 +44,35 @@ void per_rank_table(const App& app) {
   ImGui::EndTable();
 }
 
+// The run's headline figures, each led by what it is: the prediction on the run's topology
+// first, then the simulation's own time on the computer that ran it; what each was made on
+// under its figures.
+void headline(const Trace& t) {
+  for (const NumbersLine& l : headline_numbers(t)) {
+    const bool predicted = l.kind == NumbersLine::Kind::predicted;
+    ImGui::TextColored(predicted ? ImVec4(1.0f, 0.85f, 0.45f, 1.0f) : ImVec4(0.7f, 0.74f, 0.82f, 1.0f), "%s", l.head.c_str());
+    ImGui::SameLine();
+    ImGui::TextWrapped("%s", l.figures.c_str());
+    ImGui::Indent();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.7f, 0.72f, 0.78f, 1.0f));
+    ImGui::TextWrapped("%s", l.about.c_str());
+    if (!l.note.empty()) ImGui::TextWrapped("%s", l.note.c_str());
+    ImGui::PopStyleColor();
+    ImGui::Unindent();
+  }
+}
+
 void whole_run(const App& app) {
   const ViewModel& vm = *app.doc.model;
   const Trace& t = vm.trace();
   const Schedule& s = vm.schedule();
+  headline(t);
+  ImGui::TextDisabled("busbw = algbw × %s", std::string(busbw_factor_formula(s.spec.collective)).c_str());
   const double wire = vm.clock(ClockKind::steps).total.bytes.empty() ? 0.0 : vm.clock(ClockKind::steps).total.bytes.back();
   ImGui::Text("on the wire so far: %s of %s", format_bytes(app.now.total_bytes).c_str(), format_bytes(wire).c_str());
-  if (t.summary.time_ns > 0 || !t.backend.empty())
-    ImGui::Text("run time %s on %s", format_duration_ns(static_cast<double>(t.summary.time_ns)).c_str(),
-                t.device.empty() ? t.backend.c_str() : t.device.c_str());
-  ImGui::Text("algbw %s   busbw %s = algbw × %s", gbps(t.summary.algbw_gbps).c_str(), gbps(t.summary.busbw_gbps).c_str(),
-              std::string(busbw_factor_formula(s.spec.collective)).c_str());
   const AlgorithmNumbers numbers = algorithm_numbers(vm);
   for (const std::string* line : {&numbers.steps, &numbers.bytes})
     if (!line->empty()) ImGui::TextWrapped("%s", line->c_str());
-  if (t.predicted) {
-    const PredictedSummary& p = *t.predicted;
-    ImGui::TextWrapped("predicted %s (algbw %s, busbw %s) on %s", format_duration_ns(p.time_ns).c_str(),
-                       gbps(p.algbw_gbps).c_str(), gbps(p.busbw_gbps).c_str(), p.topology.c_str());
-    if (!p.busiest_links.empty())
-      ImGui::TextWrapped("bottleneck: %s, busy %.0f%% of the time", p.busiest_links.front().link.c_str(),
-                         100.0 * p.busiest_links.front().utilisation);
-  }
   if (!numbers.closed_form.empty()) ImGui::TextWrapped("%s", numbers.closed_form.c_str());
   const Verification& v = t.verification;
   if (v.checked > 0 || !v.rule.empty())
@@ -136,7 +144,7 @@ void NumbersPanel::DrawComparison(App& app) {
     const Tally& total = vm.clock(ClockKind::steps).total;
     return fmt::format("{} of {}", format_bytes(frame_of(vm).total_bytes), format_bytes(total.bytes.empty() ? 0.0 : total.bytes.back()));
   });
-  comparison_row("measured (CPU)", a, b, [](const ViewModel& vm) {
+  comparison_row("measured (the sim)", a, b, [](const ViewModel& vm) {
     return format_duration_ns(static_cast<double>(vm.trace().summary.time_ns));
   });
   comparison_row("verified", a, b, [](const ViewModel& vm) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/model/protocol.h"
 #include "sim/trace/trace.h"
 #include "sim/schedule/algorithm.h"
 
@@ -18,7 +19,45 @@ std::string closed_form_line(const ViewModel& vm) {
                      f.values);
 }
 
+std::string gbps(const std::optional<double>& v) { return v ? fmt::format("{:.2f} GB/s", *v) : std::string("n/a"); }
+
+std::string figures(double time_ns, const std::optional<double>& algbw, const std::optional<double>& busbw) {
+  return fmt::format("{}, algbw {}, busbw {}", format_duration_ns(time_ns), gbps(algbw), gbps(busbw));
+}
+
+// "(no protocol)", "(protocol LL)", "(protocol LL, auto's choice)".
+std::string protocol_words(const PredictedSummary& p) {
+  if (p.protocol == Protocol::none) return "(no protocol)";
+  return fmt::format("(protocol {}{})", protocol_label(p.protocol), p.protocol_candidates.empty() ? "" : ", auto's choice");
+}
+
 }  // namespace
+
+std::string_view to_string(NumbersLine::Kind k) { return k == NumbersLine::Kind::predicted ? "predicted" : "measured"; }
+
+std::vector<NumbersLine> headline_numbers(const Trace& t) {
+  std::vector<NumbersLine> lines;
+  if (t.predicted) {
+    const PredictedSummary& p = *t.predicted;
+    NumbersLine& l = lines.emplace_back();
+    l.kind = NumbersLine::Kind::predicted;
+    l.head = "predicted";
+    l.about = fmt::format("on {} {}", p.topology, protocol_words(p));
+    l.figures = figures(p.time_ns, p.algbw_gbps, p.busbw_gbps);
+    if (!p.busiest_links.empty())
+      l.note = fmt::format("bottleneck: {}, busy {:.0f}% of the time", p.busiest_links.front().link,
+                           100.0 * p.busiest_links.front().utilisation);
+  }
+  if (!t.model_only && (t.summary.time_ns > 0 || !t.backend.empty())) {
+    NumbersLine& l = lines.emplace_back();
+    l.kind = NumbersLine::Kind::measured;
+    const std::string& where = t.device.empty() ? t.backend : t.device;
+    l.head = "measured";
+    l.about = "the simulation's own time on the computer that ran it" + (where.empty() ? "" : ", " + where);
+    l.figures = figures(static_cast<double>(t.summary.time_ns), t.summary.algbw_gbps, t.summary.busbw_gbps);
+  }
+  return lines;
+}
 
 AlgorithmNumbers algorithm_numbers(const ViewModel& vm) {
   const Schedule& s = vm.schedule();

@@ -3,10 +3,18 @@
 // from the schedule (steps, bytes each rank sends) or by the algorithm's own closed-form
 // time function (closed_form in sim/model/cost_formulas.h). Nothing here substitutes
 // values into formula text.
+//
+// The run's headline figures (headline_numbers) come first, each labelled with what it is:
+// the prediction on the run's topology, then the simulation's own measured time on the
+// computer that ran it -- the one wording that the app's numbers panel and the web page
+// (page.cpp writes it into the page's data) both show.
 #pragma once
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "app/views/view_model.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 
@@ -18,5 +26,27 @@ struct AlgorithmNumbers {
 
 // Empty lines for a schedule that is not in the registry (a hand-written one).
 AlgorithmNumbers algorithm_numbers(const ViewModel& vm);
+
+// One headline figure of the run, labelled: what it is, then its time and bandwidths.
+// label() is the whole label; a view short of room shows `head` and the figures on one line
+// and `about` under them.
+struct NumbersLine {
+  enum class Kind { predicted, measured };
+  Kind kind = Kind::predicted;
+  std::string head;     // "predicted", "measured"
+  // predicted: "on switch, 4 ranks: rank links nvlink4 (450 GB/s, 0.6 us); ... (no protocol)";
+  // measured:  "the simulation's own time on the computer that ran it, host CPU (2 worker threads)"
+  std::string about;
+  std::string figures;  // "20.397 us, algbw 205.63 GB/s, busbw 308.45 GB/s"
+  std::string note;     // predicted: "bottleneck: rank0 (rank 0 -> switch), busy 86% of the time"; may be empty
+  // "predicted on switch, ... (no protocol)", "measured: the simulation's own time on ..."
+  std::string label() const { return head + (kind == Kind::predicted ? " " : ": ") + about; }
+  std::string text() const { return label() + ": " + figures; }  // the line on one line
+};
+std::string_view to_string(NumbersLine::Kind k);  // "predicted", "measured"
+
+// In this order: the prediction (none in a trace without one), then what was measured
+// (none for a model-only run, nor for a trace with no time and no backend).
+std::vector<NumbersLine> headline_numbers(const Trace& t);
 
 }  // namespace collsim::gui

@@ -171,7 +171,9 @@
     try {
       await module();
       const began = performance.now();
-      const summary = collsim(["run"].concat(a));
+      // On the CPU backend, asked for: a browser has no CUDA, and `auto` would say so before
+      // anything else (the prediction leads the summary, as on the page).
+      const summary = collsim(["run"].concat(a, ["--backend", "cpu"]));
       if (summary.status !== 0 && summary.status !== 1) {  // 1: ran, but a wrong result, which the summary says
         show("collsim run stopped (exit " + summary.status + "):", "error", summary.err || summary.out);
         return;

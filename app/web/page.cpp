@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/views/buffer_layout.h"
+#include "app/views/numbers.h"
 #include "app/views/palette.h"
 #include "app/views/shading.h"
 #include "app/web/frames.h"
@@ -301,6 +302,12 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
   for (gui::ClockKind k : {gui::ClockKind::steps, gui::ClockKind::predicted, gui::ClockKind::measured})
     if (vm.has_clock(k)) clocks[std::string(gui::to_string(k))] = clock_json(vm, k, texts);
   const Trace& t = vm.trace();
+  // The run's headline figures, worded by the app's numbers panel (numbers.h): the
+  // prediction first, then the simulation's own measured time.
+  json numbers = json::array();
+  for (const gui::NumbersLine& l : gui::headline_numbers(t))
+    numbers.push_back({{"kind", std::string(gui::to_string(l.kind))}, {"head", l.head}, {"figures", l.figures},
+                       {"about", l.about}, {"note", l.note}});
   return {{"collective", std::string(to_string(s.spec.collective))},
           {"algorithm", s.algorithm},
           {"ranks", s.spec.ranks},
@@ -310,6 +317,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
           {"steps", s.step_count()},
           {"verified", t.verification.ok},
           {"predicted_on", t.predicted ? t.predicted->topology : ""},
+          {"numbers", std::move(numbers)},
           {"captions", {{"texts", std::move(texts.texts)}, {"file", text.step_captions}}},
           {"layout", layout_json(vm)},
           {"transfers", transfers_json(vm)},

@@ -569,6 +569,7 @@
       $("timeline-panel").hidden = true;
       t = 0;
     }
+    showNumbers(V);
     drawProgram();
     render();
   }
@@ -742,12 +743,31 @@
     $("subtitle").textContent = MULTI
       ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
       : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
-        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified") + (V0.predicted_on ? " · predicted on " + V0.predicted_on : "");
+        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified");
     $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
     buildProgram();
     buildQuestions();
     clock = D.clock || "steps";
     enterPhase(0, false);
+  }
+  // The shown view's times, as C++ words them (numbers.h, headline_numbers): the prediction
+  // first, then the simulation's own measured time; none for a compute phase.
+  function showNumbers(view) {
+    const box = $("numbers");
+    box.replaceChildren();
+    for (const n of (view && view.numbers) || []) {
+      const p = document.createElement("p");
+      p.dataset.kind = n.kind;
+      for (const [cls, text] of [["head", n.head], ["figures", n.figures], ["about", n.about], ["note", n.note]]) {
+        if (!text) continue;
+        if (p.firstChild) p.append(" ");
+        const span = document.createElement("span");
+        span.className = cls;
+        span.textContent = text;
+        p.appendChild(span);
+      }
+      box.appendChild(p);
+    }
   }
   // A view's transfers, counted before its columns are decoded.
   function transferCount(V) {

@@ -8,7 +8,7 @@ browser (tests/CMakeLists.txt registers it as the ctest `web_live`, labelled `we
    lessons 1 and 2, a hand-written schedule, explain, validate, a bad flag — must print what
    the native CLI prints (every line but the measured ones: the backend's thread count, the
    measured time and bandwidths) with the same exit status and error text; and
-   `collsim html --data` must write the same page data (all but the measured clock).
+   `collsim html --data` must write the same page data (all but the measured clock and time).
 2. In Debian's chromium (headless, Selenium): the live page of lesson 1 re-runs the ring at
    8 ranks from its form; the summary under the form equals the native CLI's for the same
    command line, the player then shows 8 ranks and steps through them; a bad rank count
@@ -63,6 +63,7 @@ def without_measured(data):
     the caption texts only its frames show (page.cpp adds them after the other clocks')."""
     for view in data.get("views", []):
         view.get("clocks", {}).pop("measured", None)
+        view["numbers"] = [n for n in view.get("numbers", []) if n["kind"] != "measured"]
         used = -1
         for clock in view.get("clocks", {}).values():
             runs = clock["frames"]["runs"]["caption"]  # per run of states, its caption
@@ -162,6 +163,12 @@ def check_live_page(collsim, source_dir, work, driver):
           "live page: its summary equals the native CLI's (steps, transfers, bytes, predicted time, verified)")
     subtitle = driver.find_element("id", "subtitle").text
     check("8 ranks" in subtitle and "14 steps" in subtitle, f"live page: the player shows the new run ({subtitle!r})")
+    check(not summary.startswith("backend") and "CUDA" not in summary,
+          f"live page: the summary does not open with the backend's note ({summary.splitlines()[:1]})")
+    times = driver.execute_script("return [...document.querySelectorAll('#numbers p')].map(p => [p.dataset.kind, p.innerText]);")
+    check(len(times) == 2 and times[0][0] == "predicted" and times[0][1].startswith("predicted ") and "8 ranks" in times[0][1]
+          and times[1][0] == "measured" and "the simulation's own time" in times[1][1],
+          f"live page: the new run's times lead with its prediction on 8 ranks, then the simulation's own ({times})")
     key(driver, Keys.HOME)
     key(driver, Keys.ARROW_RIGHT)
     ph = playhead(driver)

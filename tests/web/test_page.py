@@ -308,6 +308,42 @@ def check_format(work):
               f"data format: the {name} clock's times in one type ({types}), keys from -inf to at most its finish")
 
 
+def shown_numbers(driver):
+    """The page's times as shown: per line its kind and its text."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#numbers p')].map(p => [p.dataset.kind, p.innerText]);")
+
+
+def check_numbers(driver, collsim, src, work):
+    """The times at the top of the page: the prediction first, named by its topology and
+    protocol, then the simulation's own measured time, in C++'s words (numbers.h); a
+    model-only run shows the prediction alone; a lesson's phase its own."""
+    trace = json.loads((work / "ring.json").read_text())
+    driver.get((work / "ring.html").as_uri())
+    shown = shown_numbers(driver)
+    words = json.loads(page_text(work / "ring.html"))["views"][0]["numbers"]
+    topology = trace["predicted"]["topology"]
+    check(len(shown) == 2 and shown[0][0] == "predicted" and shown[0][1].startswith("predicted ")
+          and f"on {topology} (no protocol)" in shown[0][1],
+          f"ring: the first line of the times is the prediction, on its topology ({shown[:1]})")
+    check(shown[1][0] == "measured" and "the simulation's own time on the computer that ran it" in shown[1][1]
+          and trace["backend"]["device"] in shown[1][1], f"ring: the second is the simulation's own measured time ({shown[1:]})")
+    check([w["kind"] for w in words] == ["predicted", "measured"]
+          and all(w["figures"] in line and w["about"] in line for w, (_, line) in zip(words, shown)),
+          "ring: the lines are the page data's, placed as C++ wrote them")
+    model = work / "model_only.json"
+    run([collsim, "run", str(src / "scenarios/ring_allreduce_4.toml"), "--model-only", "--protocol", "ll", "--trace", str(model)])
+    run([collsim, "html", str(model), "--out", str(work / "model_only.html")])
+    driver.get((work / "model_only.html").as_uri())
+    shown = shown_numbers(driver)
+    check(len(shown) == 1 and shown[0][0] == "predicted" and "(protocol LL)" in shown[0][1],
+          f"model only: the prediction alone, with its protocol ({shown})")
+    driver.get((work / "lesson2.html").as_uri())
+    shown = shown_numbers(driver)
+    check(len(shown) >= 1 and shown[0][0] == "predicted" and shown[0][1].startswith("predicted "),
+          f"lesson 2: the shown phase's times lead with its prediction ({shown[:1]})")
+
+
 def check_load(driver, work):
     """collsimPlayer.load(text): the same text again starts over at step 0 with the listeners
     bound once (→ steps once); another page's text replaces what is shown."""
@@ -426,6 +462,7 @@ def main():
         check_big_page(driver, collsim, work)
         check_many_cells(driver, collsim, work)
         check_format(work)
+        check_numbers(driver, collsim, src, work)
         check_load(driver, work)
     finally:
         driver.quit()
