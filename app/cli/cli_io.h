@@ -55,7 +55,6 @@ void print_run_report(const RunResult& result, const RunPlan& plan, const std::s
 // spaces (an item's later lines under its text), ending in a newline; "" for an empty text.
 std::string format_description(std::string_view text, std::size_t width = 100);
 
-
 // --dump DIR: where rank `rank`'s input (as before the run) or output (after it) goes:
 // DIR/rank<r>.in.bin or DIR/rank<r>.out.bin, raw little-endian arrays of the run's type.
 std::filesystem::path dump_file(const std::filesystem::path& dir, int rank, BufferKind buffer);
