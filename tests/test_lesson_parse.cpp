@@ -42,7 +42,7 @@ std::string override_error(const Scenario& s, const RunRequest& flags, const Giv
 }
 
 GivenFields only(std::string_view flag) {
-  return testing::given_if([flag](std::string_view f) { return f == flag; });
+  return fields_given_by_flags([flag](std::string_view f) { return f == flag; });
 }
 
 // Three phases: compute on every rank, a reduce to rank 3 (its first two steps), compute
@@ -418,7 +418,7 @@ TEST_CASE("lesson_parse: flags on a lesson: --ranks and --seed apply, collective
   flags.spec.ranks = 6;
   flags.seed = 77;
   const Scenario r = apply_scenario_overrides(
-      s, flags, TopologyConfig{}, testing::given_if([](std::string_view f) { return f == "--ranks" || f == "--seed"; }));
+      s, flags, TopologyConfig{}, fields_given_by_flags([](std::string_view f) { return f == "--ranks" || f == "--seed"; }));
   CHECK(r.ranks == 6);
   REQUIRE(r.phases.size() == 3);
   CHECK(r.phases[0].compute_us == std::vector<double>(6, 120.0));  // a number: every worker rank
@@ -488,7 +488,7 @@ TEST_CASE("lesson_parse: every flag applies to a single-collective scenario, and
   flags.spec.ranks = 8;
   flags.spec.count = 64;
   flags.algorithm = "chain";
-  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, testing::given_if([](std::string_view f) {
+  const Scenario r = apply_scenario_overrides(s, flags, TopologyConfig{}, fields_given_by_flags([](std::string_view f) {
     return f == "--ranks" || f == "--count" || f == "--algorithm";
   }));
   CHECK(r.ranks == 8);

@@ -119,7 +119,7 @@ ProgramResult predict_only(const Scenario& s) {
 // of the flags named in `given`, as the command line would set them.
 Scenario with_flags(const Scenario& s, const RunRequest& flags, const TopologyConfig& topology,
                     const std::set<std::string_view>& given) {
-  return apply_scenario_overrides(s, flags, topology, testing::given_if([&](std::string_view f) { return given.count(f) == 1; }));
+  return apply_scenario_overrides(s, flags, topology, fields_given_by_flags([&](std::string_view f) { return given.count(f) == 1; }));
 }
 Scenario with_ranks(const Scenario& s, int n) {
   RunRequest flags;

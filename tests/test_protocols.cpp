@@ -241,7 +241,7 @@ TEST_CASE("topology.protocol in a scenario, and a bad one named by its position"
   TopologyConfig flags;
   flags.protocol = Protocol::simple;
   const auto given = [](std::string_view flag) { return flag == "--protocol"; };
-  CHECK(apply_topology_overrides(s.topology, flags, testing::given_if(given)).protocol == Protocol::simple);
+  CHECK(apply_topology_overrides(s.topology, flags, fields_given_by_flags(given)).protocol == Protocol::simple);
 }
 
 TEST_CASE("a trace predicted under auto records the protocol, the candidates and the configuration") {

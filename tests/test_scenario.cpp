@@ -154,7 +154,7 @@ TEST_CASE("flags the user gave override the file, flags left at their defaults d
   flags.options.colocated = false;
   flags.seed = 7;
   const auto given = [](std::string_view f) { return f == "--ranks" || f == "--colocated" || f == "--seed"; };
-  const RunRequest r = apply_flag_overrides(s.request, flags, testing::given_if(given));
+  const RunRequest r = apply_flag_overrides(s.request, flags, fields_given_by_flags(given));
   CHECK(r.spec.ranks == 3);
   CHECK_FALSE(r.options.colocated);
   CHECK(r.seed == 7);

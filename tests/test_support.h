@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -15,7 +14,6 @@
 
 #include "sim/exec/backend.h"
 #include "sim/core/errors.h"
-#include "sim/run/request_fields.h"
 #include "sim/schedule/schedule.h"
 
 namespace collsim::testing {
@@ -94,17 +92,5 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
-
-// The request fields whose flag `flag_given` names (field_flag; the stragglers: --late or
-// --slow), as the CLI turns the flags it saw into what sim/ is told: tests write the flags.
-inline GivenFields given_if(const std::function<bool(std::string_view flag)>& flag_given) {
-  GivenFields fields;
-  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
-    const auto field = static_cast<RequestField>(i);
-    if (field == RequestField::stragglers ? flag_given("--late") || flag_given("--slow") : flag_given(field_flag(field)))
-      fields.add(field);
-  }
-  return fields;
-}
 
 }  // namespace collsim::testing

@@ -334,7 +334,7 @@ stragglers = [{ rank = 3, late = 12.5, slow = 2 }]
   flags.kind = TopologyKind::switch_fabric;
   flags.latency_us = 3.0;
   const auto given = [](std::string_view flag) { return flag == "--latency" || flag == "--late"; };
-  const TopologyConfig merged = apply_topology_overrides(c, flags, testing::given_if(given));
+  const TopologyConfig merged = apply_topology_overrides(c, flags, fields_given_by_flags(given));
   CHECK(merged.kind == TopologyKind::two_level);  // --topology not given: the file's
   CHECK(merged.latency_us == 3.0);
   CHECK(merged.stragglers.empty());  // --late given: the flags' list replaces the file's

@@ -48,7 +48,7 @@ int command_export_msccl(RunRequest request, const flags::FlagGiven& given, cons
     throw InputError(fmt::format("--nchannels {}: 1 to {} channels are possible (NCCL's MAXCHANNELS)", flags.channels,
                                  kMaxChannels));
   if (!flags.out.empty()) check_output_path("--out", flags.out);
-  RunRequest r = adopt_schedule_spec(std::move(request), flags::given_fields(given));
+  RunRequest r = adopt_schedule_spec(std::move(request), fields_given_by_flags(given));
   r.spec.count = export_count(r, given, flags.channels);
   Schedule s = build_schedule(r.spec, r.algorithm, r.options);
   if (r.algorithm != kCustomAlgorithm) check_schedule(s);  // a hand-written one was checked while built

@@ -9,26 +9,10 @@
 
 namespace collsim::flags {
 
-GivenFields given_fields(const FlagGiven& given) {
-  GivenFields fields;
-  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
-    const auto field = static_cast<RequestField>(i);
-    const bool set = field == RequestField::stragglers ? given("--late") || given("--slow") : given(field_flag(field));
-    if (set) fields.add(field);
-  }
-  return fields;
-}
-
 std::string_view run_flag_given(const FlagGiven& given) {
-  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
-    const auto field = static_cast<RequestField>(i);
-    if (field == RequestField::stragglers) {
-      for (std::string_view flag : {"--late", "--slow"})
-        if (given(flag)) return flag;
-    } else if (given(field_flag(field))) {
-      return field_flag(field);
-    }
-  }
+  for (std::size_t i = 0; i < kRequestFieldCount; ++i)
+    for (const std::string_view flag : field_flags(static_cast<RequestField>(i)))
+      if (given(flag)) return flag;
   return {};
 }
 
@@ -36,10 +20,10 @@ FlagPlan plan_flags(const std::string& scenario_path, const RunRequest& from_fla
                     const TopologyConfig& topology_flags) {
   FlagPlan plan;
   if (scenario_path.empty()) {
-    plan.request = adopt_schedule_spec(from_flags, given_fields(given));
+    plan.request = adopt_schedule_spec(from_flags, fields_given_by_flags(given));
     plan.topology = adopt_schedule_protocol(plan.request, topology_flags, given);
   } else {
-    Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, given_fields(given));
+    Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, fields_given_by_flags(given));
     plan.request = s.request;
     plan.topology = s.topology;
     plan.scenario = std::move(s);

@@ -15,10 +15,6 @@
 
 namespace collsim::flags {
 
-// The request's fields those flags set (sim/run/request_fields.h: each field's flag is
-// field_flag's; the stragglers are --late and --slow): what sim/ is told.
-GivenFields given_fields(const FlagGiven& given);
-
 // The first flag given that sets a field of the run (the collective's, --seed, the
 // topology's), as typed ("--ranks", "--late"); empty when none is. A JSON trace refuses
 // them (`collsim storyboard`, `collsim html`, `collsim-gui`): it records its own run.

@@ -13,7 +13,7 @@
 namespace collsim::flags {
 
 // Whether the user gave a flag on the command line (e.g. "--ranks"), as opposed to its
-// default: only flags actually given override a scenario file's values (given_fields,
+// default: only flags actually given override a scenario file's values (fields_given_by_flags,
 // run_plan.h, tells sim/ which fields they set).
 using FlagGiven = std::function<bool(std::string_view flag)>;
 

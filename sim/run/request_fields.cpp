@@ -37,4 +37,19 @@ std::string_view field_flag(RequestField field) {
   return "?";
 }
 
+std::vector<std::string_view> field_flags(RequestField field) {
+  if (field == RequestField::stragglers) return {"--late", "--slow"};
+  return {field_flag(field)};
+}
+
+GivenFields fields_given_by_flags(const std::function<bool(std::string_view flag)>& flag_given) {
+  GivenFields fields;
+  for (std::size_t i = 0; i < kRequestFieldCount; ++i) {
+    const auto field = static_cast<RequestField>(i);
+    for (const std::string_view flag : field_flags(field))
+      if (flag_given(flag)) fields.add(field);
+  }
+  return fields;
+}
+
 }  // namespace collsim

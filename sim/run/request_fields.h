@@ -9,8 +9,10 @@
 #include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string_view>
+#include <vector>
 
 namespace collsim {
 
@@ -45,5 +47,11 @@ class GivenFields {
 // The flag that sets `field`, as messages name it: "--ranks", "--link-override"; the
 // stragglers are "--late" or "--slow" ("--late/--slow").
 std::string_view field_flag(RequestField field);
+// The flags that set `field` as a command line types them: its one flag, or the
+// stragglers' two ("--late", "--slow").
+std::vector<std::string_view> field_flags(RequestField field);
+// The fields whose flags `flag_given` reports as typed: how a command line's flags
+// (`collsim`'s, `collsim-gui`'s, the tests') become what sim/ is told.
+GivenFields fields_given_by_flags(const std::function<bool(std::string_view flag)>& flag_given);
 
 }  // namespace collsim
