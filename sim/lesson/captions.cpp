@@ -44,13 +44,11 @@ void add(Names& n, std::string name, const std::optional<double>& v) {
   if (v) add(n, std::move(name), *v);
 }
 
-// A scope over names, the later entries first (a step's {bytes} before its phase's).
-TextScope scope_of(const Names& names) {
-  return [&names](std::string_view name) -> std::optional<TextValue> {
-    for (auto it = names.rbegin(); it != names.rend(); ++it)
-      if (it->first == name) return it->second;
-    return std::nullopt;
-  };
+// The value of `name` in `names`, the later entries first (a step's {bytes} before its phase's).
+std::optional<TextValue> find_name(const Names& names, std::string_view name) {
+  for (auto it = names.rbegin(); it != names.rend(); ++it)
+    if (it->first == name) return it->second;
+  return std::nullopt;
 }
 
 // The names for an error message: "ranks steps p1.steps ..." (without the per-stage ones
@@ -68,15 +66,6 @@ std::string known_names(const Names& names) {
   return out;
 }
 
-std::string render(std::string_view text, const Names& names, const std::string& where) {
-  try {
-    return render_text(text, scope_of(names), where);
-  } catch (const InputError&) {
-    // Again, to throw the same error with the names this text knows: the list is built only
-    // for the message (building it for every caption of every step was most of a render).
-    return render_text(text, scope_of(names), where, known_names(names));
-  }
-}
 
 std::string range_words(const StageFacts& st) {
   return st.first == st.last ? fmt::format("{}", st.first) : fmt::format("{}-{}", st.first, st.last);
@@ -120,13 +109,16 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
   if (!ph.protocol.empty()) add(n, prefix + "protocol", ph.protocol);
 }
 
-Names lesson_scope(const LessonFacts& f, std::size_t phase) {
-  Names n;
+// The lesson's names that are not a phase's: ranks, phases, total_us and qK ...
+void add_lesson_names(Names& n, const LessonFacts& f) {
   add(n, "ranks", f.ranks);
   add(n, "phases", static_cast<double>(f.phases.size()));
   add(n, "total_us", f.total_us);
   for (std::size_t k = 0; k < f.answers.size(); ++k) add(n, fmt::format("q{}", k + 1), f.answers[k]);
-  for (std::size_t k = 0; k < f.phases.size(); ++k) add_phase_names(n, f.phases[k], fmt::format("p{}.", k + 1));
+}
+
+// ... and its groups' ("forward.first").
+void add_group_names(Names& n, const LessonFacts& f) {
   for (const StageFacts& g : f.groups) {
     const std::string id = stage_id(g.name);
     add(n, id + ".first", g.first);
@@ -134,11 +126,87 @@ Names lesson_scope(const LessonFacts& f, std::size_t phase) {
     add(n, id + ".phases", g.last - g.first + 1);
     add(n, id + ".range", range_words(g));
   }
+}
+
+// Every name a text of phase `phase` (or kNoPhase) may use, each phase's with its "pK."
+// prefix: what rank_dependent compares and an error lists. Rendering looks names up in a
+// Scope instead.
+Names lesson_scope(const LessonFacts& f, std::size_t phase) {
+  Names n;
+  add_lesson_names(n, f);
+  for (std::size_t k = 0; k < f.phases.size(); ++k) add_phase_names(n, f.phases[k], fmt::format("p{}.", k + 1));
+  add_group_names(n, f);
   if (phase < f.phases.size()) {
     add_phase_names(n, f.phases[phase], "");
     add(n, "phase", static_cast<double>(phase + 1));
   }
   return n;
+}
+
+// The names a text renders with, looked up where they are kept rather than copied into one
+// list per text: the names added on top (a step's, an answer's), then the lesson's and its
+// phase's own (lesson_scope without the other phases), then "pK.name", built from phase K's
+// facts only when a text names it. Copying every phase's names for every step's caption made
+// a lesson's captions quadratic in its phases (issue 32: the lesson-text test spent most of
+// its 62 s there).
+class Scope {
+ public:
+  Scope(const LessonFacts* f, std::size_t phase) : facts_(f), phase_(phase) {
+    if (f) own_ = own_names(*f, phase);
+  }
+  Names& top() { return top_; }
+
+  std::optional<TextValue> find(std::string_view name) const {
+    if (auto v = find_name(top_, name)) return v;
+    if (auto v = find_name(own_, name)) return v;
+    return facts_ ? prefixed(name) : std::nullopt;
+  }
+  // Every name, in lesson_scope's order and then the ones on top: for an error's list.
+  Names all() const {
+    Names n = facts_ ? lesson_scope(*facts_, phase_) : Names{};
+    n.insert(n.end(), top_.begin(), top_.end());
+    return n;
+  }
+
+ private:
+  // lesson_scope's names but the other phases' "pK." ones.
+  static Names own_names(const LessonFacts& f, std::size_t phase) {
+    Names n;
+    add_lesson_names(n, f);
+    add_group_names(n, f);
+    if (phase < f.phases.size()) {
+      add_phase_names(n, f.phases[phase], "");
+      add(n, "phase", static_cast<double>(phase + 1));
+    }
+    return n;
+  }
+  // "p3.steps": phase 3's "steps".
+  std::optional<TextValue> prefixed(std::string_view name) const {
+    if (name.size() < 3 || name[0] != 'p') return std::nullopt;
+    std::size_t dot = 1, k = 0;
+    while (dot < name.size() && std::isdigit(static_cast<unsigned char>(name[dot])))
+      k = k * 10 + static_cast<std::size_t>(name[dot++] - '0');
+    if (dot == 1 || dot >= name.size() || name[dot] != '.' || k < 1 || k > facts_->phases.size()) return std::nullopt;
+    Names& names = phase_names_[k - 1];
+    if (names.empty()) add_phase_names(names, facts_->phases[k - 1], "");
+    return find_name(names, name.substr(dot + 1));
+  }
+
+  const LessonFacts* facts_;
+  std::size_t phase_;
+  Names own_, top_;
+  mutable std::map<std::size_t, Names> phase_names_;
+};
+
+std::string render(std::string_view text, const Scope& scope, const std::string& where) {
+  const TextScope lookup = [&scope](std::string_view name) { return scope.find(name); };
+  try {
+    return render_text(text, lookup, where);
+  } catch (const InputError&) {
+    // Again, to throw the same error with the names this text knows: the list is built only
+    // for the message (building it for every caption of every step was most of a render).
+    return render_text(text, lookup, where, known_names(scope.all()));
+  }
 }
 
 // Before the first step (step 0) they exist too, as nothing moved: step 0, no focus, 0 bytes.
@@ -555,7 +623,7 @@ Question resolved(const Question& q, const LessonFacts* f) {
                                 [&](const StageFacts& x) { return stage_id(x.name) == q.span_group; });
     if (g == f->groups.end()) {
       std::string known;
-      for (const StageFacts& x : f->groups) known += (known.empty() ? "" : " ") + stage_id(x.name);
+      for (const StageFacts& x : f->groups) known.append(known.empty() ? "" : " ").append(stage_id(x.name));
       refuse(q, fmt::format("phases = \"{}\" names no group of phases (the lesson's groups: {})", q.span_group,
                             known.empty() ? "none" : known));
     }
@@ -563,10 +631,10 @@ Question resolved(const Question& q, const LessonFacts* f) {
     out.last_phase = g->last;
   }
   if (!q.phase_expr.empty())
-    out.phase = std::stoi(render(fmt::format("{{{}:d}}", q.phase_expr), lesson_scope(*f, kNoPhase),
+    out.phase = std::stoi(render(fmt::format("{{{}:d}}", q.phase_expr), Scope(f, kNoPhase),
                                  fmt::format("{}: key 'phase'", q.origin)));
   const std::size_t phase = phase_of(out);
-  const Names names = lesson_scope(*f, phase);
+  const Scope names(f, phase);
   auto evaluate = [&](const std::string& expr, const char* key, int& field) {
     if (expr.empty()) return;
     const std::string text = render(fmt::format("{{{}:d}}", expr), names, fmt::format("{}: key '{}'", q.origin, key));
@@ -824,18 +892,14 @@ int stage_selector_rank(std::string_view at, const Schedule& s, int step) {
   return positioned ? (sel.stage.empty() ? 2 : 3) : (sel.stage.empty() ? 0 : 1);
 }
 
-namespace {
-
-// caption_parts with the phase's lesson_scope already built (check_lesson_text builds it
-// once per phase, not once per step).
-CaptionParts caption_parts_in(const Names& scope, const Scenario& s, std::size_t index, const Schedule& phase_schedule,
-                              int step) {
+CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
+                           int step) {
   const Phase& phase = s.phases.at(index);
   const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
   const bool collective = phase.kind == PhaseKind::collective;
   const CaptionContext c = caption_context(collective ? phase_schedule : Schedule{}, collective ? step : 0, number, phases);
-  Names names = scope;
-  add_step_names(names, c);
+  Scope names(&f, index);
+  add_step_names(names.top(), c);
   CaptionParts out;
   out.lesson = render(s.caption, names, where_or(s.caption_where, s.source));
   if (c.step == 0) {
@@ -846,13 +910,6 @@ CaptionParts caption_parts_in(const Names& scope, const Scenario& s, std::size_t
   if (const std::string* own = own_step_caption(phase, phase_schedule, c.step, &where))
     out.step = render(*own, names, where_or(where, phase.origin));
   return out;
-}
-
-}  // namespace
-
-CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
-                           int step) {
-  return caption_parts_in(lesson_scope(f, index), s, index, phase_schedule, step);
 }
 
 std::string shown_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
@@ -879,13 +936,13 @@ std::string step_caption(const Scenario& s, const LessonFacts& f, std::size_t in
 std::string lesson_description(const Scenario& s, const LessonFacts& f) {
   // A lesson of one phase may name its facts unprefixed; with more, they need pK.
   const std::size_t phase = f.phases.size() == 1 ? 0 : kNoPhase;
-  return render(s.description, lesson_scope(f, phase), where_or(s.description_where, s.source));
+  return render(s.description, Scope(&f, phase), where_or(s.description_where, s.source));
 }
 
 std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t k) {
   const Question q = resolved(s.questions.at(k), &f);
   const std::size_t phase = phase_of(q);
-  return render(q.text, lesson_scope(f, phase), fmt::format("{}: key 'question[{}].text'", q.origin, k + 1));
+  return render(q.text, Scope(&f, phase), fmt::format("{}: key 'question[{}].text'", q.origin, k + 1));
 }
 
 Answer answer_question(const Question& asked, const ProgramResult& p, const LessonFacts* f) {
@@ -893,11 +950,8 @@ Answer answer_question(const Question& asked, const ProgramResult& p, const Less
   int step_shown = q.step;
   Answer a;
   a.value = metric_value(q, p, &step_shown);
-  Names names;
-  if (f) {
-    const std::size_t phase = phase_of(q);
-    names = lesson_scope(*f, phase);
-  }
+  Scope scope(f, f ? phase_of(q) : kNoPhase);
+  Names& names = scope.top();
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted; an
   // element's number in full (the last bits are the point): the shortest form that reads back exactly.
@@ -913,7 +967,7 @@ Answer answer_question(const Question& asked, const ProgramResult& p, const Less
   add(names, "phase", q.phase);
   const std::string_view answer = q.answer.empty() ? std::string_view("{value}") : std::string_view(q.answer);
   try {
-    a.text = render(answer, names, fmt::format("{}: key 'answer'", q.origin));
+    a.text = render(answer, scope, fmt::format("{}: key 'answer'", q.origin));
   } catch (const InputError&) {
     if (f) throw;
     a.text = std::string(answer);  // no facts to render the lesson's names with: as written (captions.h)
@@ -933,8 +987,7 @@ void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFa
     const bool collective = k < p.phases.size() && p.phases[k].run;
     const Schedule none;
     const Schedule& schedule = collective ? p.phases[k].schedule : none;
-    const Names scope = lesson_scope(f, k);
-    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts_in(scope, s, k, schedule, step);
+    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts(s, f, k, schedule, step);
   }
   for (std::size_t k = 0; k < s.questions.size(); ++k) {
     question_text(s, f, k);
