@@ -29,6 +29,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 failures = []
@@ -51,6 +52,13 @@ def launch(a, n, argv, env=None, mca=()):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=LAUNCH_TIMEOUT, env={**os.environ, **(env or {})})
 
 
+# The sweep's launches name the shared-memory transport: Open MPI's default first probes UCX
+# in every process, which made MPI_Init about half of each of the sweep's ~140 short runs
+# (0.48 s against 0.26 s for 4 processes here, docs/performance.md). The other launches
+# keep the default, as a user's mpirun would.
+SHARED_MEMORY = ("--mca", "pml", "ob1", "--mca", "btl", "self,vader")
+
+
 def sweep(a):
     names = subprocess.run([a.collsim, "list", "--names"], capture_output=True, text=True, check=True).stdout.split("\n")
     pairs = [line.split() for line in names if line.strip()]
@@ -60,7 +68,7 @@ def sweep(a):
         for ranks in (2, 3, 4, 5):
             processes = ranks + 1 if algorithm == "parameter_server" else ranks  # one server rank by default
             r = launch(a, processes, ["run", "--backend", "mpi", "-c", collective, "-a", algorithm, "--ranks", str(ranks),
-                                      "--count", "37", "-q"])
+                                      "--count", "37", "-q"], mca=SHARED_MEMORY)
             if r.returncode != 0 or r.stdout.strip() != "verified":
                 failed.append(f"{collective}/{algorithm} N={ranks}: exit {r.returncode} {r.stdout.strip()} {r.stderr.strip()[:300]}")
     check(not failed, f"every collective x algorithm at 2..5 ranks is verified on MPI ({len(pairs) * 4} runs)"
@@ -226,12 +234,12 @@ def main():
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     os.chdir(a.source_dir)
-    sweep(a)
-    tcp_and_trace(a, work)
-    bench(a)
-    faults(a, work)
-    lessons(a, work)
-    dump(a, work)
+    for name, part in (("sweep", lambda: sweep(a)), ("tcp and trace", lambda: tcp_and_trace(a, work)),
+                       ("bench", lambda: bench(a)), ("faults", lambda: faults(a, work)),
+                       ("lessons", lambda: lessons(a, work)), ("dump", lambda: dump(a, work))):
+        start = time.monotonic()
+        part()
+        print(f"-- {name}: {time.monotonic() - start:.1f} s", flush=True)
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
         return 1
