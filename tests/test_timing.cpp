@@ -313,6 +313,7 @@ nic = "gpu"
 reduce_rate = 500.5
 overrides = [{ link = "uplink1", preset = "eth10" }, { link = "rank0", bandwidth = 20 }]
 stragglers = [{ rank = 3, late = 12.5, slow = 2 }]
+arrange = "topology"
 )",
                                     "lesson.toml");
   const TopologyConfig& c = s.topology;
@@ -329,6 +330,8 @@ stragglers = [{ rank = 3, late = 12.5, slow = 2 }]
   REQUIRE(c.stragglers.size() == 1);
   CHECK(c.stragglers[0].late_us == 12.5);
   CHECK(c.stragglers[0].slow == 2.0);
+  CHECK(c.arrange == Arrangement::topology);
+  CHECK(parse_scenario("format = 1\n", "t.toml").topology.arrange == Arrangement::algorithm);  // the default
 
   TopologyConfig flags;
   flags.kind = TopologyKind::switch_fabric;
@@ -339,6 +342,9 @@ stragglers = [{ rank = 3, late = 12.5, slow = 2 }]
   CHECK(merged.latency_us == 3.0);
   CHECK(merged.stragglers.empty());  // --late given: the flags' list replaces the file's
   CHECK(merged.overrides.size() == 2);
+  CHECK(merged.arrange == Arrangement::topology);  // --arrange not given: the file's
+  const auto arrange_given = [](std::string_view flag) { return flag == "--arrange"; };
+  CHECK(apply_topology_overrides(c, flags, fields_given_by_flags(arrange_given)).arrange == Arrangement::algorithm);
 }
 
 TEST_CASE("a bad [topology] key is refused with its file position") {
@@ -359,6 +365,8 @@ TEST_CASE("a bad [topology] key is refused with its file position") {
   CHECK(error("overrides = [{ link = \"rank1\" }]").find("gives no `preset`, `bandwidth` or `latency`") !=
         std::string::npos);
   CHECK(error("speed = 3").find("key 'topology.speed': unknown key") != std::string::npos);
+  CHECK(error("arrange = \"nodes\"") == "t.toml:3:11: key 'topology.arrange': unknown arrangement 'nodes' (use "
+                                          "algorithm topology)");
 }
 
 namespace {

@@ -156,6 +156,10 @@ void add_model_flags(CLI::App& cmd, ModelFlags& f, const std::string& group) {
                  "simple, ll, ll128 (NCCL's per-hop latency for each link's class, its share of the bandwidth and "
                  "its base latency), or auto (the fastest of them for this collective and size)")
       ->capture_default_str();
+  cmd.add_option("--arrange", f.arrange,
+                 "how the app, page and storyboard place the ranks: algorithm (the algorithm's own shape: a ring as "
+                 "a circle in its order, trees by depth) or topology (the links and switches it runs on)")
+      ->capture_default_str();
   cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
   cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
   list_under(cmd, before, group);

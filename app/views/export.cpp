@@ -50,6 +50,7 @@ std::string topology_toml(const TopologyConfig& t) {
   if (t.reduce_rate_gbps) out += fmt::format("reduce_rate = {}\n", toml_number(*t.reduce_rate_gbps));
   if (t.copy_rate_gbps) out += fmt::format("copy_rate = {}\n", toml_number(*t.copy_rate_gbps));
   if (t.protocol != Protocol::none) out += fmt::format("protocol = \"{}\"\n", to_string(t.protocol));
+  if (t.arrange != Arrangement::algorithm) out += fmt::format("arrange = \"{}\"\n", to_string(t.arrange));
   if (!t.overrides.empty()) {
     out += "overrides = [\n";
     for (const LinkOverride& o : t.overrides) {

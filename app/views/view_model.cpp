@@ -148,9 +148,11 @@ ViewModel::ViewModel(Trace trace, BufferHistory history)
 void ViewModel::build() {
   const Schedule& s = trace_.schedule;
   topology_ = layout_for_topology(trace_);
-  // A switch connects every rank alike: the algorithm's pattern says more. Every other
-  // topology is the point of the lesson that chose it.
-  by_topology_ = topology_ && topology_->topology->kind != TopologyKind::switch_fabric;
+  // The algorithm's shape unless the run's file or flags chose the wires ([topology] arrange,
+  // --arrange): a ring drawn as the PCIe switch it runs under shows every rank talking to the
+  // switch, not the ring.
+  by_topology_ = topology_ && trace_.predicted && trace_.predicted->topology_config &&
+                 trace_.predicted->topology_config->arrange == Arrangement::topology;
   choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
   layout_ = make_layout(s, choice_);
   build_paths();

@@ -257,6 +257,14 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(Arrangement a) { return a == Arrangement::topology ? "topology" : "algorithm"; }
+
+std::optional<Arrangement> parse_arrangement(std::string_view s) {
+  for (const Arrangement a : kAllArrangements)
+    if (to_string(a) == s) return a;
+  return std::nullopt;
+}
+
 std::string topology_kind_names() {
   std::string names;
   for (const auto& [kind, name] : kKindNames) names.append(names.empty() ? "" : " ").append(name);

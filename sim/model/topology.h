@@ -34,6 +34,16 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view s);
 // "switch ring fully_connected pcie_tree two_level star", for messages.
 std::string topology_kind_names();
 
+// How the views place the ranks: in the algorithm's own shape (a ring on a circle in its
+// order, trees by depth, a server at the hub), or as the topology wires them (its links and
+// switches, for a lesson about the wires). Not an input of the timing model: it rides in the
+// configuration so that every view of a run (the app, the page, the storyboard) reads the
+// one choice its file or flag made ([topology] arrange, --arrange).
+enum class Arrangement : std::uint8_t { algorithm, topology };
+inline constexpr Arrangement kAllArrangements[] = {Arrangement::algorithm, Arrangement::topology};
+std::string_view to_string(Arrangement a);  // "algorithm", "topology": file and flag names
+std::optional<Arrangement> parse_arrangement(std::string_view s);
+
 // One row of the preset table (topology.cpp): a kind of link, its speed per direction,
 // its latency (NCCL's per-hop figure for its LL protocol on the link's class: what a hop
 // costs with protocol `none`) and the class whose protocol figures it takes otherwise.
@@ -98,6 +108,7 @@ struct TopologyConfig {
   // the latency) and its share of the bandwidth, and the collective a base latency; auto
   // is whichever of the three predicts the least time (run_model).
   Protocol protocol = Protocol::none;
+  Arrangement arrange = Arrangement::algorithm;  // the views' choice, not the model's (above)
   friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
 

@@ -97,6 +97,7 @@ ojson topology_config_json(const TopologyConfig& c) {
   add_figure("reduce_rate", c.reduce_rate_gbps);
   add_figure("copy_rate", c.copy_rate_gbps);
   if (c.protocol != Protocol::none) j["protocol"] = to_string(c.protocol);
+  if (c.arrange != Arrangement::algorithm) j["arrange"] = to_string(c.arrange);
   if (!c.overrides.empty()) {
     ojson& overrides = j["overrides"] = ojson::array();
     for (const LinkOverride& o : c.overrides) {
@@ -501,10 +502,11 @@ Straggler read_straggler(const Field& f) {
 // configuration the prediction was made on, and make_topology ignored them there too.
 TopologyConfig read_topology_config(const Field& f) {
   f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol"});
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "arrange"});
   TopologyConfig c;
   c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
   if (f.has("protocol")) c.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
+  if (f.has("arrange")) c.arrange = f["arrange"].name_of(kAllArrangements, "arrangement");
   if (f.has("link")) c.link = preset_name(f["link"]);
   c.bandwidth_gbps = optional_figure(f, "bandwidth", true);
   c.latency_us = optional_figure(f, "latency", false);

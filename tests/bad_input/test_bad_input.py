@@ -173,6 +173,7 @@ CASES = [
     ("flag placement", ["run", "--placement", "sideways"], "sideways", {}, {}),
     ("flag slices", ["run", "--slices", "5000"], "--slices", {}, {}),
     ("flag link", ["run", "--link", "warp"], "warp", {}, {}),
+    ("flag arrange", ["run", "--arrange", "nodes"], "--arrange: unknown arrangement 'nodes'", {}, {}),
     ("flag inputs", ["run", "--inputs", "1,2,x"], "--inputs", {}, {}),
     ("flag model-only ranks", ["run", "--model-only", "--ranks", "5000"], "--ranks", {}, {}),
     ("flag trace empty", ["run", "--trace", ""], "--trace", {}, {}),

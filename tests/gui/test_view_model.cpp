@@ -61,11 +61,13 @@ LoadRequest file_request(const std::filesystem::path& file) {
   return r;
 }
 
-LoadRequest run_request(const RunRequest& rq, std::string title = "", TopologyKind kind = TopologyKind::switch_fabric) {
+LoadRequest run_request(const RunRequest& rq, std::string title = "", TopologyKind kind = TopologyKind::switch_fabric,
+                        Arrangement arrange = Arrangement::algorithm) {
   LoadRequest r;
   r.run = rq;
   r.title = std::move(title);
   r.topology.kind = kind;
+  r.topology.arrange = arrange;
   return r;
 }
 
@@ -484,9 +486,10 @@ TEST_CASE("gui layout: a hierarchy groups ranks by node, traffic between nodes c
   CHECK(saw_intra);
 }
 
-// A ring all-reduce of 8 ranks predicted on two_level nodes of 4.
+// A ring all-reduce of 8 ranks predicted on two_level nodes of 4, arranged by them.
 LoadResult ring_on_two_level() {
-  LoadRequest rq = run_request(request(Collective::all_reduce, "ring", 8, 64), "", TopologyKind::two_level);
+  LoadRequest rq = run_request(request(Collective::all_reduce, "ring", 8, 64), "", TopologyKind::two_level,
+                               Arrangement::topology);
   rq.topology.group_size = 4;
   Progress p;
   return load(rq, p);
@@ -957,6 +960,7 @@ TEST_CASE("gui loader: a trace that records its topology compares on it, and exp
   star.reduce_rate_gbps = 500;
   star.overrides.push_back({"rank1", 5.0, std::nullopt, "test"});
   star.stragglers.push_back({2, 1.5, 2.0, "test"});
+  star.arrange = Arrangement::topology;
   const auto file = saved_trace(request(Collective::all_reduce, "ring", 4, 64), star, "collsim_gui_star_trace.json");
   LoadRequest open = file_request(file);
   open.compare = "parameter_server";
@@ -1009,13 +1013,13 @@ TEST_CASE("gui loader: the background loader hands over its result once") {
   CHECK_FALSE(loader.take());
 }
 
-TEST_CASE("gui layout: a trace with predictions is arranged by its topology, and can switch to the algorithm's") {
+TEST_CASE("gui layout: a run is drawn in its algorithm's shape unless its configuration chose the topology, and can switch") {
   Progress p;
   const LoadResult ring_on_switch = load(run_request(request(Collective::all_reduce, "ring", 4, 8)), p);
   REQUIRE(ring_on_switch.model);
   ViewModel& vm = *ring_on_switch.model;
   CHECK(vm.has_topology());
-  // Predicted on the default switch, which connects every rank alike: the ring's own pattern is shown.
+  // The ring's own pattern, not the switch it was predicted on.
   CHECK_FALSE(vm.arranged_by_topology());
   CHECK(vm.layout().kind == layout_for_algorithm(vm.schedule(), vm.trace().request.options).kind);
   CHECK(vm.path_of(0).size() == 2);
@@ -1035,14 +1039,22 @@ TEST_CASE("gui layout: a trace with predictions is arranged by its topology, and
   std::vector<int> p1(vm.path_of(flying[1].transfer).begin(), vm.path_of(flying[1].transfer).end());
   CHECK(distance(point_along(vm.layout(), p0, 0.5f), point_along(vm.layout(), p1, 0.5f)) > 0.1f);
 
-  const LoadResult two_level = load(run_request(request(Collective::all_reduce, "direct", 8, 8), "", TopologyKind::two_level), p);
+  // Two nodes: the algorithm's circle by default (a ring under a PCIe switch or across
+  // nodes is still a ring), the nodes and their network when the file chose arrange = "topology".
+  const RunRequest direct8 = request(Collective::all_reduce, "direct", 8, 8);
+  const LoadResult two_level = load(run_request(direct8, "", TopologyKind::two_level), p);
   REQUIRE(two_level.model);
-  CHECK(two_level.model->arranged_by_topology());
-  CHECK(two_level.model->layout().kind == LayoutKind::two_level);
-  CHECK(two_level.model->layout().boxes.size() >= 1);
+  CHECK_FALSE(two_level.model->arranged_by_topology());
+  CHECK(two_level.model->layout().kind == layout_for_algorithm(two_level.model->schedule(), {}).kind);
+  const LoadResult wires = load(run_request(direct8, "", TopologyKind::two_level, Arrangement::topology), p);
+  REQUIRE(wires.model);
+  CHECK(wires.model->arranged_by_topology());
+  CHECK(wires.model->layout().kind == LayoutKind::two_level);
+  CHECK(wires.model->layout().boxes.size() >= 1);
 
   // On a physical ring, a transfer between far ranks hops along the ring.
-  const LoadResult direct_on_ring = load(run_request(request(Collective::all_reduce, "direct", 6, 6), "", TopologyKind::ring), p);
+  const LoadResult direct_on_ring =
+      load(run_request(request(Collective::all_reduce, "direct", 6, 6), "", TopologyKind::ring, Arrangement::topology), p);
   REQUIRE(direct_on_ring.model);
   const ViewModel& ring = *direct_on_ring.model;
   CHECK(ring.layout().kind == LayoutKind::ring);
