@@ -745,6 +745,20 @@ LESSON_TEST("18_streams.toml") {
   CHECK(phase_run(p, 15).begin() == doctest::Approx(phase_run(p, 13).end()));
   CHECK(phase_run(p, 14).begin() == doctest::Approx(phase_run(p, 13).end()));
   CHECK(phase_run(p, 15).begin() < phase_run(p, 14).end());
+  // The program timeline's lanes name the streams: compute and comm, then the legacy
+  // default stream; v1's all-reduce sits on the compute lane, v2's on the default one, v3's
+  // on comm.
+  const StreamLanes lanes = stream_lanes(s);
+  REQUIRE(lanes.lanes.size() == 3);
+  CHECK(lanes.lanes[0].label == "compute");
+  CHECK(lanes.lanes[1].label == "comm");
+  CHECK(lanes.lanes[2].label == "default");
+  CHECK(lanes.lanes[2].about.find("legacy default stream") != std::string::npos);
+  REQUIRE(lanes.lane_of_phase.size() == s.phases.size());
+  CHECK(lanes.lane_of_phase[1] == 0);
+  CHECK(lanes.lane_of_phase[7] == 2);
+  CHECK(lanes.lane_of_phase[13] == 1);
+  CHECK(lanes.lane_of_phase[0] == 0);  // a backward
   // 4. A host synchronisation after each all-reduce: no overlap again.
   CHECK(s.phases[21].synchronize);
   CHECK(phase_run(p, 22).begin() >= phase_run(p, 21).end() - 1e-6);

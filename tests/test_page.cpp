@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <random>
+#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -257,3 +259,57 @@ TEST_CASE("frame tables: a parameter server's queued pushes are the view model's
   for (std::size_t s = 0; s < steps.states(); ++s) queued = queued || !steps.queued.at(s).empty();
   CHECK(queued);
 }
+
+namespace {
+
+json lesson_data(const std::string& file) {
+  LoadRequest q;
+  q.file = std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios" / "lessons" / file;
+  Progress p;
+  const LoadResult loaded = load(q, p);
+  REQUIRE_MESSAGE(loaded.lesson, loaded.error);
+  return json::parse(html::lesson_page_data(*loaded.lesson, file));
+}
+
+}  // namespace
+
+TEST_CASE("lesson page: the program's lanes are the lesson's streams, each phase on its own") {
+  const json d = lesson_data("18_streams.toml");
+  const json& lanes = d["program"]["lanes"];
+  REQUIRE(lanes.size() == 3);
+  CHECK(lanes[0]["label"] == "compute");
+  CHECK(lanes[1]["label"] == "comm");
+  CHECK(lanes[2]["label"] == "default");
+  CHECK(lanes[2]["about"].get<std::string>().find("legacy default stream") != std::string::npos);
+  const json& phases = d["phases"];
+  REQUIRE(phases.size() == 27);
+  CHECK(phases[1]["lane"] == 0);   // v1: the all-reduce on the compute stream
+  CHECK(phases[7]["lane"] == 2);   // v2: on the legacy default stream
+  CHECK(phases[13]["lane"] == 1);  // v3: on its own
+  CHECK(d["program"]["memory"]["top_bytes"] == 0);  // nothing allocates: no memory band
+}
+
+TEST_CASE("lesson page: FSDP's memory plot peaks at the lesson's own answer") {
+  const json d = lesson_data("13_fsdp_resnet34.toml");
+  const json& memory = d["program"]["memory"];
+  const double top = memory["top_bytes"].get<double>();
+  REQUIRE(top > 0);
+  CHECK(memory["top_text"] == format_bytes(top));
+  // Each rank's line: time-ordered points, never above the top, and one of them reaches it.
+  double highest = 0;
+  for (const json& line : memory["ranks"]) {
+    double last_us = -1;
+    for (const json& point : line) {
+      CHECK(point[0].get<double>() >= last_us);
+      last_us = point[0].get<double>();
+      CHECK(point[1].get<double>() <= top);
+      highest = std::max(highest, point[1].get<double>());
+    }
+  }
+  CHECK(highest == top);
+  // The largest of the lesson's peak-memory answers (step C: no limit_all_gathers) is the plot's top.
+  bool answered = false;
+  for (const json& q : d["questions"]) answered = answered || q["answer"].get<std::string>().starts_with(format_bytes(top));
+  CHECK(answered);
+}
+

@@ -1,9 +1,12 @@
 // A lesson's own panels: the phase list and the questions (the side panel), the program
-// timeline (a compute and a communication lane per rank, a bar per phase at its predicted
-// times), and the card that stands for a compute phase in place of the scene and buffers.
+// timeline (a lane per stream per rank, a bar per phase at its predicted times on its
+// stream's lane, and the memory a rank holds), and the card that stands for a compute phase in place of the scene and buffers.
 // Everything reads the Lesson (lesson.h); a click selects a phase through the App.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -143,9 +146,38 @@ void LessonPanel::DrawQuestions(App& app) {
   ImGui::EndChild();
 }
 
+namespace {
+
+// A rank's row of the program timeline: a lane of bars per stream, then, when the lesson's
+// phases allocate memory, a band for the memory line (three bars high: a 10 px ramp said
+// nothing), and a gap.
+struct RowShape {
+  float bar_h = 5, memory_h = 0;
+  std::size_t lanes = 2;
+  float lane_y(std::size_t lane) const { return 2 + static_cast<float>(lane) * (bar_h + 1); }
+  float memory_top() const { return lane_y(lanes) + 1; }
+  float height() const { return memory_top() + memory_h + 3; }
+};
+
+bool has_memory(const ProgramResult& p) {
+  return std::any_of(p.memory.begin(), p.memory.end(), [](const auto& line) { return !line.empty(); });
+}
+
+RowShape row_shape(const Lesson& l, float bar_h) {
+  RowShape row;
+  row.lanes = std::max<std::size_t>(l.lanes.lanes.size(), 1);
+  row.bar_h = bar_h;
+  row.memory_h = has_memory(l.program) ? std::max(3 * bar_h, 18.0f) : 0;
+  return row;
+}
+
+}  // namespace
+
+// Lanes tall enough for their names (Draw names them from 0.8 of a line of small text), as
+// much of it as the panel plan gives (it keeps the timeline's minimum).
 float ProgramTimelinePanel::DesiredHeight(const App& app) const {
-  const float lane_h = 2 * 5.0f + 5;  // Draw's smallest lanes
-  return ImGui::GetTextLineHeight() + 4 + lane_h * static_cast<float>(std::max(app.doc.lesson->program.total_ranks, 1)) +
+  const RowShape row = row_shape(*app.doc.lesson, app.fonts.small->FontSize * 0.85f);
+  return ImGui::GetTextLineHeight() + 4 + row.height() * static_cast<float>(std::max(app.doc.lesson->program.total_ranks, 1)) +
          2 * ImGui::GetStyle().WindowPadding.y;
 }
 
@@ -168,6 +200,36 @@ void draw_memory_line(ImDrawList* d, const TimeScale& scale, const ProgramResult
   d->AddLine(ImVec2(x, y), ImVec2(scale.x0 + scale.width, y), kMemoryColor, 1.5f);
 }
 
+// A row's label column: the memory band's scale (the largest peak of any rank) beside it, and
+// "r2" and each lane's stream ("compute", "comm", "default"; hover: what it is) when there is
+// room for a line of small text per lane, else "rank 2" in the middle of the lanes.
+void draw_row_labels(ImDrawList* d, ImFont* small, const Lesson& l, const RowShape& row, int r, ImVec2 at, float label_w,
+                     bool lane_names, double most_memory) {
+  const float right = at.x + label_w - 4;
+  auto right_aligned = [&](const std::string& text, float y, ImU32 colour) {
+    const float w = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, text.c_str()).x;
+    d->AddText(small, small->FontSize, ImVec2(right - w, y), colour, text.c_str());
+    return ImVec2(right - w, y);
+  };
+  if (row.memory_h >= small->FontSize && most_memory > 0)
+    right_aligned(format_bytes(most_memory), at.y + row.memory_top(), kMemoryColor);
+  if (!lane_names) {  // the rank's name in the middle of its lanes
+    d->AddText(small, small->FontSize, ImVec2(at.x + 8, at.y + (row.lane_y(row.lanes) - small->FontSize) / 2), colors::text,
+               fmt::format("rank {}", r).c_str());
+    return;
+  }
+  d->AddText(small, small->FontSize, ImVec2(at.x + 8, at.y + row.lane_y(0) + (row.bar_h - small->FontSize) / 2), colors::text,
+             fmt::format("r{}", r).c_str());
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (std::size_t lane = 0; lane < row.lanes && lane < l.lanes.lanes.size(); ++lane) {
+    const StreamLane& s = l.lanes.lanes[lane];
+    const float y = at.y + row.lane_y(lane) + (row.bar_h - small->FontSize) / 2;
+    const ImVec2 p = right_aligned(s.label, y, colors::text_dim);
+    if (mouse.x >= p.x && mouse.x < right && mouse.y >= y && mouse.y < y + small->FontSize && ImGui::IsWindowHovered())
+      ImGui::SetTooltip("%s", s.about.c_str());
+  }
+}
+
 }  // namespace
 
 void ProgramTimelinePanel::Draw(App& app) {
@@ -181,11 +243,13 @@ void ProgramTimelinePanel::Draw(App& app) {
   // The title in the label column, beside the ruler: every pixel of height goes to the lanes.
   ImGui::TextUnformatted("Program");
   ImGui::SameLine(0, 4);
-  help_marker("The whole lesson, predicted: two lanes per rank, its compute stream above and its communication "
-              "stream below, a bar per phase (blue: compute, green: communication). The shown phase is yellow, its "
-              "span shaded across the lanes; the red line is the playhead within it. Where the lesson's phases allocate "
-              "memory, a white line per rank is the memory it holds (top of the lane: the largest peak of any rank). "
-              "Click a bar to show its phase. "
+  help_marker("The whole lesson, predicted: a lane per stream for each rank, named beside it (compute: the compute "
+              "stream; comm: a collective's own stream, ProcessGroupNCCL's; default: CUDA's legacy default stream; "
+              "and any stream the lesson names), a bar per phase on its stream's lane (blue: compute, green: "
+              "communication). The shown phase is yellow, its span shaded across the lanes; the red line is the "
+              "playhead within it. Where the lesson's phases allocate memory, a band under each rank's lanes plots the "
+              "memory it holds, its top the largest peak of any rank (written beside it). Hover a lane's name for what "
+              "it is; click a bar to show its phase. "
               "Mouse wheel: zoom; drag: pan; double click: the whole program.");
   scale.x0 = origin.x + label_w;
   scale.width = std::max(10.0f, ImGui::GetContentRegionAvail().x - label_w - ImGui::GetStyle().ScrollbarSize);
@@ -205,8 +269,12 @@ void ProgramTimelinePanel::Draw(App& app) {
   d = ImGui::GetWindowDrawList();
   const int ranks = std::max(p.total_ranks, 1);
   const float fit = (ImGui::GetContentRegionAvail().y - 2) / static_cast<float>(ranks);
-  const float bar_h = std::clamp((fit - 5) / 2, 5.0f, small->FontSize * 1.1f);
-  const float lane_h = bar_h * 2 + 5;
+  // The bar height that fits every row, between 5 px and a line of small text.
+  RowShape row = row_shape(l, small->FontSize * 1.1f);
+  const float per_bar = row.height() / row.bar_h;  // a row is about this many bars high
+  row = row_shape(l, std::clamp(fit / per_bar, 5.0f, small->FontSize * 1.1f));
+  const float lane_h = row.height();
+  const bool lane_names = row.bar_h >= small->FontSize * 0.8f;  // else the rank alone, and the help says the rest
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const std::size_t shown = app.doc.phase;
   const PhaseRun& shown_run = l.run_of(shown);
@@ -226,19 +294,18 @@ void ProgramTimelinePanel::Draw(App& app) {
       ImGui::Dummy(ImVec2(1, lane_h));
       d->AddLine(ImVec2(lp.x, lp.y + lane_h - 1), ImVec2(scale.x0 + scale.width, lp.y + lane_h - 1), IM_COL32(50, 54, 64, 255));
       if (ranks <= 16) d->AddRectFilled(ImVec2(lp.x, lp.y + 2), ImVec2(lp.x + 4, lp.y + lane_h - 3), rank_color(r));
-      d->AddText(small, small->FontSize, ImVec2(lp.x + 8, lp.y + (lane_h - small->FontSize) / 2), colors::text,
-                 fmt::format("rank {}", r).c_str());
+      draw_row_labels(d, small, l, row, r, lp, label_w, lane_names, most_memory);
       d->PushClipRect(ImVec2(scale.x0, lp.y), ImVec2(scale.x0 + scale.width, lp.y + lane_h), true);
-      float last_x[2] = {-1e9f, -1e9f};  // per lane: the last pixel drawn (bars inside it are skipped)
+      std::vector<float> last_x(row.lanes, -1e9f);  // per lane: the last pixel drawn (bars inside it are skipped)
       for (std::size_t k = 0; k < p.phases.size(); ++k) {
         const PhaseRun& pr = p.phases[k];
         const auto rank = static_cast<std::size_t>(r);
         if (rank >= pr.rank_begin_ns.size() || pr.rank_begin_ns[rank] < 0) continue;
         if (pr.rank_end_ns[rank] < scale.t0 || pr.rank_begin_ns[rank] > scale.t1) continue;  // culled
-        const int lane = pr.run ? 1 : 0;
+        const std::size_t lane = std::min(k < l.lanes.lane_of_phase.size() ? l.lanes.lane_of_phase[k] : 0, row.lanes - 1);
         const float x0 = scale.x_of(pr.rank_begin_ns[rank]);
         const float x1 = std::max(scale.x_of(pr.rank_end_ns[rank]), x0 + 1);
-        const float y0 = lp.y + 2 + static_cast<float>(lane) * (bar_h + 1), y1 = y0 + bar_h;
+        const float y0 = lp.y + row.lane_y(lane), y1 = y0 + row.bar_h;
         const bool is_shown = k == shown;
         if (mouse.x >= x0 && mouse.x < std::max(x1, x0 + 3) && mouse.y >= y0 && mouse.y < y1) hovered = static_cast<int>(k), hovered_rank = r;
         if (x1 <= last_x[lane] && !is_shown) continue;  // folded into the pixel already drawn
@@ -247,7 +314,11 @@ void ProgramTimelinePanel::Draw(App& app) {
                          is_shown ? kSelectedColor : phase_color(l.phase(k)));
         if (is_shown) d->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), colors::highlight);
       }
-      draw_memory_line(d, scale, p, static_cast<std::size_t>(r), most_memory, lp.y + 1, lp.y + lane_h - 2);
+      if (row.memory_h > 0) {
+        const float mtop = lp.y + row.memory_top(), mbottom = mtop + row.memory_h;
+        d->AddRectFilled(ImVec2(scale.x0, mtop), ImVec2(scale.x0 + scale.width, mbottom), IM_COL32(30, 33, 41, 255));
+        draw_memory_line(d, scale, p, static_cast<std::size_t>(r), most_memory, mtop + 1, mbottom - 1);
+      }
       d->PopClipRect();
     }
   // The playhead within the shown phase, in program time (when its view has predictions).

@@ -29,6 +29,7 @@ std::string shown_or_written(const std::string& written, const std::function<std
 void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>& progress) {
   const std::size_t n = l.phase_count();
   l.facts = lesson_facts(l.scenario, l.program);
+  l.lanes = stream_lanes(l.scenario);
   l.description = shown_or_written(l.scenario.description, [&] { return lesson_description(l.scenario, l.facts); });
   l.views.assign(n, nullptr);
   // Phases that run some steps of one collective share its history: the one its run's check

@@ -40,6 +40,8 @@ struct Lesson {
   LessonFacts facts;
   std::string description;
   std::vector<std::string> questions;
+  // The program timeline's lanes: one per stream, each phase on its stream's (sim's stream_lanes).
+  StreamLanes lanes;
 
   std::size_t phase_count() const { return scenario.phases.size(); }
   bool multi_phase() const { return !scenario.single_collective(); }

@@ -284,6 +284,28 @@ json palette_json() {
 
 namespace {
 
+// The program timeline's lanes, one per stream (sim's stream_lanes): its short name and what it is.
+json lanes_json(const StreamLanes& lanes) {
+  json out = json::array();
+  for (const StreamLane& lane : lanes.lanes) out.push_back({{"stream", lane.stream}, {"label", lane.label}, {"about", lane.about}});
+  return out;
+}
+
+// The memory each rank holds (ProgramResult::memory), per rank [[µs, bytes], ...] from that
+// time on (empty when no phase allocates on it), and the plot's top: the largest peak of any
+// rank, in bytes and as the page writes it.
+json memory_json(const ProgramResult& p) {
+  json ranks = json::array();
+  for (const std::vector<MemoryPoint>& line : p.memory) {
+    json points = json::array();
+    for (const MemoryPoint& m : line) points.push_back({m.time_ns / 1000, m.bytes});
+    ranks.push_back(std::move(points));
+  }
+  double top = 0;
+  for (const double peak : p.peak_memory_bytes) top = std::max(top, peak);
+  return {{"ranks", std::move(ranks)}, {"top_bytes", top}, {"top_text", top > 0 ? format_bytes(top) : ""}};
+}
+
 void check_size(const gui::ViewModel& vm, const std::string& source) {
   const Schedule& s = vm.schedule();
   if (s.transfers.size() > kMaxTransfers || vm.buffers().cells().size() > kMaxCells)
@@ -363,6 +385,7 @@ std::string lesson_page_data(const gui::Lesson& l, const std::string& source) {
               {"begin_us", run.begin() / 1000},
               {"end_us", run.end() / 1000},
               {"clock", phase.clock},
+              {"lane", k < l.lanes.lane_of_phase.size() ? l.lanes.lane_of_phase[k] : 0},
               {"rank_begin_us", json::array()},
               {"rank_end_us", json::array()}};
     for (std::size_t r = 0; r < run.rank_begin_ns.size(); ++r) {
@@ -397,7 +420,8 @@ std::string lesson_page_data(const gui::Lesson& l, const std::string& source) {
   data["views"] = std::move(views);
   data["phases"] = std::move(phases);
   data["questions"] = std::move(questions);
-  data["program"] = {{"total_us", l.program.total_ns / 1000}, {"ranks", l.program.total_ranks}, {"verified", l.program.verified()}};
+  data["program"] = {{"total_us", l.program.total_ns / 1000}, {"ranks", l.program.total_ranks}, {"verified", l.program.verified()},
+                     {"lanes", lanes_json(l.lanes)}, {"memory", memory_json(l.program)}};
   return data.dump();
 }
 

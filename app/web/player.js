@@ -496,7 +496,7 @@
   });
 
   // ---- the program (a lesson of several phases) --------------------------------------------
-  const program = $("program");
+  const program = $("program"), kProgramLabelW = 78;  // the label column: "r0" and the lanes' names
   function buildProgram() {
     const list = $("phases");
     list.innerHTML = "";
@@ -517,29 +517,58 @@
   }
   program.addEventListener("click", (ev) => {
     if (!MULTI) return;
-    const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - 60) / (rect.width - 64)) * D.program.total_us;
+    const rect = program.getBoundingClientRect(), at = ((ev.clientX - rect.left - kProgramLabelW) / (rect.width - kProgramLabelW - 4)) * D.program.total_us;
     const k = PHASES.findIndex((p) => p.begin_us <= at && at <= p.end_us);
     if (k >= 0) { pause(); enterPhase(k, false); }
   });
+  // A row per rank: a lane per stream (D.program.lanes: compute, comm, then the lesson's
+  // others), named in the label column, a bar per phase on its stream's lane, and under them,
+  // when the phases allocate memory, a band plotting the memory the rank holds (its top: the
+  // largest peak of any rank, written beside it).
   function drawProgram() {
     if (!MULTI) return;
     const dpr = window.devicePixelRatio || 1, width = Math.max(program.clientWidth || 400, 280), ranks = Math.min(D.program.ranks, 32);
-    const lane = Math.max(Math.min(((program.clientHeight || 150) - 4) / (ranks * 2), 9), 3), height = ranks * lane * 2 + 4;
+    const lanes = (D.program.lanes || []).length || 2, memory = D.program.memory || { ranks: [], top_bytes: 0 };
+    const bands = lanes + (memory.top_bytes > 0 ? 3 : 0);  // the memory band is three lanes high
+    // Lanes of 12 px while the whole fits in about 380 px (the canvas takes the height it needs).
+    const lane = Math.max(Math.min(376 / (ranks * (bands + 0.5)), 12), 3);
+    const rowH = lane * bands + lane * 0.5, height = ranks * rowH + 4;
     program.width = width * dpr; program.height = height * dpr; program.style.height = height + "px";
     const g = program.getContext("2d");
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, width, height);
-    g.font = "10px system-ui, sans-serif";
-    const x = (us) => 60 + (us / Math.max(D.program.total_us, 1e-9)) * (width - 64);
-    for (let r = 0; r < ranks; ++r) { g.fillStyle = "#969caa"; g.fillText("rank " + r, 2, r * lane * 2 + lane * 1.6); }
+    const named = lane >= 9;  // room for a lane's name
+    g.font = (named ? Math.min(lane - 1, 11) : 10) + "px system-ui, sans-serif";
+    const x = (us) => kProgramLabelW + (us / Math.max(D.program.total_us, 1e-9)) * (width - kProgramLabelW - 4);
+    for (let r = 0; r < ranks; ++r) {
+      const top = r * rowH;
+      g.fillStyle = "#d8dce6"; g.textAlign = "left";
+      g.fillText(named ? "r" + r : "rank " + r, 2, top + (named ? lane * 0.85 : Math.min(rowH, lane * 2) * 0.8));
+      if (!named) continue;
+      g.fillStyle = "#969caa"; g.textAlign = "right";
+      (D.program.lanes || []).forEach((l, i) => g.fillText(l.label, kProgramLabelW - 4, top + i * lane + lane * 0.85));
+      if (memory.top_bytes > 0) { g.fillStyle = "#ebebf5"; g.fillText(memory.top_text, kProgramLabelW - 4, top + lanes * lane + lane * 0.9); }
+    }
+    g.textAlign = "left";
     PHASES.forEach((p, k) => {
       for (let r = 0; r < ranks; ++r) {
         const b = p.rank_begin_us[r], e = p.rank_end_us[r];
         if (b === null || b === undefined) continue;
         g.fillStyle = k === phase ? "#e8c547" : p.kind === "compute" ? "#5b7bc0" : "#3fa37a";
-        g.fillRect(x(b), r * lane * 2 + (p.kind === "compute" ? 0 : lane) + 1, Math.max(x(e) - x(b), 1), lane - 1);
+        g.fillRect(x(b), r * rowH + (p.lane || 0) * lane + 1, Math.max(x(e) - x(b), 1), lane - 1);
       }
     });
+    if (memory.top_bytes > 0)
+      for (let r = 0; r < ranks; ++r) {
+        const top = r * rowH + lanes * lane + 1, h = lane * 3 - 2, points = memory.ranks[r] || [];
+        g.fillStyle = "#1e2129"; g.fillRect(kProgramLabelW, top, width - kProgramLabelW - 4, h);
+        if (!points.length) continue;
+        const y = (bytes) => top + h - (bytes / memory.top_bytes) * h;
+        g.strokeStyle = "#ebebf5"; g.lineWidth = 1.5; g.beginPath(); g.moveTo(kProgramLabelW, top + h);
+        let yy = top + h;
+        for (const [us, bytes] of points) { g.lineTo(x(us), yy); yy = y(bytes); g.lineTo(x(us), yy); }
+        g.lineTo(width - 4, yy); g.stroke();
+      }
     for (const li of document.querySelectorAll("#phases li")) li.classList.toggle("shown", Number(li.dataset.phase) === phase + 1);
     const shown = document.querySelector("#phases li.shown");
     if (shown) shown.scrollIntoView({ block: "nearest" });

@@ -472,6 +472,35 @@ RunTimeEstimate estimate_cpu_program(const ProgramResult& p) {
   return estimate_cpu_bytes(bytes);
 }
 
+namespace {
+
+StreamLane lane_of(std::string_view stream) {
+  if (stream == kComputeStream)
+    return {std::string(stream), "compute", "the compute stream: the forward and backward kernels, one after another"};
+  if (stream == kCommStream)
+    return {std::string(stream), "comm",
+            "the communication stream: a collective's own stream (ProcessGroupNCCL's), beside the compute one"};
+  if (stream == kDefaultStream)
+    return {std::string(stream), "default",
+            "CUDA's legacy default stream: work on it waits for everything issued before it on the rank's other "
+            "streams, and they wait for it"};
+  return {std::string(stream), std::string(stream), fmt::format("the stream '{}'", stream)};
+}
+
+}  // namespace
+
+StreamLanes stream_lanes(const Scenario& s) {
+  StreamLanes out;
+  out.lanes = {lane_of(kComputeStream), lane_of(kCommStream)};
+  for (const Phase& phase : s.phases) {
+    const std::string_view stream = phase_stream(phase);
+    const auto it = std::find_if(out.lanes.begin(), out.lanes.end(), [&](const StreamLane& l) { return l.stream == stream; });
+    out.lane_of_phase.push_back(static_cast<std::size_t>(it - out.lanes.begin()));
+    if (it == out.lanes.end()) out.lanes.push_back(lane_of(stream));
+  }
+  return out;
+}
+
 std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p) {
   std::vector<std::size_t> firsts;
   std::vector<const RunResult*> seen;

@@ -62,6 +62,20 @@ struct ProgramResult {
   bool verified() const;
 };
 
+// The streams a program's phases run on, one lane each per rank, as every view draws them
+// (the app's and the page's program timeline, the Chrome trace's tracks): compute and comm
+// first, used or not, then the lesson's other streams in the order they first appear.
+struct StreamLane {
+  std::string stream;  // its name in the lesson: "compute", "comm", "default", "p2p 0:1"
+  std::string label;   // a lane's short name: "compute", "comm", "default", "p2p 0:1"
+  std::string about;   // what it is: "CUDA's legacy default stream: waits for ... "
+};
+struct StreamLanes {
+  std::vector<StreamLane> lanes;
+  std::vector<std::size_t> lane_of_phase;  // per phase of the scenario: index into lanes
+};
+StreamLanes stream_lanes(const Scenario& s);
+
 // The first phase of every distinct collective, in phase order: the order execute_program
 // runs them in, and how the exports and the CLI number them.
 std::vector<std::size_t> first_phases_of_runs(const ProgramResult& p);

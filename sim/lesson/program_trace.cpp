@@ -58,15 +58,12 @@ constexpr int kComputeTrack = 1, kCommunicationTrack = 2, kTransfersTrack = 3, k
 
 int pid_of(std::size_t rank) { return static_cast<int>(rank) + 1; }  // Perfetto treats pid 0 specially
 
-// A track per stream: compute and comm first (as before streams had names), then the
-// lesson's other streams in the order they first appear.
+// A track per stream, in the views' lane order (stream_lanes): compute and comm, then the
+// lesson's other streams.
 std::vector<std::string> other_streams(const Scenario& s) {
   std::vector<std::string> names;
-  for (const Phase& phase : s.phases) {
-    const std::string_view stream = phase_stream(phase);
-    if (stream == kComputeStream || stream == kCommStream) continue;
-    if (std::find(names.begin(), names.end(), stream) == names.end()) names.emplace_back(stream);
-  }
+  for (const StreamLane& lane : stream_lanes(s).lanes)
+    if (lane.stream != kComputeStream && lane.stream != kCommStream) names.push_back(lane.stream);
   return names;
 }
 

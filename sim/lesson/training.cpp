@@ -342,10 +342,11 @@ void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::
   Phase& p = g.collective(
       fmt::format("{}all-reduce bucket {} ({})", g.prefix, number, tensors),
       g.request(Collective::all_reduce, g.spec.algorithm, bucket.elements, ReduceOp::avg),
-      fmt::format("All-reduce bucket {} of {}: {} tensor{} ({}), {} elements, {} ({}). DDP starts it as soon as the "
+      // (The tensors' names are in the phase's name, which the views show above this.)
+      fmt::format("All-reduce bucket {} of {}: {} tensor{}, {} elements, {} ({}). DDP starts it as soon as the "
                   "backward pass has written the gradient of {}; each rank divided its gradients by the {} ranks as "
                   "it copied them into the bucket, so the sum is the average.",
-                  number, buckets, bucket.tensors.size(), bucket.tensors.size() == 1 ? "" : "s", tensors,
+                  number, buckets, bucket.tensors.size(), bucket.tensors.size() == 1 ? "" : "s",
                   bucket.elements, format_bytes(g.bytes(bucket.elements)), limit, last, g.ranks),
       fmt::format("bucket {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of it to rank {{dst}}", number));
   p.reads = grads;

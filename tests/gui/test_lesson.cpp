@@ -575,7 +575,37 @@ TEST_CASE("gui lesson: every lesson in scenarios/lessons loads, with a view of e
     }
     CHECK(l.answers.size() == l.scenario.questions.size());
     for (bool ok : l.answerable) CHECK(ok);
+    // The program timeline's lanes: one per stream, every phase on one of them.
+    REQUIRE(l.lanes.lane_of_phase.size() == l.phase_count());
+    for (const std::size_t lane : l.lanes.lane_of_phase) CHECK(lane < l.lanes.lanes.size());
   }
+}
+
+TEST_CASE("gui lesson: a lesson is drawn in its algorithms' shapes unless its [topology] says arrange = topology") {
+  // Lesson 2 predicts on a star (every rank on its own Ethernet link): its ring is a ring.
+  const LoadResult star = load_file(kSource / "scenarios/lessons/02_ring_vs_parameter_server.toml");
+  REQUIRE_MESSAGE(star.lesson, star.error);
+  REQUIRE(star.lesson->scenario.topology.kind == TopologyKind::star);
+  int rings = 0;
+  for (const auto& view : star.lesson->views) {
+    if (!view) continue;
+    CHECK_FALSE(view->arranged_by_topology());
+    CHECK(view->layout().kind == layout_for_algorithm(view->schedule(), view->trace().request.options).kind);
+    rings += view->layout().kind == LayoutKind::ring;
+  }
+  CHECK(rings > 0);
+  // Lesson 15 is about the slow link between two nodes: it draws them.
+  const LoadResult wires = load_file(kSource / "scenarios/lessons/15_two_nodes_slow_link.toml");
+  REQUIRE_MESSAGE(wires.lesson, wires.error);
+  REQUIRE(wires.lesson->scenario.topology.arrange == Arrangement::topology);
+  int views = 0;
+  for (const auto& view : wires.lesson->views) {
+    if (!view) continue;
+    ++views;
+    CHECK(view->arranged_by_topology());
+    CHECK(view->layout().kind == LayoutKind::two_level);
+  }
+  CHECK(views > 0);
 }
 
 TEST_CASE("gui lesson: the step a caption talks about counts queued transfers as in the step") {
