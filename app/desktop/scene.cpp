@@ -1,4 +1,5 @@
-// The scene: ranks laid out by topology, links coloured by the traffic they carried so
+// The scene: ranks laid out as the view model places them (the algorithm's shape, or the
+// topology's where the run chose it: layout.h), links coloured by the traffic they carried so
 // far, and the packets in flight — in one neutral, a filled disc with a "+" for a reduce,
 // an outlined square for a copy, the chunk number in them when there is room, their trail
 // in the sender's colour (colour means rank, palette.h). Drawn on the window's draw list in screen coordinates, with an

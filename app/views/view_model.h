@@ -110,8 +110,8 @@ class ViewModel {
  public:
   // Shows the buffer history the trace came with (Trace::history: recorded by its run's or
   // its import's one check), else records it, running the schedule checker (ScheduleError
-  // if the schedule is broken). The scene is arranged by the trace's topology when it has
-  // one, else by the algorithm.
+  // if the schedule is broken). The scene is arranged in the algorithm's shape, or by the
+  // trace's topology when its configuration says arrange = topology (TopologyConfig::arrange).
   explicit ViewModel(Trace trace);
   // The same with the cells' history given: a lesson phase's window of its collective's
   // (BufferHistory::window), whose schedule alone the checker cannot replay.
@@ -127,7 +127,7 @@ class ViewModel {
   int step_count() const { return trace_.schedule.step_count(); }
   std::size_t transfer_count() const { return trace_.schedule.transfers.size(); }
 
-  // The arrangement: by the topology (when the trace has one) or by the algorithm's pattern.
+  // The arrangement: by the algorithm's pattern, or by the topology (when the trace has one).
   bool has_topology() const { return topology_.has_value(); }
   bool arranged_by_topology() const { return by_topology_; }
   const LayoutChoice& arrangement() const { return choice_; }
