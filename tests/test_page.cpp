@@ -313,3 +313,29 @@ TEST_CASE("lesson page: FSDP's memory plot peaks at the lesson's own answer") {
   CHECK(answered);
 }
 
+TEST_CASE("page: blocks that travel together are one packet, with the view model's words") {
+  // Bruck's all-to-all on 8 ranks without predictions: every transfer spans its step, so a
+  // round's blocks for one neighbour travel together (ViewModel's ClockIndex::together).
+  RunRequest r;
+  r.spec.collective = Collective::all_to_all;
+  r.spec.ranks = 8;
+  r.spec.count = 8;
+  r.algorithm = "bruck";
+  Trace t;
+  t.request = r;
+  t.schedule = build_schedule(r.spec, r.algorithm, r.options);
+  const ViewModel vm(t);
+  const json d = json::parse(html::page_data(vm, html::PageText{}));
+  const json& labels = d["views"][0]["clocks"]["steps"]["groups"]["labels"];
+  const ClockIndex& c = vm.clock(ClockKind::steps);
+  REQUIRE(labels.size() == c.group_labels.size());
+  int round1 = 0, round2 = 0;
+  for (const auto& [first, label] : c.group_labels) {
+    CHECK(labels[std::to_string(first)] == label);
+    round1 += label == "1,3,5,7";
+    round2 += label == "2,6";
+  }
+  CHECK(round1 == 8);
+  CHECK(round2 == 8);
+}
+

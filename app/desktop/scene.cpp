@@ -172,32 +172,37 @@ void draw_plus(ImDrawList* d, ImVec2 c, float r, ImU32 ink, float width) {
   d->AddLine(ImVec2(c.x, c.y - r * 0.55f), ImVec2(c.x, c.y + r * 0.55f), ink, width);
 }
 
-// The chunk number in a packet ("+3" in a reduce: it adds chunk 3), when it fits.
-void packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float r, ImU32 ink, const Transfer& t) {
+// A packet's words in it (the view model's packet_text: "+3" in a reduce adds chunk 3,
+// "1,3,5,7" four blocks travelling together), when they fit its half width w.
+void draw_packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float w, float r, ImU32 ink, bool reduce, std::string s) {
   const float size = std::min(f->FontSize, r * 1.15f);
-  std::string s = fmt::format("{}{}", reduces(t.action) ? "+" : "", t.chunk);
   ImVec2 ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());
-  if (ts.x > r * 1.8f && s[0] == '+') s.erase(0, 1), ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());  // the shape says reduce
-  if (size >= 8 && ts.x <= r * 1.8f) {
+  if (ts.x > w * 1.8f && s[0] == '+') s.erase(0, 1), ts = f->CalcTextSizeA(size, FLT_MAX, 0, s.c_str());  // the shape says reduce
+  if (size >= 8 && ts.x <= w * 1.8f) {
     d->AddText(f, size, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), ink, s.c_str());
-  } else if (reduces(t.action) && r >= 5) {  // no room for the number: the "+" alone
+  } else if (reduce && r >= 5) {  // no room for the number: the "+" alone
     draw_plus(d, at, r, ink, 2.0f);
   }
 }
 
-// A reduce is a filled disc (it adds into the receiver), a copy an outlined square (it
-// overwrites); `alpha` < 1: queued, not yet on its way.
-void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, const Transfer& t, float alpha) {
+// A reduce is filled (it adds into the receiver), a copy outlined (it overwrites): a disc
+// and a square for one chunk, a pill as wide as its words for blocks travelling together;
+// `alpha` < 1: queued, not yet on its way.
+void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool reduce, const std::string& words, float alpha) {
   const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
               hollow = to_u32(palette::packet_hollow, alpha);
-  if (reduces(t.action)) {
-    d->AddCircleFilled(at, r, neutral);
-    d->AddCircle(at, r, ink, 0, 1.5f);
-    packet_label(d, app.fonts.small, at, r, ink, t);
+  ImFont* f = app.fonts.small;
+  const bool several = words.find(',') != std::string::npos || words.find("…") != std::string::npos;
+  const float w = several ? std::max(r, f->CalcTextSizeA(std::min(f->FontSize, r * 1.15f), FLT_MAX, 0, words.c_str()).x * 0.5f + r * 0.45f) : r;
+  const ImVec2 lo(at.x - w, at.y - r), hi(at.x + w, at.y + r);
+  if (reduce) {
+    if (several) d->AddRectFilled(lo, hi, neutral, r), d->AddRect(lo, hi, ink, r, 0, 1.5f);
+    else d->AddCircleFilled(at, r, neutral), d->AddCircle(at, r, ink, 0, 1.5f);
+    draw_packet_label(d, f, at, w, r, ink, true, words);
   } else {
-    d->AddRectFilled(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), hollow, r * 0.3f);
-    d->AddRect(ImVec2(at.x - r, at.y - r), ImVec2(at.x + r, at.y + r), neutral, r * 0.3f, 0, std::max(1.5f, r * 0.18f));
-    packet_label(d, app.fonts.small, at, r, neutral, t);
+    d->AddRectFilled(lo, hi, hollow, r * 0.3f);
+    d->AddRect(lo, hi, neutral, r * 0.3f, 0, std::max(1.5f, r * 0.18f));
+    draw_packet_label(d, f, at, w, r, neutral, false, words);
   }
 }
 
@@ -227,7 +232,8 @@ void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& 
       d->AddPolyline(trail.data(), static_cast<int>(trail.size()), to_u32(shading::rank_fill(t.src, l.ranks), 0.55f), 0,
                      std::max(1.5f, r * 0.4f));
     }
-    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, t, p.queued ? 0.5f : 1.0f);
+    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, reduces(t.action), vm.packet_text(run.now.clock, p.transfer),
+                      p.queued ? 0.5f : 1.0f);
   }
 }
 

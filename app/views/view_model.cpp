@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -32,6 +34,28 @@ bool has_predicted_times(const Trace& t) {
 
 void sort_by(std::vector<std::uint32_t>& order, const std::vector<double>& key) {
   std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key[a] < key[b]; });
+}
+
+// ClockIndex::together and group_labels: the transfers between ranks that share a sender,
+// a receiver, a begin and an end on clock c, grouped under the first of them (by index).
+void group_travellers(const Schedule& s, ClockIndex& c) {
+  const std::size_t n = s.transfers.size();
+  c.together.resize(n);
+  std::iota(c.together.begin(), c.together.end(), 0u);
+  std::vector<std::uint32_t> order;
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (!s.transfers[i].is_local()) order.push_back(i);
+  auto key = [&](std::uint32_t i) {
+    const Transfer& t = s.transfers[i];
+    return std::tuple(t.src, t.dst, c.begin[i], c.end[i]);
+  };
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return std::pair(key(a), a) < std::pair(key(b), b); });
+  for (std::size_t lo = 0, hi = 0; lo < order.size(); lo = hi) {
+    for (hi = lo + 1; hi < order.size() && key(order[hi]) == key(order[lo]);) ++hi;
+    if (hi - lo < 2) continue;
+    for (std::size_t k = lo; k < hi; ++k) c.together[order[k]] = order[lo];
+    c.group_labels.emplace(order[lo], packet_label(s, std::span(order).subspan(lo, hi - lo)));
+  }
 }
 
 // The steps clock's times: step k over [k, k + 1), and inside it the timing model's
@@ -83,6 +107,31 @@ Vec2 free_side(const std::vector<Vec2>& ways) {
 }
 
 }  // namespace
+
+std::string packet_label(const Schedule& s, std::span<const std::uint32_t> transfers) {
+  std::vector<int> chunks;
+  bool all_reduce = !transfers.empty();
+  for (const std::uint32_t i : transfers) {
+    chunks.push_back(s.transfers[i].chunk);
+    all_reduce = all_reduce && reduces(s.transfers[i].action);
+  }
+  std::sort(chunks.begin(), chunks.end());
+  chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+  std::string out = all_reduce ? "+" : "";
+  const std::size_t shown = chunks.size() > 4 ? 3 : chunks.size();
+  for (std::size_t k = 0; k < shown; ++k) out += fmt::format("{}{}", k ? "," : "", chunks[k]);
+  if (shown < chunks.size()) out += fmt::format("…({})", chunks.size());
+  return out;
+}
+
+std::string ViewModel::packet_text(ClockKind c, std::uint32_t i) const {
+  const ClockIndex& clock = this->clock(c);
+  if (i < clock.together.size()) {
+    const auto it = clock.group_labels.find(clock.together[i]);
+    if (it != clock.group_labels.end()) return it->second;
+  }
+  return packet_label(trace_.schedule, std::span(&i, 1));
+}
 
 std::string step_title(const Schedule& s, int k) {
   return fmt::format("step {}/{}: {}", k + 1, s.step_count(), s.step_labels[static_cast<std::size_t>(k)]);
@@ -291,6 +340,7 @@ ClockIndex ViewModel::build_clock(ClockKind kind, std::vector<double> begin, std
     for (Tally& tally : *tallies) tally.finish();
   c.total.finish();
   fill_link_tallies(c);
+  group_travellers(s, c);
   return c;
 }
 
@@ -467,13 +517,15 @@ void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::
   place_queued(f, out, limit);
 }
 
-// In flight: along its lane, one packet per way and place.
+// In flight: along its lane, one packet per group of transfers that travel together (the
+// first of them: packet_text names them all), and one per way and place.
 void ViewModel::place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+  const std::vector<std::uint32_t>& together = clock(f.clock).together;
   std::unordered_set<std::uint64_t> placed;
   std::vector<int> nodes;
   for (const InFlight& p : f.in_flight) {
     const auto path = path_of(p.transfer);
-    if (path.empty() || out.size() >= limit) continue;
+    if (path.empty() || out.size() >= limit || together[p.transfer] != p.transfer) continue;
     nodes.assign(path.begin(), path.end());
     const std::uint64_t key = static_cast<std::uint64_t>(nodes.front()) << 44 ^ static_cast<std::uint64_t>(nodes.back()) << 24 ^
                               static_cast<std::uint64_t>(std::lround(p.progress * 64));
@@ -505,9 +557,10 @@ void ViewModel::place_queued(const Frame& f, std::vector<PacketSpot>& out, std::
   std::unordered_map<int, Vec2> side_of;
   for (const auto& [rank, dirs] : ways) side_of[rank] = free_side(dirs);
   std::unordered_map<int, int> waiting;
+  const std::vector<std::uint32_t>& together = clock(f.clock).together;
   for (std::uint32_t i : f.queued) {
     const auto path = path_of(i);
-    if (path.size() < 2 || out.size() >= limit) continue;
+    if (path.size() < 2 || out.size() >= limit || together[i] != i) continue;
     const Vec2 a = node(path.front()), away = side_of[path.front()];
     const Vec2 across_dir{-away.y, away.x};
     // One behind the other, eight deep, then the next column beside.

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "app/views/layout.h"
@@ -62,7 +63,18 @@ struct ClockIndex {
   std::vector<Tally> links;                // per layout link
   Tally total;                             // bytes on the wire
   std::vector<std::vector<std::uint32_t>> send_lane, recv_lane;  // per rank, sorted by begin
+  // Transfers that travel together: the same sender and receiver, the same begin and end on
+  // this clock (Bruck's slots of one message, the blocks a step sends one neighbour). The
+  // scene and the page draw one packet for them, named by all their chunks. Per transfer:
+  // the first transfer of its group (itself when alone); per group of two or more, by its
+  // first: the label (packet_label).
+  std::vector<std::uint32_t> together;
+  std::unordered_map<std::uint32_t, std::string> group_labels;
 };
+
+// What a packet says: its chunk ("+3": a reduce adds chunk 3, "3": a copy), or, for transfers
+// that travel together, all their chunks ("1,3,5,7"; more than four: "1,3,5…(9)").
+std::string packet_label(const Schedule& s, std::span<const std::uint32_t> transfers);
 
 struct InFlight {
   std::uint32_t transfer = 0;
@@ -133,6 +145,10 @@ class ViewModel {
   const LayoutChoice& arrangement() const { return choice_; }
   // Re-lays out the scene (positions, routes, link traffic); cheap next to building the model.
   void arrange_by_topology(bool by_topology);
+
+  // What transfer i's packet says on clock c: its group's label when it travels with others
+  // (ClockIndex::together), else its own chunk (packet_label).
+  std::string packet_text(ClockKind c, std::uint32_t i) const;
 
   // The nodes and the layout links transfer i travels over (empty when local).
   std::span<const int> path_of(std::size_t i) const;

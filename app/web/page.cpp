@@ -204,6 +204,18 @@ json track_column(const ListTrack& l) {
 // A clock: the transfers' times, the steps' ends, the cells' keys, and its frame table
 // (frames.h: every state ViewModel::frame takes on it), the table's times rounded as the
 // rest. A table is eight columns, whatever its size: a lesson has hundreds of small ones.
+// The transfers that travel together on a clock (ClockIndex::together): every member but
+// the first of its group with that first, and each group's label by its first transfer, so
+// that the player draws one packet per group with the app's words.
+json groups_json(const gui::ClockIndex& c) {
+  std::vector<std::uint32_t> member, first;
+  for (std::uint32_t i = 0; i < c.together.size(); ++i)
+    if (c.together[i] != i) member.push_back(i), first.push_back(c.together[i]);
+  json labels = json::object();
+  for (const auto& [leader, label] : c.group_labels) labels[std::to_string(leader)] = label;
+  return {{"member", int_column(member)}, {"first", int_column(first)}, {"labels", std::move(labels)}};
+}
+
 json clock_json(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTexts& texts) {
   const gui::ClockIndex& c = vm.clock(kind);
   const ClockTimes times(c);
@@ -222,7 +234,7 @@ json clock_json(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTexts& tex
   return {{"begin", times.column(c.begin)},      {"end", times.column(c.end)},
           {"start", times.number(c.start)},      {"finish", times.number(c.finish)},
           {"step_done", times.column(c.step_done)}, {"keys", times.column(c.change_keys)},
-          {"frames", std::move(frames)}};
+          {"frames", std::move(frames)},         {"groups", groups_json(c)}};
 }
 
 json buffers_json(const gui::ViewModel& vm) {

@@ -66,6 +66,8 @@
       const R = V.clocks[name].frames.runs, start = new Float64Array(R.first.length);
       for (let r = 0, at = 0; r < start.length; ++r) start[r] = at += R.first[r];
       R.start = start;
+      const G = V.clocks[name].groups;  // transfers that travel together: one packet, drawn by the first
+      V.clocks[name].skip = new Set(G ? G.member : []);
     }
     V.maskLo = B.changes.mask_lo;
     V.maskHi = B.changes.mask_hi;
@@ -186,18 +188,24 @@
   const kMaxPackets = 3000;
   function drawPackets(f) {
     const T = V.transfers, PR = Math.max(V.layout.packet_radius, 0.012), parts = [];
+    const CL = C(), skip = CL.skip, groupLabels = CL.groups ? CL.groups.labels : {};
+    // One chunk: a disc (reduce) or a square (copy); blocks travelling together: a pill as
+    // wide as their label ("1,3,5,7", the view model's packet_label).
     const packet = (x, p, faded) => {
-      const reduce = T.reduce[x] === 1, label = (reduce ? "+" : "") + T.chunk[x];
-      let s = '<g class="packet" data-transfer="' + x + '" data-queued="' + (faded ? 1 : 0) + '"' + (faded ? ' opacity="0.45"' : "") + ">";
-      s += reduce ? '<circle cx="' + p[0] + '" cy="' + p[1] + '" r="' + PR + '" fill="' + PAL.packet + '"/>'
-                  : '<rect x="' + (p[0] - PR) + '" y="' + (p[1] - PR) + '" width="' + 2 * PR + '" height="' + 2 * PR + '" fill="#24272f" stroke="' + PAL.packet + '" stroke-width="' + PR * 0.25 + '"/>';
+      const reduce = T.reduce[x] === 1, several = groupLabels[x] !== undefined;
+      const label = several ? groupLabels[x] : (reduce ? "+" : "") + T.chunk[x];
+      const W = several ? Math.max(PR, label.length * PR * 0.3 + PR * 0.45) : PR;
+      let s = '<g class="packet" data-transfer="' + x + '" data-queued="' + (faded ? 1 : 0) + '"' + (several ? ' data-label="' + label + '"' : "") + (faded ? ' opacity="0.45"' : "") + ">";
+      s += reduce && !several ? '<circle cx="' + p[0] + '" cy="' + p[1] + '" r="' + PR + '" fill="' + PAL.packet + '"/>'
+         : reduce ? '<rect x="' + (p[0] - W) + '" y="' + (p[1] - PR) + '" width="' + 2 * W + '" height="' + 2 * PR + '" rx="' + PR + '" fill="' + PAL.packet + '"/>'
+                  : '<rect x="' + (p[0] - W) + '" y="' + (p[1] - PR) + '" width="' + 2 * W + '" height="' + 2 * PR + '" fill="#24272f" stroke="' + PAL.packet + '" stroke-width="' + PR * 0.25 + '"/>';
       s += '<text x="' + p[0] + '" y="' + p[1] + '" font-size="' + PR * 1.05 + '" text-anchor="middle" dominant-baseline="central" fill="' + (reduce ? PAL.packet_ink : PAL.packet) + '">' + label + "</text></g>";
       parts.push(s);
     };
-    for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0) packet(x, wayPoint(T.way[x], progress), false);
+    for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0 && !skip.has(x)) packet(x, wayPoint(T.way[x], progress), false);
     const waiting = {};  // queued ones wait at their sender's edge, one behind the other
     for (const x of f.queued.slice(0, kMaxPackets)) {
-      if (T.way[x] < 0) continue;
+      if (T.way[x] < 0 || skip.has(x)) continue;
       const n = (waiting[T.src[x]] = (waiting[T.src[x]] || 0) + 1) - 1;
       const a = wayPoint(T.way[x], 0), b = wayPoint(T.way[x], 0.15);
       packet(x, [a[0] - (b[0] - a[0]) * n * 0.6, a[1] - (b[1] - a[1]) * n * 0.6], true);

@@ -378,6 +378,43 @@ TEST_CASE("gui scene: no two packets of one step overlap, in flight or queued, i
   }
 }
 
+TEST_CASE("gui scene: blocks that travel together are one packet named by all their chunks (Bruck's all-to-all)") {
+  // Without predictions every transfer spans its step: in round 1 (slots 1, 3, 5, 7) rank r's
+  // four blocks for rank r+1 leave and arrive together.
+  const ViewModel vm(trace_of(request(Collective::all_to_all, "bruck", 8, 8)));
+  const int send1 = 1;  // step 2/7 (pack 1/3 is step 1)
+  REQUIRE(vm.schedule().step_labels.at(send1).starts_with("send 1/3"));
+  std::vector<PacketSpot> spots;
+  vm.packet_spots(vm.frame(ClockKind::steps, send1 + 0.5), spots);
+  REQUIRE(spots.size() == 8);  // one per rank, not 32
+  for (const PacketSpot& p : spots) {
+    const Transfer& t = vm.schedule().transfers[p.transfer];
+    CHECK(t.dst == (t.src + 1) % 8);
+    CHECK(vm.packet_text(ClockKind::steps, p.transfer) == "1,3,5,7");
+  }
+  // Every member says its group's words. Round 1: three blocks join the first, per rank;
+  // round 2 (slots 2-3 and 6-7): one; round 3 (slots 4-7 in one transfer): none.
+  const ClockIndex& c = vm.clock(ClockKind::steps);
+  int members = 0;
+  for (std::uint32_t i = 0; i < vm.transfer_count(); ++i) {
+    CHECK(vm.packet_text(ClockKind::steps, i) == vm.packet_text(ClockKind::steps, c.together[i]));
+    members += c.together[i] != i;
+  }
+  CHECK(members == 8 * (3 + 1));
+  // More than four chunks: the first three and how many.
+  const ViewModel wide(trace_of(request(Collective::all_to_all, "bruck", 16, 2)));
+  wide.packet_spots(wide.frame(ClockKind::steps, send1 + 0.5), spots);
+  REQUIRE(!spots.empty());
+  CHECK(wide.packet_text(ClockKind::steps, spots[0].transfer) == "1,3,5…(8)");
+  // A ring sends one chunk per neighbour and step: no group, and a packet says its chunk.
+  const ViewModel ring(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  CHECK(ring.clock(ClockKind::steps).group_labels.empty());
+  for (std::uint32_t i = 0; i < ring.transfer_count(); ++i) {
+    const Transfer& t = ring.schedule().transfers[i];
+    CHECK(ring.packet_text(ClockKind::steps, i) == fmt::format("{}{}", reduces(t.action) ? "+" : "", t.chunk));
+  }
+}
+
 TEST_CASE("gui clock: in the steps clock, pushes the model serialises on the server's link wait at their workers") {
   const auto vm = predicted_run(Collective::all_reduce, "parameter_server", 4, 1 << 16);
   // Step 1: four pushes into one server's port, one after the other in the model.

@@ -409,6 +409,17 @@ def check_storyboards(driver, collsim, src, work):
     check(console_errors(driver) == [], "storyboard: no console errors")
 
 
+def check_packets(driver, work):
+    """Blocks that travel together are one packet with the view model's words: Bruck's round 1
+    sends rank r's slots 1, 3, 5 and 7 to rank r+1 at once, so 8 packets, not 32."""
+    driver.get((work / "a2a.html").as_uri())
+    driver.execute_script("const s = document.getElementById('scrub'); s.value = 1.5; s.dispatchEvent(new Event('input'));")
+    labels = driver.execute_script("return [...document.querySelectorAll('#packets .packet')].map(p => p.getAttribute('data-label'));")
+    data = json.loads(page_text(work / "a2a.html"))["views"][0]["clocks"]["steps"]["groups"]["labels"]
+    check(len(labels) == 8 and all(l == "1,3,5,7" for l in labels) and "1,3,5,7" in data.values(),
+          f"a2a (Bruck): at step 1.5 one packet per rank, named by its four blocks ({labels})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
@@ -436,6 +447,7 @@ def main():
             check("page:" in out and page.exists(), f"{name}: collsim html wrote {page.name}")
             run([collsim, "storyboard", str(trace), "--out", str(work / f"{name}-board")])
             check_page(driver, name, page, work / f"{name}-board", steps)
+        check_packets(driver, work)
         # A scenario with questions: hidden until clicked, and the CLI's answer.
         lesson = src / "scenarios/lessons/01_ring_allreduce.toml"
         page = work / "lesson1.html"
