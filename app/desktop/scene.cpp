@@ -196,8 +196,13 @@ void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool r
   const float w = several ? std::max(r, f->CalcTextSizeA(std::min(f->FontSize, r * 1.15f), FLT_MAX, 0, words.c_str()).x * 0.5f + r * 0.45f) : r;
   const ImVec2 lo(at.x - w, at.y - r), hi(at.x + w, at.y + r);
   if (reduce) {
-    if (several) d->AddRectFilled(lo, hi, neutral, r), d->AddRect(lo, hi, ink, r, 0, 1.5f);
-    else d->AddCircleFilled(at, r, neutral), d->AddCircle(at, r, ink, 0, 1.5f);
+    if (several) {
+      d->AddRectFilled(lo, hi, neutral, r);
+      d->AddRect(lo, hi, ink, r, 0, 1.5f);
+    } else {
+      d->AddCircleFilled(at, r, neutral);
+      d->AddCircle(at, r, ink, 0, 1.5f);
+    }
     draw_packet_label(d, f, at, w, r, ink, true, words);
   } else {
     d->AddRectFilled(lo, hi, hollow, r * 0.3f);
