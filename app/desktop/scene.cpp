@@ -188,11 +188,11 @@ void draw_packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float w, float r, Im
 // A reduce is filled (it adds into the receiver), a copy outlined (it overwrites): a disc
 // and a square for one chunk, a pill as wide as its words for blocks travelling together;
 // `alpha` < 1: queued, not yet on its way.
-void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool reduce, const std::string& words, float alpha) {
+void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool reduce, bool several, const std::string& words,
+                       float alpha) {
   const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
               hollow = to_u32(palette::packet_hollow, alpha);
   ImFont* f = app.fonts.small;
-  const bool several = words.find(',') != std::string::npos || words.find("…") != std::string::npos;
   const float w = several ? std::max(r, f->CalcTextSizeA(std::min(f->FontSize, r * 1.15f), FLT_MAX, 0, words.c_str()).x * 0.5f + r * 0.45f) : r;
   const ImVec2 lo(at.x - w, at.y - r), hi(at.x + w, at.y + r);
   if (reduce) {
@@ -237,7 +237,8 @@ void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& 
       d->AddPolyline(trail.data(), static_cast<int>(trail.size()), to_u32(shading::rank_fill(t.src, l.ranks), 0.55f), 0,
                      std::max(1.5f, r * 0.4f));
     }
-    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, reduces(t.action), vm.packet_text(run.now.clock, p.transfer),
+    const bool several = vm.clock(run.now.clock).group_labels.contains(p.transfer);  // the first of a group
+    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, reduces(t.action), several, vm.packet_text(run.now.clock, p.transfer),
                       p.queued ? 0.5f : 1.0f);
   }
 }
