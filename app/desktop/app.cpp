@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "app/desktop/headless.h"
+#include "app/views/numbers.h"
 #include "sim/core/errors.h"
 
 namespace collsim::gui {
@@ -291,10 +292,13 @@ void App::draw(double dt) {
                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                                      ImGuiWindowFlags_NoBackground;
   ImGui::Begin("collsim", nullptr, flags);
+  shapes.clear();
+  // Side by side keeps its own layout; a single view goes on the stage where it is chosen.
+  stage = has_document() && !doc.compare && wants_stage(toggles.stage, presenting, vp->Size.x, vp->Size.y, ImGui::GetFontSize());
   if (presenting && has_document()) {
     DrawError();
     transport_.HandleKeys(*this);
-    DrawPresenting();
+    stage ? DrawStage() : DrawPresenting();
     ImGui::End();
     return;
   }
@@ -303,8 +307,12 @@ void App::draw(double dt) {
   if (has_document()) {
     transport_.HandleKeys(*this);
     transport_.Draw(*this);
-    caption_.Draw(*this);
-    DrawMain();
+    if (stage) {
+      DrawStage();
+    } else {
+      caption_.Draw(*this);
+      DrawMain();
+    }
   } else {
     DrawEmpty();
   }
@@ -389,6 +397,117 @@ void App::PlaceSlide() {
   refresh_frame();
 }
 
+void App::DrawStage() {
+  caption_.max_share = 0.2f;  // a fifth of the height at most: the scene is what the class looks at
+  caption_.Draw(*this);
+  caption_.max_share = 0.22f;
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float gap = ImGui::GetStyle().ItemSpacing.y;
+  // Presenter mode has no transport: one line at the bottom says where the presenter is.
+  const float main_h = std::floor(presenting ? avail.y - ImGui::GetTextLineHeightWithSpacing() - gap : avail.y);
+  if (!doc.model) {  // a lesson's compute phase: its card in the scene's place
+    BeginPanel(PanelId::scene, "compute", ImVec2(avail.x, main_h));
+    compute_.Draw(*this);
+    ImGui::EndChild();
+  } else {
+    StageRequest r;
+    r.width = avail.x, r.height = main_h, r.em = ImGui::GetFontSize(), r.gap = gap;
+    r.program = doc.lesson && doc.lesson->multi_phase();
+    r.outputs_wanted = buffers_[0].DesiredHeight(*this, *doc.model, false);
+    r.all_rows_wanted = buffers_[0].DesiredHeight(*this, *doc.model, toggles.inputs);
+    // The numbers' line, wrapped to the column (as wide as the plan makes it: asked twice).
+    // The shorter words when the whole line would take more than two.
+    const float wrap = plan_stage(r).right_w;
+    std::string numbers = stage_numbers_line(doc.model->trace());
+    if (ImGui::CalcTextSize(numbers.c_str(), nullptr, false, wrap).y > ImGui::GetTextLineHeight() * 2.5f)
+      numbers = stage_numbers_line(doc.model->trace(), true);
+    r.numbers_h = ImGui::CalcTextSize(numbers.c_str(), nullptr, false, wrap).y;
+    stage_plan = plan_stage(r);
+    const Pane run = pane(0);
+    const float top = ImGui::GetCursorScreenPos().y;
+    BeginPanel(PanelId::scene, "scene", ImVec2(stage_plan.scene_w, main_h), true, ImGuiWindowFlags_NoScrollbar);
+    scene_.Draw(*this, run);
+    ImGui::EndChild();
+    ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+    BeginPanel(PanelId::buffers, "buffers", ImVec2(stage_plan.right_w, stage_plan.buffers_h));
+    buffers_[0].Draw(*this, run);
+    ImGui::EndChild();
+    if (stage_plan.program_h > 0) {
+      BeginPanel(PanelId::program, "program", ImVec2(stage_plan.right_w, stage_plan.program_h), true,
+                 ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+      program_.Draw(*this);
+      ImGui::EndChild();
+    }
+    // The numbers on a line (or two), the prediction first; "Numbers…" has every figure.
+    ImGui::SetCursorScreenPos(ImVec2(ImGui::GetCursorScreenPos().x, top + main_h - stage_plan.numbers_h));
+    ImGui::BeginChild("stage_numbers", ImVec2(stage_plan.right_w, stage_plan.numbers_h), false, ImGuiWindowFlags_NoScrollbar);
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.45f, 1.0f), "%s", numbers.c_str());
+    ImGui::PopTextWrapPos();
+    const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+    const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+    shapes.push_back({ShapeKind::label, numbers, {lo.x, lo.y, hi.x - lo.x, hi.y - lo.y}, Box{at.x, at.y, size.x, size.y}});
+    ImGui::EndChild();
+    ImGui::EndGroup();
+  }
+  if (presenting) DrawWhere();
+}
+
+void App::PopupButton(PanelId id, const char* label, const char* tip, ImVec2 size, const std::function<void()>& draw) {
+  ImGui::PushID(static_cast<int>(id));
+  if (ImGui::Button(label)) ImGui::OpenPopup("panel");
+  const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+  panels.push_back({id, 0, lo.x, lo.y, hi.x - lo.x, hi.y - lo.y, true});
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: click to open it over the window", tip);
+  if (ImGui::BeginPopup("panel")) {
+    ImGui::BeginChild("content", size, false);
+    draw();
+    ImGui::EndChild();
+    ImGui::EndPopup();
+  }
+  ImGui::PopID();
+}
+
+void App::DrawStageButtons() {
+  const ImVec2 window = ImGui::GetMainViewport()->Size;
+  const float em = ImGui::GetFontSize();
+  const bool program = doc.lesson && doc.lesson->multi_phase();
+  const auto next = [] { ImGui::SameLine(); };
+  if (doc.model) {
+    PopupButton(PanelId::timeline, "Timeline…", "the transfers' timeline (the stage has no room for it)",
+                ImVec2(window.x * 0.9f, std::max(timeline_.DesiredHeight(*this), em * 10)), [this] { timeline_.Draw(*this); });
+    next();
+  }
+  if (doc.lesson && (program || !doc.lesson->scenario.questions.empty())) {
+    PopupButton(PanelId::lesson, "Phases…", "the lesson's phases and questions", ImVec2(em * 26, window.y * 0.7f),
+                [this] { lesson_.Draw(*this); });
+    next();
+  }
+  if (program && (!doc.model || stage_plan.program_h <= 0)) {
+    PopupButton(PanelId::program, "Program…", "the lesson's program timeline (no room for it under the buffers)",
+                ImVec2(window.x * 0.9f, std::max(program_.DesiredHeight(*this), em * 8)), [this] { program_.Draw(*this); });
+    next();
+  }
+  PopupButton(PanelId::about, "About…", "the title, the lesson's words for this phase and the scenario's description",
+              ImVec2(em * 32, window.y * 0.7f), [this] { caption_.DrawAbout(*this); });
+  if (doc.model) {
+    next();
+    PopupButton(PanelId::numbers, "Numbers…", "every figure of the run, its formulas and the bytes per rank",
+                ImVec2(em * 30, window.y * 0.7f), [this] { numbers_.Draw(*this); });
+  }
+}
+
+void App::DrawWhere() {
+  std::string at = doc.lesson && doc.lesson->phase_count() > 1 ? fmt::format("Phase {}/{}", doc.phase + 1, doc.lesson->phase_count()) : "";
+  if (doc.model)
+    at += fmt::format("{}Step {}/{}", at.empty() ? "" : " · ", caption_step(now, doc.model->step_count()),
+                      doc.model->step_count());
+  if (lecture) at += fmt::format(" · slide {}/{}", slide + 1, lecture->slides.size());
+  ImGui::TextDisabled("%s    → ← step · space play · %sF5 or Escape: leave presenter mode", at.c_str(),
+                      lecture ? "PageDown PageUp: slides · " : "");
+}
+
 void App::DrawPresenting() {
   // The caption may take a third of the window; the scene and the buffers the rest, with
   // one line at the bottom for where the presenter is.
@@ -428,14 +547,7 @@ void App::DrawPresenting() {
     buffers_[0].Draw(*this, run);
     ImGui::EndChild();
   }
-  // Where the presenter is, and how to leave.
-  std::string at = doc.lesson && doc.lesson->phase_count() > 1 ? fmt::format("Phase {}/{}", doc.phase + 1, doc.lesson->phase_count()) : "";
-  if (doc.model)
-    at += fmt::format("{}Step {}/{}", at.empty() ? "" : " · ", caption_step(now, doc.model->step_count()),
-                      doc.model->step_count());
-  if (lecture) at += fmt::format(" · slide {}/{}", slide + 1, lecture->slides.size());
-  ImGui::TextDisabled("%s    → ← step · space play · %sF5 or Escape: leave presenter mode", at.c_str(),
-                      lecture ? "PageDown PageUp: slides · " : "");
+  DrawWhere();
 }
 
 bool App::BeginPanel(PanelId id, const char* name, ImVec2 size, bool border, ImGuiWindowFlags flags, int side) {

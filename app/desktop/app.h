@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include "app/views/buffer_layout.h"
+#include "app/views/drawn_shapes.h"
 #include "app/views/lesson.h"
 #include "app/views/loader.h"
 #include "app/views/panel_plan.h"
@@ -37,6 +38,7 @@ struct ViewToggles {
   bool numbers = true;           // the numbers panel is open
   bool follow_playhead = true;   // the timeline pans to keep the playhead in view
   bool about = false;            // the scenario's description (the lesson) under the caption
+  StageChoice stage = StageChoice::automatic;  // the stage layout (panel_plan.h): by the window's size, or chosen
   float ui_scale = 1.0f;
 };
 
@@ -97,6 +99,7 @@ struct ToolbarPanel {
   void DrawRunEditor(App& app);       // the first row: the collective and its options
   void DrawTopologyFields(App& app);  // the second: the topology, its links, the protocol, the stragglers
   void DrawActions(App& app);         // the comparison, Run or the progress, Export
+  bool DrawProgress(App& app);        // while a load runs: its progress and Cancel (true); else nothing
   void DrawExport(App& app);
 };
 
@@ -116,6 +119,7 @@ struct CaptionPanel {
   float max_share = 0.22f;
   void Draw(App& app);
   void DrawText(App& app);
+  void DrawAbout(App& app);  // the stage's About popup: the title, the lesson's and the phase's words, the description
 };
 
 struct ScenePanel {
@@ -151,10 +155,11 @@ struct BuffersPanel {
   void UpdateColumns(const BufferHistory& h, const std::vector<std::uint32_t>& visible);
   // The rows shown (inputs only when asked for), and the height they need.
   std::vector<std::uint32_t> VisibleRows(const App& app, const ViewModel& vm) const;
-  float RowHeight(const App& app, const ViewModel& vm) const;  // a readable row
+  float RowHeight(const App& app, const ViewModel& vm) const;  // a readable row (on the stage: compact)
   float DesiredHeight(const App& app, const ViewModel& vm) const;
+  float DesiredHeight(const App& app, const ViewModel& vm, bool inputs) const;  // with or without the input rows
   // Readable rows [first, last) of `visible`, labelled, from `at` down; what the mouse is over.
-  Hover DrawRows(const App& app, const Pane& pane, ImDrawList* d, const std::vector<std::uint32_t>& visible, int first,
+  Hover DrawRows(App& app, const Pane& pane, ImDrawList* d, const std::vector<std::uint32_t>& visible, int first,
                  int last, ImVec2 at, float width, float label_w, const RowsPlan& plan, RowStyle style);
   // Every row, thin, labelled every plan.label_stride-th row, the detail area's rows framed.
   Hover DrawOverview(const App& app, const Pane& pane, ImDrawList* d, const std::vector<std::uint32_t>& visible, ImVec2 at,
@@ -308,10 +313,19 @@ class App {
   bool slide_pending = false;      // its file is loading: placed once it is ready
   bool play_through = true;                   // see plays_through()
   PanelPlan plan;                             // this frame's (the single view's) share of the window
+  bool stage = false;                         // this frame: the stage layout (panel_plan.h)
+  StagePlan stage_plan;                       // ... its shares
+  // The input rows are shown: asked for (the buffers' switch) and, on the stage, room for them.
+  bool shows_inputs() const { return toggles.inputs && !(stage && !stage_plan.inputs); }
+  // What this frame drew where (drawn_shapes.h): the layout tests' data.
+  std::vector<DrawnShape> shapes;
   std::vector<PanelRect> panels;              // every panel ImGui placed this frame
   // Whether a panel ImGui placed this frame is under its minimum (panel_plan.h), or reaches
   // outside the window; collapsed panels are not held to it.
   std::vector<std::string> panels_too_small() const;
+  // The stage's buttons in the toolbar (what gave way: the timeline, the phases, the program,
+  // About, the numbers), each opening it over the window.
+  void DrawStageButtons();
   // Toolbar and transport items that reach past the window's right edge this frame (cut off).
   int clipped_items() const { return toolbar_.clipped + transport_.clipped; }
 
@@ -323,7 +337,12 @@ class App {
   void move_in_lesson(const std::function<void(const Lesson&, std::size_t&, Playback&)>& move);
   void refresh_frame();            // `now` (and `compare_now`) at the playhead, after it or the run changed
   void DrawMain();
-  void DrawPresenting();  // presenter mode: the caption, the scene and the buffers
+  void DrawPresenting();  // presenter mode comparing two runs: the caption, the scenes and the buffers
+  void DrawStage();       // the stage layout (panel_plan.h, plan_stage)
+  void DrawWhere();       // presenter mode's last line: the phase, step and slide shown, and the keys
+  // A button that opens `draw` as a popup of `size` over the window, its rectangle recorded
+  // in `panels` as panel `id`, collapsed.
+  void PopupButton(PanelId id, const char* label, const char* tip, ImVec2 size, const std::function<void()>& draw);
   void PlaceSlide();      // the shown slide's phase, playhead and clock, once its file is open
   void DrawCompared();  // the scene and buffers split in two, the numbers beside the timeline
   void DrawRun();  // the scene, the buffers and the numbers of the shown run (or a compute card), as planned

@@ -131,11 +131,13 @@ std::vector<std::uint32_t> BuffersPanel::VisibleRows(const App& app, const ViewM
   std::vector<std::uint32_t> rows;
   const auto all = vm.buffers().rows();
   for (std::uint32_t i = 0; i < all.size(); ++i)
-    if (app.toggles.inputs || !all[i].optional) rows.push_back(i);
+    if (app.shows_inputs() || !all[i].optional) rows.push_back(i);
   return rows;
 }
 
 namespace {
+float row_gap(const App& app) { return app.stage ? 2.0f : 4.0f; }
+
 bool values_possible(const ViewModel& vm) {
   for (const BufferRow& r : vm.buffers().rows())
     if (r.elements > kMaxValueElements) return false;
@@ -145,13 +147,19 @@ bool values_possible(const ViewModel& vm) {
 
 float BuffersPanel::RowHeight(const App& app, const ViewModel& vm) const {
   const bool values = app.toggles.values && values_possible(vm);
-  return values ? ImGui::GetTextLineHeight() * 2.6f : std::max(ImGui::GetTextLineHeight() * 1.5f, 20.0f);
+  if (values) return ImGui::GetTextLineHeight() * 2.6f;
+  // On the stage, compact: the label's text and no more (16 px at least), so that every
+  // rank's row fits.
+  return app.stage ? std::max(ImGui::GetTextLineHeight() * 0.9f, 16.0f) : std::max(ImGui::GetTextLineHeight() * 1.5f, 20.0f);
 }
 
-float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm) const {
+float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm) const { return DesiredHeight(app, vm, app.shows_inputs()); }
+
+float BuffersPanel::DesiredHeight(const App& app, const ViewModel& vm, bool inputs) const {
   const ImGuiStyle& st = ImGui::GetStyle();
-  return ImGui::GetFrameHeightWithSpacing() + static_cast<float>(VisibleRows(app, vm).size()) * (RowHeight(app, vm) + 4) +
-         st.WindowPadding.y * 2 + 4;
+  std::size_t rows = 0;
+  for (const BufferRow& r : vm.buffers().rows()) rows += inputs || !r.optional;
+  return ImGui::GetFrameHeightWithSpacing() + static_cast<float>(rows) * (RowHeight(app, vm) + row_gap(app)) + st.WindowPadding.y * 2 + 4;
 }
 
 namespace {
@@ -193,7 +201,7 @@ void rank_legend(int ranks) {
 }
 
 std::string row_name(const App& app, const BufferRow& row) {
-  if (!app.toggles.inputs && row.buffer == BufferKind::output) return fmt::format("rank {}", row.rank);
+  if (!app.shows_inputs() && row.buffer == BufferKind::output) return fmt::format("rank {}", row.rank);
   const char* kind = row.buffer == BufferKind::output ? "out" : row.buffer == BufferKind::scratch ? "scr" : "in";
   return fmt::format("rank {} {}", row.rank, kind);
 }
@@ -282,7 +290,7 @@ void BuffersPanel::Draw(App& app, const Pane& run) {
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const int n = static_cast<int>(visible.size());
-  const RowsPlan plan = plan_rows(n, avail.y, RowHeight(app, vm), 4, app.fonts.small->FontSize);
+  const RowsPlan plan = plan_rows(n, avail.y, RowHeight(app, vm), row_gap(app), app.fonts.small->FontSize);
   const RowStyle style = values ? RowStyle::values : RowStyle::readable;
   // One item covers the panel, so that the window reports the mouse over it (tooltips).
   ImGui::InvisibleButton("##rows", ImVec2(std::max(avail.x, 1.0f), std::max(avail.y, 1.0f)));
@@ -313,7 +321,7 @@ void BuffersPanel::Draw(App& app, const Pane& run) {
   ImGui::EndChild();
 }
 
-BuffersPanel::Hover BuffersPanel::DrawRows(const App& app, const Pane& run, ImDrawList* d,
+BuffersPanel::Hover BuffersPanel::DrawRows(App& app, const Pane& run, ImDrawList* d,
                                            const std::vector<std::uint32_t>& visible, int first, int last, ImVec2 at,
                                            float width, float label_w, const RowsPlan& plan, RowStyle style) {
   const BufferHistory& h = run.model.buffers();
@@ -327,6 +335,9 @@ BuffersPanel::Hover BuffersPanel::DrawRows(const App& app, const Pane& run, ImDr
     d->AddText(ImVec2(at.x + 8, y + (row_h - ImGui::GetTextLineHeight()) / 2), colors::text, row_name(app, row).c_str());
     const std::int64_t cell = DrawRow(app, run, d, row, {at.x + label_w, width - label_w - 4, y + 2, row_h, &columns}, style);
     if (mouse_in(ImVec2(at.x, y), ImVec2(at.x + width, y + pitch))) hover = {i, cell};
+    DrawnShape shape{ShapeKind::row, row_name(app, row), {at.x, y + 2, width, row_h}};
+    shape.side = run.side, shape.rank = row.rank, shape.output = row.buffer == BufferKind::output;
+    app.shapes.push_back(std::move(shape));
   }
   return hover;
 }

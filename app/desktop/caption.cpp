@@ -48,15 +48,46 @@ void draw_narration(const App& app) {
   ImGui::PopTextWrapPos();
 }
 
+// The stage's narration: the file's words for the step (bright). The phase's name heads the
+// scene; the lesson's and the phase's longer words are behind the toolbar's "About…".
+void draw_stage_narration(const App& app) {
+  const Lesson& l = *app.doc.lesson;
+  const int step = app.doc.model ? caption_step(app.now, app.doc.model->step_count()) : 0;
+  const Narration n = narration(l, app.doc.phase, step);
+  if (n.step.empty()) return;
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextColored(ImVec4(1.0f, 0.9f, 0.6f, 1.0f), "%s", n.step.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 }  // namespace
 
 void CaptionPanel::Draw(App& app) {
   const float wanted = content_h > 0 ? content_h : ImGui::GetTextLineHeightWithSpacing() * 3;
   const float height = std::floor(std::min(wanted, ImGui::GetMainViewport()->Size.y * max_share));
   ImGui::BeginChild("caption", ImVec2(0, height), false);
+  const ImVec2 at = ImGui::GetWindowPos(), size = ImGui::GetWindowSize();
+  app.shapes.push_back({ShapeKind::caption, "caption", {at.x, at.y, size.x, size.y}});
   DrawText(app);
   content_h = ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y;
   ImGui::EndChild();
+}
+
+void CaptionPanel::DrawAbout(App& app) {
+  const Document& doc = app.doc;
+  ImGui::PushTextWrapPos(0);
+  ImGui::PushFont(app.fonts.large);
+  ImGui::TextUnformatted((doc.title.empty() ? doc.source : doc.title).c_str());
+  ImGui::PopFont();
+  if (!doc.note.empty()) ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), "(%s)", doc.note.c_str());
+  if (doc.lesson) draw_narration(app);
+  if (app.lecture && !app.lecture->slides[app.slide].note.empty())
+    ImGui::TextColored(ImVec4(0.6f, 0.95f, 0.7f, 1.0f), "%s", app.lecture->slides[app.slide].note.c_str());
+  if (!doc.description.empty()) {
+    ImGui::Separator();
+    ImGui::TextUnformatted(reflow(doc.description).c_str());
+  }
+  ImGui::PopTextWrapPos();
 }
 
 void CaptionPanel::DrawText(App& app) {
@@ -76,6 +107,10 @@ void CaptionPanel::DrawText(App& app) {
     ImGui::TextUnformatted(app.now.caption.c_str());
   ImGui::PopTextWrapPos();
   ImGui::PopFont();
+  if (app.stage) {  // the stage: the caption and a line or two; the rest behind the bar's About…
+    if (doc.lesson) draw_stage_narration(app);
+    return;
+  }
   if (doc.lesson && !doc.compare) draw_narration(app);
   if (app.lecture && !app.lecture->slides[app.slide].note.empty()) {  // the teacher's words for the slide
     ImGui::PushTextWrapPos(0);

@@ -256,11 +256,16 @@ void ProgramTimelinePanel::Draw(App& app) {
   const float ruler_h = ImGui::GetTextLineHeight();
   ImDrawList* d = ImGui::GetWindowDrawList();
   d->AddRectFilled(ImVec2(scale.x0, origin.y), ImVec2(scale.x0 + scale.width, origin.y + ruler_h), IM_COL32(40, 44, 54, 255));
-  const double step = nice_step(90.0 / std::max(scale.px_per_unit(), 1e-12), false);
+  // Ticks far enough apart for their labels at any text size; a label that would run past
+  // the ruler's end is left out (its tick stays).
+  const float tick_w = small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, "888.888 ms").x;
+  const double step = nice_step(std::max(90.0f, tick_w + small->FontSize) / std::max(scale.px_per_unit(), 1e-12), false);
   for (double t = std::ceil(scale.t0 / step) * step; t <= scale.t1; t += step) {
     const float x = scale.x_of(t);
+    const std::string text = format_duration_ns(t);
     d->AddLine(ImVec2(x, origin.y + ruler_h * 0.55f), ImVec2(x, origin.y + ruler_h), colors::text_dim);
-    d->AddText(small, small->FontSize, ImVec2(x + 3, origin.y + 1), colors::text_dim, format_duration_ns(t).c_str());
+    if (x + 3 + small->CalcTextSizeA(small->FontSize, FLT_MAX, 0, text.c_str()).x <= scale.x0 + scale.width)
+      d->AddText(small, small->FontSize, ImVec2(x + 3, origin.y + 1), colors::text_dim, text.c_str());
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + ruler_h + 2));
 

@@ -55,6 +55,7 @@ struct Options {
   float scale = 1.0f;
   bool values = false;
   bool present = false;
+  std::string stage = "auto";
   std::optional<int> slide;
   std::string value_source;
   HeadlessOptions headless;
@@ -127,7 +128,13 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
                  "also run the scenario with this algorithm (same spec and topology; a lesson: the --phase shown) and "
                  "show both side by side, on one clock; phase:K shows the lesson's phase K beside the --phase shown");
   cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
-  cli.add_flag("--present", o.present, "presenter mode (F5): the caption, the scene and the buffers only, larger text");
+  cli.add_flag("--present", o.present, "presenter mode (F5): the stage layout, larger text, no editing controls");
+  cli.add_option("--stage", o.stage,
+                 "the stage layout, for a class: the scene large, every rank's buffers in compact rows, the numbers on one "
+                 "line, the timeline behind a button. auto: when presenting or when the window is small for its text (under "
+                 "64x40 ems: 1280x800 at --scale 1.5); on; off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   cli.add_option("--slide", o.slide, "a lecture file (.lecture.toml): start at slide K (1-based)");
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
   cli.add_option("--value-source", o.value_source,
@@ -241,6 +248,7 @@ int run(const Options& o) {
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };
   if (o.present) app.set_presenting(true);
+  app.toggles.stage = o.stage == "on" ? StageChoice::on : o.stage == "off" ? StageChoice::off : StageChoice::automatic;
   const bool lecture = collsim::is_lecture_file(o.file);
   if (lecture && (!o.compare.empty() || o.headless.phase || o.headless.step || o.headless.time_us)) {
     fmt::print(stderr, "collsim-gui: {}: a lecture's slides say the phase, step and comparison (use --slide K)\n", o.file);

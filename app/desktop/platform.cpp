@@ -140,6 +140,11 @@ bool Platform::save_png(const std::string& path, std::string& error) const {
   return true;
 }
 
+void Platform::resize(int width, int height) {
+  glfwSetWindowSize(window_, width, height);
+  glfwPollEvents();
+}
+
 void Platform::toggle_fullscreen() {
   if (glfwGetWindowMonitor(window_)) {
     glfwSetWindowMonitor(window_, nullptr, windowed_[0], windowed_[1], windowed_[2], windowed_[3], 0);

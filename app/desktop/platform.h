@@ -32,6 +32,7 @@ class Platform {
   // Writes the back buffer (after render, before swap) as a PNG, atomically.
   bool save_png(const std::string& path, std::string& error) const;
   void toggle_fullscreen();
+  void resize(int width, int height);  // the window's size (the script's `window`)
 
  private:
   GLFWwindow* window_ = nullptr;

@@ -36,6 +36,16 @@ Canvas fit(const Layout& l, ImVec2 lo, ImVec2 hi) {
   for (const Vec2& n : l.nodes) a = {std::min(a.x, n.x), std::min(a.y, n.y)}, b = {std::max(b.x, n.x), std::max(b.y, n.y)};
   for (const NodeBox& box : l.boxes)
     a = {std::min(a.x, box.min.x), std::min(a.y, box.min.y)}, b = {std::max(b.x, box.max.x), std::max(b.y, box.max.y)};
+  // The links' curves too (a tree's edge bent around a row of leaves), where the packets on
+  // them pass half-way, in both directions' lanes.
+  if (l.links.size() <= kTooManyLinks)
+    for (const auto& [i, j] : l.links)
+      for (const std::vector<int>& way : {std::vector<int>{i, j}, std::vector<int>{j, i}}) {
+        if (is_straight(l, way, true)) continue;
+        const Vec2 m = point_along(l, way, 0.5f, true);
+        const float r = packet_radius(l);
+        a = {std::min(a.x, m.x - r), std::min(a.y, m.y - r)}, b = {std::max(b.x, m.x + r), std::max(b.y, m.y + r)};
+      }
   const float pad = l.rank_radius * 1.3f;
   if (l.nodes.empty()) a = {-1, -1}, b = {1, 1};
   a = {a.x - pad, a.y - pad}, b = {b.x + pad, b.y + pad};
@@ -67,11 +77,13 @@ double busiest_link(const ViewModel& vm) {
   return totals.empty() ? 0.0 : *std::max_element(totals.begin(), totals.end());
 }
 
-void draw_boxes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
+void draw_boxes(ImDrawList* d, App& app, const Pane& run, const Canvas& cv) {
+  ImFont* f = app.fonts.small;
   for (const NodeBox& b : run.model.layout().boxes) {
     d->AddRect(cv.at(b.min), cv.at(b.max), colors::grid, 8.0f, 0, 1.5f);
-    d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(cv.at(b.min).x + 6, cv.at(b.min).y + 4), colors::text_dim,
-               b.label.c_str());
+    const ImVec2 at(cv.at(b.min).x + 6, cv.at(b.min).y + 4), ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, b.label.c_str());
+    d->AddText(f, f->FontSize, at, colors::text_dim, b.label.c_str());
+    app.shapes.push_back({ShapeKind::label, b.label, {at.x, at.y, ts.x, ts.y}, std::nullopt, run.side});
   }
 }
 
@@ -123,14 +135,23 @@ void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
   d->Flags = flags;
 }
 
-void draw_hubs(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, float rank_px) {
+Box box_around(ImVec2 c, float half_w, float half_h) { return {c.x - half_w, c.y - half_h, 2 * half_w, 2 * half_h}; }
+
+// A hub (a switch, the network) as a box wide enough for its name, the name in it.
+void draw_hubs(ImDrawList* d, App& app, const Pane& run, const Canvas& cv, float rank_px) {
   const Layout& l = run.model.layout();
+  ImFont* f = app.fonts.small;
   for (int h = 0; h < l.hub_count(); ++h) {
     const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(l.ranks + h)]);
-    const float w = std::max(rank_px * 1.6f, 34.0f), hh = std::max(rank_px * 0.8f, 14.0f);
+    const std::string& name = l.hub_labels[static_cast<std::size_t>(h)];
+    const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, name.c_str());
+    const float w = std::max({rank_px * 1.6f, 34.0f, ts.x / 2 + 8}), hh = std::max({rank_px * 0.8f, 14.0f, ts.y / 2 + 4});
     d->AddRectFilled(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), IM_COL32(58, 64, 78, 255), 6.0f);
     d->AddRect(ImVec2(c.x - w, c.y - hh), ImVec2(c.x + w, c.y + hh), colors::text_dim, 6.0f, 0, 1.5f);
-    centred_text(d, app.fonts.small, app.fonts.small->FontSize, c, colors::text, l.hub_labels[static_cast<std::size_t>(h)].c_str());
+    centred_text(d, f, f->FontSize, c, colors::text, name.c_str());
+    const Box hub = box_around(c, w, hh);
+    app.shapes.push_back({ShapeKind::hub, name, hub, std::nullopt, run.side});
+    app.shapes.push_back({ShapeKind::label, name, box_around(c, ts.x / 2, ts.y / 2), hub, run.side});
   }
 }
 
@@ -188,12 +209,18 @@ void draw_packet_label(ImDrawList* d, ImFont* f, ImVec2 at, float w, float r, Im
 // A reduce is filled (it adds into the receiver), a copy outlined (it overwrites): a disc
 // and a square for one chunk, a pill as wide as its words for blocks travelling together;
 // `alpha` < 1: queued, not yet on its way.
+// A packet's half width: its radius, or a pill's as wide as its words.
+float packet_half_width(const App& app, float r, bool several, const std::string& words) {
+  ImFont* f = app.fonts.small;
+  return several ? std::max(r, f->CalcTextSizeA(std::min(f->FontSize, r * 1.15f), FLT_MAX, 0, words.c_str()).x * 0.5f + r * 0.45f) : r;
+}
+
 void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool reduce, bool several, const std::string& words,
                        float alpha) {
   const ImU32 neutral = to_u32(palette::packet, alpha), ink = to_u32(palette::packet_ink, alpha),
               hollow = to_u32(palette::packet_hollow, alpha);
   ImFont* f = app.fonts.small;
-  const float w = several ? std::max(r, f->CalcTextSizeA(std::min(f->FontSize, r * 1.15f), FLT_MAX, 0, words.c_str()).x * 0.5f + r * 0.45f) : r;
+  const float w = packet_half_width(app, r, several, words);
   const ImVec2 lo(at.x - w, at.y - r), hi(at.x + w, at.y + r);
   if (reduce) {
     if (several) {
@@ -214,17 +241,41 @@ void draw_packet_shape(ImDrawList* d, const App& app, ImVec2 at, float r, bool r
 // The packets where the view model puts them (ViewModel::packet_spots): in flight along
 // their lanes with a trail in the sender's colour behind, queued ones faded beside their
 // senders.
-void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv) {
+// A packet drawn: where, how large, and its words.
+struct PacketMark {
+  const PacketSpot* spot;
+  ImVec2 at;
+  float r, half_w;
+  bool several;
+  std::string words;
+};
+
+// Where the packets go this frame: radius `r` (queued ones smaller), recorded in app.shapes
+// so that the labels keep off them.
+std::vector<PacketMark> place_packets(App& app, const Pane& run, const Canvas& cv, const std::vector<PacketSpot>& spots, float r) {
+  const ViewModel& vm = run.model;
+  std::vector<PacketMark> marks;
+  marks.reserve(spots.size());
+  for (const PacketSpot& p : spots) {
+    const bool several = vm.clock(run.now.clock).group_labels.contains(p.transfer);  // the first of a group
+    PacketMark m{&p, cv.at(p.at), r, 0, several, vm.packet_text(run.now.clock, p.transfer)};  // queued: faded, not smaller
+    m.half_w = packet_half_width(app, m.r, several, m.words);
+    app.shapes.push_back({ShapeKind::packet, m.words, box_around(m.at, m.half_w, m.r), std::nullopt, run.side});
+    marks.push_back(std::move(m));
+  }
+  return marks;
+}
+
+void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, const std::vector<PacketMark>& marks) {
   const ViewModel& vm = run.model;
   const Layout& l = vm.layout();
-  const float r = std::clamp(packet_radius(l) * cv.scale, 2.5f, 14.0f);
-  std::vector<PacketSpot> spots;
-  vm.packet_spots(run.now, spots, kMaxPacketsDrawn);
   std::vector<ImVec2> trail;
   std::vector<int> nodes;
-  for (const PacketSpot& p : spots) {
+  for (const PacketMark& m : marks) {
+    const PacketSpot& p = *m.spot;
     const Transfer& t = vm.schedule().transfers[p.transfer];
-    const ImVec2 at = cv.at(p.at);
+    const ImVec2 at = m.at;
+    const float r = m.r;
     if (!p.queued) {
       const auto path = vm.path_of(p.transfer);
       nodes.assign(path.begin(), path.end());
@@ -237,13 +288,11 @@ void draw_packets(ImDrawList* d, const App& app, const Pane& run, const Canvas& 
       d->AddPolyline(trail.data(), static_cast<int>(trail.size()), to_u32(shading::rank_fill(t.src, l.ranks), 0.55f), 0,
                      std::max(1.5f, r * 0.4f));
     }
-    const bool several = vm.clock(run.now.clock).group_labels.contains(p.transfer);  // the first of a group
-    draw_packet_shape(d, app, at, p.queued ? r * 0.85f : r, reduces(t.action), several, vm.packet_text(run.now.clock, p.transfer),
-                      p.queued ? 0.5f : 1.0f);
+    draw_packet_shape(d, app, at, r, reduces(t.action), m.several, m.words, p.queued ? 0.5f : 1.0f);
   }
 }
 
-void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
+void draw_rank(ImDrawList* d, App& app, const Pane& run, ImVec2 c, int rank, float rank_px) {
   const Layout& l = run.model.layout();
   const bool server = l.is_server[static_cast<std::size_t>(rank)];
   const ImU32 fill = to_u32(shading::rank_fill(rank, l.ranks));
@@ -260,11 +309,24 @@ void draw_rank(ImDrawList* d, const App& app, const Pane& run, ImVec2 c, int ran
     if (rank_px >= 10) d->AddCircle(c, rank_px, IM_COL32(15, 15, 18, 255), 0, 1.5f);
   }
   label_text = label.c_str();
+  const float half = server ? rank_px * 1.15f : rank_px;
+  app.shapes.push_back({ShapeKind::disc, fmt::format("rank {}", rank), box_around(c, half, half), std::nullopt, run.side, rank});
   if (rank_px >= 7) centred_text(d, app.fonts.regular, std::min(app.fonts.regular->FontSize, rank_px * 1.1f), c, IM_COL32(15, 15, 18, 255), label_text);
 }
 
-// "↑ 3 MiB  ↓ 1 MiB" outside the rank, away from the centre.
-void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv, int rank, float rank_px) {
+// Whether `b` may take its place: inside the scene, over no disc, hub, packet or label of
+// this side drawn so far (app.shapes).
+bool free_place(const App& app, const Box& b, const Box& scene, int side) {
+  if (!contains(scene, b)) return false;
+  for (const DrawnShape& s : app.shapes)
+    if (s.side == side && s.kind != ShapeKind::row && s.kind != ShapeKind::caption && overlap(s.box, b)) return false;
+  return true;
+}
+
+// "↑ 3 MiB  ↓ 1 MiB" beside the rank: away from the centre when that place is free, else
+// the first free place turning from there (a queued push, another label, a switch in the
+// way), recorded so that the next label avoids it.
+void draw_rank_bytes(ImDrawList* d, App& app, const Pane& run, const Canvas& cv, int rank, float rank_px, const Box& scene) {
   const Layout& l = run.model.layout();
   // Outwards from the centre of the rank's node box (two-level), or of the scene.
   Vec2 p = l.nodes[static_cast<std::size_t>(rank)];
@@ -282,8 +344,22 @@ void draw_rank_bytes(ImDrawList* d, const App& app, const Pane& run, const Canva
   ImFont* f = app.fonts.small;
   const ImVec2 ts = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, text.c_str());
   const float gap = rank_px * (server ? 1.3f : 1.0f) + 6;
-  ImVec2 at(c.x + dir.x * (gap + ts.x / 2), c.y + dir.y * (gap + ts.y / 2));
-  d->AddText(f, f->FontSize, ImVec2(at.x - ts.x / 2, at.y - ts.y / 2), colors::text_dim, text.c_str());
+  const auto place = [&](float angle) {  // the label's box, turned `angle` from outwards
+    const float ca = std::cos(angle), sa = std::sin(angle);
+    const Vec2 u{dir.x * ca - dir.y * sa, dir.x * sa + dir.y * ca};
+    // As far out as the box's own half extent along u: it clears the disc in every direction.
+    const float reach = gap + std::abs(u.x) * ts.x / 2 + std::abs(u.y) * ts.y / 2;
+    return box_around(ImVec2(c.x + u.x * reach, c.y + u.y * reach), ts.x / 2, ts.y / 2);
+  };
+  constexpr float kTurns[] = {0, 0.6f, -0.6f, 1.2f, -1.2f, 1.8f, -1.8f, 2.5f, -2.5f, 3.1416f};
+  Box at = place(0);
+  for (float turn : kTurns)
+    if (const Box b = place(turn); free_place(app, b, scene, run.side)) {
+      at = b;
+      break;
+    }
+  d->AddText(f, f->FontSize, ImVec2(at.x, at.y), colors::text_dim, text.c_str());
+  app.shapes.push_back({ShapeKind::label, fmt::format("bytes of rank {}", rank), at, scene, run.side, rank});
 }
 
 // The legend's pieces, laid out left to right and wrapped at `width`: the reduce and copy
@@ -397,19 +473,39 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   bool labels = app.toggles.rank_bytes && l.ranks <= (l.kind == LayoutKind::hypercube ? 8 : 16) &&
                 size.y > app.fonts.small->FontSize * 22;
   const float top = app.fonts.small->FontSize * 1.4f;  // the "arranged by" line
-  const auto fitted = [&](bool with_labels) {  // room for the "↑ sent ↓ received" labels outside the outermost ranks
-    const float mx = with_labels ? app.fonts.small->FontSize * 5.0f : 12.0f, my = with_labels ? app.fonts.small->FontSize * 2.8f : 12.0f;
+  const float em = ImGui::GetFontSize();
+  // Discs and packets grow with the text (--scale) where there is room: a disc 1.5 ems
+  // across, a packet one em, but never wider than 0.42 of the closest pair's distance.
+  const auto fitted = [&](bool with_labels, float grow) {  // room for the "↑ sent ↓ received" labels outside the outermost ranks
+    const float mx = (with_labels ? app.fonts.small->FontSize * 5.0f : 12.0f) + grow,
+                my = (with_labels ? app.fonts.small->FontSize * 2.8f : 12.0f) + grow;
     return fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
   };
-  Canvas cv = fitted(labels);
+  Canvas cv = fitted(labels, 0);
   // Ranks closer than a label's width (a node's GPUs in a row) would overlap their labels: none, and the room they took.
-  if (labels && closest_ranks_px(l, cv) < app.fonts.small->FontSize * 5.2f) labels = false, cv = fitted(false);
-  const float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
+  const float closest = l.ranks <= 64 ? closest_ranks_px(l, cv) : 0.0f;  // one rank: FLT_MAX
+  if (labels && closest < app.fonts.small->FontSize * 5.2f) labels = false, cv = fitted(false, 0);
+  float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
+  if (const float wanted = std::min(0.75f * em, 0.42f * closest); wanted > rank_px) {
+    cv = fitted(labels, (wanted - rank_px) * 1.3f);  // the larger discs stay inside the scene
+    rank_px = std::max(rank_px, std::min(0.75f * em, 0.42f * closest_ranks_px(l, cv)));
+  }
+  const float packet_r = std::max(std::clamp(packet_radius(l) * cv.scale, 2.5f, 14.0f), std::min(0.5f * em, rank_px * 0.7f));
+  const Box scene{p0.x, p0.y, size.x, size.y};
 
   d->PushClipRect(p0, ImVec2(p0.x + size.x, p0.y + size.y), true);
-  d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), colors::text_dim,
-             fmt::format("arranged by {}{}", vm.arrangement().description,
-                         l.links.size() > kTooManyLinks ? fmt::format("; its {} links not drawn", l.links.size()) : "").c_str());
+  std::string arranged = fmt::format("arranged by {}{}", vm.arrangement().description,
+                                     l.links.size() > kTooManyLinks ? fmt::format("; its {} links not drawn", l.links.size()) : "");
+  if (app.stage && app.doc.lesson && app.doc.lesson->multi_phase())  // the stage has no phase line above: the scene names its phase
+    arranged = fmt::format("Phase {}/{}: {} · {}", app.doc.phase + 1, app.doc.lesson->phase_count(),
+                           app.doc.lesson->phase(app.doc.phase).name, arranged);
+  arranged = fit_line(app.fonts.small, app.fonts.small->FontSize, arranged, size.x - 8);
+  const ImVec2 arranged_size = app.fonts.small->CalcTextSizeA(app.fonts.small->FontSize, FLT_MAX, 0, arranged.c_str());
+  d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(p0.x + 4, p0.y + 2), app.stage ? colors::text : colors::text_dim,
+             arranged.c_str());
+  app.shapes.push_back({ShapeKind::label, arranged, {p0.x + 4, p0.y + 2, arranged_size.x, arranged_size.y}, scene, run.side});
+  if (app.toggles.legend)  // its words as one label: nothing may cover them
+    app.shapes.push_back({ShapeKind::label, "legend", {p0.x + 6, p0.y + size.y - legend_h, legend_w, legend_h - 4}, scene, run.side});
   draw_boxes(d, app, run, cv);
   draw_links(d, app, run, cv, rank_px);
   draw_hubs(d, app, run, cv, rank_px);
@@ -419,10 +515,15 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   for (int r = 0; r < l.ranks; ++r) {
     const ImVec2 c = cv.at(l.nodes[static_cast<std::size_t>(r)]);
     draw_rank(d, app, run, c, r, rank_px);
-    if (labels) draw_rank_bytes(d, app, run, cv, r, rank_px);
     if (hovered && std::hypot(mouse.x - c.x, mouse.y - c.y) <= std::max(rank_px, 5.0f)) hovered_rank = r;
   }
-  draw_packets(d, app, run, cv);
+  // The packets' places first, so that the labels keep off them; the packets drawn on top.
+  std::vector<PacketSpot> spots;
+  vm.packet_spots(run.now, spots, kMaxPacketsDrawn);
+  const std::vector<PacketMark> marks = place_packets(app, run, cv, spots, packet_r);
+  if (labels)
+    for (int r = 0; r < l.ranks; ++r) draw_rank_bytes(d, app, run, cv, r, rank_px, scene);
+  draw_packets(d, app, run, cv, marks);
   if (app.toggles.legend) legend(d, app, run, ImVec2(p0.x + 6, p0.y + size.y - legend_h), legend_w, short_legend);
   d->PopClipRect();
   if (hovered_rank >= 0) rank_tooltip(run, hovered_rank);

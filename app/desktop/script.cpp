@@ -1,6 +1,8 @@
 #include "app/desktop/script.h"
 
 #include <filesystem>
+#include <cfloat>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <map>
@@ -79,14 +81,64 @@ State layout_state(const App& app) {
           {"scale", number(app.toggles.ui_scale)}};
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? "none" : out;
+}
+
+// The stage's measures (panel_plan.h, drawn_shapes.h), from what this frame drew: the scene's
+// share of the window, the caption's of its height, the smallest disc and packet, the output
+// rows not shown whole at 16 px at least, labels over anything, texts cut by their box.
+State stage_state(const App& app) {
+  const ImVec2 window = ImGui::GetMainViewport()->Size;
+  float scene = 0, caption = 0, disc = FLT_MAX, packet = FLT_MAX;
+  std::optional<Box> buffers;
+  for (const PanelRect& r : app.panels) {
+    if (r.id == PanelId::scene && !r.collapsed) scene += r.w * r.h;
+    if (r.id == PanelId::buffers && r.side == 0 && !r.collapsed) buffers = Box{r.x, r.y, r.w, r.h};
+  }
+  for (const DrawnShape& s : app.shapes) {
+    if (s.kind == ShapeKind::caption) caption = std::max(caption, s.box.h);
+    if (s.kind == ShapeKind::disc) disc = std::min({disc, s.box.w, s.box.h});
+    if (s.kind == ShapeKind::packet) packet = std::min({packet, s.box.w, s.box.h});
+  }
+  std::vector<std::string> missing;
+  if (app.doc.model)
+    for (const BufferRow& row : app.doc.model->buffers().rows()) {
+      if (row.buffer != BufferKind::output) continue;
+      const bool shown = std::any_of(app.shapes.begin(), app.shapes.end(), [&](const DrawnShape& s) {
+        return s.kind == ShapeKind::row && s.side == 0 && s.output && s.rank == row.rank && s.box.h >= 16 && buffers && contains(*buffers, s.box);
+      });
+      if (!shown) missing.push_back(fmt::format("rank {}", row.rank));
+    }
+  const auto px = [](float v) { return v == FLT_MAX ? std::string("none") : fmt::format("{:.0f}", v); };
+  // A text outside the window is cut too (by the window).
+  std::vector<std::string> cut = cut_texts(app.shapes);
+  const Box whole{0, 0, window.x, window.y};
+  for (const DrawnShape& s : app.shapes)
+    if ((s.kind == ShapeKind::label || s.kind == ShapeKind::row) && !contains(whole, s.box))
+      cut.push_back(fmt::format("'{}' outside the window", s.name));
+  return {{"stage", app.stage ? "1" : "0"},
+          {"window", fmt::format("{:.0f}x{:.0f}", window.x, window.y)},
+          {"scene_share", fmt::format("{:.3f}", scene / (window.x * window.y))},
+          {"caption_share", fmt::format("{:.3f}", caption / window.y)},
+          {"disc_min", px(disc)},
+          {"packet_min", px(packet)},
+          {"outputs_missing", joined(missing)},
+          {"overlaps", joined(overlapping_labels(app.shapes))},
+          {"cut", joined(cut)}};
+}
+
 State state_of(const App& app) {
   State s{{"loaded", app.has_document() ? "1" : "0"},
           {"loading", app.loading() ? "1" : "0"},
           {"load", app.loading() ? "loading" : std::string(to_string(app.last_load))},
           {"error", app.error},
           {"playing", app.playback.playing ? "1" : "0"}};  // a lesson's compute phase plays too
-  const State layout = layout_state(app);
+  const State layout = layout_state(app), stage = stage_state(app);
   s.insert(s.end(), layout.begin(), layout.end());
+  s.insert(s.end(), stage.begin(), stage.end());
   if (app.doc.lesson) {
     const State lesson = lesson_state(app);
     s.insert(s.end(), lesson.begin(), lesson.end());
@@ -414,6 +466,23 @@ bool apply(Platform& p, App& app, const std::vector<std::string>& w) {
     app.cancel_load();
   } else if (a == "wait") {
     wait_for_load(p, app);
+  }
+  else if (a == "window") {  // window WxH [SCALE]: the window's size and the UI scale, as --size and --scale
+    int width = 0, height = 0;
+    if (std::sscanf(arg(1).c_str(), "%dx%d", &width, &height) != 2 || width < 320 || height < 240)
+      throw ScriptError(a, arg(1), "window WIDTHxHEIGHT [SCALE]: '" + arg(1) + "' is not a size (320x240 or more)");
+    if (w.size() > 2) {
+      const double scale = script_double(a, w[2]);
+      if (scale < 0.5 || scale > 4) throw ScriptError(a, w[2], "window: the scale must be 0.5 to 4");
+      app.requested_scale = static_cast<float>(scale);
+    }
+    p.resize(width, height);
+    for (int i = 0; i < 3; ++i) draw_frame(p, app, 0.0);  // the new size and fonts in place
+  } else if (a == "stage") {  // the View menu's stage: auto (by the window's size), on, off
+    static const std::map<std::string, StageChoice> choices{{"auto", StageChoice::automatic}, {"on", StageChoice::on}, {"off", StageChoice::off}};
+    const auto c = choices.find(arg(1));
+    if (c == choices.end()) throw ScriptError(a, arg(1), "stage auto|on|off");
+    app.toggles.stage = c->second;
   }
   else if (a == "screenshot") {
     std::string error;

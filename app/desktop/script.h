@@ -33,6 +33,8 @@
 //                                                 figure) or remove them all; applied by the
 //                                                 next run
 //   compare ALGO|none                             the "compare with" picker; waits
+//   window WxH [SCALE]                            the window's size and the UI scale (as --size, --scale)
+//   stage auto|on|off                             the View menu's stage layout (panel_plan.h)
 //   screenshot PATH
 //   export json|chrome|csv|scenario BASE          writes BASE.json, .chrome.json, .csv or .toml
 //   export lesson-json|lesson-chrome|lesson-csv BASE   the whole lesson: BASE.lesson.json,
@@ -47,7 +49,12 @@
 // collapsed (those that gave way to a header line or a strip), panels_small (any under its
 // minimum or outside the window, with its size; "none") and clipped (toolbar and transport
 // rows cut off at the window's right edge); presenting (presenter mode), slide and slides
-// (a lecture's: the one shown, 1-based, or none), scale (the UI scale); with a run open:
+// (a lecture's: the one shown, 1-based, or none), scale (the UI scale); what the frame drew
+// (drawn_shapes.h): stage (1 on the stage layout), window (WxH), scene_share (the scenes'
+// area over the window's), caption_share (the caption's height over the window's), disc_min
+// and packet_min (px, the smallest; none), outputs_missing (output rows not shown whole and
+// 16 px high in the buffers panel: "rank 5, rank 6"; none), overlaps (labels over a label,
+// disc, hub or packet; none), cut (texts not inside their box or the window; none); with a run open:
 // step steps t clock caption (the caption line's text, without its "t = " on a time
 // clock; for `expect` and `print`, as other long texts) in_flight highlighted
 // complete_cells incomplete_cells cells ranks total_ranks algorithm collective count dtype op root in_place topology link bandwidth

@@ -3,6 +3,7 @@
 #include "app/views/palette.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdlib>
 #include <vector>
 
@@ -136,6 +137,17 @@ void help_marker(const char* text) {
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
+}
+
+std::string fit_line(ImFont* font, float size, const std::string& text, float width) {
+  const auto width_of = [&](const std::string& t) { return font->CalcTextSizeA(size, FLT_MAX, 0, t.c_str()).x; };
+  if (width_of(text) <= width) return text;
+  std::string s = text;
+  while (!s.empty() && width_of(s + "…") > width) {
+    s.pop_back();
+    while (!s.empty() && (static_cast<unsigned char>(s.back()) & 0xC0) == 0x80) s.pop_back();  // a UTF-8 character whole
+  }
+  return s + "…";
 }
 
 }  // namespace collsim::gui

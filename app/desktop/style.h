@@ -58,4 +58,8 @@ bool past_right_edge();
 // A "(?)" that shows `text` when hovered (imgui_demo's HelpMarker).
 void help_marker(const char* text);
 
+// `text` cut to `width` pixels (in `font` at `size`) at a character boundary, ending in "…"
+// when cut: a line that says it goes on, instead of one cut by its box.
+std::string fit_line(ImFont* font, float size, const std::string& text, float width);
+
 }  // namespace collsim::gui

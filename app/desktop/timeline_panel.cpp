@@ -5,6 +5,7 @@
 // clicking the ruler seeks. Rows off screen are never visited (a list clipper) and bars
 // too small to see are folded (timeline_model.h), so a million transfers stay smooth.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -23,12 +24,18 @@ std::string tick_label(ClockKind clock, double t) {
 void draw_ruler(App& app, const TimeScale& s, ImVec2 p, float height) {
   ImDrawList* d = ImGui::GetWindowDrawList();
   const ClockKind clock = app.playback.clock;
-  const double step = nice_step(90.0 / std::max(s.px_per_unit(), 1e-12), clock == ClockKind::steps);
+  // Ticks far enough apart for their labels at any text size; a label that would run past
+  // the ruler's end is left out (its tick stays).
+  ImFont* f = app.fonts.small;
+  const float label_w = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, clock == ClockKind::steps ? "8888" : "888.888 ms").x;
+  const double step = nice_step(std::max(90.0f, label_w + f->FontSize) / std::max(s.px_per_unit(), 1e-12), clock == ClockKind::steps);
   d->AddRectFilled(ImVec2(s.x0, p.y), ImVec2(s.x0 + s.width, p.y + height), IM_COL32(40, 44, 54, 255));
   for (double t = std::ceil(s.t0 / step) * step; t <= s.t1; t += step) {
     const float x = s.x_of(t);
+    const std::string text = tick_label(clock, t);
     d->AddLine(ImVec2(x, p.y + height * 0.55f), ImVec2(x, p.y + height), colors::text_dim);
-    d->AddText(app.fonts.small, app.fonts.small->FontSize, ImVec2(x + 3, p.y + 1), colors::text_dim, tick_label(clock, t).c_str());
+    if (x + 3 + f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, text.c_str()).x <= s.x0 + s.width + 1)
+      d->AddText(f, f->FontSize, ImVec2(x + 3, p.y + 1), colors::text_dim, text.c_str());
   }
 }
 

@@ -377,6 +377,23 @@ void ToolbarPanel::Draw(App& app) {
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("The scenarios in scenarios/ and the lessons in scenarios/lessons/: pick one to open and run it");
   ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
+  if (app.stage) {  // the stage: one row, the editor and the actions in a popup, then what gave way
+    if (ImGui::Button("Edit…")) ImGui::OpenPopup("edit the run");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: click to edit the run, compare or export", run_summary(app).c_str());
+    if (ImGui::BeginPopup("edit the run")) {
+      DrawRunEditor(app);
+      DrawTopologyFields(app);
+      DrawActions(app);
+      ImGui::EndPopup();
+    }
+    ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
+    app.DrawStageButtons();
+    clipped += past_right_edge() ? 1 : 0;
+    if (app.loading()) ImGui::SameLine(0, ImGui::GetFontSize() * 0.8f);
+    DrawProgress(app);
+    DrawPhaseBelow();
+    return;
+  }
   if (compact) {  // one row: the editor in a popup
     if (ImGui::Button(fmt::format("{}###edit", run_summary(app)).c_str(), ImVec2(ImGui::GetFontSize() * 15, 0)))
       ImGui::OpenPopup("edit the run");
@@ -497,27 +514,7 @@ void ToolbarPanel::DrawTopologyFields(App& app) {
 void ToolbarPanel::DrawActions(App& app) {
   compare_combo(app, compact);
   ImGui::SameLine(0, ImGui::GetFontSize() * 1.2f);
-  if (app.loading()) {
-    const Progress& p = app.loader.progress();
-    // The rest of the row, less the Cancel button. The phase's words go in the bar when they
-    // fit, else the bar shows the percentage and the words take a line under the toolbar
-    // (a long run's estimate does not fit in a row).
-    const ImGuiStyle& style = ImGui::GetStyle();
-    const float cancel = ImGui::CalcTextSize("Cancel").x + style.FramePadding.x * 2 + style.ItemSpacing.x;
-    const float width = std::max(ImGui::GetFontSize() * 5, ImGui::GetContentRegionAvail().x - cancel);
-    const std::string phase = p.phase();
-    const bool fits = ImGui::CalcTextSize(phase.c_str()).x + style.FramePadding.x * 2 <= width;
-    phase_below = fits ? std::string() : phase;
-    ImGui::ProgressBar(p.fraction(), ImVec2(width, 0), fits ? phase.c_str() : nullptr);  // nullptr: "42%"
-    if (!fits && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", phase.c_str());
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel")) app.cancel_load();
-    if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("stop waiting (Escape) and keep showing the previous run; the run in progress stops at its next "
-                        "phase (an execution already under way finishes first) and its result is discarded");
-    return;
-  }
-  phase_below.clear();
+  if (DrawProgress(app)) return;
   if (ImGui::Button("  Run  ")) app.run_editor();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", app.doc.lesson && app.doc.lesson->multi_phase()
@@ -525,6 +522,31 @@ void ToolbarPanel::DrawActions(App& app) {
                                 : "run this collective on the CPU backend and show it");
   ImGui::SameLine();
   DrawExport(app);
+}
+
+bool ToolbarPanel::DrawProgress(App& app) {
+  if (!app.loading()) {
+    phase_below.clear();
+    return false;
+  }
+  const Progress& p = app.loader.progress();
+  // The rest of the row, less the Cancel button. The phase's words go in the bar when they
+  // fit, else the bar shows the percentage and the words take a line under the toolbar
+  // (a long run's estimate does not fit in a row).
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float cancel = ImGui::CalcTextSize("Cancel").x + style.FramePadding.x * 2 + style.ItemSpacing.x;
+  const float width = std::max(ImGui::GetFontSize() * 5, ImGui::GetContentRegionAvail().x - cancel);
+  const std::string phase = p.phase();
+  const bool fits = ImGui::CalcTextSize(phase.c_str()).x + style.FramePadding.x * 2 <= width;
+  phase_below = fits ? std::string() : phase;
+  ImGui::ProgressBar(p.fraction(), ImVec2(width, 0), fits ? phase.c_str() : nullptr);  // nullptr: "42%"
+  if (!fits && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", phase.c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel")) app.cancel_load();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("stop waiting (Escape) and keep showing the previous run; the run in progress stops at its next "
+                      "phase (an execution already under way finishes first) and its result is discarded");
+  return true;
 }
 
 void ToolbarPanel::DrawExport(App& app) {

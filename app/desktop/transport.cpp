@@ -119,6 +119,16 @@ void view_menu(App& app) {
   ImGui::Checkbox("legend", &v.legend);
   ImGui::Checkbox("timeline follows the playhead", &v.follow_playhead);
   ImGui::Checkbox("lesson text under the caption", &v.about);
+  int stage = static_cast<int>(v.stage);  // the stage layout (panel_plan.h)
+  ImGui::TextUnformatted("stage layout:");
+  ImGui::SameLine();
+  ImGui::RadioButton("auto", &stage, static_cast<int>(StageChoice::automatic));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the stage when presenting or when the window is small for its text");
+  ImGui::SameLine();
+  ImGui::RadioButton("on", &stage, static_cast<int>(StageChoice::on));
+  ImGui::SameLine();
+  ImGui::RadioButton("off", &stage, static_cast<int>(StageChoice::off));
+  v.stage = static_cast<StageChoice>(stage);
   if (ImGui::MenuItem("Presenter mode", "F5")) app.set_presenting(true);
   float scale = v.ui_scale;
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);

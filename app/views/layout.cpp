@@ -323,6 +323,61 @@ std::optional<LayoutChoice> layout_for_topology(const Trace& t) {
   }
 }
 
+namespace {
+
+// Whether a packet on the curve from a to b whose control point is `c` keeps clear of every
+// other rank's disc, from the edge of one end's disc to the other's (packet_way).
+bool clear_of_discs(const Layout& l, int from, int to, Vec2 c) {
+  const Vec2 a = l.nodes[static_cast<std::size_t>(from)], b = l.nodes[static_cast<std::size_t>(to)];
+  const float room = l.rank_radius + packet_radius(l), len = std::max(std::hypot(b.x - a.x, b.y - a.y), 1e-6f);
+  const float trim = std::min(0.3f, room / len);
+  constexpr int kSamples = 32;
+  for (int k = 0; k <= kSamples; ++k) {
+    const float t = trim + (1 - 2 * trim) * static_cast<float>(k) / kSamples, u = 1 - t;
+    const Vec2 p{u * u * a.x + 2 * u * t * c.x + t * t * b.x, u * u * a.y + 2 * u * t * c.y + t * t * b.y};
+    for (int r = 0; r < l.ranks; ++r)
+      if (const Vec2 q = l.nodes[static_cast<std::size_t>(r)]; r != from && r != to && std::hypot(p.x - q.x, p.y - q.y) < room)
+        return false;
+  }
+  return true;
+}
+
+// Trees: every edge that a straight line would draw over another rank's disc (the second
+// tree's edges along a row of leaves: 0-4 behind 2) bends round them, by the smallest bend,
+// in steps of half a disc, whose curve clears every disc on both directions' lanes; to either
+// side, outwards from the centre first.
+void bend_tree_links(Layout& l) {
+  if (l.kind != LayoutKind::trees || l.ranks > 64) return;
+  const float lane = lane_width(l), step = 0.5f * l.rank_radius;
+  for (const std::pair<int, int>& link : l.links) {
+    const int lo = link.first, hi = link.second;  // (not a structured binding: the lambda below captures them)
+    if (lo >= l.ranks || hi >= l.ranks) continue;
+    const Vec2 a = l.nodes[static_cast<std::size_t>(lo)], b = l.nodes[static_cast<std::size_t>(hi)];
+    const float len = std::max(std::hypot(b.x - a.x, b.y - a.y), 1e-6f);
+    const Vec2 mid{(a.x + b.x) / 2, (a.y + b.y) / 2}, left{(b.y - a.y) / len, -(b.x - a.x) / len};  // left_of(a, b)
+    const auto clear = [&](Vec2 bend) {  // the lanes: the control point `lane` to the left of each direction
+      return clear_of_discs(l, lo, hi, {mid.x + bend.x + left.x * lane, mid.y + bend.y + left.y * lane}) &&
+             clear_of_discs(l, hi, lo, {mid.x + bend.x - left.x * lane, mid.y + bend.y - left.y * lane});
+    };
+    if (clear({0, 0})) continue;
+    Vec2 out = left;
+    if (out.x * mid.x + out.y * mid.y < 0) out = {-out.x, -out.y};
+    for (int k = 1; k <= 40; ++k) {
+      const float d = step * static_cast<float>(k);
+      if (const Vec2 v{out.x * d, out.y * d}; clear(v)) {
+        l.link_bend[{lo, hi}] = v;
+        break;
+      }
+      if (const Vec2 v{-out.x * d, -out.y * d}; clear(v)) {
+        l.link_bend[{lo, hi}] = v;
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
   Layout l;
   l.kind = choice.kind;
@@ -338,6 +393,7 @@ Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
     add_topology_links(l, *choice.topology);
   } else {
     place_pattern(l, kind, choice.algorithm);
+    bend_tree_links(l);
   }
   // Extra ranks (beyond the spec's) are servers.
   for (int r = s.spec.ranks; r < l.ranks; ++r) l.is_server[static_cast<std::size_t>(r)] = true;
@@ -417,6 +473,7 @@ float circle_bend(const Layout& l, int lo, int hi, Vec2& n) {
 
 Vec2 operator+(Vec2 a, Vec2 b) { return {a.x + b.x, a.y + b.y}; }
 
+
 // Where a rank sits in its node's box, from the box's centre (nothing outside a hierarchy).
 Vec2 box_offset(const Layout& l, int rank) {
   if (l.ranks_per_node <= 0 || rank < 0 || rank >= l.ranks) return {};
@@ -451,6 +508,10 @@ Leg leg(const Layout& l, int i, int j, bool on_lane) {
   Vec2 n = left_of(l.nodes[static_cast<std::size_t>(lo)], l.nodes[static_cast<std::size_t>(hi)]);
   float bend = hypercube_bend(l, lo, hi);
   if (const float b = circle_bend(l, lo, hi, n); b > 0) bend = b;
+  if (const auto it = l.link_bend.find({lo, hi}); it != l.link_bend.end()) {  // a tree's edge round discs
+    bend = std::hypot(it->second.x, it->second.y);
+    n = {it->second.x / bend, it->second.y / bend};
+  }
   const Vec2 lane_dir = left_of(g.a, g.b);
   g.c = {(g.a.x + g.b.x) / 2 + n.x * bend + lane_dir.x * lane, (g.a.y + g.b.y) / 2 + n.y * bend + lane_dir.y * lane};
   g.curved = bend != 0 || lane != 0;

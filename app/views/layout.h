@@ -13,6 +13,7 @@
 //     its physical links (link_ends), and each transfer along sim's route() over them.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,10 @@ struct Layout {
   // Per link: the tree it is an edge of (trees: 0 for the first tree, 1 for the second
   // one, drawn in another style), -1 for every other link.
   std::vector<int> link_tree;
+  // Trees: the edges a straight line would draw over other ranks' discs (the second tree's
+  // along a row of leaves), each with its curve's bend: the control point's offset from the
+  // edge's middle, keyed by its (lo, hi) ends (make_layout).
+  std::map<std::pair<int, int>, Vec2> link_bend;
   // Arranged by a topology: its links and routes; per directed topology link, the drawn
   // link it is part of; per fabric switch (topology.h's LinkEnd), its hub node, and the top's.
   std::optional<Topology> topology;

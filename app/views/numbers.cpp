@@ -59,6 +59,27 @@ std::vector<NumbersLine> headline_numbers(const Trace& t) {
   return lines;
 }
 
+std::string stage_numbers_line(const Trace& t, bool short_form) {
+  std::string line;
+  if (t.predicted) {
+    const PredictedSummary& p = *t.predicted;
+    std::string where = p.topology;  // a trace without the structured configuration: its description
+    if (p.topology_config) {
+      const TopologyConfig& c = *p.topology_config;
+      where = fmt::format("{}, {}", to_string(c.kind), c.link.empty() ? default_link_preset(c.kind) : std::string_view(c.link));
+    }
+    line = fmt::format("predicted {} on {}", format_duration_ns(p.time_ns), where);
+    if (!short_form && p.protocol != Protocol::none) line += fmt::format(" ({})", protocol_label(p.protocol));
+  }
+  if (!t.model_only && t.summary.time_ns > 0) {
+    const std::string& device = t.device.empty() ? t.backend : t.device;
+    line += fmt::format("{}this computer simulated it in {}", line.empty() ? "" : " · ",
+                        format_duration_ns(static_cast<double>(t.summary.time_ns)));
+    if (!short_form && !device.empty()) line += fmt::format(" ({})", device);
+  }
+  return line;
+}
+
 AlgorithmNumbers algorithm_numbers(const ViewModel& vm) {
   const Schedule& s = vm.schedule();
   const AlgorithmInfo* algo = find_algorithm(s.spec.collective, s.algorithm);

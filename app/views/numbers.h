@@ -49,4 +49,10 @@ std::string_view to_string(NumbersLine::Kind k);  // "predicted", "measured"
 // (none for a model-only run, nor for a trace with no time and no backend).
 std::vector<NumbersLine> headline_numbers(const Trace& t);
 
+// The same two figures on one line, for the stage's bar (panel_plan.h): "predicted 20.4 us
+// on switch, nvlink4 (Simple) · this computer simulated it in 22.7 ms (host CPU)"; what
+// gives way to a short window is the second half's "(host CPU)", never the prediction.
+// `short_form`: without the protocol and the device.
+std::string stage_numbers_line(const Trace& t, bool short_form = false);
+
 }  // namespace collsim::gui

@@ -13,6 +13,7 @@ std::string_view to_string(PanelId id) {
     case PanelId::numbers: return "numbers";
     case PanelId::program: return "program";
     case PanelId::timeline: return "timeline";
+    case PanelId::about: return "about";
     case PanelId::count: break;
   }
   return "?";
@@ -26,6 +27,7 @@ PanelMinimum panel_minimum(PanelId id) {
     case PanelId::numbers: return {16, 6};    // the header and four lines of figures
     case PanelId::program: return {0, 3.5f};  // the ruler and a lane pair per rank at their thinnest
     case PanelId::timeline: return {0, 6};    // the header, the ruler and a few lanes
+    case PanelId::about: return {0, 0};       // a button
     case PanelId::count: break;
   }
   return {0, 0};
@@ -139,6 +141,34 @@ PanelPlan plan_panels(const MainAreaRequest& r) {
     const PanelBox& b = p.box[i];
     const PanelMinimum m = panel_minimum(static_cast<PanelId>(i));
     if (b.shown && !b.collapsed && (b.width + 0.5f < m.width_em * r.em || b.height + 0.5f < m.height_em * r.em)) p.fits = false;
+  }
+  return p;
+}
+
+bool wants_stage(StageChoice choice, bool presenting, float window_w, float window_h, float em) {
+  if (choice != StageChoice::automatic) return choice == StageChoice::on;
+  return presenting || window_w < kStageWidthEm * em || window_h < kStageHeightEm * em;
+}
+
+StagePlan plan_stage(const StageRequest& r) {
+  StagePlan p;
+  const float em = r.em, gap = r.gap;
+  // The column: wide enough for "rank 7 out" and cells a chunk can be read in, at most a
+  // third of the width; the scene takes the rest (and never less than its minimum).
+  p.right_w = std::floor(std::clamp(r.width * 0.3f, min_w(PanelId::buffers, em), em * 24));
+  p.right_w = std::max(0.0f, std::min(p.right_w, r.width - gap - min_w(PanelId::scene, em)));
+  p.scene_w = r.width - gap - p.right_w;
+  // The numbers at the foot; the input rows when every row fits above them; the program
+  // under the rows when its minimum does.
+  p.numbers_h = std::ceil(r.numbers_h);
+  const float column = r.height - p.numbers_h - gap;
+  p.inputs = r.all_rows_wanted <= column;
+  const float rows = p.inputs ? r.all_rows_wanted : r.outputs_wanted;
+  if (r.program && column - rows - gap >= min_h(PanelId::program, em)) {
+    p.buffers_h = std::floor(rows);
+    p.program_h = column - p.buffers_h - gap;
+  } else {
+    p.buffers_h = column;  // the rows at the top, the room under them empty
   }
   return p;
 }

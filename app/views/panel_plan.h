@@ -8,11 +8,13 @@
 // panels at the sizes planned here and records the rectangles ImGui gave them
 // (App::panels), which the layout tests hold to these minimums.
 #pragma once
+#include <cstdint>
 #include <string_view>
 
 namespace collsim::gui {
 
-enum class PanelId : int { lesson, scene, buffers, numbers, program, timeline, count };
+// about: the stage's About button (the title and the lesson's longer words); no panel of its own.
+enum class PanelId : int { lesson, scene, buffers, numbers, program, timeline, about, count };
 std::string_view to_string(PanelId id);
 
 // A panel's usable minimum, in ems (the font size in pixels).
@@ -55,5 +57,38 @@ struct PanelPlan {
 
 // The single view's plan: [lesson | scene | buffers over numbers] over [program] over [timeline].
 PanelPlan plan_panels(const MainAreaRequest& r);
+
+// The stage: a classroom's layout (docs/gui.md, "The stage"). The scene, the algorithm in
+// its shape, takes the window's whole height under the caption; beside it a column of every
+// rank's buffers in compact rows (the outputs at least, the inputs when they fit), the
+// lesson's program (when it fits) and at its foot the numbers on a line, led by the
+// prediction. The toolbar keeps one row, with buttons that open what gave way (the timeline,
+// the phases and questions, the lesson's words, every figure) over the window. Give-way order: the timeline and the side panel always; then the program;
+// then the input rows; the scene and the output rows never.
+//
+// Used in presenter mode and wherever the window is small for its text: narrower than
+// kStageWidthEm or shorter than kStageHeightEm ems (1280x800 at --scale 1.5 is 53 x 33;
+// 1920x1080 at --scale 2 is 60 x 34; at scale 1 both are workbenches). The View menu and
+// --stage choose it at any size.
+enum class StageChoice : std::uint8_t { automatic, on, off };
+inline constexpr float kStageWidthEm = 64, kStageHeightEm = 40;
+bool wants_stage(StageChoice choice, bool presenting, float window_w, float window_h, float em);
+
+struct StageRequest {
+  float width = 0, height = 0;  // px: the area under the caption, above the bar
+  float em = 16, gap = 8;
+  bool program = false;         // a lesson of several phases
+  float outputs_wanted = 0;     // px the buffers panel wants with its output rows only
+  float all_rows_wanted = 0;    // ... with the inputs too (= outputs_wanted when there are none)
+  float numbers_h = 0;          // px the numbers' line takes at the column's foot
+};
+struct StagePlan {
+  float scene_w = 0, right_w = 0;
+  float buffers_h = 0;
+  float program_h = 0;         // 0: the program gave way (a button in the toolbar)
+  float numbers_h = 0;         // the numbers' line, at the column's foot
+  bool inputs = false;         // the input rows fit
+};
+StagePlan plan_stage(const StageRequest& r);
 
 }  // namespace collsim::gui

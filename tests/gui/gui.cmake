@@ -23,7 +23,7 @@ if(COLLSIM_GUI)
   if(NOT COLLSIM_XVFB_RUN)
     message(STATUS "collsim: xvfb-run not found: the GUI tests need a display (run scripts/setup to install xvfb)")
   endif()
-  foreach(case IN ITEMS screenshots frames script errors lessons lesson_script layout lecture same_trace run_flags)
+  foreach(case IN ITEMS screenshots frames script errors lessons lesson_script layout stage lecture same_trace run_flags)
     add_test(NAME gui_${case} COMMAND ${CMAKE_COMMAND}
       -DCASE=${case} -DGUI=$<TARGET_FILE:collsim-gui> -DCLI=$<TARGET_FILE:collsim>
       -DPNG_CHECK=$<TARGET_FILE:gui_png_check> -DXVFB_RUN=${COLLSIM_XVFB_RUN}

@@ -1,5 +1,5 @@
 # The desktop app under a virtual display (cmake -P; registered by tests/gui/gui.cmake).
-#   -DCASE=screenshots | frames | script | errors | lessons | lesson_script | layout | lecture | same_trace | run_flags
+#   -DCASE=screenshots | frames | script | errors | lessons | lesson_script | layout | stage | lecture | same_trace | run_flags
 #   -DGUI=<collsim-gui> -DCLI=<collsim> -DPNG_CHECK=<gui_png_check> -DXVFB_RUN=<xvfb-run or empty>
 #   -DSOURCE_DIR=<repo root> -DWORK_DIR=<scratch folder, recreated>
 # Each case prints every check and fails at the end if any failed.
@@ -237,9 +237,9 @@ elseif(CASE STREQUAL "lessons")
   expect_exit(2 "--step in a compute phase")
   expect_no_file("${WORK_DIR}/x.png" "no screenshot is written for them")
 elseif(CASE STREQUAL "layout")
-  # Every panel at its minimum (tests/gui/layout.txt) at a projector's 1280x800 with text at
-  # 1 and 1.5 times, and at 1920x1080 with text at 2 times: a single run, and lessons 1, 2
-  # and 12 (LAYOUT_KEEPS: a panel that must not give way there).
+  # The workbench (tests/gui/layout.txt): every panel at its minimum at 1280x800 with text at
+  # scale 1 (smaller for its text, the window is a stage: the `stage` case) for a single run,
+  # and lessons 1, 2 and 12 (LAYOUT_KEEPS: a panel that must not give way there).
   set(l1 "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml")
   set(l2 "${SOURCE_DIR}/scenarios/lessons/02_ring_vs_parameter_server.toml")
   set(l12 "${SOURCE_DIR}/scenarios/lessons/12_ddp_resnet34.toml")
@@ -249,15 +249,39 @@ elseif(CASE STREQUAL "layout")
     list(GET run 2 value)
     list(GET run 3 keeps)
     set(ENV{LAYOUT_KEEPS} "${keeps}")
-    foreach(size IN ITEMS "1280x800;1" "1280x800;1.5" "1920x1080;2")
-      list(GET size 0 window)
-      list(GET size 1 scale)
-      gui(SCREEN 1920x1080 ARGS "${${name}}" ${flag} ${value} --size ${window} --scale ${scale} --script "${SOURCE_DIR}/tests/gui/layout.txt")
-      expect_exit(0 "${name} ${flag} ${value} at ${window}, scale ${scale}: every panel at its minimum")
-      if(NOT rc EQUAL 0)
-        message(STATUS "${out}")
-      endif()
-    endforeach()
+    gui(SCREEN 1920x1080 ARGS "${${name}}" ${flag} ${value} --size 1280x800 --scale 1 --script "${SOURCE_DIR}/tests/gui/layout.txt")
+    expect_exit(0 "${name} ${flag} ${value} at 1280x800, scale 1: every panel at its minimum")
+    if(NOT rc EQUAL 0)
+      message(STATUS "${out}")
+    endif()
+  endforeach()
+elseif(CASE STREQUAL "stage")
+  # The classroom's stage (tests/gui/stage.txt: the scene's share, the discs, packets, output
+  # rows, labels and texts as the window drew them) at 1280x800 scale 1.5, presenting at
+  # 1280x800, 1920x1080 scale 1 and 2, for the runs and lessons a class sees, each at a step
+  # where packets are on their way (queued at a parameter server).
+  set(s "${SOURCE_DIR}/scenarios")
+  foreach(run IN ITEMS
+      "ring 4|${s}/ring_allreduce_4.toml;--step;2.5"
+      "ring 8|${s}/ring_allreduce_4.toml;--ranks;8;--step;2.5"
+      "parameter server, 1 server|${s}/parameter_server_4.toml;--step;0.5"
+      "parameter server, 2 servers|${s}/parameter_server_4.toml;--servers;2;--step;0.5"
+      "double binary tree 8|-c;all_reduce;-a;double_binary_tree;-n;8;--step;2.5"
+      "hierarchical 2x4|-c;all_reduce;-a;hierarchical;-n;8;--ranks-per-node;4;--step;2.5"
+      "Bruck 8|-c;all_to_all;-a;bruck;-n;8;--step;1.5"
+      "lesson 2|${s}/lessons/02_ring_vs_parameter_server.toml;--phase;2;--step;0.5"
+      "lesson 12|${s}/lessons/12_ddp_resnet34.toml;--phase;121;--step;2.5"
+      "lesson 13|${s}/lessons/13_fsdp_resnet34.toml;--phase;3;--step;1.5"
+      "lesson 18|${s}/lessons/18_streams.toml;--phase;2;--step;0.5")
+    string(FIND "${run}" "|" bar)
+    string(SUBSTRING "${run}" 0 ${bar} name)
+    math(EXPR bar "${bar} + 1")
+    string(SUBSTRING "${run}" ${bar} -1 args)
+    gui(SCREEN 1920x1080 ARGS ${args} --script "${SOURCE_DIR}/tests/gui/stage.txt")
+    expect_exit(0 "${name}: the stage at 1280x800 (scale 1.5, presenting) and 1920x1080 (scale 1 and 2)")
+    if(NOT rc EQUAL 0)
+      message(STATUS "${out}")
+    endif()
   endforeach()
 elseif(CASE STREQUAL "lecture")
   set(ENV{GUI_TEST_WORK} "${WORK_DIR}")

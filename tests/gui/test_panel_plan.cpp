@@ -1,6 +1,7 @@
 // The window's panels: their minimums, and which give way first (app/views/panel_plan.h).
 #include <doctest/doctest.h>
 
+#include "app/views/drawn_shapes.h"
 #include "app/views/panel_plan.h"
 
 namespace collsim::gui {
@@ -118,6 +119,82 @@ TEST_CASE("panel plan: the numbers' own toggle collapses them, a compute card ha
   CHECK_FALSE(p[PanelId::timeline].shown);
   CHECK_FALSE(p[PanelId::buffers].shown);
   CHECK(p[PanelId::program].shown);
+}
+
+}  // namespace collsim::gui
+
+namespace collsim::gui {
+
+TEST_CASE("stage: chosen when presenting or when the window is small for its text, or by hand") {
+  CHECK(wants_stage(StageChoice::automatic, false, 1280, 800, 24));   // 53 x 33 ems: a projector at --scale 1.5
+  CHECK(wants_stage(StageChoice::automatic, false, 1920, 1080, 32));  // 60 x 34 ems: scale 2
+  CHECK_FALSE(wants_stage(StageChoice::automatic, false, 1280, 800, 16));   // 80 x 50: a workbench
+  CHECK_FALSE(wants_stage(StageChoice::automatic, false, 1920, 1080, 16));
+  CHECK(wants_stage(StageChoice::automatic, true, 1920, 1080, 16));  // presenting
+  CHECK(wants_stage(StageChoice::on, false, 1920, 1080, 16));
+  CHECK_FALSE(wants_stage(StageChoice::off, true, 1280, 800, 24));
+}
+
+TEST_CASE("stage: the scene takes the rest of the width, the column the buffers, the program and the numbers") {
+  StageRequest r;
+  r.width = 1256, r.height = 560, r.em = 24, r.gap = 12;
+  r.outputs_wanted = 160, r.all_rows_wanted = 280, r.numbers_h = 58;
+  StagePlan p = plan_stage(r);
+  CHECK(p.right_w >= 16 * 24);  // the buffers' minimum
+  CHECK(p.scene_w + r.gap + p.right_w == doctest::Approx(r.width));
+  CHECK(p.scene_w >= 0.65f * r.width);
+  CHECK(p.inputs);
+  CHECK(p.numbers_h == 58);
+  CHECK(p.program_h == 0);  // no program: the buffers take the column
+  CHECK(p.buffers_h + r.gap + p.numbers_h == doctest::Approx(r.height));
+
+  SUBCASE("a lesson's program under the rows, when its minimum fits") {
+    r.program = true;
+    p = plan_stage(r);
+    CHECK(p.inputs);
+    CHECK(p.buffers_h == 280);
+    CHECK(p.program_h == doctest::Approx(560 - 58 - 12 - 280 - 12));
+    CHECK(p.program_h >= panel_minimum(PanelId::program).height_em * r.em);
+  }
+  SUBCASE("the program gives way before the input rows") {
+    r.program = true;
+    r.all_rows_wanted = 400;  // the inputs fit, the program's 84 px under them do not
+    p = plan_stage(r);
+    CHECK(p.inputs);
+    CHECK(p.program_h == 0);
+  }
+  SUBCASE("then the input rows; the output rows stay") {
+    r.all_rows_wanted = 600;
+    p = plan_stage(r);
+    CHECK_FALSE(p.inputs);
+    CHECK(p.buffers_h >= r.outputs_wanted);
+  }
+}
+
+TEST_CASE("drawn shapes: a label over another label, a disc, a packet or a hub it is not in is found") {
+  const Box hub{100, 100, 80, 30};
+  std::vector<DrawnShape> shapes{
+      {ShapeKind::disc, "rank 0", {0, 0, 36, 36}},
+      {ShapeKind::hub, "switch", hub},
+      {ShapeKind::label, "switch", {110, 105, 60, 20}, hub},     // in its hub: fine
+      {ShapeKind::label, "bytes of rank 0", {40, 0, 50, 36}},    // beside the disc: fine
+      {ShapeKind::row, "rank 0 out", {0, 0, 300, 20}},           // rows are no obstacle
+  };
+  CHECK(overlapping_labels(shapes).empty());
+  CHECK(cut_texts(shapes).empty());
+  shapes.push_back({ShapeKind::packet, "+2", {60, 10, 24, 24}});
+  shapes.push_back({ShapeKind::label, "network", {150, 110, 60, 20}, Box{150, 100, 50, 40}});  // wider than its box
+  const std::vector<std::string> over = overlapping_labels(shapes), cut = cut_texts(shapes);
+  REQUIRE(over.size() == 3);
+  CHECK(over[0] == "'switch' over label 'network'");
+  CHECK(over[1] == "'bytes of rank 0' over packet '+2'");
+  CHECK(over[2] == "'network' over hub 'switch'");
+  REQUIRE(cut.size() == 1);
+  CHECK(cut[0] == "'network' cut by its box");
+  // Touching edges do not overlap; the other side's shapes are not in the way.
+  CHECK_FALSE(overlap(Box{0, 0, 10, 10}, Box{10, 0, 10, 10}));
+  shapes.back().side = 1;
+  CHECK(overlapping_labels(shapes).size() == 1);
 }
 
 }  // namespace collsim::gui

@@ -342,6 +342,30 @@ TEST_CASE("gui layout: tree edges are the schedule's parent-child pairs, nothing
   }
 }
 
+TEST_CASE("gui layout: a tree's edges go round the discs between their ends, both directions' lanes") {
+  for (int ranks : {8, 16}) {
+    const ViewModel vm(trace_of(request(Collective::all_reduce, "double_binary_tree", ranks, 64)));
+    const Layout& l = vm.layout();
+    CAPTURE(ranks);
+    REQUIRE(l.kind == LayoutKind::trees);
+    int bent = 0;
+    for (const auto& [a, b] : l.links)
+      for (const std::vector<int>& way : {std::vector<int>{a, b}, std::vector<int>{b, a}})
+        for (bool lane : {false, true}) {
+          bent += !is_straight(l, way, lane) && !lane;
+          for (int k = 0; k <= 20; ++k) {  // a packet on its way, from one end's disc to the other's
+            const Vec2 p = point_along(l, way, packet_way(l, way, static_cast<float>(k) / 20), lane);
+            for (int c = 0; c < l.ranks; ++c) {
+              if (c == a || c == b) continue;
+              const Vec2 n = l.nodes[static_cast<std::size_t>(c)];
+              CHECK_MESSAGE(std::hypot(p.x - n.x, p.y - n.y) >= l.rank_radius + packet_radius(l), "edge ", a, "-", b, " passes over rank ", c);
+            }
+          }
+        }
+    CHECK(bent > 0);  // the second tree's edges along the row of leaves (0-4 behind 2 at 8 ranks)
+  }
+}
+
 TEST_CASE("gui scene: no two packets of one step overlap, in flight or queued, in any layout") {
   struct Case {
     Collective c;
