@@ -415,6 +415,7 @@ void App::DrawStage() {
     r.program = doc.lesson && doc.lesson->multi_phase();
     r.outputs_wanted = buffers_[0].DesiredHeight(*this, *doc.model, false);
     r.all_rows_wanted = buffers_[0].DesiredHeight(*this, *doc.model, toggles.inputs);
+    if (r.program) r.program_wanted = program_.DesiredHeight(*this);
     // The numbers' line, wrapped to the column (as wide as the plan makes it: asked twice).
     // The shorter words when the whole line would take more than two.
     const float wrap = plan_stage(r).right_w;

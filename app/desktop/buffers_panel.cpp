@@ -228,8 +228,18 @@ void BuffersPanel::DrawHeader(App& app, const Pane& run) {
               "overview of every row on top, and the rows around the one hovered there below it, readable (the "
               "wheel scrolls them).");
   ImGui::SameLine();
-  ImGui::Checkbox("inputs", &app.toggles.inputs);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("show every rank's input buffer too (it never changes)");
+  if (app.toggles.inputs && !app.shows_inputs()) {  // asked for, but the stage has no room for them
+    bool shown = false;
+    ImGui::BeginDisabled();
+    ImGui::Checkbox("inputs", &shown);
+    ImGui::EndDisabled();
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("no room for the input rows on the stage: every rank's output and the lesson's program come "
+                        "first (a larger window, or View → stage layout: off)");
+  } else {
+    ImGui::Checkbox("inputs", &app.toggles.inputs);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("show every rank's input buffer too (it never changes)");
+  }
   ImGui::SameLine();
   if (!can_show_values) ImGui::BeginDisabled();
   ImGui::Checkbox("values", &app.toggles.values);

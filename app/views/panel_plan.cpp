@@ -163,13 +163,20 @@ StagePlan plan_stage(const StageRequest& r) {
   p.numbers_h = std::ceil(r.numbers_h);
   const float column = r.height - p.numbers_h - gap;
   p.inputs = r.all_rows_wanted <= column;
-  const float rows = p.inputs ? r.all_rows_wanted : r.outputs_wanted;
-  if (r.program && column - rows - gap >= min_h(PanelId::program, em)) {
-    p.buffers_h = std::floor(rows);
-    p.program_h = column - p.buffers_h - gap;
-  } else {
-    p.buffers_h = column;  // the rows at the top, the room under them empty
-  }
+  p.buffers_h = column;  // without a program: the rows at the top, the room under them empty
+  if (!r.program) return p;
+  // The program with its lanes' names (a streams lesson's point) before the input rows; the
+  // input rows before a program without names; a program under its minimum gives way.
+  const float named = std::max(r.program_wanted, min_h(PanelId::program, em)), least = min_h(PanelId::program, em);
+  const auto fits = [&](float rows, float program) { return rows + gap + program <= column; };
+  float rows = 0;
+  if (fits(r.all_rows_wanted, named)) rows = r.all_rows_wanted, p.inputs = true;
+  else if (fits(r.outputs_wanted, named)) rows = r.outputs_wanted, p.inputs = false;
+  else if (fits(r.all_rows_wanted, least)) rows = r.all_rows_wanted, p.inputs = true;
+  else if (fits(r.outputs_wanted, least)) rows = r.outputs_wanted, p.inputs = false;
+  else return p;
+  p.buffers_h = std::floor(rows);
+  p.program_h = column - p.buffers_h - gap;
   return p;
 }
 

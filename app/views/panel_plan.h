@@ -63,8 +63,10 @@ PanelPlan plan_panels(const MainAreaRequest& r);
 // rank's buffers in compact rows (the outputs at least, the inputs when they fit), the
 // lesson's program (when it fits) and at its foot the numbers on a line, led by the
 // prediction. The toolbar keeps one row, with buttons that open what gave way (the timeline,
-// the phases and questions, the lesson's words, every figure) over the window. Give-way order: the timeline and the side panel always; then the program;
-// then the input rows; the scene and the output rows never.
+// the phases and questions, the lesson's longer words, every figure) over the window.
+// Give-way order in the column: the program's room for its lanes' names goes before the
+// input rows do (a streams lesson's point is its named lanes), the input rows before the
+// program's minimum, then the program; the output rows and the scene never.
 //
 // Used in presenter mode and wherever the window is small for its text: narrower than
 // kStageWidthEm or shorter than kStageHeightEm ems (1280x800 at --scale 1.5 is 53 x 33;
@@ -81,6 +83,7 @@ struct StageRequest {
   float outputs_wanted = 0;     // px the buffers panel wants with its output rows only
   float all_rows_wanted = 0;    // ... with the inputs too (= outputs_wanted when there are none)
   float numbers_h = 0;          // px the numbers' line takes at the column's foot
+  float program_wanted = 0;     // px the program wants: its lanes tall enough for their names
 };
 struct StagePlan {
   float scene_w = 0, right_w = 0;

@@ -156,12 +156,28 @@ TEST_CASE("stage: the scene takes the rest of the width, the column the buffers,
     CHECK(p.program_h == doctest::Approx(560 - 58 - 12 - 280 - 12));
     CHECK(p.program_h >= panel_minimum(PanelId::program).height_em * r.em);
   }
-  SUBCASE("the program gives way before the input rows") {
+  SUBCASE("the input rows give way to the program's lane names") {
     r.program = true;
-    r.all_rows_wanted = 400;  // the inputs fit, the program's 84 px under them do not
+    r.program_wanted = 200;  // with the inputs' 280 px there is room for 186
+    p = plan_stage(r);
+    CHECK_FALSE(p.inputs);
+    CHECK(p.buffers_h == 160);
+    CHECK(p.program_h >= 200);
+  }
+  SUBCASE("a program without room for its names keeps its minimum under the input rows") {
+    r.program = true;
+    r.program_wanted = 400;  // no room for its names even without the inputs
     p = plan_stage(r);
     CHECK(p.inputs);
+    CHECK(p.program_h >= panel_minimum(PanelId::program).height_em * r.em);
+  }
+  SUBCASE("the program gives way when its minimum does not fit under the output rows") {
+    r.program = true;
+    r.program_wanted = 400, r.outputs_wanted = 400, r.all_rows_wanted = 420;
+    p = plan_stage(r);
     CHECK(p.program_h == 0);
+    CHECK(p.inputs);  // the rows take the column, the inputs with them
+    CHECK(p.buffers_h == doctest::Approx(560 - 58 - 12));
   }
   SUBCASE("then the input rows; the output rows stay") {
     r.all_rows_wanted = 600;
