@@ -59,25 +59,30 @@ std::vector<NumbersLine> headline_numbers(const Trace& t) {
   return lines;
 }
 
+std::string stage_predicted_words(const Trace& t, bool short_form) {
+  if (!t.predicted) return "";
+  const PredictedSummary& p = *t.predicted;
+  std::string where = p.topology;  // a trace without the structured configuration: its description
+  if (p.topology_config) {
+    const TopologyConfig& c = *p.topology_config;
+    where = fmt::format("{}, {}", to_string(c.kind), c.link.empty() ? default_link_preset(c.kind) : std::string_view(c.link));
+  }
+  std::string words = fmt::format("predicted {} on {}", format_duration_ns(p.time_ns), where);
+  if (!short_form && p.protocol != Protocol::none) words += fmt::format(" ({})", protocol_label(p.protocol));
+  return words;
+}
+
+std::string stage_measured_words(const Trace& t, bool short_form) {
+  if (t.model_only || t.summary.time_ns <= 0) return "";
+  const std::string& device = t.device.empty() ? t.backend : t.device;
+  std::string words = fmt::format("this computer simulated it in {}", format_duration_ns(static_cast<double>(t.summary.time_ns)));
+  if (!short_form && !device.empty()) words += fmt::format(" ({})", device);
+  return words;
+}
+
 std::string stage_numbers_line(const Trace& t, bool short_form) {
-  std::string line;
-  if (t.predicted) {
-    const PredictedSummary& p = *t.predicted;
-    std::string where = p.topology;  // a trace without the structured configuration: its description
-    if (p.topology_config) {
-      const TopologyConfig& c = *p.topology_config;
-      where = fmt::format("{}, {}", to_string(c.kind), c.link.empty() ? default_link_preset(c.kind) : std::string_view(c.link));
-    }
-    line = fmt::format("predicted {} on {}", format_duration_ns(p.time_ns), where);
-    if (!short_form && p.protocol != Protocol::none) line += fmt::format(" ({})", protocol_label(p.protocol));
-  }
-  if (!t.model_only && t.summary.time_ns > 0) {
-    const std::string& device = t.device.empty() ? t.backend : t.device;
-    line += fmt::format("{}this computer simulated it in {}", line.empty() ? "" : " · ",
-                        format_duration_ns(static_cast<double>(t.summary.time_ns)));
-    if (!short_form && !device.empty()) line += fmt::format(" ({})", device);
-  }
-  return line;
+  const std::string predicted = stage_predicted_words(t, short_form), measured = stage_measured_words(t, short_form);
+  return predicted + (predicted.empty() || measured.empty() ? "" : " · ") + measured;
 }
 
 AlgorithmNumbers algorithm_numbers(const ViewModel& vm) {

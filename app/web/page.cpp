@@ -352,6 +352,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
           {"verified", t.verification.ok},
           {"predicted_on", t.predicted ? t.predicted->topology : ""},
           {"numbers", std::move(numbers)},
+          {"numbers_line", {{"predicted", gui::stage_predicted_words(t, true)}, {"measured", gui::stage_measured_words(t, true)}}},
           {"captions", {{"texts", std::move(texts.texts)}, {"file", text.step_captions}}},
           {"layout", layout_json(vm)},
           {"transfers", transfers_json(vm)},

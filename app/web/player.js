@@ -145,19 +145,40 @@
   const scene = $("scene");
   let packetsLayer = null;
   function rankColour(r, ranks) { return ranks <= PAL.stripes_up_to ? PAL.ranks[r % 16] : "#8f9bb3"; }
+  // The discs' and packets' radii as drawn (unit coordinates): the layout's, grown with the
+  // text where the ranks' spacing allows (as the app's scene: a disc 1.75 ems across, a
+  // packet 1.15, never wider than 0.42 of the closest pair's distance), so that a projector's
+  // zoom enlarges them with the words.
+  let drawnR = 0, drawnPR = 0, sceneNote = "";
   function buildScene() {
     scene.innerHTML = "";
-    const L = V.layout, R = L.rank_radius;
-    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    const L = V.layout;
+    let R = L.rank_radius, x0, y0, x1, y1;
     const grow = (x, y, m) => { x0 = Math.min(x0, x - m); y0 = Math.min(y0, y - m); x1 = Math.max(x1, x + m); y1 = Math.max(y1, y + m); };
-    L.nodes.forEach((p, i) => grow(p[0], p[1], i < L.ranks ? R * 1.6 : 0.12));
-    for (const b of L.boxes) grow(b.x0, b.y0, 0.02), grow(b.x1, b.y1, 0.02);
-    for (const w of L.link_ways) for (let i = 0; i < w.length; i += 2) grow(w[i], w[i + 1], 0.02);
-    scene.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].join(" "));
+    const fit = () => {
+      x0 = y0 = Infinity; x1 = y1 = -Infinity;
+      L.nodes.forEach((p, i) => grow(p[0], p[1], i < L.ranks ? R * 1.6 : 0.12));
+      for (const b of L.boxes) grow(b.x0, b.y0 - R * 1.2, 0.02), grow(b.x1, b.y1, 0.02);  // (its name above it)
+      for (const w of L.link_ways) for (let i = 0; i < w.length; i += 2) grow(w[i], w[i + 1], 0.02 + R - L.rank_radius);
+      scene.setAttribute("viewBox", [x0, y0, x1 - x0, y1 - y0].join(" "));
+    };
+    fit();
+    let closest = Infinity;
+    if (L.ranks <= 64)
+      for (let a = 0; a < L.ranks; ++a)
+        for (let b = a + 1; b < L.ranks; ++b) closest = Math.min(closest, Math.hypot(L.nodes[a][0] - L.nodes[b][0], L.nodes[a][1] - L.nodes[b][1]));
+    const em = parseFloat(getComputedStyle(document.body).fontSize) || 15;
+    const perUnit = () => Math.min(scene.clientWidth / (x1 - x0), scene.clientHeight / (y1 - y0));
+    if (perUnit() > 0 && L.ranks <= 64) {
+      const wanted = Math.min(0.875 * em / perUnit(), 0.42 * closest);
+      if (wanted > R) { R = wanted; fit(); R = Math.max(L.rank_radius, Math.min(0.875 * em / perUnit(), 0.42 * closest)); fit(); }
+    }
+    drawnR = R;
+    drawnPR = Math.max(L.packet_radius, 0.012, perUnit() > 0 ? Math.min(0.575 * em / perUnit(), 0.7 * R) : 0);
     const font = Math.max(R * 0.9, (y1 - y0) * 0.025);
-    for (const b of L.boxes) {
+    for (const b of L.boxes) {  // the node's name above its box, off its ranks' discs
       el("rect", { x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: 0.03, fill: "none", stroke: PAL.grid, "stroke-width": 0.006 }, scene);
-      el("text", { x: b.x0 + 0.02, y: b.y0 + font, "font-size": font * 0.8, fill: "#969caa" }, scene, b.label);
+      el("text", { x: b.x0 + 0.02, y: b.y0 - font * 0.3, "font-size": font * 0.8, fill: "#969caa" }, scene, b.label);
     }
     L.links.forEach((lk, i) => {
       const w = L.link_ways[i], pts = [];
@@ -167,9 +188,12 @@
       el("polyline", attrs, scene);
     });
     L.hub_labels.forEach((label, h) => {
-      const p = L.nodes[L.ranks + h], w = Math.max(R * 3.2, 0.16), ht = Math.max(R * 1.6, 0.07);
-      el("rect", { x: p[0] - w / 2, y: p[1] - ht / 2, width: w, height: ht, rx: 0.02, fill: PAL.hub, stroke: "#969caa", "stroke-width": 0.004 }, scene);
-      el("text", { x: p[0], y: p[1], "font-size": font * 0.75, fill: "#e6e8ee", "text-anchor": "middle", "dominant-baseline": "central" }, scene, label);
+      const p = L.nodes[L.ranks + h], ht = Math.max(R * 1.6, 0.07);
+      let w = Math.max(R * 3.2, 0.16);
+      const box = el("rect", { class: "hub", x: p[0] - w / 2, y: p[1] - ht / 2, width: w, height: ht, rx: 0.02, fill: PAL.hub, stroke: "#969caa", "stroke-width": 0.004 }, scene);
+      const text = el("text", { class: "hub-label", x: p[0], y: p[1], "font-size": font * 0.75, fill: "#e6e8ee", "text-anchor": "middle", "dominant-baseline": "central" }, scene, label);
+      const tw = text.getBBox ? text.getBBox().width : 0;  // as wide as its name ("PCIe switch")
+      if (tw + font * 0.6 > w) { w = tw + font * 0.6; box.setAttribute("x", p[0] - w / 2); box.setAttribute("width", w); }
     });
     for (let r = 0; r < L.ranks; ++r) {
       const p = L.nodes[r], g = el("g", { class: "rank", "data-rank": r }, scene);
@@ -179,7 +203,8 @@
       el("title", {}, g, "rank " + r + (L.servers[r] ? " (server)" : ""));
     }
     packetsLayer = el("g", { id: "packets" }, scene);
-    $("scene-note").textContent = "arranged by " + L.arrangement + ". A filled disc with +k adds chunk k into the receiver; an outlined square with k copies it.";
+    sceneNote = "arranged by " + L.arrangement + ". A filled disc with +k adds chunk k into the receiver; an outlined square with k copies it.";
+    $("scene-note").textContent = sceneNote;
   }
   function wayPoint(w, progress) {
     const pts = V.transfers.ways[w], n = pts.length / 2 - 1, at = Math.min(Math.max(progress, 0), 1) * n, i = Math.min(Math.floor(at), n - 1), f = at - i;
@@ -187,7 +212,7 @@
   }
   const kMaxPackets = 3000;
   function drawPackets(f) {
-    const T = V.transfers, PR = Math.max(V.layout.packet_radius, 0.012), parts = [];
+    const T = V.transfers, PR = drawnPR || Math.max(V.layout.packet_radius, 0.012), parts = [];
     const CL = C(), skip = CL.skip, groupLabels = CL.groups ? CL.groups.labels : {};
     // One chunk: a disc (reduce) or a square (copy); blocks travelling together: a pill as
     // wide as their label ("1,3,5,7", the view model's packet_label).
@@ -246,8 +271,15 @@
     big = null;
     const B = V.buffers, n = V.cellCount;
     cellState = new Int32Array(n).fill(-2);
-    const rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
-    const width = Math.max(buffers.clientWidth || $("buffers-panel").clientWidth - 14 || 400, 280), label = 86, rowH = 22, gap = 4;
+    let rows = B.rows.filter((row) => V.total_ranks <= 8 || !row.optional);
+    const label = 86;
+    let rowH = 22, gap = 4;
+    if (stage) {  // on the stage every rank's output row stays in view: the input rows go when they do not fit, then the rows get thinner
+      const panel = $("buffers-panel"), room = panel.clientHeight - (buffers.getBoundingClientRect().top - panel.getBoundingClientRect().top) - 8;
+      if (rows.length * (rowH + gap) + 4 > room) rows = rows.filter((row) => !row.optional);
+      if (rows.length * (rowH + gap) + 4 > room) gap = 2, rowH = Math.max(12, Math.floor((room - 4) / rows.length) - gap);
+    }
+    const width = Math.max(buffers.clientWidth || $("buffers-panel").clientWidth - 14 || 400, stage ? 200 : 280);
     const height = rows.length * (rowH + gap) + 4, span = width - label - 4;
     V.canvasCells = n > kCanvasCells;
     const bigCells = n > kDomCells;
@@ -288,7 +320,7 @@
         bctx.fillStyle = "#e6e8ee"; bctx.fillText(name, 4, y + rowH / 2);
         if (V.stripes) { bctx.fillStyle = PAL.ranks[row.rank % 16]; bctx.fillRect(label - 8, y + 2, 4, rowH - 4); }
       } else {
-        el("text", { x: 4, y: y + rowH / 2, "font-size": 13, fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, name);
+        el("text", { x: 4, y: y + rowH / 2, "font-size": Math.min(13, rowH - 2), fill: "#e6e8ee", "dominant-baseline": "central" }, buffers, name);
         if (V.stripes) el("rect", { x: label - 8, y: y + 2, width: 4, height: rowH - 4, fill: PAL.ranks[row.rank % 16] }, buffers);
       }
       if (big) {
@@ -307,7 +339,7 @@
         cellNodes[c] = { g, x, y, w, h: rowH };
       }
     });
-    $("legend").textContent = big ? "shade: the share of its ranks a cell holds (dark: none, light: all); " + n + " cells, " +
+    $("legend").textContent = $("legend").title = big ? "shade: the share of its ranks a cell holds (dark: none, light: all); " + n + " cells, " +
                                     "each pixel column the mean of the cells in it"
                             : V.stripes ? "a stripe per rank a cell will hold, coloured once its contribution has arrived; k/n: ranks it holds of those it will hold"
                             : "shade: the share of its ranks a cell holds (dark: none, light: all)";
@@ -579,7 +611,11 @@
       }
     for (const li of document.querySelectorAll("#phases li")) li.classList.toggle("shown", Number(li.dataset.phase) === phase + 1);
     const shown = document.querySelector("#phases li.shown");
-    if (shown) shown.scrollIntoView({ block: "nearest" });
+    // The list scrolls to the phase shown; the window does not (on the stage the list is below it).
+    if (shown) {
+      const list = $("phases"), lr = list.getBoundingClientRect(), sr = shown.getBoundingClientRect();
+      if (sr.top < lr.top || sr.bottom > lr.bottom) list.scrollTop += sr.top - lr.top - (lr.height - sr.height) / 2;
+    }
   }
 
   // ---- moving through the phases -----------------------------------------------------------
@@ -639,6 +675,9 @@
       return;
     }
     $("scrub").disabled = $("clock").disabled = false;
+    // On the stage the phase's caption is hidden: the scene's note names the phase.
+    const note = (stage && MULTI ? "Phase " + (phase + 1) + "/" + PHASES.length + ": " + p.name + " · " : "") + sceneNote;
+    if ($("scene-note").textContent !== note) $("scene-note").textContent = note;
     const f = frame(), c = C();
     drawPackets(f);
     drawBuffers();
@@ -784,6 +823,8 @@
     $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
     buildProgram();
     buildQuestions();
+    showNumbers(V0.numbers ? V0 : null);  // the header's height, before the stage measures what is left
+    layoutStage();
     clock = D.clock || "steps";
     enterPhase(0, false);
   }
@@ -805,6 +846,13 @@
       }
       box.appendChild(p);
     }
+    const words = view && view.numbers_line ? [view.numbers_line.predicted, view.numbers_line.measured].filter((w) => w) : [];
+    if (words.length) {  // the stage's line: the prediction first (numbers.h, stage_numbers_line)
+      const line = document.createElement("div");
+      line.className = "line";
+      line.textContent = line.title = words.join(" · ");
+      box.appendChild(line);
+    }
   }
   // A view's transfers, counted before its columns are decoded.
   function transferCount(V) {
@@ -814,8 +862,26 @@
     return bytes / COLUMN_TYPES[src.type].BYTES_PER_ELEMENT;
   }
 
+  // ---- the stage (docs/web.md) ------------------------------------------------------------------
+  // A projector's window, small for its text (under 64 x 40 ems: 1280x800 at 150 % zoom; not a
+  // phone): the scene and the buffers fill the window under the header, the transport and the
+  // caption (player.css, body.stage); what follows is below them.
+  const stageQuery = window.matchMedia("(min-width: 601px) and (max-width: 64em), (min-width: 601px) and (max-height: 40em)");
+  let stage = false;
+  function layoutStage() {
+    stage = stageQuery.matches;
+    document.body.classList.toggle("stage", stage);
+    const main = document.querySelector("main");
+    main.style.height = "";
+    if (stage) main.style.height = Math.max(240, window.innerHeight - (main.getBoundingClientRect().top + window.scrollY) - 8) + "px";
+  }
+
   // ---- start -----------------------------------------------------------------------------------
-  window.addEventListener("resize", () => { drawTimeline(); drawPlayhead(); drawProgram(); });
+  window.addEventListener("resize", () => {
+    layoutStage();
+    if (V) { buildScene(); buildBuffers(); resetCells(); render(); }
+    drawTimeline(); drawPlayhead(); drawProgram();
+  });
   window.collsimPlayer = { load, seek, setClock, stepForward, stepBack, enterPhase, frame: () => (V ? frame() : null),
                            get t() { return t; }, get clock() { return clock; }, get phase() { return phase; } };
   load(document.getElementById("collsim-data").textContent);

@@ -94,3 +94,22 @@ TEST_CASE("gui numbers: a model-only trace has no measured line, a trace without
   unpredicted.summary = {};
   CHECK(headline_numbers(unpredicted).empty());  // a schedule that never ran, without predictions
 }
+
+TEST_CASE("gui numbers: the stage's line is the prediction, then this computer's time; its short form drops the protocol and device") {
+  const Trace t = loaded_trace(TopologyKind::ring, Protocol::ll);
+  REQUIRE(t.predicted);
+  const std::string predicted = stage_predicted_words(t), measured = stage_measured_words(t);
+  CHECK(predicted == fmt::format("predicted {} on ring, {} (LL)", format_duration_ns(t.predicted->time_ns), default_link_preset(TopologyKind::ring)));
+  CHECK(measured.starts_with(fmt::format("this computer simulated it in {}", format_duration_ns(static_cast<double>(t.summary.time_ns)))));
+  CHECK(has(measured, "(" + (t.device.empty() ? t.backend : t.device) + ")"));
+  CHECK(stage_numbers_line(t) == predicted + " · " + measured);
+  const std::string short_line = stage_numbers_line(t, true);
+  CHECK(short_line.starts_with(fmt::format("predicted {} on ring, ", format_duration_ns(t.predicted->time_ns))));
+  CHECK_FALSE(has(short_line, "(LL)"));
+  CHECK(short_line.ends_with(format_duration_ns(static_cast<double>(t.summary.time_ns))));
+  // A model-only trace: the prediction alone.
+  Trace model = t;
+  model.model_only = true;
+  CHECK(stage_measured_words(model).empty());
+  CHECK(stage_numbers_line(model) == predicted);
+}

@@ -64,6 +64,7 @@ def without_measured(data):
     for view in data.get("views", []):
         view.get("clocks", {}).pop("measured", None)
         view["numbers"] = [n for n in view.get("numbers", []) if n["kind"] != "measured"]
+        view.get("numbers_line", {}).pop("measured", None)
         used = -1
         for clock in view.get("clocks", {}).values():
             runs = clock["frames"]["runs"]["caption"]  # per run of states, its caption
