@@ -95,7 +95,7 @@ TEST_CASE("gui numbers: a model-only trace has no measured line, a trace without
   CHECK(headline_numbers(unpredicted).empty());  // a schedule that never ran, without predictions
 }
 
-TEST_CASE("gui numbers: the stage's line is the prediction, then this computer's time; its short form drops the protocol and device") {
+TEST_CASE("gui numbers: the stage's line is the prediction, then this computer's time, and its short form drops the protocol and device") {
   const Trace t = loaded_trace(TopologyKind::ring, Protocol::ll);
   REQUIRE(t.predicted);
   const std::string predicted = stage_predicted_words(t), measured = stage_measured_words(t);
