@@ -560,7 +560,14 @@ Vec2 point_along(const Layout& l, const std::vector<int>& path, float progress, 
     const float lane = on_lane ? lane_width(l) : 0.0f;
     // Between node boxes, each pair's curve keeps its ranks' places in their boxes, so that
     // the pairs crossing at once do not meet at the hub either.
-    const Vec2 spread = box_offset(l, path[0]) + box_offset(l, path[2]);
+    Vec2 spread = box_offset(l, path[0]) + box_offset(l, path[2]);
+    // Never beyond the hub, away from the pair: the curve would then run over the hub and its name.
+    const Vec2 mid{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    const float dl = std::hypot(h.x - mid.x, h.y - mid.y);
+    if (dl > 1e-6f) {
+      const Vec2 d{(h.x - mid.x) / dl, (h.y - mid.y) / dl};
+      if (const float along = spread.x * d.x + spread.y * d.y; along > 0) spread = {spread.x - d.x * along, spread.y - d.y * along};
+    }
     return bezier(a, {h.x + spread.x + n.x * lane, h.y + spread.y + n.y * lane}, b, std::clamp(progress, 0.0f, 1.0f));
   }
   std::vector<Leg> legs;

@@ -366,6 +366,28 @@ TEST_CASE("gui layout: a tree's edges go round the discs between their ends, bot
   }
 }
 
+TEST_CASE("gui layout: packets between two nodes pass the network hub, not over it and its name") {
+  AlgorithmOptions o;
+  o.ranks_per_node = 4;
+  const ViewModel vm(trace_of(request(Collective::all_reduce, "hierarchical", 8, 64, o)));
+  const Layout& l = vm.layout();
+  REQUIRE(l.hub_count() == 1);
+  const Vec2 hub = l.nodes[static_cast<std::size_t>(l.ranks)];
+  int through = 0;
+  for (std::uint32_t i = 0; i < vm.schedule().transfers.size(); ++i) {
+    const auto path = vm.path_of(i);
+    if (path.size() != 3) continue;
+    ++through;
+    const std::vector<int> nodes(path.begin(), path.end());
+    for (int k = 0; k <= 20; ++k) {
+      const Vec2 p = point_along(l, nodes, packet_way(l, nodes, static_cast<float>(k) / 20), true);
+      // The hub is drawn 0.8 of a disc high each way at least, its name in it.
+      CHECK_MESSAGE(std::abs(p.y - hub.y) >= 0.8f * l.rank_radius + packet_radius(l), "transfer ", i, " at ", k, "/20");
+    }
+  }
+  CHECK(through > 0);
+}
+
 TEST_CASE("gui scene: no two packets of one step overlap, in flight or queued, in any layout") {
   struct Case {
     Collective c;
