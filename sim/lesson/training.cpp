@@ -348,7 +348,8 @@ void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::
                   "it copied them into the bucket, so the sum is the average.",
                   number, buckets, bucket.tensors.size(), bucket.tensors.size() == 1 ? "" : "s",
                   bucket.elements, format_bytes(g.bytes(bucket.elements)), limit, last, g.ranks),
-      fmt::format("bucket {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of it to rank {{dst}}", number));
+      // (The caption line above says the step: "In step 3/6: …".)
+      fmt::format("rank {{src}} sends {{bytes_h}} of bucket {} to rank {{dst}}", number));
   p.reads = grads;
   p.writes = std::move(grads);
 }
@@ -431,14 +432,15 @@ void fsdp_gather(Generator& g, FsdpState& st, std::size_t layer, std::string_vie
   Phase& ag = g.collective(
       fmt::format("{}all-gather {} ({})", g.prefix, name, pass),
       g.request(Collective::all_gather, fsdp_algorithm(g.spec, Collective::all_gather), shard),
-      fmt::format("{}: every rank all-gathers the parameters of {}: each holds a shard of {} elements{}, and ends with "
+      // (The layer's name is in the phase's name, which the views show above this.)
+      fmt::format("{}: every rank gathers these parameters: each holds a shard of {} elements{}, and ends with "
                   "all {} ({}).{}",
-                  why, name, shard, padding, p, format_bytes(g.bytes(n * shard)),
+                  why, shard, padding, p, format_bytes(g.bytes(n * shard)),
                   host_wait.empty() ? ""
                                     : fmt::format(" limit_all_gathers: the host first waits until the unit freed in "
                                                   "phase {} is free, so that at most {} all-gathers are in flight.",
                                                   host_wait.front() + 1, kInflightAllGathers)),
-      fmt::format("all-gather {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of its parameters to rank {{dst}}", name));
+      fmt::format("rank {{src}} sends {{bytes_h}} of the parameters of {} to rank {{dst}}", name));
   ag.writes = {"param." + name};
   ag.allocates = {{"param." + name, g.bytes(n * shard)}};
   ag.host_wait_for = std::move(host_wait);
@@ -457,10 +459,10 @@ void fsdp_reduce_scatter(Generator& g, std::size_t layer) {
   const std::string& name = g.names[layer];
   Phase& p = g.collective(fmt::format("{}reduce-scatter {} gradient", g.prefix, name),
                           g.request(Collective::reduce_scatter, fsdp_algorithm(g.spec, Collective::reduce_scatter), shard, ReduceOp::avg),
-                          fmt::format("The gradient of {} is reduce-scattered: each rank keeps the average over all "
-                                      "ranks of its own shard ({} elements), the only part its optimizer updates.",
-                                      name, shard),
-                          fmt::format("reduce-scatter {}, step {{step}}/{{steps}}: rank {{src}} sends {{bytes_h}} of its gradient to rank {{dst}}", name));
+                          fmt::format("Each rank keeps the average over all ranks of its own shard of the gradient "
+                                      "({} elements), the only part its optimizer updates.",
+                                      shard),
+                          fmt::format("rank {{src}} sends {{bytes_h}} of the gradient of {} to rank {{dst}}", name));
   p.reads = {"grad." + name};
   p.writes = p.reads;
 }
@@ -468,7 +470,7 @@ void fsdp_reduce_scatter(Generator& g, std::size_t layer) {
 void fsdp_forward(Generator& g, FsdpState& st) {
   const std::size_t layers = g.spec.model.parameters.size();
   for (std::size_t i = 0; i < layers; ++i) {
-    fsdp_gather(g, st, i, "forward", "Before the forward of " + g.names[i]);
+    fsdp_gather(g, st, i, "forward", "Before its forward");  // (the phase's name says whose)
     if (st.options.forward_prefetch && i + 1 < layers)
       fsdp_gather(g, st, i + 1, "forward", "forward_prefetch, before the forward of " + g.names[i]);
     g.forward(i, {"param." + g.names[i]});
@@ -479,7 +481,7 @@ void fsdp_forward(Generator& g, FsdpState& st) {
 void fsdp_backward(Generator& g, FsdpState& st) {
   const BackwardPrefetch prefetch = st.options.backward_prefetch;
   for (std::size_t i = g.spec.model.parameters.size(); i-- > 0;) {
-    fsdp_gather(g, st, i, "backward", "Before the backward of " + g.names[i]);
+    fsdp_gather(g, st, i, "backward", "Before its backward");
     if (prefetch == BackwardPrefetch::backward_pre && i > 0)
       fsdp_gather(g, st, i - 1, "backward", "BACKWARD_PRE, before the gradient computation of " + g.names[i]);
     g.backward(i).reads = {"param." + g.names[i]};
