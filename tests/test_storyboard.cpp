@@ -331,7 +331,9 @@ step_caption = "Rank {src} forwards chunk {chunk}."
   std::set<std::string> packets;
   for (const Element* e : with_class(step1, "packet")) packets.insert(e->attrs.at("data-transfer"));
   CHECK(packets == std::set<std::string>{"12", "13", "14", "15"});
-  CHECK(b.frames[4].caption == "all-gather half: Rank 0 forwards chunk 1.");  // the file's own caption after the phase's name
+  // The phase's name, the step and its label (the app's caption line), then the file's own words.
+  CHECK(b.frames[4].caption ==
+        "all-gather half, step 1/3: all-gather 1/3: every rank forwards a finished chunk to its right neighbour. Rank 0 forwards chunk 1.");
   // index.html lists the phases, each linked to its first frame.
   CHECK(b.index_html.find("<a href=\"#0\">backward</a> (compute)") != std::string::npos);
   CHECK(b.index_html.find("<a href=\"#1\">reduce-scatter half</a> (all_reduce with ring, 3 steps)") != std::string::npos);

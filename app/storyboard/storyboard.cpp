@@ -683,8 +683,10 @@ Storyboard make_storyboard(const gui::ViewModel& vm, std::span<const std::string
       b.frames.push_back({frame_file(vm, k), frame_caption(vm, k), frame_svg(vm, k)});
       continue;
     }
-    // The file's caption in place of the frame's own description.
-    const std::string& caption = captions[i];
+    // The step and its label (as the app's caption line), then the file's words for it.
+    const std::string caption = k == 0 ? captions[i]
+                                       : fmt::format("Step {}/{}: {}. {}", k, vm.step_count(),
+                                                     vm.schedule().step_labels[static_cast<std::size_t>(k - 1)], captions[i]);
     b.frames.push_back({frame_file(vm, k), caption,
                         step_svg(vm, k, {title_of(vm), fmt::format("{} / {}", k, vm.step_count()), caption},
                                  fmt::format("{}: {} of {}", title_of(vm), k, vm.step_count()))});
@@ -789,11 +791,14 @@ Storyboard make_lesson_storyboard(const Scenario& s, const ProgramResult& p, con
     const int steps = pr.schedule.step_count();
     for (int j = 1; j <= steps; ++j) {
       const std::string counter = fmt::format("phase {}/{} · step {}/{}", k + 1, s.phases.size(), j, steps);
-      // The file's own step caption after the phase's name (it may say the step itself, as the
-      // generated DDP and FSDP phases' do: "broadcast, step 1/6: ..."); else the step's label.
-      const bool own = !caption_parts(s, f, k, pr.schedule, j).step.empty();
+      // The phase's name and the step, its label, then the file's own words for it (as the
+      // app's caption line over its narration); without them, the step's label alone.
       const std::string shown = shown_caption(s, f, k, pr.schedule, j);
-      const std::string text = own ? fmt::format("{}: {}", phase.name, shown) : fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown);
+      const std::size_t at = static_cast<std::size_t>(j - 1);  // (the phase's own schedule: its steps only)
+      const std::string label = at < pr.schedule.step_labels.size() ? pr.schedule.step_labels[at] : std::string();
+      const bool words = !shown.empty() && !label.empty() && shown != label;
+      const std::string text = words ? fmt::format("{}, step {}/{}: {}. {}", phase.name, j, steps, label, shown)
+                                     : fmt::format("{}, step {}/{}: {}", phase.name, j, steps, shown.empty() ? label : shown);
       b.frames.push_back({fmt::format("phase-{:0{}}-step-{:0{}}.svg", k + 1, phase_digits, j, step_digits), text,
                           step_svg(*views[k], offset + j, {title, counter, text},
                                    fmt::format("{}: {} ({})", title, phase.name, counter))});

@@ -291,7 +291,7 @@ std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
 
 Phase& ddp_broadcast(Generator& g, std::string name, std::uint64_t count, std::string caption) {
   return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count), std::move(caption),
-                      "broadcast, step {step}/{steps}: rank {src} sends {bytes_h} to rank {dst}");
+                      "rank {src} sends {bytes_h} of it to rank {dst}");  // (the caption line above says the step)
 }
 
 // DistributedDataParallel's constructor: the state_dict, parameters then buffers, in

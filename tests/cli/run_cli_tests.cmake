@@ -1194,8 +1194,10 @@ if(EXISTS "${_board}/index.html" AND EXISTS "${_board}/phase-02-step-02.svg")
   else()
     _fail("index.html does not list the phases")
   endif()
-  # The file's own step caption after the phase's name (it says the step itself).
-  if(_svg MATCHES "all-reduce the gradient: Phase 2/2\\. Step 2/6: rank 0 sends chunk 3 \\(8 B\\) to rank 1\\.")
+  # The phase's name, the step and its label, then the file's own step caption (the frame's
+  # whole caption, as index.html lists it; the SVG wraps it into lines).
+  if(_index MATCHES "caption: \"all-reduce the gradient, step 2/6: [^.\"]*\\. Phase 2/2\\. Step 2/6: rank 0 sends chunk 3 \\(8 B\\) to rank 1\\.\""
+     AND _svg MATCHES "all-reduce the gradient, step 2/6")
     _ok("the step's frame shows the phase name and the step caption")
   else()
     _fail("phase-02-step-02.svg lacks the phase name and the expanded step caption")
