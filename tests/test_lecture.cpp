@@ -46,6 +46,7 @@ note = "Ask first."
 [[slide]]
 file = "lessons/a.toml"
 time = 400
+arrange = "topology"
 )"));
   CHECK(l.title == "Week 3");
   REQUIRE(l.slides.size() == 3);
@@ -57,6 +58,8 @@ time = 400
   CHECK(l.slides[1].compare == "phase:1");
   CHECK(l.slides[1].note == "Ask first.");
   CHECK(l.slides[2].time_us == 400);
+  CHECK_FALSE(l.slides[1].arrange);  // the file's own choice
+  CHECK(l.slides[2].arrange == Arrangement::topology);
   CAPTURE(l.slides[1].where);
   CHECK(l.slides[1].where.find("week.lecture.toml:5:1: slide[1]") != std::string::npos);
   CHECK(is_lecture_file(d.dir / "week.lecture.toml"));
@@ -79,6 +82,8 @@ TEST_CASE("lecture: mistakes name the file, line and key") {
   CHECK(d.error(head + "file = \"lessons/a.toml\"\nslide = 3\n").find("key 'slide[0].slide': unknown key") != std::string::npos);
   CHECK(d.error(head + "file = \"week.lecture.toml\"\n").find("not another lecture") != std::string::npos);
   CHECK(d.error("format = \"lecture\"\n[[slide]\n").find("not valid TOML") != std::string::npos);
+  CHECK(d.error(head + "file = \"lessons/a.toml\"\narrange = \"wires\"\n").find("key 'slide[0].arrange': unknown arrangement 'wires'") !=
+        std::string::npos);
   CHECK(d.error(head + "file = \"lessons/a.toml\"\ncompare = \"phase:x\"\n").find("key 'slide[0].compare': compare with phase:x: write phase:K") !=
         std::string::npos);
 }

@@ -394,6 +394,8 @@ void App::PlaceSlide() {
   std::string problem;
   if (!place_playhead(*this, where, problem)) error = fmt::format("{}: {}", s.where, problem);
   if (!s.compare.empty() && !s.compares_algorithm()) set_compare(s.compare);
+  // The slide's arrangement, else its file's own (a slide before may have chosen another).
+  if (doc.model) requested_arrangement = s.arrange ? *s.arrange == Arrangement::topology : doc.model->file_arranges_by_topology();
   refresh_frame();
 }
 

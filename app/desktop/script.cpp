@@ -149,7 +149,8 @@ State state_of(const App& app) {
   double sent = 0;
   for (double b : app.now.sent) sent += b;
   const auto [done, not_yet] = complete_cells(vm, app.playback);
-  State more{{"step", std::to_string(app.now.steps_done)},
+  State more{{"arranged", vm.arranged_by_topology() ? "topology" : "algorithm"},
+             {"step", std::to_string(app.now.steps_done)},
              {"steps", std::to_string(vm.step_count())},
              {"t", number(app.playback.t)},
              {"clock", std::string(to_string(app.playback.clock))},

@@ -200,8 +200,7 @@ void ViewModel::build() {
   // The algorithm's shape unless the run's file or flags chose the wires ([topology] arrange,
   // --arrange): a ring drawn as the PCIe switch it runs under shows every rank talking to the
   // switch, not the ring.
-  by_topology_ = topology_ && trace_.predicted && trace_.predicted->topology_config &&
-                 trace_.predicted->topology_config->arrange == Arrangement::topology;
+  by_topology_ = file_arranges_by_topology();
   choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
   layout_ = make_layout(s, choice_);
   build_paths();
@@ -226,6 +225,11 @@ void ViewModel::build() {
     clocks_[2] = build_clock(ClockKind::predicted, begin, end);
     available_[2] = true;
   }
+}
+
+bool ViewModel::file_arranges_by_topology() const {
+  return topology_ && trace_.predicted && trace_.predicted->topology_config &&
+         trace_.predicted->topology_config->arrange == Arrangement::topology;
 }
 
 void ViewModel::arrange_by_topology(bool by_topology) {

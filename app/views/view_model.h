@@ -142,6 +142,9 @@ class ViewModel {
   // The arrangement: by the algorithm's pattern, or by the topology (when the trace has one).
   bool has_topology() const { return topology_.has_value(); }
   bool arranged_by_topology() const { return by_topology_; }
+  // What the run's file or flags chose ([topology] arrange = "topology", --arrange), which the
+  // view starts with; false without a topology to arrange by.
+  bool file_arranges_by_topology() const;
   const LayoutChoice& arrangement() const { return choice_; }
   // Re-lays out the scene (positions, routes, link traffic); cheap next to building the model.
   void arrange_by_topology(bool by_topology);

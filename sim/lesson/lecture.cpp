@@ -15,7 +15,7 @@ using toml_fields::Table;
 constexpr std::string_view kFormat = "lecture format";
 
 Slide read_slide(const Entry& at, const Table& t, const std::filesystem::path& folder) {
-  t.only_keys({"file", "phase", "step", "time", "clock", "compare", "note"});
+  t.only_keys({"file", "phase", "step", "time", "clock", "compare", "arrange", "note"});
   Slide s;
   s.where = fmt::format("{}:{}:{}: {}", at.file(), t.line(), t.column(), at.path());
   const std::optional<Entry> file = t.find("file");
@@ -43,6 +43,10 @@ Slide read_slide(const Entry& at, const Table& t, const std::filesystem::path& f
     } catch (const InputError& bad) {
       e->fail(bad.what());
     }
+  }
+  if (const auto e = t.find("arrange")) {
+    s.arrange = parse_arrangement(e->string());
+    if (!s.arrange) e->fail(fmt::format("unknown arrangement '{}' (use algorithm or topology)", e->string()));
   }
   if (const auto e = t.find("note")) s.note = e->string();
   return s;

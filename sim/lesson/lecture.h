@@ -12,6 +12,7 @@
 //   step = 2.5         # or time = 400 (µs); optional
 //   clock = "predicted"
 //   compare = "phase:2"   # or an algorithm's name
+//   arrange = "topology"  # or "algorithm": how the slide draws its scene (else its file's choice)
 //   note = "Ask first: which one is faster?"
 #pragma once
 #include <filesystem>
@@ -19,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sim/model/topology.h"
 
 namespace collsim {
 
@@ -30,6 +33,7 @@ struct Slide {
   std::string clock;    // "", steps, measured or predicted
   std::string compare;  // "", an algorithm, or "phase:K" (compared_phase)
   std::string note;     // the teacher's words, shown under the caption
+  std::optional<Arrangement> arrange;  // the scene by the algorithm or the topology; unset: the file's own choice
   std::string where;    // "lecture.toml:12:1: [[slide]] 3", for messages about it
   // Whether the comparison is a run of its own (an algorithm), not another phase.
   bool compares_algorithm() const { return !compare.empty() && !compare.starts_with("phase:"); }
