@@ -30,6 +30,15 @@ void App::start(LoadRequest request) {
 
 namespace {
 
+// A panel that gave way, open over the window: the popup "panel" its button opened.
+void draw_panel_popup(ImVec2 size, const std::function<void()>& draw) {
+  if (!ImGui::BeginPopup("panel")) return;
+  ImGui::BeginChild("content", size, false);
+  draw();
+  ImGui::EndChild();
+  ImGui::EndPopup();
+}
+
 // compared_phase, its error kept as text (the window shows it in its banner).
 std::optional<std::size_t> phase_named(const std::string& what, std::string& problem) {
   try {
@@ -463,12 +472,7 @@ void App::PopupButton(PanelId id, const char* label, const char* tip, ImVec2 siz
   const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
   panels.push_back({id, 0, lo.x, lo.y, hi.x - lo.x, hi.y - lo.y, true});
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: click to open it over the window", tip);
-  if (ImGui::BeginPopup("panel")) {
-    ImGui::BeginChild("content", size, false);
-    draw();
-    ImGui::EndChild();
-    ImGui::EndPopup();
-  }
+  draw_panel_popup(size, draw);
   ImGui::PopID();
 }
 
@@ -574,12 +578,7 @@ void App::DrawCollapsed(PanelId id, const char* label, const char* why, ImVec2 s
     ImGui::AlignTextToFramePadding();
     ImGui::TextDisabled("%s", why);
   }
-  if (ImGui::BeginPopup("panel")) {
-    ImGui::BeginChild("content", popup, false);
-    draw();
-    ImGui::EndChild();
-    ImGui::EndPopup();
-  }
+  draw_panel_popup(popup, draw);
   ImGui::EndChild();
   ImGui::PopID();
 }

@@ -420,15 +420,21 @@ def check_packets(driver, work):
           f"a2a (Bruck): at step 1.5 one packet per rank, named by its four blocks ({labels})")
 
 
-def main():
+def parse_arguments():
+    """--collsim, --source-dir and --work (emptied): the browser tests' arguments."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
-    collsim, src, work = a.collsim, Path(a.source_dir), Path(a.work)
+    work = Path(a.work)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    return a.collsim, Path(a.source_dir), work
+
+
+def main():
+    collsim, src, work = parse_arguments()
     runs = {
         "ring": (["run", str(src / "scenarios/ring_allreduce_4.toml"), "--count", "8"], 6),
         "ps": (["run", str(src / "scenarios/parameter_server_4.toml"), "--count", "8"], 2),

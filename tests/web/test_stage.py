@@ -18,14 +18,12 @@ Usage: test_stage.py --collsim PATH --source-dir DIR --work DIR
 Exit 0 when every check held; 1 with the failures listed. Without chromium, chromedriver or
 Selenium it fails, naming what is missing: it never skips.
 """
-import argparse
-import shutil
+import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import json  # noqa: E402
-from test_page import check, console_errors, failures, make_driver, page_text, run  # noqa: E402
+from test_page import check, console_errors, failures, make_driver, page_text, parse_arguments, run  # noqa: E402
 
 ZOOM = 1.5
 WINDOW = (1280, 800)
@@ -120,14 +118,7 @@ def check_stage(driver, name, page, phase, step):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--collsim", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work", required=True)
-    a = ap.parse_args()
-    collsim, src, work = a.collsim, Path(a.source_dir), Path(a.work)
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    collsim, src, work = parse_arguments()
     s = src / "scenarios"
     cases = [
         ("ring 4", [s / "ring_allreduce_4.toml"], None, 2.5),
