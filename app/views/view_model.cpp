@@ -87,11 +87,15 @@ void steps_clock_times(const Trace& trace, bool predicted, std::vector<double>& 
 
 // The direction (a unit vector) furthest in angle from every one of `ways`: where a
 // sender's queue goes, clear of the packets leaving it. Up when it has no ways.
-Vec2 free_side(const std::vector<Vec2>& ways) {
+// The side a sender's queue stands on: the direction farthest (in angle) from every way it
+// sends by; where that column, `reach` long from `from`, would leave the drawing's box (a
+// server at its foot, queueing downwards off the scene), the farthest of the directions whose
+// column stays inside and that keep at least 35 degrees from every way.
+Vec2 free_side(const std::vector<Vec2>& ways, Vec2 from, float reach, Vec2 lo, Vec2 hi) {
   constexpr int kCandidates = 36;
-  constexpr float kTau = 6.2831853f;
-  Vec2 best{0, -1};
-  float best_gap = -1;
+  constexpr float kTau = 6.2831853f, kClear = 0.61f;  // 35 degrees
+  Vec2 best{0, -1}, best_inside{0, 0};
+  float best_gap = -1, best_inside_gap = -1;
   for (int k = 0; k < kCandidates; ++k) {
     const float angle = -kTau / 4 + kTau * static_cast<float>(k) / kCandidates;  // from straight up
     const Vec2 c{std::cos(angle), std::sin(angle)};
@@ -102,8 +106,13 @@ Vec2 free_side(const std::vector<Vec2>& ways) {
       gap = std::min(gap, std::acos(std::clamp((c.x * w.x + c.y * w.y) / d, -1.0f, 1.0f)));
     }
     if (gap > best_gap + 1e-4f) best_gap = gap, best = c;
+    const Vec2 end{from.x + c.x * reach, from.y + c.y * reach};
+    const bool inside = end.x >= lo.x && end.x <= hi.x && end.y >= lo.y && end.y <= hi.y;
+    if (inside && gap >= kClear && gap > best_inside_gap + 1e-4f) best_inside_gap = gap, best_inside = c;
   }
-  return best;
+  const Vec2 end{from.x + best.x * reach, from.y + best.y * reach};
+  const bool best_inside_too = end.x >= lo.x && end.x <= hi.x && end.y >= lo.y && end.y <= hi.y;
+  return best_inside_too || best_inside_gap < 0 ? best : best_inside;
 }
 
 }  // namespace
@@ -558,10 +567,21 @@ void ViewModel::place_queued(const Frame& f, std::vector<PacketSpot>& out, std::
   };
   for (const InFlight& p : f.in_flight) add_way(p.transfer);
   for (std::uint32_t i : f.queued) add_way(i);
-  std::unordered_map<int, Vec2> side_of;
-  for (const auto& [rank, dirs] : ways) side_of[rank] = free_side(dirs);
-  std::unordered_map<int, int> waiting;
   const std::vector<std::uint32_t>& together = clock(f.clock).together;
+  // The drawing's box (as the scene fits it: the discs and a margin), and each queue's length.
+  Vec2 lo{1e9f, 1e9f}, hi{-1e9f, -1e9f};
+  for (const Vec2& n : l.nodes) lo = {std::min(lo.x, n.x), std::min(lo.y, n.y)}, hi = {std::max(hi.x, n.x), std::max(hi.y, n.y)};
+  lo = {lo.x - 1.3f * l.rank_radius, lo.y - 1.3f * l.rank_radius}, hi = {hi.x + 1.3f * l.rank_radius, hi.y + 1.3f * l.rank_radius};
+  std::unordered_map<int, int> length;
+  for (std::uint32_t i : f.queued)
+    if (const auto path = path_of(i); path.size() >= 2 && together[i] == i) ++length[path.front()];
+  std::unordered_map<int, Vec2> side_of;
+  for (const auto& [rank, dirs] : ways) {
+    const float disc = l.rank_radius * (l.is_server[static_cast<std::size_t>(rank)] ? 1.15f : 1.0f);
+    const float reach = disc + r * (2.3f + 2.2f * static_cast<float>(std::min(length[rank], 8) - 1));
+    side_of[rank] = free_side(dirs, node(rank), reach, lo, hi);
+  }
+  std::unordered_map<int, int> waiting;
   for (std::uint32_t i : f.queued) {
     const auto path = path_of(i);
     if (path.size() < 2 || out.size() >= limit || together[i] != i) continue;
