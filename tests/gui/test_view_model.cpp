@@ -504,6 +504,32 @@ TEST_CASE("gui clock: on a time clock, between two pushes of a step, the step is
   CHECK(vm->frame(ClockKind::predicted, ends[3]).queued.empty());
 }
 
+TEST_CASE("gui scene: queues stand inside the drawing, beside their senders, on the pattern and on a star") {
+  AlgorithmOptions two;
+  two.servers = 2;
+  const auto vm = predicted_run(Collective::all_reduce, "parameter_server", 4, 1 << 14, two, TopologyKind::star);
+  for (bool by_topology : {false, true}) {
+    vm->arrange_by_topology(by_topology);
+    const Layout& l = vm->layout();
+    CAPTURE(by_topology);
+    Vec2 lo{1e9f, 1e9f}, hi{-1e9f, -1e9f};  // the scene's box: the discs and a margin
+    for (const Vec2& n : l.nodes) lo = {std::min(lo.x, n.x), std::min(lo.y, n.y)}, hi = {std::max(hi.x, n.x), std::max(hi.y, n.y)};
+    const float pad = 1.3f * l.rank_radius + 1e-4f;
+    int queued = 0;
+    for (double t = 0.05; t < vm->step_count(); t += 0.1) {
+      std::vector<PacketSpot> spots;
+      vm->packet_spots(vm->frame(ClockKind::predicted, time_on(*vm, ClockKind::predicted, t)), spots);
+      for (const PacketSpot& p : spots) {
+        if (!p.queued) continue;
+        ++queued;
+        CHECK_MESSAGE((p.at.x >= lo.x - pad && p.at.x <= hi.x + pad && p.at.y >= lo.y - pad && p.at.y <= hi.y + pad),
+                      "transfer ", p.transfer, " queued at (", p.at.x, ", ", p.at.y, ")");
+      }
+    }
+    CHECK(queued > 0);
+  }
+}
+
 TEST_CASE("gui layout: a parameter server's links carry what its workers push and pull, on the pattern and on a star") {
   const int workers = 4;
   const std::uint64_t count = 1 << 14, bytes = count * 4;
