@@ -442,12 +442,18 @@ void heading(const App& app, const Pane& run) {
   const int steps = vm.step_count();
   const int shown = caption_step(run.now, steps);
   const bool phases = app.doc.lesson && app.doc.lesson->multi_phase();
-  std::string line = phases ? fmt::format("{} · {}   step {}/{}", app.side_title(run.side), vm.schedule().algorithm, shown, steps)
-                            : fmt::format("{}   step {}/{}", vm.schedule().algorithm, shown, steps);
-  if (run.now.steps_done >= steps) line += " (done)";
-  if (vm.trace().predicted) line += fmt::format("   predicted {}", format_duration_ns(vm.trace().predicted->time_ns));
+  const std::string title = phases ? fmt::format("{} · {}", app.side_title(run.side), vm.schedule().algorithm) : vm.schedule().algorithm;
+  // The figures first to stay: where the side is too narrow (presenting side by side), the
+  // title ends in "…" before the prediction and the step do.
+  std::string figures = vm.trace().predicted ? fmt::format("predicted {} · ", format_duration_ns(vm.trace().predicted->time_ns)) : "";
+  figures += fmt::format("step {}/{}{}", shown, steps, run.now.steps_done >= steps ? " (done)" : "");
   ImGui::PushFont(app.fonts.large);
+  ImFont* f = app.fonts.large;
+  const float room = ImGui::GetContentRegionAvail().x, figures_w = f->CalcTextSizeA(f->FontSize, FLT_MAX, 0, ("   " + figures).c_str()).x;
+  const std::string line = room > figures_w + f->FontSize * 4 ? fit_line(f, f->FontSize, title, room - figures_w) + "   " + figures
+                                                              : fit_line(f, f->FontSize, title + "   " + figures, room);
   ImGui::TextColored(run.side == 0 ? ImVec4(0.55f, 0.8f, 1.0f, 1.0f) : ImVec4(1.0f, 0.75f, 0.45f, 1.0f), "%s", line.c_str());
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", app.side_title(run.side).c_str());
   ImGui::PopFont();
   ImGui::PushTextWrapPos(0);
   ImGui::TextUnformatted(run.now.caption.c_str());
