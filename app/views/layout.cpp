@@ -324,58 +324,7 @@ std::optional<LayoutChoice> layout_for_topology(const Trace& t) {
 }
 
 namespace {
-
-// Whether a packet on the curve from a to b whose control point is `c` keeps clear of every
-// other rank's disc, from the edge of one end's disc to the other's (packet_way).
-bool clear_of_discs(const Layout& l, int from, int to, Vec2 c) {
-  const Vec2 a = l.nodes[static_cast<std::size_t>(from)], b = l.nodes[static_cast<std::size_t>(to)];
-  const float room = l.rank_radius + packet_radius(l), len = std::max(std::hypot(b.x - a.x, b.y - a.y), 1e-6f);
-  const float trim = std::min(0.3f, room / len);
-  constexpr int kSamples = 32;
-  for (int k = 0; k <= kSamples; ++k) {
-    const float t = trim + (1 - 2 * trim) * static_cast<float>(k) / kSamples, u = 1 - t;
-    const Vec2 p{u * u * a.x + 2 * u * t * c.x + t * t * b.x, u * u * a.y + 2 * u * t * c.y + t * t * b.y};
-    for (int r = 0; r < l.ranks; ++r)
-      if (const Vec2 q = l.nodes[static_cast<std::size_t>(r)]; r != from && r != to && std::hypot(p.x - q.x, p.y - q.y) < room)
-        return false;
-  }
-  return true;
-}
-
-// Trees: every edge that a straight line would draw over another rank's disc (the second
-// tree's edges along a row of leaves: 0-4 behind 2) bends round them, by the smallest bend,
-// in steps of half a disc, whose curve clears every disc on both directions' lanes; to either
-// side, outwards from the centre first.
-void bend_tree_links(Layout& l) {
-  if (l.kind != LayoutKind::trees || l.ranks > 64) return;
-  const float lane = lane_width(l), step = 0.5f * l.rank_radius;
-  for (const std::pair<int, int>& link : l.links) {
-    const int lo = link.first, hi = link.second;  // (not a structured binding: the lambda below captures them)
-    if (lo >= l.ranks || hi >= l.ranks) continue;
-    const Vec2 a = l.nodes[static_cast<std::size_t>(lo)], b = l.nodes[static_cast<std::size_t>(hi)];
-    const float len = std::max(std::hypot(b.x - a.x, b.y - a.y), 1e-6f);
-    const Vec2 mid{(a.x + b.x) / 2, (a.y + b.y) / 2}, left{(b.y - a.y) / len, -(b.x - a.x) / len};  // left_of(a, b)
-    const auto clear = [&](Vec2 bend) {  // the lanes: the control point `lane` to the left of each direction
-      return clear_of_discs(l, lo, hi, {mid.x + bend.x + left.x * lane, mid.y + bend.y + left.y * lane}) &&
-             clear_of_discs(l, hi, lo, {mid.x + bend.x - left.x * lane, mid.y + bend.y - left.y * lane});
-    };
-    if (clear({0, 0})) continue;
-    Vec2 out = left;
-    if (out.x * mid.x + out.y * mid.y < 0) out = {-out.x, -out.y};
-    for (int k = 1; k <= 40; ++k) {
-      const float d = step * static_cast<float>(k);
-      if (const Vec2 v{out.x * d, out.y * d}; clear(v)) {
-        l.link_bend[{lo, hi}] = v;
-        break;
-      }
-      if (const Vec2 v{-out.x * d, -out.y * d}; clear(v)) {
-        l.link_bend[{lo, hi}] = v;
-        break;
-      }
-    }
-  }
-}
-
+void bend_tree_links(Layout& l);  // below, beside the curves it checks
 }  // namespace
 
 Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
@@ -528,6 +477,50 @@ Vec2 along_leg(const Leg& g, float f) {
   if (g.arc) return on_circle(g.radius, g.from + g.delta * f);
   if (g.curved) return bezier(g.a, g.c, g.b, f);
   return {g.a.x + (g.b.x - g.a.x) * f, g.a.y + (g.b.y - g.a.y) * f};
+}
+
+// Whether a packet going from `from` to `to` on its lane, drawn as the views draw it
+// (point_along), keeps clear of every other rank's disc from the edge of one end's disc to
+// the other's (packet_way).
+bool clear_of_discs(const Layout& l, int from, int to) {
+  const std::vector<int> way{from, to};
+  const float room = l.rank_radius + packet_radius(l);
+  constexpr int kSamples = 32;
+  for (int k = 0; k <= kSamples; ++k) {
+    const Vec2 p = point_along(l, way, packet_way(l, way, static_cast<float>(k) / kSamples), true);
+    for (int r = 0; r < l.ranks; ++r)
+      if (r != from && r != to && distance(p, l.nodes[static_cast<std::size_t>(r)]) < room) return false;
+  }
+  return true;
+}
+
+// Trees: every edge that a straight line would draw over another rank's disc (the second
+// tree's edges along a row of leaves: 0-4 behind 2) bends round them, by the smallest bend,
+// in steps of half a disc, whose curve clears every disc on both directions' lanes; to either
+// side, outwards from the centre first. Each bend tried is set in link_bend, where leg()
+// reads it, so that the check measures the curves the views draw.
+void bend_tree_links(Layout& l) {
+  if (l.kind != LayoutKind::trees || l.ranks > 64) return;
+  const float step = 0.5f * l.rank_radius;
+  for (const std::pair<int, int>& link : l.links) {
+    const int lo = link.first, hi = link.second;
+    if (lo >= l.ranks || hi >= l.ranks) continue;
+    const auto clear = [&l, lo, hi] { return clear_of_discs(l, lo, hi) && clear_of_discs(l, hi, lo); };
+    if (clear()) continue;  // straight
+    const Vec2 a = l.nodes[static_cast<std::size_t>(lo)], b = l.nodes[static_cast<std::size_t>(hi)];
+    const Vec2 mid{(a.x + b.x) / 2, (a.y + b.y) / 2};
+    Vec2 out = left_of(a, b);
+    if (out.x * mid.x + out.y * mid.y < 0) out = {-out.x, -out.y};
+    bool found = false;
+    for (int k = 1; k <= 40 && !found; ++k) {
+      const float d = step * static_cast<float>(k);
+      for (const Vec2 v : {Vec2{out.x * d, out.y * d}, Vec2{-out.x * d, -out.y * d}}) {
+        l.link_bend[{lo, hi}] = v;
+        if ((found = clear())) break;
+      }
+    }
+    if (!found) l.link_bend.erase({lo, hi});  // no bend clears them: drawn straight, as before
+  }
 }
 
 }  // namespace
