@@ -60,6 +60,13 @@ State lesson_state(const App& app) {
   return s;
 }
 
+// The items, ", " between them; "none" for none.
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? "none" : out;
+}
+
 // The panels ImGui placed this frame ("scene buffers numbers(collapsed) ..."), those under
 // their minimum or outside the window ("none"), and the toolbar's and transport's rows cut
 // off at the right edge: what the layout tests hold (panel_plan.h).
@@ -69,22 +76,14 @@ State layout_state(const App& app) {
     std::string& list = r.collapsed ? collapsed : placed;
     list += fmt::format("{}{}{}", list.empty() ? "" : " ", to_string(r.id), r.side ? "_b" : "");
   }
-  std::string small;
-  for (const std::string& p : app.panels_too_small()) small += (small.empty() ? "" : ", ") + p;
   return {{"panels", placed.empty() ? "none" : placed},
           {"collapsed", collapsed.empty() ? "none" : collapsed},
-          {"panels_small", small.empty() ? "none" : small},
+          {"panels_small", joined(app.panels_too_small())},
           {"clipped", std::to_string(app.clipped_items())},
           {"presenting", app.presenting ? "1" : "0"},
           {"slide", app.lecture ? std::to_string(app.slide + 1) : "none"},
           {"slides", app.lecture ? std::to_string(app.lecture->slides.size()) : "0"},
           {"scale", number(app.toggles.ui_scale)}};
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out.empty() ? "none" : out;
 }
 
 // The stage's measures (panel_plan.h, drawn_shapes.h), from what this frame drew: the scene's
