@@ -409,7 +409,9 @@ TEST_CASE("program: exports parse, count what they should and are deterministic"
     CHECK(text == program_to_json(s, p));
     const nlohmann::json j = nlohmann::json::parse(text);
     CHECK(j["format"] == "collsim-lesson");
-    CHECK(j["version"] == 1);
+    CHECK(j["version"] == 2);
+    CHECK(j["lesson"]["text"] == "");  // built in code: nothing to rebuild it from
+    CHECK(j["lesson"]["ranks"] == 4);
     CHECK(j["title"] == s.title);
     CHECK(j["total_ranks"] == 5);
     CHECK(j["verified"] == true);

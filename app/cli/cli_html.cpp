@@ -100,30 +100,48 @@ html::LiveInput live_input(const std::string& input, const RunPlan& plan) {
   return live;
 }
 
-// A lesson of several phases: run, predicted and viewed exactly as the app loads it
-// (gui::load), every phase on the page; with the flags plan_run applied (--ranks, --seed,
-// the topology's; it refuses those that change one collective).
-int lesson_page(const std::string& input, const RunPlan& plan, const HtmlOptions& o, const std::string& module) {
+// A lesson of several phases, loaded exactly as the app loads it (gui::load): a lesson file
+// run and predicted with the flags plan_run applied (--ranks, --seed, the topology's; it
+// refuses those that change one collective), or a lesson trace read back. Every phase is
+// on the page.
+int lesson_page(const std::string& input, const gui::LoadRequest& request, const RunPlan* plan, const HtmlOptions& o,
+                const std::string& module) {
   gui::Progress progress;
-  gui::LoadRequest request;
-  request.run = plan.request;
-  request.topology = plan.topology;
-  request.lesson = std::make_shared<const Scenario>(*plan.scenario);
   gui::LoadResult loaded = gui::load(request, progress);
   if (!loaded.lesson) throw InputError(loaded.error);
   for (const std::shared_ptr<gui::ViewModel>& vm : loaded.lesson->views)
     if (vm) check_playable(vm->schedule(), input);
   std::string page = o.data_only ? html::lesson_page_data(*loaded.lesson, input) : html::make_lesson_page(*loaded.lesson, input);
-  if (o.live) page = html::add_live(page, live_input(input, plan), module);
+  if (o.live && plan) page = html::add_live(page, live_input(input, *plan), module);
   OutputFileSet files;
   files.stage(o.out, page);
   if (!o.trace.empty()) files.stage(o.trace, program_to_json(loaded.lesson->scenario, loaded.lesson->program));
   files.commit();
+  if (!loaded.note.empty()) fmt::print("note: {}\n", loaded.note);
   fmt::print("page{}: the lesson's {} phases ({}) ({:.1f} KiB) in {}\n", o.data_only ? " data" : "",
              loaded.lesson->phase_count(), loaded.lesson->scenario.title.empty() ? input : loaded.lesson->scenario.title,
              static_cast<double>(page.size()) / 1024, o.out);
   if (!o.data_only) fmt::print("  open {}\n", o.out);
   return 0;
+}
+
+int lesson_file_page(const std::string& input, const RunPlan& plan, const HtmlOptions& o, const std::string& module) {
+  gui::LoadRequest request;
+  request.run = plan.request;
+  request.topology = plan.topology;
+  request.lesson = std::make_shared<const Scenario>(*plan.scenario);
+  return lesson_page(input, request, &plan, o, module);
+}
+
+// A lesson trace: its lesson rebuilt and shown with the recorded times (load_lesson_trace).
+int lesson_trace_page(const std::string& input, const HtmlOptions& o) {
+  if (o.live)
+    throw InputError(fmt::format("--live: {} is a lesson trace, a record of one run; the live page runs the lesson "
+                                 "again: give the lesson's file with --live instead",
+                                 input));
+  gui::LoadRequest request;
+  request.file = input;
+  return lesson_page(input, request, nullptr, o, "");
 }
 
 }  // namespace
@@ -142,9 +160,10 @@ int command_html(const std::string& input, const RunRequest& from_flags, const f
     // The run's flags, the topology's and the seed included, are meaningless with a trace.
     if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
       throw InputError(fmt::format("{}: a trace records its own run and predictions; {} applies to scenarios only", input, flag));
+    if (is_lesson_trace(input)) return lesson_trace_page(input, o);
   } else {
     plan = plan_run(input, from_flags, "cpu", given, o.topology);
-    if (plan->lesson()) return lesson_page(input, *plan, o, module);
+    if (plan->lesson()) return lesson_file_page(input, *plan, o, module);
   }
   const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
   const gui::ViewModel vm(trace);

@@ -167,15 +167,6 @@ std::string format_rank_table(const ProgramResult& p) {
 }
 
 // "verified: 2 collectives", or the first wrong one.
-std::string result_line(const Scenario& s, const ProgramResult& p) {
-  if (!p.executed) return "not executed (--model-only)";
-  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
-  for (const std::size_t k : firsts)
-    if (const Verification& v = p.phases[k].run->verification; !v.ok)
-      return fmt::format("WRONG: phase {} ('{}'): {} of {} output elements differ; first: {}", k + 1, s.phases[k].name,
-                         v.mismatches, v.checked, v.first_mismatch);
-  return fmt::format("verified: every output of {} distinct collective{}", firsts.size(), firsts.size() == 1 ? "" : "s");
-}
 
 // The caption lines of a phase's header and its step table with each step's own caption.
 std::string explained_phase(const Scenario& s, const LessonFacts& f, std::size_t k, const Schedule& schedule) {
@@ -205,6 +196,16 @@ std::optional<LessonFacts> facts_at_other_ranks(const Scenario& s) {
 }
 
 }  // namespace
+
+std::string result_line(const Scenario& s, const ProgramResult& p) {
+  if (!p.executed) return "not executed (--model-only)";
+  const std::vector<std::size_t> firsts = first_phases_of_runs(p);
+  for (const std::size_t k : firsts)
+    if (const Verification& v = p.phases[k].run->verification; !v.ok)
+      return fmt::format("WRONG: phase {} ('{}'): {} of {} output elements differ; first: {}", k + 1, s.phases[k].name,
+                         v.mismatches, v.checked, v.first_mismatch);
+  return fmt::format("verified: every output of {} distinct collective{}", firsts.size(), firsts.size() == 1 ? "" : "s");
+}
 
 ProgramResult model_program(const Scenario& s) {
   return std::move(*run_pipeline({.scenario = &s, .program = true, .topology = s.topology, .model_only = true}).program);

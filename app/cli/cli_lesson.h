@@ -52,6 +52,9 @@ LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, cons
 void print_lesson_title(const Scenario& s, const std::string& path, const std::string& description);
 // The exports wanted in `outputs`, staged in `files` (the caller commits them).
 void stage_lesson_outputs(const Scenario& s, const ProgramResult& p, const TraceOutputs& outputs, OutputFileSet& files);
+// "verified: every output of 3 distinct collectives", "not executed (--model-only)", or
+// "WRONG: phase 2 ('push'): ...".
+std::string result_line(const Scenario& s, const ProgramResult& p);
 // The summary after the run (one line with --quiet); the exit status (1: a wrong result).
 int report_lesson(const Scenario& s, const LessonRun& lesson, const LessonRunFlags& flags);
 

@@ -124,8 +124,8 @@ int run_cli(int argc, char** argv) {
   cli::BenchFlags bench;
   CLI::App* bench_cmd = add_bench_command(app, bench);
   std::string convert_input;
-  CLI::App* convert_cmd = app.add_subcommand("convert", "read a JSON trace and write it again as JSON, Chrome trace or CSV");
-  convert_cmd->add_option("trace", convert_input, "a JSON trace written by `collsim run --trace`")->required();
+  CLI::App* convert_cmd = app.add_subcommand("convert", "read a JSON trace (a run's or a lesson's) and write it again as JSON, Chrome trace or CSV");
+  convert_cmd->add_option("trace", convert_input, "a JSON trace written by `collsim run --trace` (a run's, or a lesson's .lesson.json)")->required();
   cli::add_trace_flags(*convert_cmd, files.outputs);
   std::string storyboard_out;
   CLI::App* storyboard_cmd = app.add_subcommand(

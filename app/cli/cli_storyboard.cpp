@@ -12,6 +12,7 @@
 #include "app/views/view_model.h"
 #include "sim/exec/backend.h"
 #include "sim/lesson/captions.h"
+#include "sim/lesson/program.h"
 #include "sim/core/errors.h"
 #include "sim/pipeline/pipeline.h"
 
@@ -56,14 +57,9 @@ namespace {
 
 // A lesson: every distinct collective run on the CPU backend and verified, the program
 // predicted on the lesson's topology, and one view model per distinct collective.
-int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
-  PipelineHooks hooks;
-  hooks.built = [&](const Schedule& schedule) { storyboard::check_drawable(schedule, s.source); };
-  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
-  const PipelineResult run = run_pipeline(
-      {.scenario = &s, .program = true, .topology = s.topology, .record_history = true},  // the views' histories: checked once
-      hooks);
-  const ProgramResult& p = *run.program;
+// The frames of a lesson's program (run here, or read back from a lesson trace), written
+// once every phase is drawn.
+int draw_lesson_storyboard(const Scenario& s, const ProgramResult& p, const std::string& out_dir) {
   for (const PhaseRun& pr : p.phases)
     if (pr.run && !pr.run->verification.ok)
       throw std::runtime_error(fmt::format("phase {} ('{}') gave a wrong result: {}", pr.phase + 1,
@@ -100,12 +96,34 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
   return 0;
 }
 
+int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
+  PipelineHooks hooks;
+  hooks.built = [&](const Schedule& schedule) { storyboard::check_drawable(schedule, s.source); };
+  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
+  const PipelineResult run = run_pipeline(
+      {.scenario = &s, .program = true, .topology = s.topology, .record_history = true},  // the views' histories: checked once
+      hooks);
+  return draw_lesson_storyboard(s, *run.program, out_dir);
+}
+
+// A lesson trace: its lesson rebuilt from the text it carries, with the recorded times.
+int lesson_trace_storyboard(const std::string& input, const flags::FlagGiven& given, const std::string& out_dir) {
+  if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
+    throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+  const ImportedLesson lesson = load_lesson_trace(input, {.record_history = true});
+  for (const PhaseRun& pr : lesson.program.phases)
+    if (pr.run) storyboard::check_drawable(pr.run->schedule, input);
+  if (!lesson.note.empty()) fmt::print("note: {}\n", lesson.note);
+  return draw_lesson_storyboard(lesson.scenario, lesson.program, out_dir);
+}
+
 }  // namespace
 
 int command_storyboard(const std::string& input, const std::string& out_dir, const RunRequest& from_flags,
                        const flags::FlagGiven& given) {
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   // Everything is read, run and drawn before the folder is touched: bad input leaves nothing.
+  if (trace_input && is_lesson_trace(input)) return lesson_trace_storyboard(input, given, out_dir);
   std::optional<RunPlan> plan;
   if (!trace_input) {
     plan = plan_run(input, from_flags, "cpu", given);

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "app/views/export.h"
+#include "app/views/numbers.h"
 #include "app/desktop/headless.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
@@ -181,6 +182,8 @@ State state_of(const App& app) {
              {"predicted_on", vm.trace().predicted ? vm.trace().predicted->topology : "none"},
              {"predicted_us", vm.trace().predicted ? number(vm.trace().predicted->time_ns / 1000) : "none"},
              {"sent_total", number(sent)},
+             {"numbers_line", stage_numbers_line(vm.trace())},
+             {"note", app.doc.note.empty() ? "none" : app.doc.note},
              {"title", app.doc.title}};
   s.insert(s.begin() + 1, more.begin(), more.end());
   if (!app.doc.compare) {

@@ -212,29 +212,4 @@ void lesson_toggle_play(const Lesson& l, std::size_t& phase, Playback& p) {
   p.playing = true;
 }
 
-Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology) {
-  // The editor holds a whole run: for a single collective, every field of it (the schedule
-  // file stays the scenario's, as the algorithm "custom" keeps it); for several phases, the
-  // ranks and the seed. The topology is the edited one as a whole, assigned below.
-  using F = RequestField;
-  const GivenFields given = s.single_collective()
-                                ? GivenFields{F::collective, F::algorithm, F::ranks,   F::count,     F::dtype,
-                                              F::op,         F::root,      F::in_place, F::slices,   F::servers,
-                                              F::colocated,  F::ranks_per_node, F::seed}
-                                : GivenFields{F::ranks, F::seed};
-  const bool single = s.single_collective();
-  Scenario base = s;
-  base.questions.clear();  // answered afterwards, each on its own (Lesson::answers)
-  Scenario out = apply_scenario_overrides(base, edited, s.topology, given);
-  out.topology = topology;
-  out.questions = s.questions;
-  if (single && (edited.spec.collective != s.request.spec.collective || edited.algorithm != s.request.algorithm)) {
-    Phase& phase = out.phases[0];  // written for the file's collective and algorithm
-    phase.caption.clear();
-    phase.step_caption.clear();
-    phase.step_captions.clear();
-  }
-  return out;
-}
-
 }  // namespace collsim::gui

@@ -101,11 +101,4 @@ void lesson_tick(const Lesson& l, std::size_t& phase, Playback& p, double second
 // starts again from the first phase, as a single run starts again from its start.
 void lesson_toggle_play(const Lesson& l, std::size_t& phase, Playback& p);
 
-// The lesson again with the editor's changes and topology: a single collective takes the
-// whole edited run (its captions only while the collective and algorithm stay the file's:
-// they describe those); a lesson of several phases takes the ranks (every phase, and
-// [training] generates its phases again) and the seed. The questions never stop a re-run:
-// one the new run cannot answer says why (Lesson::answers).
-Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology);
-
 }  // namespace collsim::gui

@@ -105,10 +105,8 @@ void run_into(const LoadRequest& load, const RunRequest& request, const Topology
   }
 }
 
-// A scenario: every phase as one program (lesson.h), predicted before the execution so
-// that a bad topology is reported at once, then the views and the answers; and the
-// comparison's run (one collective only).
-void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& p) {
+// A comparison of a lesson of several phases names a collective phase.
+void check_comparable(const LoadRequest& load, const Scenario& s) {
   if (!load.compare.empty() && !s.single_collective()) {
     if (load.phase >= s.phases.size())
       throw InputError(fmt::format("{}: compare with {}: there is no phase {} (phases 1..{})", s.source, load.compare,
@@ -117,6 +115,49 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
       throw InputError(fmt::format("{}: compare with {}: phase {} ({}) is a compute phase: pick a collective phase",
                                    s.source, load.compare, load.phase + 1, s.phases[load.phase].name));
   }
+}
+
+// A lesson's program, run or read back, turned into its views and answers (build_lesson);
+// and the comparison's run of the chosen phase's collective.
+void show_lesson(const LoadRequest& load, std::shared_ptr<Lesson> lesson, LoadResult& out, Progress& p) {
+  build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
+    p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
+          n == 1 ? std::string("building the view") : fmt::format("building the view of phase {} of {}", k + 1, n));
+  });
+  const Scenario& sc = lesson->scenario;
+  out.topology = sc.topology;
+  out.title = sc.title;
+  out.description = lesson->description;
+  out.model = lesson->views.front();
+  // What the editor starts from: the first collective phase's run (a single collective's own).
+  out.request = sc.request;
+  for (const PhaseRun& pr : lesson->program.phases)
+    if (pr.run) {
+      out.request = pr.run->request;
+      break;
+    }
+  // A lesson of several phases compares the chosen phase's collective.
+  RunRequest compared = out.request;
+  if (!sc.single_collective()) {
+    out.compared_phase = load.phase;
+    for (const PhaseRun& pr : lesson->program.phases)
+      if (pr.phase == static_cast<int>(load.phase) && pr.run) compared = pr.run->request;
+  }
+  out.lesson = std::move(lesson);
+  if (load.compare.empty()) return;
+  p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
+  try {
+    out.compare = run_on_cpu(with_algorithm(compared, load.compare), out.topology, out.title, out.description, p);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
+  }
+}
+
+// A scenario: every phase as one program (lesson.h), predicted before the execution so
+// that a bad topology is reported at once, then the views and the answers; and the
+// comparison's run (one collective only).
+void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& p) {
+  check_comparable(load, s);
   if (s.backend == "cuda") out.note = "the scenario asks for the cuda backend; the app runs on the CPU backend";
   if (!load.compare.empty()) p.scope(0.0f, 0.5f, fmt::format("{}: ", s.request.algorithm));
   auto lesson = std::make_shared<Lesson>();
@@ -157,37 +198,21 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   };
   lesson->program = std::move(*run_cancellably(program, hooks).program);
   lesson->scenario = std::move(s);
-  build_lesson(*lesson, [&p](std::size_t k, std::size_t n) {
-    p.set(0.7f + 0.25f * static_cast<float>(k) / static_cast<float>(n),
-          n == 1 ? std::string("building the view") : fmt::format("building the view of phase {} of {}", k + 1, n));
-  });
-  const Scenario& sc = lesson->scenario;
-  out.topology = sc.topology;
-  out.title = sc.title;
-  out.description = lesson->description;
-  out.model = lesson->views.front();
-  // What the editor starts from: the first collective phase's run (a single collective's own).
-  out.request = sc.request;
-  for (const PhaseRun& pr : lesson->program.phases)
-    if (pr.run) {
-      out.request = pr.run->request;
-      break;
-    }
-  // A lesson of several phases compares the chosen phase's collective.
-  RunRequest compared = out.request;
-  if (!sc.single_collective()) {
-    out.compared_phase = load.phase;
-    for (const PhaseRun& pr : lesson->program.phases)
-      if (pr.phase == static_cast<int>(load.phase) && pr.run) compared = pr.run->request;
-  }
-  out.lesson = std::move(lesson);
-  if (load.compare.empty()) return;
-  p.scope(0.5f, 1.0f, fmt::format("{}: ", load.compare));
-  try {
-    out.compare = run_on_cpu(with_algorithm(compared, load.compare), out.topology, out.title, out.description, p);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("compare with {}: {}", load.compare, e.what()));
-  }
+  show_lesson(load, std::move(lesson), out, p);
+}
+
+// A lesson trace (sim/lesson/program.h): the lesson rebuilt from the text it carries and
+// checked against the file, shown with the file's measured times; nothing runs.
+void load_lesson_trace_file(const LoadRequest& load, LoadResult& out, Progress& p) {
+  if (!load.compare.empty()) p.scope(0.0f, 0.5f, "trace: ");
+  p.set(0.05f, fmt::format("reading {} and rebuilding its lesson", load.file.string()));
+  ImportedLesson imported = load_lesson_trace(load.file, {.record_history = true});
+  check_comparable(load, imported.scenario);
+  auto lesson = std::make_shared<Lesson>();
+  lesson->program = std::move(imported.program);
+  lesson->scenario = std::move(imported.scenario);
+  out.note = imported.note;
+  show_lesson(load, std::move(lesson), out, p);
 }
 
 // A JSON trace, replayed as it was recorded; the comparison's run goes on the topology
@@ -225,6 +250,10 @@ void load_into(const LoadRequest& request, LoadResult& out, Progress& p) {
   if (request.run) {
     out.source = "edited run";
     run_into(request, *request.run, request.topology, request.title, request.description, out, p);
+  } else if (is_trace_file(request.file) && is_lesson_trace(request.file)) {
+    out.source = request.file.string();
+    load_lesson_trace_file(request, out, p);
+    return;
   } else if (is_trace_file(request.file)) {
     load_trace(request, out, p);
   } else if (is_msccl_path(request.file)) {

@@ -75,7 +75,9 @@ std::string stage_predicted_words(const Trace& t, bool short_form) {
 std::string stage_measured_words(const Trace& t, bool short_form) {
   if (t.model_only || t.summary.time_ns <= 0) return "";
   const std::string& device = t.device.empty() ? t.backend : t.device;
-  std::string words = fmt::format("this computer simulated it in {}", format_duration_ns(static_cast<double>(t.summary.time_ns)));
+  // A file's run was measured where it was written: say so, not "this computer".
+  std::string words = fmt::format("{} {}", t.recorded ? "the recorded run took" : "this computer simulated it in",
+                                  format_duration_ns(static_cast<double>(t.summary.time_ns)));
   if (!short_form && !device.empty()) words += fmt::format(" ({})", device);
   return words;
 }

@@ -55,7 +55,8 @@ std::vector<NumbersLine> headline_numbers(const Trace& t);
 // `short_form`: without the protocol and the device.
 std::string stage_numbers_line(const Trace& t, bool short_form = false);
 // Its two halves: "predicted 20.4 us on switch, nvlink4" (empty without a prediction) and
-// "this computer simulated it in 22.7 ms" (empty without a measured time); the page shows
+// "this computer simulated it in 22.7 ms", or for a run read from a file "the recorded run
+// took 22.7 ms" (Trace::recorded) (empty without a measured time); the page shows
 // them joined, and its tests leave the measured half out when comparing runs.
 std::string stage_predicted_words(const Trace& t, bool short_form = false);
 std::string stage_measured_words(const Trace& t, bool short_form = false);

@@ -574,6 +574,7 @@ void execute_program(ProgramResult& p, Backend& backend, const ProgramProgress& 
 void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& config) {
   if (p.phases.size() != s.phases.size())
     throw std::logic_error("predict_program: the program was prepared from another scenario");
+  p.topology_config = config;
   p.topology = make_topology(config, program_workers(p), p.total_ranks);
   // Each collective alone, from time 0, on the program's topology (for a lesson of one
   // collective, exactly run_model's): the single-run summaries read run->model. Under

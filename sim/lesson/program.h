@@ -3,6 +3,8 @@
 // lesson.h's header comment states the rules of the timing.
 #pragma once
 #include <cstdint>
+#include <filesystem>
+#include <string_view>
 #include <functional>
 #include <memory>
 #include <string>
@@ -48,6 +50,7 @@ struct ProgramResult {
   std::vector<PhaseRun> phases;  // one per Scenario::phases, same order
   bool executed = false;         // execute_program ran (false: model only)
   bool predicted = false;        // predict_program ran
+  TopologyConfig topology_config;  // the configuration predict_program was given
   Topology topology;             // what predict_program predicted on (a collective phase: under
                                  // its run's protocol, run->model->topology; auto differs per run)
   double total_ns = 0;           // the last phase end on any rank
@@ -123,9 +126,33 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, cons
 std::string program_to_chrome(const Scenario& s, const ProgramResult& p);
 // One row per transfer with its phase, and one row per compute slice (RFC 4180).
 std::string program_to_csv(const Scenario& s, const ProgramResult& p);
-// The lesson trace, "collsim-lesson" version 1 (docs/trace-format.md): title, phases with
-// per-rank predicted begin/end, and each collective phase's transfers with predicted and
-// measured times.
+// The lesson trace, "collsim-lesson" version 2 (docs/trace-format.md): title, the lesson's
+// own text with the ranks, seed and topology it ran with, phases with per-rank predicted
+// begin/end, and each collective phase's transfers with predicted and measured times.
+inline constexpr std::string_view kLessonTraceFormat = "collsim-lesson";
+inline constexpr int kLessonTraceVersion = 2;
 std::string program_to_json(const Scenario& s, const ProgramResult& p);
+
+// --- reading a lesson trace back (lesson_trace.cpp) ------------------------------------
+// A lesson trace opened again: the lesson rebuilt from the text it carries, at the ranks,
+// seed and topology it ran with, prepared (model only: nothing allocated or run) and
+// predicted here, checked against every request and transfer the file recorded, then
+// given the file's measured times, backends, devices and verifications. Exporting it again
+// gives the file's bytes (the round trip the tests hold).
+struct ImportedLesson {
+  Scenario scenario;
+  ProgramResult program;
+  // Empty, or what the reader should know: "the predictions are this collsim's: the file's
+  // (written by collsim 0.0.9) differ at phase 3, transfer 12 (1000 ns here, 1200 ns there)".
+  std::string note;
+};
+// Every error is an InputError naming the file and the key ("x.lesson.json: key
+// 'phases[2].transfers[5].src': ..."), or the line of the lesson text it carries.
+// `options` as prepare_program's (the views ask for the histories).
+ImportedLesson parse_lesson_trace(std::string_view text, const std::string& source_name, const PrepareOptions& options = {});
+ImportedLesson load_lesson_trace(const std::filesystem::path& path, const PrepareOptions& options = {});
+// Whether a file is a lesson trace: JSON whose "format" is "collsim-lesson". False for
+// anything unreadable or unparsable (the reader it goes to then says what is wrong).
+bool is_lesson_trace(const std::filesystem::path& path);
 
 }  // namespace collsim

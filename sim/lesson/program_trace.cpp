@@ -1,5 +1,5 @@
 // Lesson exports (program.h): the Chrome trace, the CSV and the lesson trace
-// ("collsim-lesson" version 1), all documented in docs/trace-format.md.
+// ("collsim-lesson" version 2), all documented in docs/trace-format.md.
 //
 // Numbering: ranks, chunks and transfers count from 0 as in the single-run trace; phases
 // and steps count from 1, as lesson files, captions and questions do. Predicted times are
@@ -174,8 +174,6 @@ void csv_compute(const ProgramResult& p, const Phase& phase, const PhaseRun& pr,
 // The lesson trace (JSON)
 // ---------------------------------------------------------------------------------------
 
-constexpr std::string_view kLessonFormatName = "collsim-lesson";
-constexpr int kLessonFormatVersion = 1;
 
 ojson verification_json(const Verification& v) {
   return {{"ok", v.ok}, {"checked", v.checked}, {"mismatches", v.mismatches}, {"first_mismatch", v.first_mismatch},
@@ -378,11 +376,17 @@ std::string program_to_json(const Scenario& s, const ProgramResult& p) {
   const std::vector<const RunResult*> runs = collectives(p);
   std::string out;
   ObjectWriter w(out, 0);
-  w.add("format", kLessonFormatName);
-  w.add("version", kLessonFormatVersion);
+  w.add("format", kLessonTraceFormat);
+  w.add("version", kLessonTraceVersion);
   w.add("collsim_version", COLLSIM_VERSION);
   w.add("title", s.title);
   w.add("description", s.description);
+  // What rebuilds the lesson (lesson_trace.cpp): its file's text, and what the run gave it.
+  w.add("lesson", {{"source", s.source},
+                   {"ranks", s.ranks},
+                   {"seed", s.request.seed},
+                   {"topology", p.predicted ? json_layout::topology_config_json(p.topology_config) : ojson()},
+                   {"text", s.text}});
   w.add("total_ranks", p.total_ranks);
   w.add("executed", p.executed);
   w.add("verified", p.verified());

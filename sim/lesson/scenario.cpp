@@ -213,6 +213,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   const toml::table doc = toml_fields::parse_toml(text, source_name);
   Scenario s;
   s.source = source_name;
+  s.text = std::string(text);
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {

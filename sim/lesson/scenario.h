@@ -25,6 +25,7 @@ inline constexpr int kOldestScenarioFormat = 1;
 
 struct Scenario {
   std::string source;       // the file it came from, as given
+  std::string text;         // the file's text, as parsed (a lesson trace carries it: program.h)
   std::string title;        // empty when the file has none
   std::string description;  // for the student: what to look for, and why (a template: captions.h)
   // The lesson's text is true only at its own rank count: `--ranks` with another is refused
@@ -99,6 +100,14 @@ TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const T
 // its flag (field_flag), that says to edit the file instead.
 Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_user, const TopologyConfig& topology_from_user,
                                   const GivenFields& given);
+
+// The scenario again with a whole run's changes and topology (the app's run editor, and a
+// lesson trace's import, which carries the run its lesson was given): a single collective takes the
+// whole edited run (its captions only while the collective and algorithm stay the file's:
+// they describe those); a lesson of several phases takes the ranks (every phase, and
+// [training] generates its phases again) and the seed. The questions never stop a re-run:
+// one the new run cannot answer says why (Lesson::answers).
+Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology);
 
 // Parses scenario text. Every error is an InputError that starts with
 // "SOURCE:LINE:COLUMN:" and names the key ("key 'collective.ranks'"): malformed TOML,

@@ -42,6 +42,7 @@ struct RunResult {
   std::vector<std::vector<std::byte>> inputs_before;  // in place only: every rank's input before the run
   std::optional<ModelRun> model;  // the timing model's prediction (predict_run), when one was asked for
   bool model_only = false;        // prepare_model_run: nothing was allocated or executed
+  bool recorded = false;          // its execution was read from a file (a lesson trace), not run here
   bool check_skipped = false;     // model_only above kMaxRanks: the symbolic check was not run
   // What every buffer cell held when, recorded by the run's one check when asked for
   // (PrepareOptions::record_history): views read it instead of checking again.

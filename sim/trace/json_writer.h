@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/model/topology.h"
 #include "sim/run/run.h"
 
 namespace collsim::json_layout {
@@ -18,6 +19,9 @@ using ojson = nlohmann::ordered_json;
 // The `request` object of collsim's traces (docs/trace-format.md), written by the
 // single-run trace (trace_json.cpp, which defines it) and the lesson trace alike.
 ojson request_json(const RunRequest& r);
+// A topology configuration in the words of a scenario's [topology] (its keys): the kind and
+// what the configuration sets. Written by both traces (trace_json.cpp defines it).
+ojson topology_config_json(const TopologyConfig& c);
 
 // One scalar (or any value) in compact JSON; invalid UTF-8 is replaced, never thrown on.
 std::string dump_scalar(const ojson& j);

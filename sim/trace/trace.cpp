@@ -49,6 +49,7 @@ Trace make_trace(const RunResult& run, std::string scenario_title, std::string s
   t.request = run.request;
   t.backend = run.backend;
   t.model_only = run.model_only;
+  t.recorded = run.recorded;
   t.device = run.device;
   t.execution = run.execution;  // the facts; the times are below
   t.schedule = run.schedule;

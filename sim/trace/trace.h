@@ -81,6 +81,9 @@ struct Trace {
   // nothing was verified). From the run (RunResult::model_only), or, read from a file, from
   // its backend "none" with nothing checked: the one rule, here, that every view reads.
   bool model_only = false;
+  // Its measured times were read from a file (a trace, or a lesson trace's run): they were
+  // measured wherever that file was written, not by this process (RunResult::recorded).
+  bool recorded = false;
   std::string device;                 // "host CPU (2 worker threads)"
   Schedule schedule;                  // its spec and algorithm equal the request's
   std::vector<TransferRecord> records;  // one per schedule transfer, same order

@@ -20,6 +20,7 @@
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
+#include "sim/trace/json_reader.h"
 #include "sim/trace/json_writer.h"
 #include "sim/trace/trace.h"
 
@@ -30,6 +31,11 @@ using json_layout::ObjectWriter;
 using json_layout::ojson;
 using json_layout::request_json;
 using json = nlohmann::json;
+using json_reading::Field;
+using json_reading::read_array;
+using json_reading::read_request;
+using json_reading::read_topology_config;
+using json_reading::read_verification;
 
 constexpr std::string_view kFormatName = "collsim-trace";
 
@@ -81,7 +87,9 @@ ojson record_json(std::size_t index, const TransferRecord& r) {
 // The configuration in the words of a scenario's [topology] (its keys, docs/scenario-format.md):
 // the kind, and only what the configuration sets, so that an unset figure stays "the
 // preset's" when read back. A figure is finite (make_topology checked it before the prediction).
-ojson topology_config_json(const TopologyConfig& c) {
+}  // namespace
+
+ojson json_layout::topology_config_json(const TopologyConfig& c) {
   ojson j = {{"kind", to_string(c.kind)}};
   auto add_figure = [&j](const char* key, const std::optional<double>& v) {
     if (v) j[key] = *v;
@@ -117,12 +125,14 @@ ojson topology_config_json(const TopologyConfig& c) {
   return j;
 }
 
+namespace {
+
 ojson predicted_json(const PredictedSummary& p) {
   ojson links = ojson::array();
   for (const PredictedSummary::LinkUse& l : p.busiest_links)
     links.push_back({{"link", l.link}, {"utilisation", finite_or_string(l.utilisation)}});
   ojson j = {{"topology", p.topology}};
-  if (p.topology_config) j["topology_config"] = topology_config_json(*p.topology_config);
+  if (p.topology_config) j["topology_config"] = json_layout::topology_config_json(*p.topology_config);
   j["time_ns"] = finite_or_string(p.time_ns);
   j["algbw_gbps"] = bandwidth_json(p.algbw_gbps);
   j["busbw_gbps"] = bandwidth_json(p.busbw_gbps);
@@ -194,145 +204,9 @@ std::string trace_to_json(const Trace& t) {
 // ----------------------------------------------------------------------------------------
 namespace {
 
-// A JSON value with its path ("schedule.transfers[3].src") and file, so that every error
-// names both: "trace.json: key 'schedule.transfers[3].src': expected an integer, got string".
-class Field {
- public:
-  Field(const json& j, std::string path, const std::string& file) : j_(j), path_(std::move(path)), file_(file) {}
-
-  [[noreturn]] void fail(std::string_view problem) const {
-    throw InputError(fmt::format("{}: key '{}': {}", file_, path_, problem));
-  }
-
-  bool has(std::string_view key) const { return j_.is_object() && j_.contains(key); }
-  Field operator[](std::string_view key) const {
-    expect(j_.is_object(), "an object");
-    const auto it = j_.find(key);
-    const std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-    if (it == j_.end()) throw InputError(fmt::format("{}: key '{}' is missing", file_, path));
-    return Field(*it, path, file_);
-  }
-  std::size_t size() const {
-    expect(j_.is_array(), "an array");
-    return j_.size();
-  }
-  Field at(std::size_t i) const { return Field(j_[i], fmt::format("{}[{}]", path_, i), file_); }
-  bool is_null() const { return j_.is_null(); }
-  bool is_string() const { return j_.is_string(); }
-  // "trace.json: key 'predicted.topology_config.overrides[0]'": an origin for make_topology's messages.
-  std::string where() const { return fmt::format("{}: key '{}'", file_, path_); }
-
-  // Rejects keys this version does not define: a typo or a newer writer, either way the
-  // round trip would silently lose them.
-  void only_keys(std::initializer_list<std::string_view> allowed) const {
-    expect(j_.is_object(), "an object");
-    for (const auto& item : j_.items())
-      if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
-        throw InputError(fmt::format("{}: key '{}{}{}': unknown key (trace format version {})", file_, path_,
-                                     path_.empty() ? "" : ".", item.key(), kTraceFormatVersion));
-  }
-
-  std::string str() const {
-    expect(j_.is_string(), "a string");
-    return j_.get<std::string>();
-  }
-  bool boolean() const {
-    expect(j_.is_boolean(), "true or false");
-    return j_.get<bool>();
-  }
-  std::int64_t integer(std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
-                       std::int64_t hi = std::numeric_limits<std::int64_t>::max()) const {
-    expect(j_.is_number_integer(), "an integer");
-    if (j_.is_number_unsigned() && j_.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) out_of_range(lo, hi);
-    const std::int64_t v = j_.get<std::int64_t>();
-    if (v < lo || v > hi) out_of_range(lo, hi);
-    return v;
-  }
-  int int32(int lo, int hi) const { return static_cast<int>(integer(lo, hi)); }
-  std::uint64_t unsigned_integer() const {
-    expect(j_.is_number_integer(), "a non-negative integer");
-    if (!j_.is_number_unsigned()) fail(fmt::format("must not be negative, got {}", j_.dump()));
-    return j_.get<std::uint64_t>();
-  }
-  // A number, or one of the strings the exporter writes for non-finite doubles.
-  double number() const {
-    if (j_.is_string()) {
-      const std::string s = j_.get<std::string>();
-      if (s == "inf") return std::numeric_limits<double>::infinity();
-      if (s == "-inf") return -std::numeric_limits<double>::infinity();
-      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    }
-    expect(j_.is_number(), "a number");
-    return j_.get<double>();
-  }
-  std::optional<double> number_or_na() const {
-    if (j_.is_string() && j_.get<std::string>() == "n/a") return std::nullopt;
-    return number();
-  }
-
-  // Parses an enum by the names to_string gives its values.
-  template <class E, std::size_t N>
-  E name_of(const E (&values)[N], std::string_view what) const {
-    const std::string s = str();
-    for (E v : values)
-      if (to_string(v) == s) return v;
-    std::string names;
-    for (E v : values) names.append(names.empty() ? "" : ", ").append(to_string(v));
-    fail(fmt::format("unknown {} '{}' (expected one of {})", what, s, names));
-  }
-
- private:
-  void expect(bool ok, std::string_view what) const {
-    if (ok) return;
-    std::string got = j_.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (got.size() > 40) got = got.substr(0, 37) + "...";
-    fail(fmt::format("expected {}, got {} {}", what, j_.type_name(), got));
-  }
-  [[noreturn]] void out_of_range(std::int64_t lo, std::int64_t hi) const {
-    fail(fmt::format("{} is out of range [{}, {}]", j_.dump(), lo, hi));
-  }
-
-  const json& j_;
-  std::string path_;
-  const std::string& file_;
-};
-
 constexpr Action kActions[] = {Action::copy, Action::reduce, Action::reduce_copy};
 constexpr LocalOpKind kLocalOpKinds[] = {LocalOpKind::copy, LocalOpKind::fill_identity, LocalOpKind::divide,
                                          LocalOpKind::signal};
-
-RunRequest read_request(const Field& f) {
-  f.only_keys({"collective", "algorithm", "ranks", "count", "dtype", "op", "root", "in_place", "slices", "servers",
-               "colocated", "ranks_per_node", "seed", "inputs", "schedule_file"});
-  RunRequest r;
-  r.spec.collective = f["collective"].name_of(kAllCollectives, "collective");
-  r.algorithm = f["algorithm"].str();
-  if (r.algorithm.empty()) f["algorithm"].fail("must not be empty");
-  r.spec.ranks = f["ranks"].int32(1, kMaxRanks);
-  r.spec.count = f["count"].unsigned_integer();
-  r.spec.dtype = f["dtype"].name_of(kAllDataTypes, "data type");
-  r.spec.op = f["op"].name_of(kAllReduceOps, "reduce op");
-  r.spec.root = f["root"].int32(0, r.spec.ranks - 1);
-  // Keep element indices far from overflow, as build_schedule does for --count.
-  if (static_cast<double>(r.spec.count) * r.spec.ranks * static_cast<double>(dtype_size(r.spec.dtype)) > 0x1p50)
-    f["count"].fail(fmt::format("{} is absurd for {} ranks", r.spec.count, r.spec.ranks));
-  r.spec.in_place = f["in_place"].boolean();
-  if (r.spec.in_place && !collective_supports_in_place(r.spec.collective))
-    f["in_place"].fail(fmt::format("{} has no in-place form", to_string(r.spec.collective)));
-  r.options.slices = f["slices"].int32(0, 1024);
-  r.options.servers = f["servers"].int32(1, kMaxRanks);
-  r.options.colocated = f["colocated"].boolean();
-  r.options.ranks_per_node = f["ranks_per_node"].int32(0, kMaxRanks);
-  r.seed = f["seed"].unsigned_integer();
-  if (f.has("inputs")) {
-    const Field inputs = f["inputs"];
-    for (std::size_t i = 0; i < inputs.size(); ++i) r.input_values.push_back(inputs.at(i).number());
-    const std::string problem = given_inputs_problem(r.spec.dtype, r.input_values);
-    if (r.input_values.empty() || !problem.empty()) inputs.fail(r.input_values.empty() ? "must not be empty" : problem);
-  }
-  if (f.has("schedule_file")) r.options.schedule_file = f["schedule_file"].str();
-  return r;
-}
 
 int read_rank(const Field& f, const Schedule& s) { return f.int32(0, s.total_ranks - 1); }
 
@@ -376,13 +250,6 @@ Transfer read_transfer(const Field& f, const Schedule& s) {
   return t;
 }
 
-template <class T, class Read>
-std::vector<T> read_array(const Field& f, Read&& read) {
-  std::vector<T> v;
-  v.reserve(f.size());
-  for (std::size_t i = 0; i < f.size(); ++i) v.push_back(read(f.at(i)));
-  return v;
-}
 
 // The schedule must be one the engine could have run: regions inside buffers, contributions
 // right. The checker proves it, exactly as before a run, once; `history`, when given, gets
@@ -447,83 +314,9 @@ std::vector<TransferRecord> read_records(const Field& f, std::size_t transfers) 
   return v;
 }
 
-Verification read_verification(const Field& f) {
-  f.only_keys({"ok", "checked", "mismatches", "max_error", "first_mismatch", "rule"});
-  return {f["ok"].boolean(), f["checked"].unsigned_integer(), f["mismatches"].unsigned_integer(),
-          f["max_error"].number(), f["first_mismatch"].str(), f["rule"].str()};
-}
-
 TraceSummary read_summary(const Field& f) {
   f.only_keys({"time_ns", "algbw_gbps", "busbw_gbps"});
   return {f["time_ns"].integer(), f["algbw_gbps"].number_or_na(), f["busbw_gbps"].number_or_na()};
-}
-
-// A figure of the configuration, as a scenario's [topology] takes it: finite, and > 0 (a
-// bandwidth, a rate, a slow-down) or >= 0 (a latency, a late start).
-double figure(const Field& f, bool positive) {
-  const double v = f.number();
-  if (!std::isfinite(v) || v < 0 || (positive && v == 0))
-    f.fail(fmt::format("must be {}, got {}", positive ? "> 0" : ">= 0", v));
-  return v;
-}
-
-std::optional<double> optional_figure(const Field& f, std::string_view key, bool positive) {
-  if (!f.has(key)) return std::nullopt;
-  return figure(f[key], positive);
-}
-
-std::string preset_name(const Field& f) {
-  std::string name = f.str();
-  if (!find_link_preset(name)) f.fail(fmt::format("unknown link preset '{}' (use {})", name, link_preset_names()));
-  return name;
-}
-
-// Overrides and stragglers are checked against the ranks when a re-run resolves the
-// topology (make_topology), which names them by their key here.
-LinkOverride read_link_override(const Field& f) {
-  f.only_keys({"link", "bandwidth", "latency"});
-  LinkOverride o{f["link"].str(), optional_figure(f, "bandwidth", true), optional_figure(f, "latency", false),
-                 f.where()};
-  if (o.link.empty()) f["link"].fail("must not be empty");
-  if (!o.bandwidth_gbps && !o.latency_us) f.fail("gives no `bandwidth` or `latency`");
-  return o;
-}
-
-Straggler read_straggler(const Field& f) {
-  f.only_keys({"rank", "late", "slow"});
-  Straggler s{f["rank"].int32(0, kMaxModelRanks - 1), 0, 1, f.where()};
-  if (f.has("late")) s.late_us = figure(f["late"], false);
-  if (f.has("slow")) s.slow = figure(f["slow"], true);
-  return s;
-}
-
-// The keys of a scenario's [topology] (scenario.cpp's read_topology), with the same checks
-// on each value. Keys a kind does not use are kept, not refused: they were in the
-// configuration the prediction was made on, and make_topology ignored them there too.
-TopologyConfig read_topology_config(const Field& f) {
-  f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "arrange"});
-  TopologyConfig c;
-  c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
-  if (f.has("protocol")) c.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
-  if (f.has("arrange")) c.arrange = f["arrange"].name_of(kAllArrangements, "arrangement");
-  if (f.has("link")) c.link = preset_name(f["link"]);
-  c.bandwidth_gbps = optional_figure(f, "bandwidth", true);
-  c.latency_us = optional_figure(f, "latency", false);
-  if (f.has("uplink")) c.uplink = preset_name(f["uplink"]);
-  c.uplink_bandwidth_gbps = optional_figure(f, "uplink_bandwidth", true);
-  c.uplink_latency_us = optional_figure(f, "uplink_latency", false);
-  if (f.has("group_size")) c.group_size = f["group_size"].int32(1, kMaxModelRanks);
-  if (f.has("nic")) {
-    const std::string nic = f["nic"].str();
-    if (nic != "node" && nic != "gpu") f["nic"].fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));
-    c.nic_per_gpu = nic == "gpu";
-  }
-  c.reduce_rate_gbps = optional_figure(f, "reduce_rate", true);
-  c.copy_rate_gbps = optional_figure(f, "copy_rate", true);
-  if (f.has("overrides")) c.overrides = read_array<LinkOverride>(f["overrides"], read_link_override);
-  if (f.has("stragglers")) c.stragglers = read_array<Straggler>(f["stragglers"], read_straggler);
-  return c;
 }
 
 PredictedSummary read_predicted(const Field& f) {
@@ -556,10 +349,10 @@ PredictedSummary read_predicted(const Field& f) {
 // that message rather than a complaint about some key deep inside.
 void check_identity(const Field& root, const std::string& source_name) {
   if (root.has("format") && root["format"].is_string() && root["format"].str() == "collsim-lesson")
-    throw InputError(fmt::format("{}: a lesson trace (\"collsim-lesson\", written by `collsim run LESSON --trace`): it "
-                                 "records a whole lesson to read, not to replay; open or run the lesson's scenario "
-                                 "file instead (single-run traces, \"{}\", are the ones collsim reads back)",
-                                 source_name, kFormatName));
+    throw InputError(fmt::format("{}: a lesson trace (\"collsim-lesson\", written by `collsim run LESSON --trace`): "
+                                 "it holds a whole lesson, not one run; open it as a lesson (collsim-gui FILE, "
+                                 "`collsim html FILE`, `collsim storyboard FILE`, `collsim convert FILE`)",
+                                 source_name));
   if (!root.has("format") || !root["format"].is_string() || root["format"].str() != kFormatName)
     throw InputError(fmt::format("{}: not a collsim trace (the top-level key 'format' is not \"{}\")", source_name,
                                  kFormatName));
@@ -591,6 +384,7 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
                   "verification", "summary", "predicted", "processes", "causality"});
   Trace t;
   t.collsim_version = root["collsim_version"].str();
+  t.recorded = true;
   if (const Field sc = root["scenario"]; !sc.is_null()) {
     sc.only_keys({"title", "description"});
     t.scenario_title = sc["title"].str();
@@ -616,34 +410,10 @@ Trace read_trace(const Field& root, const std::string& source_name, bool record_
   return t;
 }
 
-// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
-// column 2: " prefix: we print our own file:line:column.
-std::string parse_problem(const json::parse_error& e) {
-  std::string_view what = e.what();
-  const auto column = what.find("column ");
-  const auto colon = column == std::string_view::npos ? what.find(": ") : what.find(": ", column);
-  return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
-}
-
 }  // namespace
 
 Trace parse_trace_json(std::string_view text, const std::string& source_name, bool record_history) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte counts bytes read, so the offending byte is the one before it.
-    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    throw InputError(fmt::format("{}:{}: not valid JSON (a truncated or damaged trace?): {}", source_name,
-                                 line_column(text, offset), parse_problem(e)));  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
-    std::string_view what = e.what();
-    const auto bracket = what.find("] ");
-    throw InputError(fmt::format("{}: not a collsim trace: {}", source_name,
-                                 bracket == std::string_view::npos ? what : what.substr(bracket + 2)));
-  }
-  if (!doc.is_object())
-    throw InputError(fmt::format("{}: not a collsim trace (the top level is a JSON {}, not an object)", source_name,
-                                 doc.type_name()));
+  const json doc = json_reading::parse_document(text, source_name, "a collsim trace");
   return read_trace(Field(doc, "", source_name), source_name, record_history);
 }
 

@@ -823,6 +823,50 @@ expect_bad_input(convert-missing NO_DUMP ARGS convert "${_traces}/missing.json"
   STDERR "${_dir_regex}/missing\\.json: cannot read")
 expect_path_absent("${_traces}/x.csv")
 
+# Lesson traces (collsim-lesson) open again: the lesson rebuilt from the text the file
+# carries, at the ranks, seed and topology it ran with, checked against every request and
+# transfer, with the file's measured times. Written again, the same bytes; and the page, the
+# storyboard and the other formats are made from it.
+set(_lesson17 "${SOURCE_DIR}/scenarios/lessons/17_parameter_server_training.toml")
+run_case(lesson-trace-written ARGS run "${_lesson17}" --ranks 6 --seed 9 --topology ring --quiet
+  --trace "${_traces}/l.lesson.json" --chrome "${_traces}/l.chrome.json")
+expect_exit(0)
+file(MAKE_DIRECTORY "${_traces}/lesson-again")
+run_case(lesson-trace-convert ARGS convert "${_traces}/l.lesson.json"
+  --trace "${_traces}/lesson-again/l.lesson.json" --chrome "${_traces}/lesson-again/l.chrome.json"
+  --csv "${_traces}/lesson-again/l.csv")
+expect_exit(0)
+expect_output_matches("l\\.lesson\\.json: lesson 'Training with parameter servers \\(synchronous\\)' of [0-9]+ phases on 8 ranks, verified")
+expect_same_content("${_traces}/l.lesson.json" "${_traces}/lesson-again/l.lesson.json")
+expect_same_content("${_traces}/l.chrome.json" "${_traces}/lesson-again/l.chrome.json")
+run_case(lesson-trace-html ARGS html "${_traces}/l.lesson.json" --out "${_traces}/lesson-again/l.html"
+  --trace "${_traces}/lesson-again/l.html.lesson.json")
+expect_exit(0)
+expect_output_matches("page: the lesson's [0-9]+ phases \\(Training with parameter servers")
+expect_same_content("${_traces}/l.lesson.json" "${_traces}/lesson-again/l.html.lesson.json")
+run_case(lesson-trace-storyboard ARGS storyboard "${_traces}/l.lesson.json" --out "${_traces}/lesson-again/board")
+expect_exit(0)
+expect_output_matches("storyboard: [0-9]+ frames of the lesson's [0-9]+ phases")
+# Bad lesson traces: exit 2 naming the file and the key; nothing written.
+file(READ "${_traces}/l.lesson.json" _lesson_json)
+string(REPLACE "\"version\": 2," "\"version\": 1," _v1 "${_lesson_json}")
+file(WRITE "${_traces}/lesson-v1.json" "${_v1}")
+string(REPLACE "\"src\": 0, \"dst\": 6" "\"src\": 1, \"dst\": 6" _moved "${_lesson_json}")
+file(WRITE "${_traces}/lesson-moved.json" "${_moved}")
+string(REPLACE "[training]" "[training" _broken "${_lesson_json}")
+file(WRITE "${_traces}/lesson-broken-text.json" "${_broken}")
+expect_bad_input(lesson-trace-v1 NO_DUMP ARGS convert "${_traces}/lesson-v1.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/lesson-v1\\.json: key 'version': a version 1 lesson trace does not carry its lesson's text")
+expect_bad_input(lesson-trace-moved NO_DUMP ARGS convert "${_traces}/lesson-moved.json" --csv "${_traces}/x.csv"
+  STDERR "${_dir_regex}/lesson-moved\\.json: key 'phases\\[[0-9]+\\]\\.transfers\\[[0-9]+\\]\\.src': the lesson it carries rebuilds 0, but the file records 1")
+expect_bad_input(lesson-trace-broken-text NO_DUMP ARGS html "${_traces}/lesson-broken-text.json" --out "${_traces}/x.html"
+  STDERR "${_dir_regex}/lesson-broken-text\\.json: key 'lesson\\.text': .*17_parameter_server_training\\.toml:[0-9]+:[0-9]+")
+expect_bad_input(lesson-trace-storyboard-ranks NO_DUMP ARGS storyboard "${_traces}/l.lesson.json" --ranks 4
+  --out "${_traces}/x-board" STDERR "a trace records its own run; --ranks applies to scenarios only")
+expect_path_absent("${_traces}/x.csv")
+expect_path_absent("${_traces}/x.html")
+expect_path_absent("${_traces}/x-board")
+
 # --- 9. bench (tiny: this checks the table, not the speed) -------------------------------------------
 run_case(bench-tiny ARGS bench --backend cpu --ranks 3 -b 1K -e 2K --algorithms ring,direct --iters 1 --warmup 0)
 expect_exit(0)

@@ -370,6 +370,27 @@ elseif(CASE STREQUAL "same_trace")
     message(STATUS "${out}")
     expect_exit(0 "${name}: the CLI's, the app's and the page's traces are the same bytes (measured times aside)")
   endforeach()
+  # The CLI's lesson trace opened by the app: the lesson rebuilt from the text the file
+  # carries (at the --ranks it ran with), shown with the file's measured times, and exported
+  # again the same bytes, measured times included (sim/lesson/program.h, load_lesson_trace).
+  execute_process(COMMAND "${CLI}" run "${lesson}" --ranks 6 --backend cpu --trace "${WORK_DIR}/six.lesson.json"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  expect_exit(0 "lesson at --ranks 6: collsim run --trace")
+  file(WRITE "${WORK_DIR}/reopen.txt" "expect phases == 2\nexpect ranks == 6\nexpect note == none\n"
+                                      "expect numbers_line contains \"the recorded run took\"\n"
+                                      "export lesson-json ${WORK_DIR}/reopen\n")
+  gui(ARGS "${WORK_DIR}/six.lesson.json" --script "${WORK_DIR}/reopen.txt")
+  expect_exit(0 "the app opens the lesson trace: 2 phases on 6 ranks, the recorded run's time")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK_DIR}/six.lesson.json" "${WORK_DIR}/reopen.lesson.json"
+                  RESULT_VARIABLE same)
+  if(same EQUAL 0)
+    check(TRUE "the app's export of the opened lesson trace is the file's bytes, measured times included")
+  else()
+    check(FALSE "the app's export of the opened lesson trace is the file's bytes, measured times included")
+  endif()
+  gui(ARGS "${WORK_DIR}/six.lesson.json" --phase 2 --step 1.5 --screenshot "${WORK_DIR}/six.png")
+  expect_exit(0 "the opened lesson trace's screenshot")
+  png("the opened lesson trace is drawn" nonblank "${WORK_DIR}/six.png")
 elseif(CASE STREQUAL "run_flags")
   # `collsim run`'s run flags (app/flags/): over a scenario only those given replace its
   # values, as `collsim run FILE` applies them; without a file, the flags' run; a trace takes none.
