@@ -339,3 +339,28 @@ TEST_CASE("page: blocks that travel together are one packet, with the view model
   CHECK(round2 == 8);
 }
 
+
+TEST_CASE("page: arranged by both, the page carries the switches and the wires the view model placed") {
+  RunRequest r;
+  r.spec.collective = Collective::all_reduce;
+  r.spec.ranks = 8;
+  r.spec.count = 64;
+  r.algorithm = "ring";
+  LoadRequest q;
+  q.run = r;
+  q.topology.kind = TopologyKind::pcie_tree;
+  q.topology.arrange = Arrangement::both;
+  Progress p;
+  const LoadResult loaded = load(q, p);
+  REQUIRE_MESSAGE(loaded.model, loaded.error);
+  const Layout& l = loaded.model->layout();
+  const json d = json::parse(html::page_data(*loaded.model, html::PageText{}));
+  const json& layout = d["views"][0]["layout"];
+  REQUIRE(layout["wires"].size() == l.wires.size());
+  CHECK(l.wires.size() == 10);
+  for (std::size_t i = 0; i < l.wires.size(); ++i) CHECK(layout["wires"][i] == json::array({l.wires[i].first, l.wires[i].second}));
+  CHECK(layout["hub_labels"] == json(l.hub_labels));
+  CHECK(layout["nodes"].size() == l.nodes.size());
+  CHECK(layout["arrangement"] == "the algorithm's pattern (ring) on the pcie_tree topology's wires");
+  CHECK(d["palette"].contains("wire"));
+}

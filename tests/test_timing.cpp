@@ -332,6 +332,9 @@ arrange = "topology"
   CHECK(c.stragglers[0].slow == 2.0);
   CHECK(c.arrange == Arrangement::topology);
   CHECK(parse_scenario("format = 1\n", "t.toml").topology.arrange == Arrangement::algorithm);  // the default
+  CHECK(parse_scenario("format = 1\n[topology]\narrange = \"both\"\n", "t.toml").topology.arrange == Arrangement::both);
+  CHECK(parse_arrangement("both") == Arrangement::both);
+  CHECK(to_string(Arrangement::both) == "both");
 
   TopologyConfig flags;
   flags.kind = TopologyKind::switch_fabric;
@@ -366,7 +369,7 @@ TEST_CASE("a bad [topology] key is refused with its file position") {
         std::string::npos);
   CHECK(error("speed = 3").find("key 'topology.speed': unknown key") != std::string::npos);
   CHECK(error("arrange = \"nodes\"") == "t.toml:3:11: key 'topology.arrange': unknown arrangement 'nodes' (use "
-                                          "algorithm topology)");
+                                          "algorithm topology both)");
 }
 
 namespace {

@@ -222,7 +222,7 @@ void App::poll() {
 void App::show_phase(std::size_t k) {
   std::shared_ptr<ViewModel> next = doc.lesson->views.at(k);
   // The arrangement chosen in the View menu goes on to the next phase.
-  if (next && doc.model && next != doc.model) next->arrange_by_topology(doc.model->arranged_by_topology());
+  if (next && doc.model && next != doc.model) next->arrange(doc.model->arranged());
   doc.phase = k;
   doc.model = std::move(next);
 }
@@ -281,8 +281,8 @@ void App::draw(double dt) {
   if (loading() && !ImGui::GetIO().WantTextInput && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false))
     cancel_load();
   if (doc.model && requested_arrangement) {
-    doc.model->arrange_by_topology(*requested_arrangement);
-    if (doc.compare) doc.compare->arrange_by_topology(*requested_arrangement);
+    doc.model->arrange(*requested_arrangement);
+    if (doc.compare) doc.compare->arrange(*requested_arrangement);
   }
   requested_arrangement.reset();
   if (plays_through()) {
@@ -404,7 +404,7 @@ void App::PlaceSlide() {
   if (!place_playhead(*this, where, problem)) error = fmt::format("{}: {}", s.where, problem);
   if (!s.compare.empty() && !s.compares_algorithm()) set_compare(s.compare);
   // The slide's arrangement, else its file's own (a slide before may have chosen another).
-  if (doc.model) requested_arrangement = s.arrange ? *s.arrange == Arrangement::topology : doc.model->file_arranges_by_topology();
+  if (doc.model) requested_arrangement = s.arrange ? *s.arrange : doc.model->file_arrangement();
   refresh_frame();
 }
 

@@ -299,7 +299,7 @@ class App {
   BackgroundLoader loader;
   std::function<void()> toggle_fullscreen;  // set by main (GLFW)
   float requested_scale = 0;                // > 0: main rebuilds the fonts between frames
-  std::optional<bool> requested_arrangement;  // by topology (true) or by algorithm, at the next frame
+  std::optional<Arrangement> requested_arrangement;  // the scene's arrangement from the next frame on
   std::function<void(App&)> on_first_load;    // runs once, after the first successful load (main: --step)
   std::string requested_screenshot;           // main writes the next frame to this PNG
   std::string status;                         // a line of news ("wrote out.json"), until dismissed

@@ -135,6 +135,15 @@ void draw_links(ImDrawList* d, const App& app, const Pane& run, const Canvas& cv
   d->Flags = flags;
 }
 
+// Arranged by both: the topology's wires under the pattern, thin and dotted, with no traffic
+// of their own (the pattern's links carry the packets and the heat).
+void draw_wires(ImDrawList* d, const Pane& run, const Canvas& cv) {
+  const Layout& l = run.model.layout();
+  for (const auto& [a, b] : l.wires)
+    dashed_line(d, cv.at(l.nodes[static_cast<std::size_t>(a)]), cv.at(l.nodes[static_cast<std::size_t>(b)]),
+                colors::wire, 1.2f);
+}
+
 Box box_around(ImVec2 c, float half_w, float half_h) { return {c.x - half_w, c.y - half_h, 2 * half_w, 2 * half_h}; }
 
 // A hub (a switch, the network) as a box wide enough for its name, the name in it.
@@ -513,6 +522,7 @@ void ScenePanel::Draw(App& app, const Pane& run) {
   if (app.toggles.legend)  // its words as one label: nothing may cover them
     app.shapes.push_back({ShapeKind::label, "legend", {p0.x + 6, p0.y + size.y - legend_h, legend_w, legend_h - 4}, scene, run.side});
   draw_boxes(d, app, run, cv);
+  draw_wires(d, run, cv);
   draw_links(d, app, run, cv, rank_px);
   draw_hubs(d, app, run, cv, rank_px);
   draw_recent_arrows(d, run, cv, rank_px);

@@ -149,7 +149,8 @@ State state_of(const App& app) {
   double sent = 0;
   for (double b : app.now.sent) sent += b;
   const auto [done, not_yet] = complete_cells(vm, app.playback);
-  State more{{"arranged", vm.arranged_by_topology() ? "topology" : "algorithm"},
+  State more{{"arranged", std::string(to_string(vm.arranged()))},
+             {"wires", std::to_string(vm.layout().wires.size())},
              {"step", std::to_string(app.now.steps_done)},
              {"steps", std::to_string(vm.step_count())},
              {"t", number(app.playback.t)},

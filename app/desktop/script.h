@@ -55,7 +55,7 @@
 // and packet_min (px, the smallest; none), outputs_missing (output rows not shown whole and
 // 16 px high in the buffers panel: "rank 5, rank 6"; none), overlaps (labels over a label,
 // disc, hub or packet; none), cut (texts not inside their box or the window; none); with a run open:
-// arranged (the scene's arrangement: algorithm or topology) step steps t clock caption (the caption line's text, without its "t = " on a time
+// arranged (the scene's arrangement: algorithm, topology or both) wires (the topology's wires drawn under the pattern, arranged by both) step steps t clock caption (the caption line's text, without its "t = " on a time
 // clock; for `expect` and `print`, as other long texts) in_flight highlighted
 // complete_cells incomplete_cells cells ranks total_ranks algorithm collective count dtype op root in_place topology link bandwidth
 // latency uplink uplink_bandwidth group_size overrides (how many the run had) stragglers

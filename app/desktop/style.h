@@ -33,6 +33,7 @@ inline constexpr ImU32 error = IM_COL32(220, 70, 70, 255);
 inline constexpr ImU32 server = IM_COL32(200, 200, 210, 255);
 inline constexpr ImU32 folded = IM_COL32(120, 124, 135, 255);
 inline constexpr ImU32 second_tree = IM_COL32(164, 168, 180, 255);  // a second tree's edges (dashed)
+inline constexpr ImU32 wire = IM_COL32(104, 110, 126, 255);  // the topology's wires under a pattern (dotted)
 }  // namespace colors
 
 struct Fonts {

@@ -111,8 +111,17 @@ void view_menu(App& app) {
   ImGui::Separator();
   const ViewModel& vm = *app.doc.model;
   if (!vm.has_topology()) ImGui::BeginDisabled();
-  bool by_topology = vm.arranged_by_topology();
-  if (ImGui::Checkbox("arrange by the topology (else by the algorithm)", &by_topology)) app.requested_arrangement = by_topology;
+  // The scene's arrangement (layout.h): the algorithm's shape, the topology's wires, or both.
+  int arranged = static_cast<int>(vm.arranged());
+  ImGui::TextUnformatted("arrange by:");
+  ImGui::SameLine();
+  bool chosen = ImGui::RadioButton("algorithm", &arranged, static_cast<int>(Arrangement::algorithm));
+  ImGui::SameLine();
+  chosen |= ImGui::RadioButton("topology", &arranged, static_cast<int>(Arrangement::topology));
+  ImGui::SameLine();
+  chosen |= ImGui::RadioButton("both", &arranged, static_cast<int>(Arrangement::both));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the algorithm's shape with the topology's switches and wires inside it");
+  if (chosen) app.requested_arrangement = static_cast<Arrangement>(arranged);
   if (!vm.has_topology()) ImGui::EndDisabled();
   ImGui::Checkbox("link heat (traffic so far)", &v.link_heat);
   ImGui::Checkbox("bytes next to each rank", &v.rank_bytes);

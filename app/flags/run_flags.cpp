@@ -158,7 +158,8 @@ void add_model_flags(CLI::App& cmd, ModelFlags& f, const std::string& group) {
       ->capture_default_str();
   cmd.add_option("--arrange", f.arrange,
                  "how the app, page and storyboard place the ranks: algorithm (the algorithm's own shape: a ring as "
-                 "a circle in its order, trees by depth) or topology (the links and switches it runs on)")
+                 "a circle in its order, trees by depth), topology (the links and switches it runs on) or both (the "
+                 "algorithm's shape with the topology's switches and wires drawn inside it: a ring around its switch)")
       ->capture_default_str();
   cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
   cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");

@@ -129,7 +129,7 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
     throw InputError(fmt::format("--protocol: unknown protocol '{}' (use {})", f.protocol, protocol_names()));
   c.protocol = *protocol;
   const auto arrange = parse_arrangement(f.arrange);
-  if (!arrange) throw InputError(fmt::format("--arrange: unknown arrangement '{}' (use algorithm or topology)", f.arrange));
+  if (!arrange) throw InputError(fmt::format("--arrange: unknown arrangement '{}' (use {})", f.arrange, arrangement_names()));
   c.arrange = *arrange;
   for (const std::string& text : f.link_overrides) c.overrides.push_back(link_override(text));
   c.stragglers = stragglers(f);

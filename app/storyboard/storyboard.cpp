@@ -103,6 +103,13 @@ std::string polyline(const std::vector<Vec2>& pts) {
 
 void draw_links(std::string& o, const gui::Layout& l, const Canvas& cv) {
   o += "<g class=\"links\">\n";
+  for (const auto& [a, b] : l.wires) {  // arranged by both: the topology's wires, dotted, under the pattern
+    const Vec2 p = cv.at(l.nodes[static_cast<std::size_t>(a)]), q = cv.at(l.nodes[static_cast<std::size_t>(b)]);
+    fmt::format_to(std::back_inserter(o),
+                   "<line class=\"wire\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.2\" "
+                   "stroke-dasharray=\"4 5\"/>\n",
+                   num(p.x), num(p.y), num(q.x), num(q.y), color(pal::wire));
+  }
   for (std::size_t i = 0; i < l.links.size(); ++i) {
     const auto [a, b] = l.links[i];
     const bool second_tree = i < l.link_tree.size() && l.link_tree[i] > 0;  // dashed: both trees read at once

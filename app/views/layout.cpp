@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <numbers>
 #include <stdexcept>
 
@@ -299,7 +300,7 @@ LayoutChoice layout_for_algorithm(AlgorithmLayout a) {
     case LayoutShape::all_pairs:
     case LayoutShape::shifts: kind = LayoutKind::circle; break;
   }
-  return {kind, std::move(a), std::nullopt, fmt::format("the algorithm's pattern ({})", to_string(kind))};
+  return {kind, std::move(a), std::nullopt, std::nullopt, fmt::format("the algorithm's pattern ({})", to_string(kind))};
 }
 
 LayoutChoice layout_for_algorithm(const Schedule& s, const AlgorithmOptions& options) {
@@ -311,7 +312,13 @@ LayoutChoice layout_for_topology(Topology t) {
                                           LayoutKind::two_level,   LayoutKind::two_level, LayoutKind::star};
   const LayoutKind kind = kKinds[static_cast<std::size_t>(t.kind)];
   std::string why = fmt::format("the {} topology the timing model predicted on", to_string(t.kind));
-  return {kind, {}, std::move(t), std::move(why)};
+  return {kind, {}, std::move(t), std::nullopt, std::move(why)};
+}
+
+void with_wires(LayoutChoice& pattern, Topology t) {
+  pattern.description = fmt::format("the algorithm's pattern ({}) on the {} topology's wires", to_string(pattern.kind),
+                                     to_string(t.kind));
+  pattern.wires = std::move(t);
 }
 
 std::optional<LayoutChoice> layout_for_topology(const Trace& t) {
@@ -325,6 +332,131 @@ std::optional<LayoutChoice> layout_for_topology(const Trace& t) {
 
 namespace {
 void bend_tree_links(Layout& l);  // below, beside the curves it checks
+
+float distance(Vec2 a, Vec2 b) { return std::hypot(b.x - a.x, b.y - a.y); }
+
+// A switch of the wires is a box as wide as its name ("PCIe switch"): at a projector's
+// 1280x800 and --scale 1.5, about 0.6 by 0.25 of the unit square.
+constexpr float kWireHubHalfW = 0.34f, kWireHubHalfH = 0.15f;
+
+// Whether a switch's box at p stays inside the drawing and off every rank's disc.
+bool off_discs(const Layout& l, Vec2 p) {
+  if (std::abs(p.x) > 0.95f || std::abs(p.y) > 0.95f) return false;
+  for (int r = 0; r < l.ranks; ++r) {
+    const Vec2 q = l.nodes[static_cast<std::size_t>(r)];
+    if (std::abs(p.x - q.x) < kWireHubHalfW + 1.3f * l.rank_radius && std::abs(p.y - q.y) < kWireHubHalfH + 1.3f * l.rank_radius)
+      return false;
+  }
+  return true;
+}
+
+// The switches in a column at the pattern's centre (inside a ring, a circle, between the
+// trees' levels), top to bottom in the order of `heights` (where each one's ranks are, so
+// that wires cross little); the top of a tree of switches in the middle. Empty when the
+// column would touch a disc: then each goes the nearest clear place to its ranks (below).
+std::vector<Vec2> hub_column(const Layout& l, const std::vector<float>& heights) {
+  constexpr float gap = 2 * kWireHubHalfH + 0.04f;
+  std::vector<std::size_t> order(heights.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return heights[a] < heights[b]; });
+  std::vector<Vec2> spots(heights.size());
+  const float top = -0.5f * gap * static_cast<float>(heights.size() - 1);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    spots[order[k]] = {0, top + gap * static_cast<float>(k)};
+    if (!off_discs(l, spots[order[k]])) return {};
+  }
+  return spots;
+}
+
+// The nearest place to `middle` that keeps the box off every disc and switch placed so far.
+Vec2 clear_spot(const Layout& l, Vec2 middle) {
+  const auto clear = [&](Vec2 p) {
+    if (!off_discs(l, p)) return false;
+    for (int n = l.ranks; n < static_cast<int>(l.nodes.size()); ++n) {
+      const Vec2 q = l.nodes[static_cast<std::size_t>(n)];
+      if (std::abs(p.x - q.x) < 2 * kWireHubHalfW && std::abs(p.y - q.y) < 2 * kWireHubHalfH) return false;
+    }
+    return true;
+  };
+  const float step = 0.5f * l.rank_radius;
+  for (int k = 0; k <= 24; ++k)
+    for (int a = 0; a < (k == 0 ? 1 : 16); ++a) {
+      const Vec2 p = on_circle(static_cast<float>(k) * step, 2 * kPi * static_cast<float>(a) / 16, middle);
+      if (clear(p)) return p;
+    }
+  return middle;
+}
+
+Vec2 middle_of(const Layout& l, const std::vector<int>& nodes) {
+  Vec2 sum;
+  for (const int n : nodes) sum.x += l.nodes[static_cast<std::size_t>(n)].x, sum.y += l.nodes[static_cast<std::size_t>(n)].y;
+  const auto count = static_cast<float>(std::max<std::size_t>(nodes.size(), 1));
+  return {sum.x / count, sum.y / count};
+}
+
+// Arranged by both: the topology's switches where they connect (each fabric switch amid its
+// ranks, the top amid the switches or ranks it joins) and its links as wires.
+void add_wires(Layout& l, const Topology& t) {
+  if (l.hub_count() > 0) return;  // the pattern draws its hubs, and its wiring with them
+  std::map<int, std::vector<int>> fabric_ranks;  // fabric switch group -> its ranks
+  std::vector<int> top_members;                  // ranks and fabric groups (as -1 - g) joined to the top
+  bool has_top = false;
+  for (std::uint32_t k = 0; k < t.link_count(); ++k) {
+    const LinkEnds e = link_ends(t, k);
+    for (const auto& [a, b] : {std::pair{e.from, e.to}, std::pair{e.to, e.from}}) {
+      if (a.kind == LinkEnd::Kind::rank && b.kind == LinkEnd::Kind::fabric) fabric_ranks[b.index].push_back(a.index);
+      if (b.kind == LinkEnd::Kind::top) {
+        has_top = true;
+        if (a.kind == LinkEnd::Kind::rank) top_members.push_back(a.index);
+        if (a.kind == LinkEnd::Kind::fabric) top_members.push_back(-1 - a.index);
+      }
+    }
+  }
+  // Each fabric switch amid its ranks, the top amid what it joins: in a column at the centre
+  // where that fits, else each at the clear place nearest its own middle.
+  std::vector<Vec2> middles;
+  for (auto& [group, ranks] : fabric_ranks) {
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    middles.push_back(middle_of(l, ranks));
+  }
+  std::vector<float> heights;
+  for (const Vec2 m : middles) heights.push_back(m.y);
+  if (has_top) {  // the top in the middle of the column
+    std::vector<float> sorted = heights;
+    std::sort(sorted.begin(), sorted.end());
+    heights.push_back(sorted.empty() ? 0.0f : sorted[sorted.size() / 2] - 1e-3f);
+  }
+  const std::vector<Vec2> column = hub_column(l, heights);
+  const auto spot = [&](std::size_t k, Vec2 middle) { return column.empty() ? clear_spot(l, middle) : column[k]; };
+  const std::string fabric_name = t.kind == TopologyKind::pcie_tree ? "PCIe switch" : "switch";
+  std::map<int, int> fabric_node;
+  std::size_t k = 0;
+  for (const auto& [group, ranks] : fabric_ranks) {
+    fabric_node[group] = add_hub(l, spot(k, middles[k]), fabric_name);
+    ++k;
+  }
+  int top = -1;
+  if (has_top) {
+    std::vector<int> joined;
+    for (const int m : top_members) joined.push_back(m >= 0 ? m : fabric_node.at(-1 - m));
+    top = add_hub(l, spot(k, middle_of(l, joined)), t.kind == TopologyKind::pcie_tree ? "PCIe root" : "network");
+  }
+  const auto node = [&](const LinkEnd& e) {
+    switch (e.kind) {
+      case LinkEnd::Kind::rank: return e.index;
+      case LinkEnd::Kind::fabric: return fabric_node.at(e.index);
+      case LinkEnd::Kind::top: return top;
+    }
+    return -1;
+  };
+  for (std::uint32_t k = 0; k < t.link_count(); ++k) {
+    const LinkEnds e = link_ends(t, k);
+    const int a = node(e.from), b = node(e.to);
+    const std::pair wire{std::min(a, b), std::max(a, b)};
+    if (std::find(l.wires.begin(), l.wires.end(), wire) == l.wires.end()) l.wires.push_back(wire);
+  }
+}
 }  // namespace
 
 Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
@@ -343,6 +475,7 @@ Layout make_layout(const Schedule& s, const LayoutChoice& choice) {
   } else {
     place_pattern(l, kind, choice.algorithm);
     bend_tree_links(l);
+    if (choice.wires) add_wires(l, *choice.wires);
   }
   // Extra ranks (beyond the spec's) are servers.
   for (int r = s.spec.ranks; r < l.ranks; ++r) l.is_server[static_cast<std::size_t>(r)] = true;
@@ -392,7 +525,6 @@ struct Leg {
   float length = 0;
 };
 
-float distance(Vec2 a, Vec2 b) { return std::hypot(b.x - a.x, b.y - a.y); }
 
 // Where the curve between hypercube partners more than one cell apart (or a fold's
 // partners, which differ in more than one bit) bends: its control

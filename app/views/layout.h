@@ -36,6 +36,8 @@ struct LayoutChoice {
   LayoutKind kind = LayoutKind::circle;
   AlgorithmLayout algorithm;        // the pattern's structure (order, trees, hubs, group size)
   std::optional<Topology> topology;  // arranged by the topology: its links and routes
+  // Arranged by both: the pattern, with this topology's switches and wires drawn inside it.
+  std::optional<Topology> wires;
   std::string description;          // "the ring topology the timing model predicted on", "the algorithm's pattern"
 };
 // The algorithm's own pattern, as sim lays it out: algorithm_layout(spec, algorithm, options).
@@ -45,6 +47,8 @@ LayoutChoice layout_for_algorithm(AlgorithmLayout a);
 // (PredictedSummary::topology_config); nullopt without one.
 std::optional<LayoutChoice> layout_for_topology(const Trace& t);
 LayoutChoice layout_for_topology(Topology t);
+// The pattern `pattern` with the topology's switches and wires drawn inside it (Arrangement::both).
+void with_wires(LayoutChoice& pattern, Topology t);
 
 // A box drawn around the ranks of one node (two-level).
 struct NodeBox {
@@ -82,6 +86,11 @@ struct Layout {
   std::vector<std::uint32_t> drawn_link;
   std::vector<int> fabric_hub;
   int top_hub = -1;
+  // Arranged by both: the topology's physical links (node pairs, a < b, its switches among
+  // the hubs) drawn under the pattern as the wires its transfers really take; they carry no
+  // packets and no traffic (the pattern's links do). Empty otherwise, and where the pattern
+  // has hubs of its own (a server's star, a hierarchy's network), which already draw them.
+  std::vector<std::pair<int, int>> wires;
 
   int hub_count() const { return static_cast<int>(nodes.size()) - ranks; }
 };

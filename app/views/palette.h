@@ -79,6 +79,9 @@ inline constexpr Rgb server{200, 200, 210};
 inline constexpr Rgb hub{58, 64, 78};  // the scene's switch boxes
 // A second tree's edges (the double binary tree): dashed, in a light neutral, not a hue (hues are ranks).
 inline constexpr Rgb second_tree{164, 168, 180};
+// The topology's wires under an algorithm's pattern (arranged by both): dotted, between the
+// grid and the dim text, so that they read as the floor the pattern stands on.
+inline constexpr Rgb wire{104, 110, 126};
 
 // "#e69f00", for SVG and CSS.
 inline std::string hex(Rgb c) {

@@ -209,8 +209,8 @@ void ViewModel::build() {
   // The algorithm's shape unless the run's file or flags chose the wires ([topology] arrange,
   // --arrange): a ring drawn as the PCIe switch it runs under shows every rank talking to the
   // switch, not the ring.
-  by_topology_ = file_arranges_by_topology();
-  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(s, trace_.request.options);
+  arranged_ = file_arrangement();
+  choice_ = layout_choice(arranged_);
   layout_ = make_layout(s, choice_);
   build_paths();
   sum_link_bytes();
@@ -236,16 +236,23 @@ void ViewModel::build() {
   }
 }
 
-bool ViewModel::file_arranges_by_topology() const {
-  return topology_ && trace_.predicted && trace_.predicted->topology_config &&
-         trace_.predicted->topology_config->arrange == Arrangement::topology;
+Arrangement ViewModel::file_arrangement() const {
+  if (!topology_ || !trace_.predicted || !trace_.predicted->topology_config) return Arrangement::algorithm;
+  return trace_.predicted->topology_config->arrange;
 }
 
-void ViewModel::arrange_by_topology(bool by_topology) {
-  by_topology = by_topology && topology_.has_value();
-  if (by_topology == by_topology_) return;
-  by_topology_ = by_topology;
-  choice_ = by_topology_ ? *topology_ : layout_for_algorithm(trace_.schedule, trace_.request.options);
+LayoutChoice ViewModel::layout_choice(Arrangement a) const {
+  if (a == Arrangement::topology) return *topology_;
+  LayoutChoice pattern = layout_for_algorithm(trace_.schedule, trace_.request.options);
+  if (a == Arrangement::both) with_wires(pattern, *topology_->topology);
+  return pattern;
+}
+
+void ViewModel::arrange(Arrangement a) {
+  if (!topology_) a = Arrangement::algorithm;
+  if (a == arranged_) return;
+  arranged_ = a;
+  choice_ = layout_choice(a);
   layout_ = make_layout(trace_.schedule, choice_);
   path_first_.assign(1, 0);
   link_first_.assign(1, 0);

@@ -139,15 +139,19 @@ class ViewModel {
   int step_count() const { return trace_.schedule.step_count(); }
   std::size_t transfer_count() const { return trace_.schedule.transfers.size(); }
 
-  // The arrangement: by the algorithm's pattern, or by the topology (when the trace has one).
+  // The arrangement: by the algorithm's pattern, by the topology, or both (the pattern with
+  // the topology's switches and wires inside it), the last two when the trace has a topology.
   bool has_topology() const { return topology_.has_value(); }
-  bool arranged_by_topology() const { return by_topology_; }
-  // What the run's file or flags chose ([topology] arrange = "topology", --arrange), which the
-  // view starts with; false without a topology to arrange by.
-  bool file_arranges_by_topology() const;
+  Arrangement arranged() const { return arranged_; }
+  bool arranged_by_topology() const { return arranged_ == Arrangement::topology; }
+  // What the run's file or flags chose ([topology] arrange, --arrange), which the view
+  // starts with; the algorithm's pattern without a topology to arrange by.
+  Arrangement file_arrangement() const;
+  bool file_arranges_by_topology() const { return file_arrangement() == Arrangement::topology; }
   const LayoutChoice& arrangement() const { return choice_; }
   // Re-lays out the scene (positions, routes, link traffic); cheap next to building the model.
-  void arrange_by_topology(bool by_topology);
+  void arrange(Arrangement a);
+  void arrange_by_topology(bool by_topology) { arrange(by_topology ? Arrangement::topology : Arrangement::algorithm); }
 
   // What transfer i's packet says on clock c: its group's label when it travels with others
   // (ClockIndex::together), else its own chunk (packet_label).
@@ -192,6 +196,7 @@ class ViewModel {
   // The rest of frame_state once f.steps_done and f.in_flight are set: what is queued, the caption.
   void queued_and_caption(ClockKind c, double t, FrameState& f) const;
   void build();
+  LayoutChoice layout_choice(Arrangement a) const;  // a's layout choice (topology_ set unless algorithm)
   void build_paths();
   void sum_link_bytes();
   void place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const;
@@ -202,7 +207,7 @@ class ViewModel {
   Trace trace_;
   std::optional<LayoutChoice> topology_;
   LayoutChoice choice_;
-  bool by_topology_ = false;
+  Arrangement arranged_ = Arrangement::algorithm;
   Layout layout_;
   std::shared_ptr<const BufferHistory> history_;  // shared with the trace's run: never copied
   std::shared_ptr<const ValueHistory> values_;

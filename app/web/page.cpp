@@ -140,6 +140,8 @@ json layout_json(const gui::ViewModel& vm) {
   for (const gui::NodeBox& b : l.boxes) boxes.push_back({{"x0", coord(b.min.x)}, {"y0", coord(b.min.y)}, {"x1", coord(b.max.x)}, {"y1", coord(b.max.y)}, {"label", b.label}});
   json servers = json::array();
   for (bool s : l.is_server) servers.push_back(s);
+  json wires = json::array();  // arranged by both: the topology's wires under the pattern
+  for (const auto& [a, b] : l.wires) wires.push_back({a, b});
   return {{"kind", std::string(to_string(l.kind))},
           {"ranks", l.ranks},
           {"nodes", std::move(nodes)},
@@ -150,6 +152,7 @@ json layout_json(const gui::ViewModel& vm) {
           {"packet_radius", coord(gui::packet_radius(l))},
           {"links", std::move(links)},
           {"link_ways", std::move(link_ways)},
+          {"wires", std::move(wires)},
           {"link_totals", vm.link_totals()},
           {"arrangement", vm.arrangement().description}};
 }
@@ -287,7 +290,7 @@ json palette_json() {
           {"packet", gui::palette::hex(gui::palette::packet)}, {"packet_ink", gui::palette::hex(gui::palette::packet_ink)},
           {"empty", gui::palette::hex(gui::palette::empty_cell)}, {"missing", gui::palette::hex(gui::palette::missing_slot)},
           {"grid", gui::palette::hex(gui::palette::grid)}, {"hub", gui::palette::hex(gui::palette::hub)},
-          {"second_tree", gui::palette::hex(gui::palette::second_tree)}};
+          {"second_tree", gui::palette::hex(gui::palette::second_tree)}, {"wire", gui::palette::hex(gui::palette::wire)}};
 }
 
 

@@ -180,6 +180,10 @@
       el("rect", { x: b.x0, y: b.y0, width: b.x1 - b.x0, height: b.y1 - b.y0, rx: 0.03, fill: "none", stroke: PAL.grid, "stroke-width": 0.006 }, scene);
       el("text", { x: b.x0 + 0.02, y: b.y0 - font * 0.3, "font-size": font * 0.8, fill: "#969caa" }, scene, b.label);
     }
+    for (const [a, b] of L.wires) {  // arranged by both: the topology's wires, dotted, under the pattern
+      const p = L.nodes[a], q = L.nodes[b];
+      el("line", { class: "wire", x1: p[0], y1: p[1], x2: q[0], y2: q[1], stroke: PAL.wire, "stroke-width": Math.max(R * 0.08, 0.003), "stroke-dasharray": R * 0.3 + " " + R * 0.3 }, scene);
+    }
     L.links.forEach((lk, i) => {
       const w = L.link_ways[i], pts = [];
       for (let j = 0; j < w.length; j += 2) pts.push(w[j] + "," + w[j + 1]);

@@ -46,7 +46,7 @@ Slide read_slide(const Entry& at, const Table& t, const std::filesystem::path& f
   }
   if (const auto e = t.find("arrange")) {
     s.arrange = parse_arrangement(e->string());
-    if (!s.arrange) e->fail(fmt::format("unknown arrangement '{}' (use algorithm or topology)", e->string()));
+    if (!s.arrange) e->fail(fmt::format("unknown arrangement '{}' (use {})", e->string(), arrangement_names()));
   }
   if (const auto e = t.find("note")) s.note = e->string();
   return s;

@@ -12,7 +12,7 @@
 //   step = 2.5         # or time = 400 (µs); optional
 //   clock = "predicted"
 //   compare = "phase:2"   # or an algorithm's name
-//   arrange = "topology"  # or "algorithm": how the slide draws its scene (else its file's choice)
+//   arrange = "topology"  # or "algorithm", or "both": how the slide draws its scene (else its file's choice)
 //   note = "Ask first: which one is faster?"
 #pragma once
 #include <filesystem>

@@ -257,7 +257,16 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view s) {
   return std::nullopt;
 }
 
-std::string_view to_string(Arrangement a) { return a == Arrangement::topology ? "topology" : "algorithm"; }
+std::string_view to_string(Arrangement a) {
+  switch (a) {
+    case Arrangement::algorithm: return "algorithm";
+    case Arrangement::topology: return "topology";
+    case Arrangement::both: return "both";
+  }
+  return "?";
+}
+
+std::string arrangement_names() { return "algorithm, topology or both"; }
 
 std::optional<Arrangement> parse_arrangement(std::string_view s) {
   for (const Arrangement a : kAllArrangements)

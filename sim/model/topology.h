@@ -35,13 +35,17 @@ std::optional<TopologyKind> parse_topology_kind(std::string_view s);
 std::string topology_kind_names();
 
 // How the views place the ranks: in the algorithm's own shape (a ring on a circle in its
-// order, trees by depth, a server at the hub), or as the topology wires them (its links and
-// switches, for a lesson about the wires). Not an input of the timing model: it rides in the
-// configuration so that every view of a run (the app, the page, the storyboard) reads the
-// one choice its file or flag made ([topology] arrange, --arrange).
-enum class Arrangement : std::uint8_t { algorithm, topology };
-inline constexpr Arrangement kAllArrangements[] = {Arrangement::algorithm, Arrangement::topology};
-std::string_view to_string(Arrangement a);  // "algorithm", "topology": file and flag names
+// order, trees by depth, a server at the hub), as the topology wires them (its links and
+// switches, for a lesson about the wires), or both: the algorithm's shape with the
+// topology's switches and wires drawn inside it (a ring around its switch). Not an input
+// of the timing model: it rides in the configuration so that every view of a run (the app,
+// the page, the storyboard) reads the one choice its file or flag made ([topology] arrange,
+// --arrange).
+enum class Arrangement : std::uint8_t { algorithm, topology, both };
+inline constexpr Arrangement kAllArrangements[] = {Arrangement::algorithm, Arrangement::topology, Arrangement::both};
+std::string_view to_string(Arrangement a);  // "algorithm", "topology", "both": file and flag names
+// "algorithm, topology or both", for messages.
+std::string arrangement_names();
 std::optional<Arrangement> parse_arrangement(std::string_view s);
 
 // One row of the preset table (topology.cpp): a kind of link, its speed per direction,

@@ -264,6 +264,8 @@ elseif(CASE STREQUAL "stage")
   foreach(run IN ITEMS
       "ring 4|${s}/ring_allreduce_4.toml;--step;2.5"
       "ring 8|${s}/ring_allreduce_4.toml;--ranks;8;--step;2.5"
+      "ring 4 around its switch|${s}/ring_allreduce_4.toml;--arrange;both;--step;2.5"
+      "ring 8 around its PCIe switches|${s}/ring_allreduce_4.toml;--ranks;8;--topology;pcie_tree;--arrange;both;--step;2.5"
       "parameter server, 1 server|${s}/parameter_server_4.toml;--step;0.5"
       "parameter server, 2 servers|${s}/parameter_server_4.toml;--servers;2;--step;0.5"
       "double binary tree 8|-c;all_reduce;-a;double_binary_tree;-n;8;--step;2.5"

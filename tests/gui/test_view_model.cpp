@@ -1122,6 +1122,63 @@ TEST_CASE("gui loader: the background loader hands over its result once") {
   CHECK_FALSE(loader.take());
 }
 
+TEST_CASE("gui layout: arranged by both, the algorithm's shape keeps its routes and gets the topology's switches and wires inside") {
+  Progress p;
+  const RunRequest ring8 = request(Collective::all_reduce, "ring", 8, 64);
+  const LoadResult pattern = load(run_request(ring8, "", TopologyKind::pcie_tree), p);
+  const LoadResult both = load(run_request(ring8, "", TopologyKind::pcie_tree, Arrangement::both), p);
+  REQUIRE(pattern.model);
+  REQUIRE(both.model);
+  const Layout& a = pattern.model->layout();
+  const Layout& l = both.model->layout();
+  CHECK(both.model->arranged() == Arrangement::both);
+  CHECK(both.model->arrangement().description == "the algorithm's pattern (ring) on the pcie_tree topology's wires");
+  // The ring as the algorithm draws it: same places, same links, same routes.
+  CHECK(l.kind == LayoutKind::ring);
+  CHECK(std::equal(a.nodes.begin(), a.nodes.end(), l.nodes.begin()));
+  CHECK(l.links == a.links);
+  for (std::size_t i = 0; i < both.model->transfer_count(); ++i)
+    CHECK(std::ranges::equal(both.model->path_of(i), pattern.model->path_of(i)));
+  // pcie_tree at 8 ranks: two PCIe switches of 4 ranks under a root, 8 rank wires and 2 uplinks.
+  REQUIRE(l.hub_count() == 3);
+  CHECK(l.hub_labels == std::vector<std::string>{"PCIe switch", "PCIe switch", "PCIe root"});
+  CHECK(l.wires.size() == 10);
+  const Topology& t = *both.model->arrangement().wires;
+  for (std::uint32_t k = 0; k < t.link_count(); ++k) {
+    const LinkEnds e = link_ends(t, k);
+    if (e.from.kind == LinkEnd::Kind::rank && e.to.kind == LinkEnd::Kind::fabric) {
+      const std::pair want{e.from.index, l.ranks + e.to.index};  // rank r's wire goes to its own switch
+      CHECK(std::find(l.wires.begin(), l.wires.end(), want) != l.wires.end());
+    }
+  }
+  // Inside the ring, off every disc and off each other.
+  for (int h = l.ranks; h < static_cast<int>(l.nodes.size()); ++h) {
+    const Vec2 c = l.nodes[static_cast<std::size_t>(h)];
+    CHECK(std::hypot(c.x, c.y) < l.ring_radius);
+    for (int r = 0; r < l.ranks; ++r) CHECK(distance(c, l.nodes[static_cast<std::size_t>(r)]) > 2 * l.rank_radius);
+    for (int g = l.ranks; g < h; ++g) CHECK(distance(c, l.nodes[static_cast<std::size_t>(g)]) > 0.25f);
+  }
+  // One switch: the ring around it. No topology: the algorithm's shape, nothing else.
+  const LoadResult on_switch = load(run_request(request(Collective::all_reduce, "ring", 4, 8), "", TopologyKind::switch_fabric,
+                                                Arrangement::both), p);
+  REQUIRE(on_switch.model);
+  REQUIRE(on_switch.model->layout().hub_count() == 1);
+  CHECK(distance(on_switch.model->layout().nodes[4], Vec2{0, 0}) < 1e-6f);
+  CHECK(on_switch.model->layout().wires.size() == 4);
+  ViewModel plain(trace_of(request(Collective::all_reduce, "ring", 4, 8)));
+  plain.arrange(Arrangement::both);
+  CHECK(plain.arranged() == Arrangement::algorithm);
+  CHECK(plain.layout().wires.empty());
+  // A parameter server at the star's centre: the switch goes beside it, off every disc.
+  const LoadResult star = load(run_request(request(Collective::all_reduce, "parameter_server", 4, 8), "",
+                                           TopologyKind::switch_fabric, Arrangement::both), p);
+  REQUIRE(star.model);
+  const Layout& sl = star.model->layout();
+  REQUIRE(sl.hub_count() == 1);
+  CHECK(sl.wires.size() == 5);
+  for (int r = 0; r < sl.ranks; ++r) CHECK(distance(sl.nodes[5], sl.nodes[static_cast<std::size_t>(r)]) > 2 * sl.rank_radius);
+}
+
 TEST_CASE("gui layout: a run is drawn in its algorithm's shape unless its configuration chose the topology, and can switch") {
   Progress p;
   const LoadResult ring_on_switch = load(run_request(request(Collective::all_reduce, "ring", 4, 8)), p);
