@@ -4,6 +4,8 @@
 // them as the player reads them (docs/web.md, "Frames").
 #include <doctest/doctest.h>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -101,12 +103,13 @@ std::vector<double> column(const json& col) {
 // numbers per run of states, two counts per state, and each list as one column (docs/web.md,
 // "Frames").
 struct PageTable {
-  std::vector<double> times, runs, counts, flying, queued;
+  std::vector<double> times, runs, counts, flying, queued, spot_first, spot_at, spot_items;
 
   // `runs` as four numbers per run (its first state, steps done, the step shown, the caption),
   // read from the page's four columns as the player reads them: the first states summed.
   explicit PageTable(const json& f)
-      : times(column(f["times"])), counts(column(f["counts"])), flying(column(f["flying"])), queued(column(f["queued"])) {
+      : times(column(f["times"])), counts(column(f["counts"])), flying(column(f["flying"])), queued(column(f["queued"])),
+        spot_first(column(f["spots"]["first"])), spot_at(column(f["spots"]["at"])), spot_items(column(f["spots"]["items"])) {
     const json& r = f["runs"];
     const std::vector<double> first = column(r["first"]), done = column(r["done"]), step = column(r["step"]), caption = column(r["caption"]);
     double at = 0;
@@ -121,6 +124,15 @@ struct PageTable {
     std::size_t r = 0;
     while (4 * (r + 1) < runs.size() && runs[4 * (r + 1)] <= static_cast<double>(s)) ++r;
     return runs[4 * r + static_cast<std::size_t>(field)];
+  }
+  // State g's queued spots as the player reads them (spotsAt): transfer, x and y times 10^4.
+  std::vector<std::array<double, 3>> spots_at(std::size_t g) const {
+    std::size_t r = 0;
+    while (r + 1 < spot_first.size() && spot_first[r + 1] <= static_cast<double>(g)) ++r;
+    std::vector<std::array<double, 3>> out;
+    for (auto i = static_cast<std::size_t>(spot_at[r]); i < static_cast<std::size_t>(spot_at[r + 1]); ++i)
+      out.push_back({spot_items[3 * i], spot_items[3 * i + 1] / 1e4, spot_items[3 * i + 2] / 1e4});
+    return out;
   }
   std::vector<std::uint32_t> list_at(int which, std::size_t g) const {
     const std::vector<double>& l = which ? queued : flying;
@@ -150,6 +162,21 @@ struct PageTable {
     return out;
   }
 };
+
+// The queued packets' places vm.packet_spots gives for f, and whether the page's are them (to
+// the page's rounding).
+bool same_spots(const ViewModel& vm, const Frame& f, const std::vector<std::array<double, 3>>& page) {
+  std::vector<PacketSpot> all;
+  vm.packet_spots(f, all);
+  std::vector<PacketSpot> queued;
+  for (const PacketSpot& p : all)
+    if (p.queued) queued.push_back(p);
+  if (queued.size() != page.size()) return false;
+  for (std::size_t i = 0; i < queued.size(); ++i)
+    if (page[i][0] != queued[i].transfer || std::abs(page[i][1] - queued[i].at.x) > 1e-4 || std::abs(page[i][2] - queued[i].at.y) > 1e-4)
+      return false;
+  return true;
+}
 
 // Every clock of vm: the table's state at every sampled time is vm.frame's; the page's JSON
 // holds the same table (its times rounded as the clock's), and read as the player reads it
@@ -206,6 +233,7 @@ std::vector<std::string> check_tables(const ViewModel& vm) {
       CHECK(page_caption(s) == at.caption);
       CHECK(pt.list_at(0, s) == transfers_of(at.in_flight));
       CHECK(pt.list_at(1, s) == at.queued);
+      CHECK(same_spots(vm, at, pt.spots_at(s)));
       if (j + 1 == pt.times.size() || pt.times[j + 1] <= pt.times[j]) continue;
       const double mid = pt.times[j] + (pt.times[j + 1] - pt.times[j]) / 2;
       const std::size_t h = pt.state_at(mid);
@@ -215,6 +243,7 @@ std::vector<std::string> check_tables(const ViewModel& vm) {
       CHECK(page_caption(h) == between.caption);
       CHECK(pt.list_at(0, h) == transfers_of(between.in_flight));
       CHECK(pt.list_at(1, h) == between.queued);
+      CHECK(same_spots(vm, between, pt.spots_at(h)));
     }
   }
   return seen;
@@ -258,6 +287,7 @@ TEST_CASE("frame tables: a parameter server's queued pushes are the view model's
   bool queued = false;
   for (std::size_t s = 0; s < steps.states(); ++s) queued = queued || !steps.queued.at(s).empty();
   CHECK(queued);
+  CHECK_FALSE(steps.spots.empty());  // and where they wait, the view model's places
 }
 
 namespace {

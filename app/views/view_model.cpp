@@ -556,7 +556,7 @@ void ViewModel::place_in_flight(const Frame& f, std::vector<PacketSpot>& out, st
 
 // Queued: in a column beside the sender, on the side none of its ways this frame leave
 // by, in the order they will leave.
-void ViewModel::place_queued(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
+void ViewModel::place_queued(const FrameState& f, std::vector<PacketSpot>& out, std::size_t limit) const {
   const Layout& l = layout_;
   const float r = packet_radius(l);
   auto node = [&](int i) { return l.nodes[static_cast<std::size_t>(i)]; };

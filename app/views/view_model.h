@@ -180,6 +180,9 @@ class ViewModel {
   // Where the frame's packets are (in flight, then queued); at most `limit` of them. The
   // pieces of one message travelling together (one way, one place) are one packet.
   void packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit = SIZE_MAX) const;
+  // Its queued part alone, from the state (where queued packets wait depends on the state's
+  // in-flight and queued transfers only): what the web page's frame tables keep per state.
+  void queued_spots(const FrameState& f, std::vector<PacketSpot>& out) const { place_queued(f, out, SIZE_MAX); }
 
   // Bytes each drawn link carries over the whole run (Layout::links): on a topology the
   // timing model's (sim's link_bytes, summed over a physical link's directions).
@@ -200,7 +203,7 @@ class ViewModel {
   void build_paths();
   void sum_link_bytes();
   void place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const;
-  void place_queued(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const;
+  void place_queued(const FrameState& f, std::vector<PacketSpot>& out, std::size_t limit) const;
   void fill_link_tallies(ClockIndex& c) const;
   ClockIndex build_clock(ClockKind c, std::vector<double> begin, std::vector<double> end) const;
 

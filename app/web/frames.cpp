@@ -127,6 +127,12 @@ FrameTable frame_table(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTex
   gui::FrameSweep sweep(vm, kind);  // the states' times ascend
   std::string last_caption;
   std::uint32_t caption = 0;
+  std::vector<gui::PacketSpot> spots, last_spots;
+  const auto same_spots = [](const std::vector<gui::PacketSpot>& a, const std::vector<gui::PacketSpot>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const gui::PacketSpot& x, const gui::PacketSpot& y) {
+      return x.transfer == y.transfer && x.at == y.at;
+    });
+  };
   for (std::size_t s = 0; s < states; ++s) {
     const std::size_t j = s / 2;
     const double t = s % 2 == 1 ? e[j]
@@ -147,7 +153,16 @@ FrameTable frame_table(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTex
     for (const gui::InFlight& p : f.in_flight) in_flight.push_back(p.transfer);
     flying.push(in_flight);
     queued.push(f.queued);
+    spots.clear();
+    vm.queued_spots(f, spots);
+    if (s == 0 || !same_spots(spots, last_spots)) {
+      table.spot_run_first.push_back(static_cast<std::uint32_t>(s));
+      table.spot_first.push_back(static_cast<std::uint32_t>(table.spots.size()));
+      table.spots.insert(table.spots.end(), spots.begin(), spots.end());
+      std::swap(spots, last_spots);
+    }
   }
+  table.spot_first.push_back(static_cast<std::uint32_t>(table.spots.size()));
   return table;
 }
 

@@ -60,6 +60,12 @@ struct FrameTable {
   std::vector<std::uint32_t> caption;  // Frame::caption, an index into the CaptionTexts
   ListTrack flying;                    // per state: Frame::in_flight's transfers
   ListTrack queued;                    // per state: Frame::queued
+  // Where the queued packets wait (ViewModel::queued_spots), per run of states with the same
+  // spots: the run's first state (ascending from 0), and its spots from spot_first[r] to
+  // spot_first[r + 1] (one more offset than runs). The player draws them where they are.
+  std::vector<std::uint32_t> spot_run_first;
+  std::vector<std::uint32_t> spot_first;
+  std::vector<gui::PacketSpot> spots;
 
   std::size_t states() const { return 2 * times.size() + 1; }
   std::size_t state_at(double t) const;  // the state t falls in

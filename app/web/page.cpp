@@ -232,8 +232,15 @@ json clock_json(const gui::ViewModel& vm, gui::ClockKind kind, CaptionTexts& tex
   json runs = {{"first", int_column(first)}, {"done", int_column(f.done)}, {"step", int_column(f.step)}, {"caption", int_column(f.caption)}};
   counts.reserve(2 * f.states());
   for (std::size_t s = 0; s < f.states(); ++s) counts.insert(counts.end(), {f.flying.count[s], f.queued.count[s]});
+  // Where the queued packets wait, per run of states (frames.h): the runs' first states, each
+  // run's first spot, and per spot its transfer and place (unit coordinates, times 10^4).
+  std::vector<std::int64_t> spots;
+  spots.reserve(3 * f.spots.size());
+  for (const gui::PacketSpot& p : f.spots)
+    spots.insert(spots.end(), {std::int64_t{p.transfer}, std::llround(coord(p.at.x) * 1e4), std::llround(coord(p.at.y) * 1e4)});
   json frames = {{"times", times.column(f.times)}, {"runs", std::move(runs)},           {"counts", int_column(counts)},
-                 {"flying", track_column(f.flying)}, {"queued", track_column(f.queued)}};
+                 {"flying", track_column(f.flying)}, {"queued", track_column(f.queued)},
+                 {"spots", {{"first", int_column(f.spot_run_first)}, {"at", int_column(f.spot_first)}, {"items", int_column(spots)}}}};
   return {{"begin", times.column(c.begin)},      {"end", times.column(c.end)},
           {"start", times.number(c.start)},      {"finish", times.number(c.finish)},
           {"step_done", times.column(c.step_done)}, {"keys", times.column(c.change_keys)},
@@ -364,7 +371,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
 }
 
 json page_json(std::string title, std::string description, std::string source, std::string clock) {
-  return {{"format", "collsim-page"}, {"version", 4}, {"title", std::move(title)}, {"description", std::move(description)},
+  return {{"format", "collsim-page"}, {"version", 5}, {"title", std::move(title)}, {"description", std::move(description)},
           {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
 }
 

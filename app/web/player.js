@@ -133,12 +133,19 @@
       }
     return items.filter((x, i) => where.get(x) === i);
   }
+  // Where state s's queued packets wait, as the view model placed them (frames.h: per run of
+  // states, its spots: transfer, x and y times 10^4).
+  function spotsAt(F, s) {
+    const S = F.spots, r = lastAtMost(S.first, 0, 1, S.first.length, s), out = [];
+    for (let i = S.at[r]; i < S.at[r + 1]; ++i) out.push([S.items[3 * i], [S.items[3 * i + 1] / 1e4, S.items[3 * i + 2] / 1e4]]);
+    return out;
+  }
   // The view model's Frame at the playhead: steps done, the step shown, in flight (with
-  // how far along: drawing), queued, the caption.
+  // how far along: drawing), queued (and where each waits), the caption.
   function frame() {
     const c = C(), F = c.frames, R = F.runs, s = stateAt(F, t), r = lastAtMost(R.start, 0, 1, R.start.length, s);
     const flying = listAt(F, 0, s).map((x) => [x, (t - c.begin[x]) / (c.end[x] - c.begin[x])]);
-    return { done: R.done[r], step: R.step[r], flying, queued: listAt(F, 1, s), caption: V.captions.texts[R.caption[r]] };
+    return { done: R.done[r], step: R.step[r], flying, queued: listAt(F, 1, s), spots: spotsAt(F, s), caption: V.captions.texts[R.caption[r]] };
   }
 
   // ---- the scene -------------------------------------------------------------------------
@@ -232,13 +239,8 @@
       parts.push(s);
     };
     for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0 && !skip.has(x)) packet(x, wayPoint(T.way[x], progress), false);
-    const waiting = {};  // queued ones wait at their sender's edge, one behind the other
-    for (const x of f.queued.slice(0, kMaxPackets)) {
-      if (T.way[x] < 0 || skip.has(x)) continue;
-      const n = (waiting[T.src[x]] = (waiting[T.src[x]] || 0) + 1) - 1;
-      const a = wayPoint(T.way[x], 0), b = wayPoint(T.way[x], 0.15);
-      packet(x, [a[0] - (b[0] - a[0]) * n * 0.6, a[1] - (b[1] - a[1]) * n * 0.6], true);
-    }
+    // Queued ones wait where the view model put them (beside their sender, on its free side).
+    for (const [x, p] of f.spots.slice(0, kMaxPackets)) if (!skip.has(x)) packet(x, p, true);
     packetsLayer.innerHTML = parts.join("");
   }
   // A compute phase: each rank's duration as a bar (the app's compute card).
@@ -815,7 +817,7 @@
     pause();
     const data = JSON.parse(text);
     if (data.format !== "collsim-page") throw new Error("collsim page: not a collsim page's data (format " + data.format + ")");
-    if (data.version !== 4) throw new Error("collsim page: data version " + data.version + "; this player reads version 4 (docs/web.md)");
+    if (data.version !== 5) throw new Error("collsim page: data version " + data.version + "; this player reads version 5 (docs/web.md)");
     D = data; PAL = D.palette; PHASES = D.phases; MULTI = PHASES.length > 1;
     V = null; phase = 0; t = 0; rest = 0;
     const V0 = D.views[0] || {};

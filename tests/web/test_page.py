@@ -9,7 +9,7 @@ step k equal the storyboard's at step k (the C++ buffer history, read by another
 scrubbing and the clocks work, play plays, a question's answer is hidden until clicked and
 equals `collsim run --answers`; and the browser's console stays free of errors. Beyond the
 DOM limit (a ring of about 33 000 cells) the canvas paints pixel columns and the keys still work; the
-data is of format version 4 (typed columns and frame tables, docs/web.md); collsimPlayer.load(text) starts
+data is of format version 5 (typed columns and frame tables, docs/web.md); collsimPlayer.load(text) starts
 over without binding a listener twice, and shows another page's data.
 
 Usage: test_page.py --collsim PATH --source-dir DIR --work DIR
@@ -280,7 +280,7 @@ def decode(column):
 
 
 def check_format(work):
-    """The data of the 64-rank ring's page: version 4, every long column typed, of the
+    """The data of the 64-rank ring's page: version 5, every long column typed, of the
     narrowest integer type, of the right length; a clock's times in one type."""
     data = json.loads(page_text(work / "ring64.html"))
     view = data["views"][0]
@@ -291,8 +291,8 @@ def check_format(work):
     lengths.update({f"cells.{k}": len(decode(cells[k])) for k in ("begin", "end", "x0", "x1", "first", "count", "target", "eventual_lo", "eventual_hi")})
     lengths.update({f"changes.{k}": len(decode(changes[k])) for k in ("written", "holds", "writer", "mask_lo", "mask_hi")})
     expected = {k: n if k.startswith("transfers") else ncells if k.startswith("cells") else nchanges for k in lengths}
-    check(data["version"] == 4 and n == 8064 and ncells > 4096 and lengths == expected,
-          f"data format: version 4, {n} transfers, {ncells} cells, {nchanges} changes, every column as long as they")
+    check(data["version"] == 5 and n == 8064 and ncells > 4096 and lengths == expected,
+          f"data format: version 5, {n} transfers, {ncells} cells, {nchanges} changes, every column as long as they")
     widths = {"u8": 0xff, "u16": 0xffff, "u32": 0xffffffff}
     narrow = {k: (c["type"], max(decode(c))) for k, c in (("src", T["src"]), ("step", T["step"]), ("first", cells["first"]))}
     check(all(t == min((w for w in widths if widths[w] >= top), key=widths.get) for t, top in narrow.values()) and narrow["src"][0] == "u8",
