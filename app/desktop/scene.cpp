@@ -334,7 +334,8 @@ bool free_place(const App& app, const Box& b, const Box& scene, int side) {
 
 // "↑ 3 MiB  ↓ 1 MiB" beside the rank: away from the centre when that place is free, else
 // the first free place turning from there (a queued push, another label, a switch in the
-// way), recorded so that the next label avoids it.
+// way), recorded so that the next label avoids it. Where no place is free (ranks packed
+// close) the rank goes without: its tooltip and the buffers panel still say it.
 void draw_rank_bytes(ImDrawList* d, App& app, const Pane& run, const Canvas& cv, int rank, float rank_px, const Box& scene) {
   const Layout& l = run.model.layout();
   // Outwards from the centre of the rank's node box (two-level), or of the scene.
@@ -361,12 +362,14 @@ void draw_rank_bytes(ImDrawList* d, App& app, const Pane& run, const Canvas& cv,
     return box_around(ImVec2(c.x + u.x * reach, c.y + u.y * reach), ts.x / 2, ts.y / 2);
   };
   constexpr float kTurns[] = {0, 0.6f, -0.6f, 1.2f, -1.2f, 1.8f, -1.8f, 2.5f, -2.5f, 3.1416f};
-  Box at = place(0);
+  std::optional<Box> free;
   for (float turn : kTurns)
     if (const Box b = place(turn); free_place(app, b, scene, run.side)) {
-      at = b;
+      free = b;
       break;
     }
+  if (!free) return;
+  const Box at = *free;
   d->AddText(f, f->FontSize, ImVec2(at.x, at.y), colors::text_dim, text.c_str());
   app.shapes.push_back({ShapeKind::label, fmt::format("bytes of rank {}", rank), at, scene, run.side, rank});
 }
@@ -497,7 +500,10 @@ void ScenePanel::Draw(App& app, const Pane& run) {
     return fit(l, ImVec2(p0.x + mx, p0.y + top + my), ImVec2(p0.x + size.x - mx, p0.y + size.y - legend_h - my));
   };
   Canvas cv = fitted(labels, 0);
-  // Ranks closer than a label's width (a node's GPUs in a row) would overlap their labels: none, and the room they took.
+  // Ranks closer than a label's width (a node's GPUs in a row, a tree's leaves) would crowd
+  // their labels, each nearer another rank than its own: none, and the room they took.
+  // (Tried at half a label's width: the double binary tree's leaf labels then sat between
+  // two leaves, whose they were unclear.)
   const float closest = l.ranks <= 64 ? closest_ranks_px(l, cv) : 0.0f;  // one rank: FLT_MAX
   if (labels && closest < app.fonts.small->FontSize * 5.2f) labels = false, cv = fitted(false, 0);
   float rank_px = std::max(2.0f, l.rank_radius * cv.scale);
