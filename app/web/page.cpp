@@ -11,6 +11,7 @@
 
 #include "app/views/buffer_layout.h"
 #include "app/views/numbers.h"
+#include "app/views/panel_plan.h"
 #include "app/views/palette.h"
 #include "app/views/shading.h"
 #include "app/web/frames.h"
@@ -372,7 +373,9 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
 
 json page_json(std::string title, std::string description, std::string source, std::string clock) {
   return {{"format", "collsim-page"}, {"version", 5}, {"title", std::move(title)}, {"description", std::move(description)},
-          {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()}};
+          {"source", std::move(source)}, {"clock", std::move(clock)}, {"palette", palette_json()},
+          // The stage's threshold, the app's own (panel_plan.h): the player's media query reads it.
+          {"stage", {{"width_em", gui::kStageWidthEm}, {"height_em", gui::kStageHeightEm}}}};
 }
 
 }  // namespace

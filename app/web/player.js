@@ -830,6 +830,7 @@
     buildProgram();
     buildQuestions();
     showNumbers(V0.numbers ? V0 : null);  // the header's height, before the stage measures what is left
+    watchStage(D.stage);
     layoutStage();
     clock = D.clock || "steps";
     enterPhase(0, false);
@@ -869,12 +870,16 @@
   }
 
   // ---- the stage (docs/web.md) ------------------------------------------------------------------
-  // A projector's window, small for its text (under 64 x 40 ems: 1280x800 at 150 % zoom; not a
-  // phone): the scene and the buffers fill the window under the header, the transport and the
-  // caption (player.css, body.stage); what follows is below them.
-  const stageQuery = window.matchMedia("(min-width: 601px) and (max-width: 64em), (min-width: 601px) and (max-height: 40em)");
-  let stage = false;
+  // A projector's window, small for its text (under the app's threshold, the data's `stage`:
+  // 64 x 40 ems, so 1280x800 at 150 % zoom; not a phone): the scene and the buffers fill the
+  // window under the header, the transport and the caption (player.css, body.stage); what
+  // follows is below them.
+  let stageQuery = null, stage = false;
+  function watchStage(s) {
+    stageQuery = window.matchMedia("(min-width: 601px) and (max-width: " + s.width_em + "em), (min-width: 601px) and (max-height: " + s.height_em + "em)");
+  }
   function layoutStage() {
+    if (!stageQuery) return;
     stage = stageQuery.matches;
     document.body.classList.toggle("stage", stage);
     const main = document.querySelector("main");
