@@ -167,6 +167,22 @@ TEST_CASE("a parameter server on a star grows linearly with the workers while th
   CHECK(link_name(s.model.topology, s.model.prediction.busiest.front().link).starts_with("rank8 "));
 }
 
+TEST_CASE("the bottleneck is the slow link itself, not a neighbour that waits on it just as long") {
+  // One slow port paces the whole ring: every link on the way to it is held as long (a
+  // transfer holds its whole route), so busy time alone ties; its own bytes at its own speed
+  // do not.
+  const CollectiveSpec spec{Collective::all_reduce, 8, 1u << 20, DataType::f32, ReduceOp::sum, 0, false};
+  for (const int slow : {1, 3, 6}) {
+    CAPTURE(slow);
+    TopologyConfig c;
+    c.overrides.push_back({fmt::format("rank{}", slow), 1.0, std::nullopt, "test"});
+    const Simulated s = simulate(spec, "ring", {}, c);
+    REQUIRE(s.model.prediction.busiest.size() >= 2);
+    CHECK(link_name(s.model.topology, s.model.prediction.busiest[0].link).starts_with(fmt::format("rank{} ", slow)));
+    CHECK(link_name(s.model.topology, s.model.prediction.busiest[1].link).starts_with(fmt::format("rank{} ", slow)));
+  }
+}
+
 TEST_CASE("a straggler delays exactly the transfers that depend on it") {
   const CollectiveSpec spec{Collective::all_reduce, 8, 8192, DataType::f32, ReduceOp::sum, 0, false};
   for (const char* algorithm : {"ring", "recursive_doubling", "binomial_tree"}) {

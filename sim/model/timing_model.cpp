@@ -29,6 +29,7 @@
 #include "sim/model/timing_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -284,24 +285,38 @@ class Simulation {
     events_.push({end, m, static_cast<std::uint8_t>(kEnd | (remote && together ? kRelease : 0))});
   }
 
-  // The links with the most busy time, busiest first; ties go to the lower link number so
-  // that the report is deterministic. A link's busy time is its lanes' together, each
-  // counted at its share (1/channels): the time the whole link would have needed.
+  // The links with the most busy time, busiest first. A link's busy time is its lanes'
+  // together, each counted at its share (1/channels): the time the whole link would have
+  // needed. A transfer holds every link of its route for its whole time, so when one slow
+  // link paces a ring, the links on its way are busy just as long: among links busy equally
+  // long (to the picosecond) the one whose own bytes take longest at its own speed comes
+  // first (the slow link itself, not its neighbour's), then the lower link number, so that
+  // the report is deterministic.
   std::vector<LinkLoad> busiest_links(std::size_t& used) const {
-    std::vector<LinkLoad> loads;
+    struct Load {
+      LinkLoad load;
+      double busy_ps = 0;  // busy time rounded to the picosecond: the tie
+      double own_ns = 0;   // its bytes at its own speed
+    };
+    const std::vector<double> bytes = link_bytes(s_, t_);
+    std::vector<Load> loads;
     for (std::uint32_t l = 0; l < lane_busy_.size() / channels_; ++l) {
       double busy = 0;
       for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c];
-      if (busy > 0) loads.push_back({l, busy / static_cast<double>(channels_)});
+      busy /= static_cast<double>(channels_);
+      if (busy > 0) loads.push_back({{l, busy}, std::round(busy * 1e3), bytes[l] * t_.ns_per_byte[l]});
     }
     used = loads.size();
     const std::size_t keep = std::min(kBusiestLinks, loads.size());
     std::partial_sort(loads.begin(), loads.begin() + static_cast<std::ptrdiff_t>(keep), loads.end(),
-                      [](const LinkLoad& a, const LinkLoad& b) {
-                        return a.busy_ns != b.busy_ns ? a.busy_ns > b.busy_ns : a.link < b.link;
+                      [](const Load& a, const Load& b) {
+                        if (a.busy_ps != b.busy_ps) return a.busy_ps > b.busy_ps;
+                        if (a.own_ns != b.own_ns) return a.own_ns > b.own_ns;
+                        return a.load.link < b.load.link;
                       });
-    loads.resize(keep);
-    return loads;
+    std::vector<LinkLoad> out;
+    for (std::size_t k = 0; k < keep; ++k) out.push_back(loads[k].load);
+    return out;
   }
 
   const Schedule& s_;

@@ -71,7 +71,8 @@ struct LinkLoad {
 struct Prediction {
   std::vector<double> begin_ns, end_ns;  // per transfer, in schedule order
   double total_ns = 0;                   // the last end; 0 without transfers
-  std::vector<LinkLoad> busiest;         // the most loaded links, busiest first (ties: lower number)
+  std::vector<LinkLoad> busiest;         // the most loaded links, busiest first (ties: the one whose own
+                                         // bytes take longest at its speed, then the lower number)
   std::size_t links_used = 0;            // links that carried anything
 };
 
