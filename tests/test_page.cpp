@@ -28,7 +28,8 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<ViewModel> run(Collective c, const std::string& algorithm, int ranks, std::uint64_t count, AlgorithmOptions o = {}) {
+std::shared_ptr<ViewModel> run(Collective c, const std::string& algorithm, int ranks, std::uint64_t count, AlgorithmOptions o = {},
+                               const TopologyConfig& topology = {}) {
   RunRequest r;
   r.spec.collective = c;
   r.spec.ranks = ranks;
@@ -37,6 +38,7 @@ std::shared_ptr<ViewModel> run(Collective c, const std::string& algorithm, int r
   r.options = resolve_options(r.spec, r.algorithm, o);
   LoadRequest q;
   q.run = r;
+  q.topology = topology;
   Progress p;
   LoadResult loaded = load(q, p);
   REQUIRE_MESSAGE(loaded.model, loaded.error);
@@ -369,22 +371,13 @@ TEST_CASE("page: blocks that travel together are one packet, with the view model
   CHECK(round2 == 8);
 }
 
-
 TEST_CASE("page: arranged by both, the page carries the switches and the wires the view model placed") {
-  RunRequest r;
-  r.spec.collective = Collective::all_reduce;
-  r.spec.ranks = 8;
-  r.spec.count = 64;
-  r.algorithm = "ring";
-  LoadRequest q;
-  q.run = r;
-  q.topology.kind = TopologyKind::pcie_tree;
-  q.topology.arrange = Arrangement::both;
-  Progress p;
-  const LoadResult loaded = load(q, p);
-  REQUIRE_MESSAGE(loaded.model, loaded.error);
-  const Layout& l = loaded.model->layout();
-  const json d = json::parse(html::page_data(*loaded.model, html::PageText{}));
+  TopologyConfig pcie_both;
+  pcie_both.kind = TopologyKind::pcie_tree;
+  pcie_both.arrange = Arrangement::both;
+  const std::shared_ptr<ViewModel> vm = run(Collective::all_reduce, "ring", 8, 64, {}, pcie_both);
+  const Layout& l = vm->layout();
+  const json d = json::parse(html::page_data(*vm, html::PageText{}));
   const json& layout = d["views"][0]["layout"];
   REQUIRE(layout["wires"].size() == l.wires.size());
   CHECK(l.wires.size() == 10);
