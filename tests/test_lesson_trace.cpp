@@ -144,9 +144,12 @@ TEST_CASE("lesson trace: is_lesson_trace tells it from a run's trace and from te
   write_file(dir / "l.json", program_to_json(s, run_lesson(s, true)));
   write_file(dir / "t.json", "{\"format\": \"collsim-trace\"}");
   write_file(dir / "bad.json", "{\"format\": ");
+  // A run's trace that mentions lesson traces in its words is still a run's trace.
+  write_file(dir / "words.json", "{\"format\": \"collsim-trace\", \"about\": \"not a collsim-lesson file\"}");
   CHECK(is_lesson_trace(dir / "l.json"));
   CHECK_FALSE(is_lesson_trace(dir / "t.json"));
   CHECK_FALSE(is_lesson_trace(dir / "bad.json"));
+  CHECK_FALSE(is_lesson_trace(dir / "words.json"));
   CHECK_FALSE(is_lesson_trace(dir / "missing.json"));
   std::filesystem::remove_all(dir);
 }

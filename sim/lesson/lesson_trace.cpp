@@ -6,6 +6,7 @@
 // run that was recorded (a teacher's GPU machine), with the lesson's captions and questions.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include <fmt/format.h>
@@ -224,6 +225,13 @@ ImportedLesson load_lesson_trace(const std::filesystem::path& path, const Prepar
 
 bool is_lesson_trace(const std::filesystem::path& path) {
   try {
+    // Writers put "format" first: a file whose start does not name the format is not one,
+    // and a run's trace of hundreds of MiB is not parsed twice to learn that.
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    if (head.find(kLessonTraceFormat) == std::string::npos) return false;
     const json doc = json::parse(read_text_file(path, "trace"));
     return doc.is_object() && doc.contains("format") && doc["format"] == kLessonTraceFormat;
   } catch (const std::exception&) {
