@@ -165,7 +165,7 @@ int command_html(const std::string& input, const RunRequest& from_flags, const f
     plan = plan_run(input, from_flags, "cpu", given, o.topology);
     if (plan->lesson()) return lesson_file_page(input, *plan, o, module);
   }
-  const Trace trace = trace_input ? load_for_storyboard(input, given, check_playable) : run_for_storyboard(*plan, input, check_playable);
+  const Trace trace = trace_input ? load_for_storyboard(input, check_playable) : run_for_storyboard(*plan, input, check_playable);
   const gui::ViewModel vm(trace);
   const html::PageText text = page_text(plan ? &*plan : nullptr, trace, input, vm);
   std::string page = o.data_only ? html::page_data(vm, text) : html::make_page(vm, text);

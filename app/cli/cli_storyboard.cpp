@@ -31,10 +31,7 @@ Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeC
   return std::move(*run.trace);
 }
 
-Trace load_for_storyboard(const std::string& input, const flags::FlagGiven& given, SizeCheck check) {
-  // The flags that describe a run are meaningless with a trace, which records its own.
-  if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
-    throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+Trace load_for_storyboard(const std::string& input, SizeCheck check) {
   Trace t = load_trace_json(input, true);  // its one check records the view's history
   check(t.schedule, input);
   return t;
@@ -107,9 +104,7 @@ int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
 }
 
 // A lesson trace: its lesson rebuilt from the text it carries, with the recorded times.
-int lesson_trace_storyboard(const std::string& input, const flags::FlagGiven& given, const std::string& out_dir) {
-  if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
-    throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+int lesson_trace_storyboard(const std::string& input, const std::string& out_dir) {
   const ImportedLesson lesson = load_lesson_trace(input, {.record_history = true});
   for (const PhaseRun& pr : lesson.program.phases)
     if (pr.run) storyboard::check_drawable(pr.run->schedule, input);
@@ -123,13 +118,18 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
                        const flags::FlagGiven& given) {
   const bool trace_input = !input.empty() && gui::is_trace_file(input);
   // Everything is read, run and drawn before the folder is touched: bad input leaves nothing.
-  if (trace_input && is_lesson_trace(input)) return lesson_trace_storyboard(input, given, out_dir);
+  if (trace_input) {
+    // The flags that describe a run are meaningless with a trace (a run's or a lesson's), which records its own.
+    if (const std::string_view flag = flags::run_flag_given(given); !flag.empty())
+      throw InputError(fmt::format("{}: a trace records its own run; {} applies to scenarios only", input, flag));
+    if (is_lesson_trace(input)) return lesson_trace_storyboard(input, out_dir);
+  }
   std::optional<RunPlan> plan;
   if (!trace_input) {
     plan = plan_run(input, from_flags, "cpu", given);
     if (plan->lesson()) return lesson_storyboard(*plan->scenario, out_dir);
   }
-  const gui::ViewModel vm(trace_input ? load_for_storyboard(input, given) : run_for_storyboard(*plan, input));
+  const gui::ViewModel vm(trace_input ? load_for_storyboard(input) : run_for_storyboard(*plan, input));
   const storyboard::Storyboard board =
       storyboard::make_storyboard(vm, trace_input ? std::vector<std::string>{} : file_captions(*plan, vm.schedule()));
   ensure_writable_folder(out_dir, "--out");

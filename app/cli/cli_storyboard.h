@@ -28,7 +28,8 @@ using SizeCheck = void (*)(const Schedule&, const std::string&);
 
 Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check = storyboard::check_drawable);
 
-Trace load_for_storyboard(const std::string& input, const flags::FlagGiven& given, SizeCheck check = storyboard::check_drawable);
+// (The caller refuses the run flags given with a trace: it records its own run.)
+Trace load_for_storyboard(const std::string& input, SizeCheck check = storyboard::check_drawable);
 
 // A single collective's frames with the file's captions: "" where the file has none, so
 // that the frame keeps its own description (a file without captions draws as before).

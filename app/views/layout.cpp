@@ -316,6 +316,8 @@ LayoutChoice layout_for_topology(Topology t) {
 }
 
 void with_wires(LayoutChoice& pattern, Topology t) {
+  // A hierarchy draws its nodes and their network itself: its wiring, with hubs of its own.
+  if (pattern.kind == LayoutKind::two_level) return;
   pattern.description = fmt::format("the algorithm's pattern ({}) on the {} topology's wires", to_string(pattern.kind),
                                      to_string(t.kind));
   pattern.wires = std::move(t);
@@ -351,16 +353,13 @@ bool off_discs(const Layout& l, Vec2 p) {
 }
 
 // The switches in a column at the pattern's centre (inside a ring, a circle, between the
-// trees' levels), top to bottom in the order of `heights` (where each one's ranks are, so
-// that wires cross little); the top of a tree of switches in the middle. Empty when the
-// column would touch a disc: then each goes the nearest clear place to its ranks (below).
-std::vector<Vec2> hub_column(const Layout& l, const std::vector<float>& heights) {
+// trees' levels), `order` naming them top to bottom: spots[order[k]] is the k-th place.
+// Empty when the column would touch a disc: then each goes the nearest clear place to its
+// ranks (below).
+std::vector<Vec2> hub_column(const Layout& l, const std::vector<std::size_t>& order) {
   constexpr float gap = 2 * kWireHubHalfH + 0.04f;
-  std::vector<std::size_t> order(heights.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return heights[a] < heights[b]; });
-  std::vector<Vec2> spots(heights.size());
-  const float top = -0.5f * gap * static_cast<float>(heights.size() - 1);
+  std::vector<Vec2> spots(order.size());
+  const float top = -0.5f * gap * static_cast<float>(order.size() - 1);
   for (std::size_t k = 0; k < order.size(); ++k) {
     spots[order[k]] = {0, top + gap * static_cast<float>(k)};
     if (!off_discs(l, spots[order[k]])) return {};
@@ -397,7 +396,6 @@ Vec2 middle_of(const Layout& l, const std::vector<int>& nodes) {
 // Arranged by both: the topology's switches where they connect (each fabric switch amid its
 // ranks, the top amid the switches or ranks it joins) and its links as wires.
 void add_wires(Layout& l, const Topology& t) {
-  if (l.hub_count() > 0) return;  // the pattern draws its hubs, and its wiring with them
   std::map<int, std::vector<int>> fabric_ranks;  // fabric switch group -> its ranks
   std::vector<int> top_members;                  // ranks and fabric groups (as -1 - g) joined to the top
   bool has_top = false;
@@ -420,14 +418,13 @@ void add_wires(Layout& l, const Topology& t) {
     ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
     middles.push_back(middle_of(l, ranks));
   }
-  std::vector<float> heights;
-  for (const Vec2 m : middles) heights.push_back(m.y);
-  if (has_top) {  // the top in the middle of the column
-    std::vector<float> sorted = heights;
-    std::sort(sorted.begin(), sorted.end());
-    heights.push_back(sorted.empty() ? 0.0f : sorted[sorted.size() / 2] - 1e-3f);
-  }
-  const std::vector<Vec2> column = hub_column(l, heights);
+  // The column's order: the fabric switches by where their ranks are (so that wires cross
+  // little), the top of a tree of switches in the middle of them.
+  std::vector<std::size_t> order(middles.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return middles[a].y < middles[b].y; });
+  if (has_top) order.insert(order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2), middles.size());
+  const std::vector<Vec2> column = hub_column(l, order);
   const auto spot = [&](std::size_t k, Vec2 middle) { return column.empty() ? clear_spot(l, middle) : column[k]; };
   const std::string fabric_name = t.kind == TopologyKind::pcie_tree ? "PCIe switch" : "switch";
   std::map<int, int> fabric_node;

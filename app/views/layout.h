@@ -47,7 +47,8 @@ LayoutChoice layout_for_algorithm(AlgorithmLayout a);
 // (PredictedSummary::topology_config); nullopt without one.
 std::optional<LayoutChoice> layout_for_topology(const Trace& t);
 LayoutChoice layout_for_topology(Topology t);
-// The pattern `pattern` with the topology's switches and wires drawn inside it (Arrangement::both).
+// The pattern `pattern` with the topology's switches and wires drawn inside it (Arrangement::both);
+// a hierarchy's pattern stays as it is: it draws its nodes and network itself.
 void with_wires(LayoutChoice& pattern, Topology t);
 
 // A box drawn around the ranks of one node (two-level).
@@ -88,8 +89,8 @@ struct Layout {
   int top_hub = -1;
   // Arranged by both: the topology's physical links (node pairs, a < b, its switches among
   // the hubs) drawn under the pattern as the wires its transfers really take; they carry no
-  // packets and no traffic (the pattern's links do). Empty otherwise, and where the pattern
-  // has hubs of its own (a server's star, a hierarchy's network), which already draw them.
+  // packets and no traffic (the pattern's links do). Empty otherwise, and for a hierarchy's
+  // pattern, whose network already draws them (with_wires).
   std::vector<std::pair<int, int>> wires;
 
   int hub_count() const { return static_cast<int>(nodes.size()) - ranks; }

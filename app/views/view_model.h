@@ -147,11 +147,9 @@ class ViewModel {
   // What the run's file or flags chose ([topology] arrange, --arrange), which the view
   // starts with; the algorithm's pattern without a topology to arrange by.
   Arrangement file_arrangement() const;
-  bool file_arranges_by_topology() const { return file_arrangement() == Arrangement::topology; }
   const LayoutChoice& arrangement() const { return choice_; }
   // Re-lays out the scene (positions, routes, link traffic); cheap next to building the model.
   void arrange(Arrangement a);
-  void arrange_by_topology(bool by_topology) { arrange(by_topology ? Arrangement::topology : Arrangement::algorithm); }
 
   // What transfer i's packet says on clock c: its group's label when it travels with others
   // (ClockIndex::together), else its own chunk (packet_label).

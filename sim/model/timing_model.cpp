@@ -146,7 +146,8 @@ class Simulation {
         channels_(static_cast<std::size_t>(std::max(1, s.channels))),
         waits_(t.link_count() * channels_),
         lane_free_(t.link_count() * channels_, 0),
-        lane_busy_(t.link_count() * channels_, 0) {
+        lane_busy_(t.link_count() * channels_, 0),
+        lane_own_(t.link_count() * channels_, 0) {
     p_.begin_ns.assign(s.transfers.size(), 0);
     p_.end_ns.assign(s.transfers.size(), 0);
     const std::size_t n = messages_.size();
@@ -274,6 +275,7 @@ class Simulation {
     for_each_lane(m, [&](std::uint32_t l) {
       lane_free_[l] = now + cost.links_ns;
       lane_busy_[l] += cost.links_ns;
+      lane_own_[l] += (copied + reduced) * t_.ns_per_byte[l / channels_];
     });
     started_[m] = 1;
     const double end = now + cost.total_ns;
@@ -298,13 +300,12 @@ class Simulation {
       double busy_ps = 0;  // busy time rounded to the picosecond: the tie
       double own_ns = 0;   // its bytes at its own speed
     };
-    const std::vector<double> bytes = link_bytes(s_, t_);
     std::vector<Load> loads;
     for (std::uint32_t l = 0; l < lane_busy_.size() / channels_; ++l) {
-      double busy = 0;
-      for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c];
+      double busy = 0, own = 0;
+      for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c], own += lane_own_[l * channels_ + c];
       busy /= static_cast<double>(channels_);
-      if (busy > 0) loads.push_back({{l, busy}, std::round(busy * 1e3), bytes[l] * t_.ns_per_byte[l]});
+      if (busy > 0) loads.push_back({{l, busy}, std::round(busy * 1e3), own});
     }
     used = loads.size();
     const std::size_t keep = std::min(kBusiestLinks, loads.size());
@@ -331,6 +332,7 @@ class Simulation {
   std::vector<std::uint8_t> started_;
   WaitLists waits_;                          // per lane
   std::vector<double> lane_free_, lane_busy_;  // lane l * channels_ + c: channel c of link l
+  std::vector<double> lane_own_;               // per lane: its messages' bytes at its link's own speed
   MinHeap<Event> events_;
   std::vector<std::uint32_t> just_ready_, released_;
   std::vector<Hop> hops_;

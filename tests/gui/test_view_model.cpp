@@ -509,7 +509,7 @@ TEST_CASE("gui scene: queues stand inside the drawing, beside their senders, on 
   two.servers = 2;
   const auto vm = predicted_run(Collective::all_reduce, "parameter_server", 4, 1 << 14, two, TopologyKind::star);
   for (bool by_topology : {false, true}) {
-    vm->arrange_by_topology(by_topology);
+    vm->arrange(by_topology ? Arrangement::topology : Arrangement::algorithm);
     const Layout& l = vm->layout();
     CAPTURE(by_topology);
     Vec2 lo{1e9f, 1e9f}, hi{-1e9f, -1e9f};  // the scene's box: the discs and a margin
@@ -534,7 +534,7 @@ TEST_CASE("gui layout: a parameter server's links carry what its workers push an
   const int workers = 4;
   const std::uint64_t count = 1 << 14, bytes = count * 4;
   const auto vm = predicted_run(Collective::all_reduce, "parameter_server", workers, count, {}, TopologyKind::star);
-  vm->arrange_by_topology(false);
+  vm->arrange(Arrangement::algorithm);
   const Layout& l = vm->layout();
   REQUIRE(l.kind == LayoutKind::star);
   const int server = workers;  // the extra rank
@@ -544,7 +544,7 @@ TEST_CASE("gui layout: a parameter server's links carry what its workers push an
     CHECK(vm->link_totals()[static_cast<std::size_t>(it - l.links.begin())] == doctest::Approx(2.0 * bytes));  // push + pull
   }
   // On the star topology the server's one uplink carries every push and every pull.
-  vm->arrange_by_topology(true);
+  vm->arrange(Arrangement::topology);
   const Layout& t = vm->layout();
   REQUIRE(t.topology);
   double busiest = 0;
@@ -560,7 +560,7 @@ TEST_CASE("gui layout: a switch topology puts the switch at the centre and route
   const LoadResult run = load(run_request(request(Collective::all_reduce, "direct", 5, 10)), p);
   REQUIRE(run.model);
   ViewModel& vm = *run.model;
-  vm.arrange_by_topology(true);
+  vm.arrange(Arrangement::topology);
   const Layout& l = vm.layout();
   CHECK(l.kind == LayoutKind::switch_star);
   REQUIRE(l.nodes.size() == 6);
@@ -1189,7 +1189,7 @@ TEST_CASE("gui layout: a run is drawn in its algorithm's shape unless its config
   CHECK_FALSE(vm.arranged_by_topology());
   CHECK(vm.layout().kind == layout_for_algorithm(vm.schedule(), vm.trace().request.options).kind);
   CHECK(vm.path_of(0).size() == 2);
-  vm.arrange_by_topology(true);
+  vm.arrange(Arrangement::topology);
   CHECK(vm.layout().kind == LayoutKind::switch_star);
   CHECK(vm.path_of(0).size() == 3);
   Frame f = vm.frame(ClockKind::steps, 1.0);
