@@ -83,6 +83,10 @@ TEST_CASE("sweep: parameter server, 1 extra server") { sweep("parameter_server",
 TEST_CASE("sweep: parameter server, 2 extra servers") { sweep("parameter_server", {.servers = 2}); }
 TEST_CASE("sweep: parameter server, 1 colocated server") { sweep("parameter_server", {.servers = 1, .colocated = true}); }
 TEST_CASE("sweep: parameter server, 2 colocated servers") { sweep("parameter_server", {.servers = 2, .colocated = true}); }
+// Partitioned as BytePS runs it: each partition's pull follows its own pushes (issue 34).
+TEST_CASE("sweep: parameter server, 2 colocated servers, 3 partitions") {
+  sweep("parameter_server", {.slices = 3, .servers = 2, .colocated = true});
+}
 TEST_CASE("sweep: direct all-reduce") { sweep("direct", {}); }
 TEST_CASE("sweep: direct all-reduce in place (through scratch slots)") { sweep("direct", {}, true); }
 
@@ -90,6 +94,7 @@ TEST_CASE("large prime counts (1 000 003 elements, or 40 009 small), f32 sum and
   large_sweep("ring", {});
   large_sweep("parameter_server", {.servers = 2});
   large_sweep("parameter_server", {.servers = 2, .colocated = true});
+  large_sweep("parameter_server", {.slices = 4, .servers = 3});
   large_sweep("direct", {});
 }
 

@@ -419,7 +419,7 @@ TEST_CASE("collsim list shows every algorithm with its formulas and the busbw fa
 TEST_CASE("each 'used by' entry names its library, and docs/lessons-sources.md backs the algorithm's") {
   const std::string sources =
       read_text_file(std::filesystem::path(COLLSIM_SOURCE_DIR) / "docs" / "lessons-sources.md", "sources");
-  const std::array<std::string_view, 5> libraries = {"NCCL ", "Gloo ", "Open MPI ", "MPICH ", "Horovod "};
+  const std::array<std::string_view, 6> libraries = {"NCCL ", "Gloo ", "Open MPI ", "MPICH ", "Horovod ", "BytePS "};
   int described = 0;
   for (const AlgorithmInfo& a : all_algorithms()) {
     if (a.used_by.empty()) continue;

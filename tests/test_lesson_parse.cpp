@@ -13,6 +13,7 @@
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 #include "sim/lesson/captions.h"
+#include "sim/lesson/suggestion.h"
 #include "test_support.h"
 
 using namespace collsim;
@@ -316,7 +317,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"bytes\"\n") ==
         "s.toml:8:10: key 'question[1].metric': unknown metric 'bytes' (use bytes_sent bytes_received transfers steps "
         "time_us duration_us busbw_gbps contributions peak_memory_bytes latency_us bandwidth_us idle_fraction value "
-        "exact_value)");
+        "exact_value holders)");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 3\n") ==
         "s.toml:9:9: key 'question[1].phase': must be between 0 and 2, got 3");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nphase = 0\n") ==
@@ -332,7 +333,7 @@ TEST_CASE("lesson_parse: a bad question is refused with file:line:column and its
         "\"contributions\", \"peak_memory_bytes\", \"idle_fraction\", \"value\" or \"exact_value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"time_us\"\nstep = 2\n") ==
         "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
-        "\"transfers\", \"contributions\" or \"value\"");
+        "\"transfers\", \"contributions\", \"holders\" or \"value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nchunk = 1\n") ==
         "s.toml:9:9: key 'question[1].chunk': is used only with metric = \"contributions\"");
   CHECK(text_error(head + "text = \"?\"\nmetric = \"steps\"\nanswer = \"{value} in {rnaks}\"\n")
@@ -465,8 +466,9 @@ TEST_CASE("lesson_parse: --ranks on a lesson re-checks what the file fixed per r
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount = 8\n[[phase]]\ncompute = 2\n[[question]]\ntext = "
       "\"?\"\nmetric = \"bytes_sent\"\nrank = 3\n",
       "q.toml");
-  CHECK(override_error(asks, flags, only("--ranks")) ==
-        "--ranks 2: question[1] (q.toml:7:1) asks about rank 3, but the program now has ranks 0..1");
+  // A question about rank 3 at 2 ranks no longer refuses the run: its answer says it does not
+  // apply (answer_question, test_captions.cpp).
+  CHECK(apply_scenario_overrides(asks, flags, TopologyConfig{}, only("--ranks")).ranks == 2);
 
   const Scenario servers = parse_scenario(
       "format = 2\n[[phase]]\ncollective = \"all_reduce\"\nalgorithm = \"parameter_server\"\nservers = 3\n[[phase]]\n"
@@ -759,7 +761,7 @@ TEST_CASE("lesson_parse: value and exact_value ask about one element of one rank
   CHECK(s.questions[0].step == 1);
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"exact_value\"\nstep = 1\n") ==
         "s.toml:9:8: key 'question[1].step': is used only with metric = \"bytes_sent\", \"bytes_received\", "
-        "\"transfers\", \"contributions\" or \"value\"");
+        "\"transfers\", \"contributions\", \"holders\" or \"value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"steps\"\nelement = 1\n") ==
         "s.toml:9:11: key 'question[1].element': is used only with metric = \"value\" or \"exact_value\"");
   CHECK(lesson_error(head + "text = \"?\"\nmetric = \"value\"\nelement = -1\n") ==
@@ -768,3 +770,114 @@ TEST_CASE("lesson_parse: value and exact_value ask about one element of one rank
         "s.toml:8:10: key 'question[1].metric': phase 2 ('compute') is a compute phase: it has only metric = "
         "\"time_us\" or \"duration_us\"");
 }
+
+namespace collsim {
+namespace {
+
+// A lesson of one ring all-reduce on 4 ranks, with `rest` after it (its [[try]]s).
+std::string ring_lesson(const std::string& description, const std::string& rest) {
+  return "format = 2\ndescription = \"" + description +
+         "\"\n[collective]\ncollective = \"all_reduce\"\nalgorithm = \"ring\"\nranks = 4\ncount = 8\n" + rest;
+}
+
+LessonFacts predicted_facts(const Scenario& s) {
+  ProgramResult p = prepare_program(s, /*model_only=*/true);
+  predict_program(p, s, s.topology);
+  return lesson_facts(s, p);
+}
+
+}  // namespace
+
+TEST_CASE("lesson_parse: [[try]] reads flags and edits, and writes them as a student types them") {
+  const Scenario s = parse_scenario(
+      ring_lesson("Ring.", "[[try]]\nranks = 8\nnotice = \"{steps} steps, {was.steps} before\"\n"
+                           "[[try]]\ncollective = { count = \"1M\", algorithm = \"direct\" }\n"
+                           "[[try]]\ntopology = { link = \"pcie4\", protocol = \"simple\", stragglers = [{ rank = 2, late = 5.0 }] }\n"),
+      "t.toml");
+  REQUIRE(s.suggestions.size() == 3);
+  CHECK(s.suggestions[0].change == "--ranks 8");
+  CHECK(s.suggestions[0].origin == "t.toml:8:1: key 'try[1]'");
+  CHECK(s.suggestions[1].change == "--algorithm direct --count 1M");
+  CHECK(s.suggestions[2].change == "--link pcie4 --protocol simple --late 2=5");
+  const LessonFacts f = predicted_facts(s);
+  REQUIRE(f.suggestions.size() == 3);
+  CHECK(f.suggestions[0].notice == "14 steps, 6 before");  // rendered from the 8-rank run, was. from this one
+  CHECK(f.suggestions[1].not_here.empty());
+  CHECK(apply_suggestion(s, 2).topology.link == "pcie4");
+  CHECK(apply_suggestion(s, 1).request.spec.count == (1u << 20));
+  const std::string d = lesson_description(s, f);
+  CHECK(d == "Ring.\n\nTry:\n- --ranks 8: 14 steps, 6 before\n- --algorithm direct --count 1M\n"
+             "- --link pcie4 --protocol simple --late 2=5");
+
+  // On top of the student's flags: from --ranks 16, --link pcie4 is the 16-rank run on PCIe.
+  RunRequest flags;
+  flags.spec.ranks = 16;
+  const Scenario at16 = apply_scenario_overrides(s, flags, TopologyConfig{}, GivenFields{RequestField::ranks});
+  CHECK(apply_suggestion(at16, 2).ranks == 16);
+  CHECK(apply_suggestion(at16, 2).topology.link == "pcie4");
+  CHECK(apply_suggestion(at16, 0).ranks == 8);  // the suggestion's own --ranks wins
+}
+
+TEST_CASE("lesson_parse: [[try]] edits a lesson's [training] and [[phase]]s") {
+  const std::string lesson =
+      "format = 2\nranks = 4\n[[phase]]\ncollective = \"all_reduce\"\ncount = 64\n[[phase]]\ncompute = 1.0\n"
+      "[[phase]]\ncollective = \"all_reduce\"\ncount = 64\n"
+      "[[try]]\nphase = { 1 = { algorithm = \"direct\" }, 3 = { algorithm = \"direct\" } }\nnotice = \"{p1.algorithm}\"\n";
+  const Scenario s = parse_scenario(lesson, "e.toml");
+  REQUIRE(s.suggestions.size() == 1);
+  CHECK(s.suggestions[0].change == "set algorithm = \"direct\" in phases 1 and 3");
+  const Scenario edited = apply_suggestion(s, 0);
+  CHECK(edited.phases[0].request.algorithm == "direct");
+  CHECK(edited.phases[2].request.algorithm == "direct");
+  CHECK(predicted_facts(s).suggestions[0].notice == "direct");
+  // A lesson of several phases refuses a flag of one collective, naming the suggestion.
+  const Scenario bad = parse_scenario(lesson + "[[try]]\ncollective = { count = 8 }\n", "e.toml");
+  const LessonFacts f = predicted_facts(bad);
+  CHECK(f.suggestions[1].not_here.find("--count changes one collective") == 0);
+  CHECK(testing::input_error([&] { apply_suggestion(bad, 1); }).find("e.toml:14:1: key 'try[2]' (--count 8): --count") == 0);
+}
+
+TEST_CASE("lesson_parse: a bad [[try]] is refused with its file, line and key") {
+  const std::string ok = ring_lesson("Ring.", "");
+  CHECK(lesson_error(ok + "[[try]]\nrank = 8\n").find("t.toml") == std::string::npos);  // (named below)
+  CHECK(lesson_error(ok + "[[try]]\nrank = 8\n") ==
+        "s.toml:9:1: key 'try[1].rank': unknown key (a suggestion ([[try]]) knows: ranks, seed, collective, topology, "
+        "training, phase, notice)");
+  CHECK(lesson_error(ok + "[[try]]\nnotice = \"x\"\n") ==
+        "s.toml:8:1: key 'try[1]': changes nothing: give flags (ranks, collective, topology, seed) or edits (training, phase)");
+  CHECK(lesson_error(ok + "[[try]]\ntopology = { link = \"pcie9\" }\n").find("s.toml:9:21: key 'try[1].topology.link': unknown link preset 'pcie9'") == 0);
+  CHECK(lesson_error(ok + "[[try]]\ntopology = { backend = \"cpu\" }\n").find("key 'try[1].topology.backend': is not a flag a suggestion can set") != std::string::npos);
+  CHECK(lesson_error(ok + "[[try]]\nranks = 0\n").find("key 'try[1].ranks': must be between 1 and") != std::string::npos);
+  CHECK(lesson_error(ok + "[[try]]\ntraining = { servers = 1 }\n").find("key 'try[1].training': the lesson has no [training] to edit") != std::string::npos);
+  CHECK(lesson_error(ok + "[[try]]\nranks = 8\nnotice = \"{steps\"\n").find("s.toml:10:10: key 'try[1].notice'") == 0);
+  CHECK(lesson_error("format = 1\n[[try]]\nranks = 8\n").find("is new in scenario format 2") != std::string::npos);
+  const std::string phases = "format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount = 8\n";
+  CHECK(lesson_error(phases + "[[try]]\nphase = { 3 = { count = 4 } }\n").find("key 'try[1].phase.3': names no phase of the file (its [[phase]]s are 1..1)") != std::string::npos);
+  CHECK(lesson_error(phases + "[[try]]\nphase = { 1 = { count = \"x\" } }\n").find("s.toml:5:1: key 'try[1]': set count = \"x\" in phase 1: the file with this change does not read:") == 0);
+}
+
+TEST_CASE("lesson_parse: validate's warning names a literal that the lesson's own suggestion changes") {
+  const Scenario s = parse_scenario(ring_lesson("The ring takes 6 steps.", "[[try]]\nranks = 8\n"), "w.toml");
+  const LessonFacts f = predicted_facts(s);
+  const LessonFacts under = predicted_facts(apply_suggestion(s, 0));
+  const std::vector<std::string> w = lesson_text_warnings(s, f, under, "try[1] (--ranks 8)");
+  REQUIRE(w.size() == 1);
+  CHECK(w[0] == "w.toml:2:15: key 'description': '6' is steps here, which the lesson's own suggestion try[1] (--ranks 8) "
+                "changes: write {steps}");
+  // Written as a placeholder, nothing to warn about.
+  const Scenario fixed = parse_scenario(ring_lesson("The ring takes {steps} steps.", "[[try]]\nranks = 8\n"), "w.toml");
+  CHECK(lesson_text_warnings(fixed, predicted_facts(fixed), predicted_facts(apply_suggestion(fixed, 0)), "try[1]").empty());
+}
+
+TEST_CASE("lesson_parse: a title is a template over the run's request") {
+  const std::string ps = "format = 1\ntitle = \"PS: {ranks} workers, {servers} server{servers == 1 ? '' : 's'}\"\n"
+                         "[collective]\nalgorithm = \"parameter_server\"\nranks = 4\n";
+  const Scenario s = parse_scenario(ps, "p.toml");
+  CHECK(s.title == "PS: 4 workers, 1 server");
+  RunRequest flags;
+  flags.options.servers = 3;
+  CHECK(apply_scenario_overrides(s, flags, TopologyConfig{}, GivenFields{RequestField::servers}).title == "PS: 4 workers, 3 servers");
+  CHECK(lesson_error("format = 1\ntitle = \"{workers}\"\n").find("s.toml:2:9: key 'title': placeholder '{workers}': unknown name 'workers'") == 0);
+}
+
+}  // namespace collsim

@@ -26,6 +26,8 @@
 #include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/lesson/suggestion.h"
+#include "sim/model/protocol.h"
 #include "sim/schedule/algorithm.h"
 #include "test_support.h"
 
@@ -97,7 +99,7 @@ Lesson run_lesson(const char* file) {
   const Scenario& s = l.scenario;
   CHECK(s.format == 2);
   CHECK(!s.title.empty());
-  CHECK(s.description.find("Try") != std::string::npos);  // something for the student to try
+  CHECK(!s.suggestions.empty());  // something for the student to try ([[try]])
   l.program = prepare_program(s);
   execute_program(l.program, testing::cpu());
   predict_program(l.program, s, s.topology);
@@ -251,6 +253,23 @@ LESSON_TEST("03_sharded_parameter_server.toml") {
   const double beta = 1 / 12.5, gamma = 1 / 1117.0;  // ns per byte
   CHECK(answer(l, 5) == doctest::Approx((1.5 * n * beta + 0.75 * n * gamma) / 1000));
   CHECK(answer(l, 6) == doctest::Approx(((3 + 2 * 4) * n / 4 * beta + 4 * n / 4 * gamma) / 1000));
+  // Phase 5, partitioned as BytePS runs it (issue 34): on bytes alone it beats the ring, and
+  // tends to a worker link's n·β as partitions shrink (16 partitions: within 20 % of it); with
+  // the model's per-message latency on each link its 64 messages per worker link make it lose.
+  CHECK(l.scenario.phases[4].request.options.slices == 16);
+  CHECK(answer(l, 8) < answer(l, 5));
+  CHECK(answer(l, 8) < 1.2 * n * beta / 1000);
+  CHECK(answer(l, 8) < answer(l, 6));  // and beats the unpartitioned server's bandwidth part
+  CHECK(answer(l, 7) == doctest::Approx(duration_us(l.program, 5)));
+  CHECK(duration_us(l.program, 5) > duration_us(l.program, 1));
+  // Without latency (its own suggestion) the partitioned server beats the ring outright.
+  TopologyConfig no_latency = l.scenario.topology;
+  no_latency.latency_us = 0;
+  no_latency.uplink_latency_us = 0;
+  Scenario fast = l.scenario;
+  fast.topology = no_latency;
+  const ProgramResult pf = predict_only(fast);
+  CHECK(duration_us(pf, 5) < duration_us(pf, 1));
   CHECK(answer(l, 5) == within(506.1, 0.05));
   CHECK(answer(l, 6) == within(926.5, 0.05));
   CHECK(answer(l, 6) > answer(l, 5));  // fewer bytes per worker, yet more time on the links
@@ -292,7 +311,7 @@ LESSON_TEST("05_broadcast.toml") {
   CHECK(phase_run(l.program, 1).schedule.step_count() == 3);
   CHECK(answer(l, 0) == 3 * 32);  // the root sends its 32 B once per step
   CHECK(answer(l, 1) == 32);      // every other rank receives it once
-  CHECK(answer(l, 2) == 3);       // 1 + 2 transfers after step 2: the holders double
+  CHECK(answer(l, 2) == 4);       // holders after step 2: 1, 2, 4, they double
   // "ceil(lg N) steps: 1.8 µs here"
   CHECK(total_us(l.program) == within(1.8, 0.05));
   // "Try: --count 1M (29.8 µs ...), then --count 1M --algorithm chain (24.7 µs ...) and
@@ -1077,6 +1096,185 @@ TEST_CASE("every lesson's text is true at its own rank count and at 3, 8 and 16 
       for (const std::string& w : warnings) FAIL_CHECK(w);
     }
   }
+}
+
+}  // namespace collsim
+
+namespace collsim {
+
+// Every lesson under every one of its own suggestions ([[try]]), at its own rank count and at 2, 3,
+// 8 and 16 (those it admits): the change runs on the model (its schedules checked symbolically),
+// every caption, description and question renders under it, its facts are the run's, and the
+// file's literals that the suggestion changes are warned about (none may be). At its own rank
+// count every suggestion must run; at another, only a refusal about ranks is accepted (a
+// suggestion of --ranks 16 from a lesson that refuses it). At COLLSIM_TEST_SCALE=small (the
+// sanitizer passes): at its own rank count only.
+TEST_CASE("every lesson's text is true under every one of its suggestions, at 2, 3, 8 and 16 ranks") {
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
+    if (e.path().extension() != ".toml") continue;
+    CAPTURE(e.path().filename().string());
+    const Scenario file = load_scenario(e.path());
+    REQUIRE(!file.suggestions.empty());
+    std::vector<int> counts = {file.ranks, 2, 3, 8, 16};
+    if (testing::test_scale() == testing::TestScale::small) counts.resize(1);
+    for (const int n : counts) {
+      CAPTURE(n);
+      Scenario base;
+      ProgramResult bp;
+      try {
+        base = n == file.ranks ? file : with_ranks(file, n);
+        bp = predict_only(base);
+      } catch (const InputError& refused) {
+        // The lesson refuses n ranks (the test above checks how), or its file names a rank that n
+        // ranks do not have (lesson 14's straggler is rank 2).
+        CHECK(n != file.ranks);
+        CHECK(contains(refused.what(), "rank"));
+        continue;
+      }
+      const LessonFacts bf = lesson_facts(base, bp);
+      REQUIRE(bf.suggestions.size() == file.suggestions.size());
+      for (std::size_t k = 0; k < file.suggestions.size(); ++k) {
+        CAPTURE(file.suggestions[k].change);
+        if (!bf.suggestions[k].not_here.empty()) {
+          CHECK(n != file.ranks);  // as the file is written, every suggestion runs
+          CHECK(contains(bf.suggestions[k].not_here, "ranks"));
+          continue;
+        }
+        const SuggestedRun r = run_suggestion(base, k);
+        check_captions(r.scenario, r.program, r.facts);
+        check_facts(r.scenario, r.program, r.facts);
+        CHECK(r.scenario.suggestions.empty());
+        if (n == file.ranks) {
+          CHECK(!bf.suggestions[k].notice.empty());
+          CHECK(no_placeholder_left(bf.suggestions[k].notice));
+          for (const std::string& w : lesson_text_warnings(base, bf, r.facts, file.suggestions[k].change)) FAIL_CHECK(w);
+        }
+      }
+      // The description lists every suggestion, rendered.
+      const std::string description = lesson_description(base, bf);
+      CHECK(contains(description, "\n\nTry:\n- "));
+      for (const SuggestionFacts& t : bf.suggestions) CHECK(contains(description, "- " + t.change));
+    }
+  }
+}
+
+// Each suggestion at the file's own rank count executed on the CPU backend and verified against
+// the host reference, for the lessons of one collective (the programs of many phases are executed
+// as written by their LESSON_TESTs; their suggestions change ranks and links, which the sweeps of
+// test_collectives.cpp verify for every algorithm).
+TEST_CASE("the suggestions of the lessons of one collective run and verify") {
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
+    if (e.path().extension() != ".toml") continue;
+    const Scenario file = load_scenario(e.path());
+    if (!file.single_collective()) continue;
+    CAPTURE(e.path().filename().string());
+    for (std::size_t k = 0; k < file.suggestions.size(); ++k) {
+      CAPTURE(file.suggestions[k].change);
+      const Scenario s = apply_suggestion(file, k);
+      ProgramResult p = prepare_program(s);
+      execute_program(p, testing::cpu());
+      CHECK(p.verified());
+    }
+  }
+}
+
+// The findings of issue 34, each as the command a student types.
+TEST_CASE("lesson 1 at --ranks 16 says that half the chunks are empty") {
+  const Scenario s = with_ranks(load_scenario(lessons_dir() / "01_ring_allreduce.toml"), 16);
+  const ProgramResult p = predict_only(s);
+  const LessonFacts f = lesson_facts(s, p);
+  const std::string d = lesson_description(s, f);
+  CHECK(!contains(d, "every link is busy in every step"));
+  CHECK(contains(d, "8 of the 16 chunks hold no numbers, so only 8 ranks send in a step"));
+  CHECK(f.phases[0].senders_min == 8);
+  const Answer a = answer_question(s.questions[0], p, &f);
+  CHECK(a.value == 28);  // 7 chunks of 4 B
+  CHECK(contains(a.text, "but 8 of the 16 chunks hold no numbers"));
+}
+
+TEST_CASE("lesson 5 under --count 1M --algorithm chain and at --ranks 2") {
+  const Scenario file = load_scenario(lessons_dir() / "05_broadcast.toml");
+  RunRequest flags;
+  flags.spec.count = 1 << 20;
+  flags.algorithm = "chain";
+  const Scenario chain = with_flags(file, flags, {}, {"--count", "--algorithm"});
+  const ProgramResult p = predict_only(chain);
+  const LessonFacts f = lesson_facts(chain, p);
+  const Answer sent = answer_question(chain.questions[0], p, &f);
+  CHECK(!contains(sent.text, "once per step"));  // the chain sends the buffer once, in slices
+  CHECK(answer_question(chain.questions[2], p, &f).value == 3);  // after step 2: ranks 0, 1 and 2 hold data
+  CHECK(contains(lesson_description(chain, f), "this run chain instead"));
+  // At 2 ranks it runs: the question about step 2 asks about step 1.
+  const Scenario two = with_ranks(file, 2);
+  const ProgramResult p2 = predict_only(two);
+  const LessonFacts f2 = lesson_facts(two, p2);
+  CHECK_NOTHROW(check_lesson_text(two, p2, f2));
+  CHECK(question_text(two, f2, 2) == "After step 1, how many ranks hold some of the data?");
+  CHECK(answer_question(two.questions[2], p2, &f2).value == 2);
+  // The latency it quotes is the link's, with its source: PCIe's under --link pcie4.
+  const Scenario pcie = with_link(file, "pcie4");
+  const ProgramResult pp = predict_only(pcie);
+  const LessonFacts fp = lesson_facts(pcie, pp);
+  CHECK(contains(answer_question(pcie.questions[3], pp, &fp).text, "1.0 µs is one PCIe hop's latency (NCCL's per-hop latency"));
+}
+
+TEST_CASE("lesson 14 under its suggestion --late 2=0 --slow 2=1 quotes no straggler") {
+  const Scenario file = load_scenario(lessons_dir() / "14_straggler.toml");
+  TopologyConfig t;
+  t.stragglers = {{2, 0, 1, ""}};
+  const Scenario s = with_flags(file, {}, t, {"--late", "--slow"});
+  const ProgramResult p = predict_only(s);
+  const LessonFacts f = lesson_facts(s, p);
+  const std::string d = lesson_description(s, f);
+  CHECK(contains(d, "no GPU straggles"));
+  CHECK(!contains(d, "50 µs late"));
+  CHECK(!contains(d, "300 µs"));
+  CHECK(answer_question(s.questions[0], p, &f).text == "at 200.0 µs: no rank straggles");
+  // --slow 2=2.0: 50 µs late and 400 µs of work.
+  t.stragglers = {{2, 50, 2, ""}};
+  const Scenario slow = with_flags(file, {}, t, {"--slow"});
+  const ProgramResult ps = predict_only(slow);
+  const LessonFacts fs2 = lesson_facts(slow, ps);
+  CHECK(answer_question(slow.questions[0], ps, &fs2).text == "at 450.0 µs: rank 2 starts 50 µs late and works 400 µs instead of 200");
+}
+
+TEST_CASE("lessons 9, 11, 16 and 18 under --link pcie4 say PCIe, not NVLink, and lesson 4 under --protocol simple") {
+  for (const char* name : {"09_all_to_all_moe.toml", "11_send_recv_pipeline.toml", "16_overlap.toml", "18_streams.toml"}) {
+    CAPTURE(name);
+    const Scenario s = with_link(load_scenario(lessons_dir() / name), "pcie4");
+    const ProgramResult p = predict_only(s);
+    const LessonFacts f = lesson_facts(s, p);
+    CHECK(!contains(lesson_description(s, f), "on NVLink"));
+    CHECK(contains(lesson_description(s, f), "PCIe"));
+  }
+  const Scenario overlap = with_link(load_scenario(lessons_dir() / "16_overlap.toml"), "pcie4");
+  const ProgramResult po = predict_only(overlap);
+  CHECK(!contains(lesson_description(overlap, lesson_facts(overlap, po)), "they are hidden"));
+  TopologyConfig simple;
+  simple.protocol = Protocol::simple;
+  const Scenario tree = with_flags(load_scenario(lessons_dir() / "04_tree_vs_ring_crossover.toml"), {}, simple, {"--protocol"});
+  const ProgramResult pt = predict_only(tree);
+  const std::string d = lesson_description(tree, lesson_facts(tree, pt));
+  CHECK(!contains(d, "the model picks Simple"));
+  CHECK(!contains(d, "gives LL up sooner"));
+}
+
+TEST_CASE("the default scenarios' titles and descriptions follow --ranks and --servers") {
+  const Scenario ps = load_scenario(fs::path(COLLSIM_SOURCE_DIR) / "scenarios" / "parameter_server_4.toml");
+  CHECK(ps.title == "Parameter server: 4 workers, 1 server");
+  RunRequest flags;
+  flags.spec.ranks = 8;
+  flags.options.servers = 2;
+  const Scenario ps8 = with_flags(ps, flags, {}, {"--ranks", "--servers"});
+  CHECK(ps8.title == "Parameter server: 8 workers, 2 servers");
+  const ProgramResult p = predict_only(ps8);
+  const std::string d = lesson_description(ps8, lesson_facts(ps8, p));
+  CHECK(contains(d, "8 workers each hold"));
+  CHECK(contains(d, "2 parameter servers"));
+  CHECK(!contains(d, "Four workers"));
+  CHECK(!contains(d, "fifth rank"));
+  const Scenario ring = load_scenario(fs::path(COLLSIM_SOURCE_DIR) / "scenarios" / "ring_allreduce_4.toml");
+  CHECK(with_ranks(ring, 8).title == "Ring all-reduce on 8 ranks");
 }
 
 }  // namespace collsim

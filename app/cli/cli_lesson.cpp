@@ -16,6 +16,7 @@
 #include "sim/core/output_files.h"
 #include "sim/pipeline/pipeline.h"
 #include "sim/run/run_estimate.h"
+#include "sim/lesson/suggestion.h"
 #include "sim/trace/report.h"
 
 namespace collsim::cli {
@@ -365,19 +366,52 @@ std::vector<std::string> lesson_warnings(const Scenario& s, const LessonFacts& f
   return lesson_text_warnings(s, f, *other);
 }
 
-std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings) {
-  const ProgramResult p = model_program(s);
+// Every suggestion of the lesson run on the model, its text rendered under it: an error names the
+// suggestion; a literal of the file's text that a suggestion changes is a warning.
+void validate_suggestions(const Scenario& s, const LessonFacts& facts, std::vector<std::string>& warnings) {
+  for (std::size_t k = 0; k < s.suggestions.size(); ++k) {
+    const SuggestedRun r = run_suggestion(s, k);
+    const Suggestion& t = s.suggestions[k];
+    try {
+      check_lesson_text(r.scenario, r.program, r.facts);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} ({}): {}", t.origin, t.change, e.what()));
+    }
+    std::string key = t.origin.substr(t.origin.rfind(": key ") + 6);  // "'try[2]'"
+    key.erase(std::remove(key.begin(), key.end(), '\''), key.end());
+    const std::string change = fmt::format("{} ({})", key, t.change);
+    for (std::string& w : lesson_text_warnings(s, facts, r.facts, change)) warnings.push_back(std::move(w));
+  }
+}
+
+ProgramResult validate_lesson_text(const Scenario& s, std::vector<std::string>& warnings) {
+  ProgramResult p = model_program(s);
   const LessonFacts facts = checked_facts(s, p);
-  answer_questions(s, p, facts);
+  const std::vector<Answer> answers = answer_questions(s, p, facts);
+  for (std::size_t k = 0; k < answers.size(); ++k)  // the file as written answers every question
+    if (!answers[k].applies) {
+      const std::string prefix = "does not apply to this run: ";
+      const std::string why = answers[k].text.starts_with(prefix) ? answers[k].text.substr(prefix.size()) : answers[k].text;
+      throw InputError(fmt::format("{}: question '{}': {}", s.questions[k].origin, s.questions[k].text, why));
+    }
   warnings = lesson_warnings(s, facts);
+  validate_suggestions(s, facts, warnings);
+  return p;
+}
+
+std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings) {
+  const ProgramResult p = validate_lesson_text(s, warnings);
   const auto collectives = static_cast<std::size_t>(
       std::count_if(p.phases.begin(), p.phases.end(), [](const PhaseRun& pr) { return pr.run != nullptr; }));
   const bool skipped = std::any_of(p.phases.begin(), p.phases.end(),
                                    [](const PhaseRun& pr) { return pr.run && pr.run->check_skipped; });
-  return fmt::format("lesson{}: {} phases ({} collective, {} compute) on {} ranks, {} question{} answered, {}",
+  return fmt::format("lesson{}: {} phases ({} collective, {} compute) on {} ranks, {} question{} answered, {}{}",
                      s.title.empty() ? "" : " '" + s.title + "'", s.phases.size(), collectives,
                      s.phases.size() - collectives, p.total_ranks, s.questions.size(),
                      s.questions.size() == 1 ? "" : "s",
+                     s.suggestions.empty() ? ""
+                                           : fmt::format("{} suggestion{} run, ", s.suggestions.size(),
+                                                         s.suggestions.size() == 1 ? "" : "s"),
                      skipped ? "too many ranks for the symbolic check" : "checked");
 }
 

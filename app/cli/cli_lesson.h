@@ -88,6 +88,10 @@ std::string single_collective_questions(const RunPlan& plan, bool answers);
 // "OK (...)" text. Warnings (lesson_text_warnings: literal numbers that change with the
 // rank count, compared with the lesson at another rank count) go to `warnings`.
 std::string validate_lesson(const Scenario& s, std::vector<std::string>& warnings);
+// A format 2 file's text, as validate checks it: predicted on the model, every text rendered, every
+// question answered as the file is written, every suggestion run with its text rendered; warnings
+// for literals that --ranks or a suggestion changes. Returns the predicted program.
+ProgramResult validate_lesson_text(const Scenario& s, std::vector<std::string>& warnings);
 // The warnings alone, for any format 2 scenario with the facts of its run (none for
 // ranks_fixed, or when the lesson runs at no other rank count).
 std::vector<std::string> lesson_warnings(const Scenario& s, const LessonFacts& f);

@@ -37,23 +37,23 @@ std::string validate_schedule(const std::string& path, std::vector<std::string>&
 std::string validate_scenario(const std::string& path, std::vector<std::string>& warnings) {
   const Scenario sc = load_scenario(path);
   if (!sc.single_collective()) return validate_lesson(sc, warnings);
-  if (sc.format >= 2) {  // every text rendered, every question answered (refuses one the run cannot answer)
-    const ProgramResult p = model_program(sc);
-    const LessonFacts facts = checked_facts(sc, p);
-    answer_questions(sc, p, facts);
-    warnings = lesson_warnings(sc, facts);
-  }
+  // Every text rendered, every question answered (refuses one the run cannot answer), every
+  // suggestion run.
+  if (sc.format >= 2) validate_lesson_text(sc, warnings);
   // Built, checked and predicted: a bad [topology] (an unknown link name) shows only here.
   const std::shared_ptr<const RunResult> built =
       run_pipeline({.run = sc.request, .topology = sc.topology, .model_only = true, .want_trace = false}).run;
   const RunResult& run = *built;
-  return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}{}", sc.title.empty() ? "" : " '" + sc.title + "'",
+  return fmt::format("scenario{}: {} with {} on {} ranks, {} steps{}{}{}", sc.title.empty() ? "" : " '" + sc.title + "'",
                      to_string(run.schedule.spec.collective), run.schedule.algorithm, run.schedule.spec.ranks,
                      run.schedule.step_count(),
                      run.check_skipped ? " (too many ranks for the symbolic check)" : ", checked",
                      sc.questions.empty() ? ""
                                           : fmt::format(", {} question{} answered", sc.questions.size(),
-                                                        sc.questions.size() == 1 ? "" : "s"));
+                                                        sc.questions.size() == 1 ? "" : "s"),
+                     sc.suggestions.empty() ? ""
+                                            : fmt::format(", {} suggestion{} run", sc.suggestions.size(),
+                                                          sc.suggestions.size() == 1 ? "" : "s"));
 }
 
 std::string validate_one(const std::string& path, std::vector<std::string>& warnings);

@@ -34,7 +34,7 @@ struct NumbersLine {
   enum class Kind { predicted, measured };
   Kind kind = Kind::predicted;
   std::string head;     // "predicted", "measured"
-  // predicted: "on switch, 4 ranks: rank links nvlink4 (450 GB/s, 0.6 us); ... (no protocol)";
+  // predicted: "on switch, 4 ranks: rank links nvlink4 (450 GB/s, 0.6 us = NCCL LL hop); ... (no protocol)";
   // measured:  "the simulation's own time on the computer that ran it, host CPU (2 worker threads)"
   std::string about;
   std::string figures;  // "20.397 us, algbw 205.63 GB/s, busbw 308.45 GB/s"

@@ -829,11 +829,42 @@
     $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
     buildProgram();
     buildQuestions();
+    buildAbout(D.description || "");
     showNumbers(V0.numbers ? V0 : null);  // the header's height, before the stage measures what is left
     watchStage(D.stage);
     layoutStage();
     clock = D.clock || "steps";
     enterPhase(0, false);
+  }
+  // The description as C++ rendered it (lesson_description): paragraphs split at blank lines, a
+  // paragraph's lines joined (the file wraps them), and its "- " lines (the "Try" suggestions) a list.
+  function buildAbout(text) {
+    const about = $("about");
+    const html = (name, words) => { const e = document.createElement(name); e.textContent = words; return e; };
+    about.textContent = "";
+    $("about-panel").hidden = !text.trim();
+    for (const para of text.split(/\n\s*\n/)) {
+      let words = [], items = [];
+      const flush = () => {
+        if (words.length) about.appendChild(html("p", words.join(" ")));
+        words = [];
+      };
+      for (const line of para.split("\n").map(l => l.trim()).filter(l => l)) {
+        if (line.startsWith("- ")) { flush(); items.push(line.slice(2)); continue; }
+        if (items.length) items[items.length - 1] += " " + line; else words.push(line);
+      }
+      flush();
+      if (items.length) {
+        const ul = about.appendChild(document.createElement("ul"));
+        for (const item of items) {  // the change as typed, in code type: up to ": " or " ("
+          const li = ul.appendChild(html("li", ""));
+          const ends = [item.indexOf(": "), item.indexOf(" (")].filter(i => i > 0);
+          const at = ends.length ? Math.min(...ends) : item.length;
+          li.appendChild(html("code", item.slice(0, at)));
+          li.appendChild(document.createTextNode(item.slice(at)));
+        }
+      }
+    }
   }
   // The shown view's times, as C++ words them (numbers.h, headline_numbers): the prediction
   // first, then the simulation's own measured time; none for a compute phase.

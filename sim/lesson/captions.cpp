@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -25,6 +26,8 @@
 #include "sim/exec/value_history.h"
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
+#include "sim/lesson/suggestion.h"
+#include "sim/model/protocol.h"
 
 namespace collsim {
 namespace {
@@ -87,6 +90,7 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
   add(n, prefix + "chunks", ph.chunks);
   add(n, prefix + "total_ranks", ph.total_ranks);
   add(n, prefix + "servers", ph.servers);
+  add(n, prefix + "ps_servers", ph.ps_servers);
   add(n, prefix + "count", ph.count);
   add(n, prefix + "block_bytes", ph.block_bytes);
   add(n, prefix + "input_bytes", ph.input_bytes);
@@ -94,6 +98,8 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
   add(n, prefix + "chunk_bytes", ph.chunk_bytes);
   add(n, prefix + "sent", ph.sent);
   add(n, prefix + "sent_max", ph.sent_max);
+  add(n, prefix + "senders_min", ph.senders_min);
+  add(n, prefix + "senders_max", ph.senders_max);
   add(n, prefix + "stages", static_cast<double>(ph.stages.size()));
   for (const StageFacts& st : ph.stages) {
     const std::string id = prefix + stage_id(st.name);
@@ -112,6 +118,19 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
 // The lesson's names that are not a phase's: ranks, phases, total_us and qK ...
 void add_lesson_names(Names& n, const LessonFacts& f) {
   add(n, "ranks", f.ranks);
+  const LinkFacts& l = f.link;
+  add(n, "topology", l.topology);
+  add(n, "link", l.preset);
+  add(n, "link_family", l.family);
+  add(n, "link_what", l.what);
+  add(n, "link_gbps", l.gbps);
+  add(n, "link_latency_us", l.latency_us);
+  add(n, "link_latency_from", l.latency_from);
+  add(n, "protocol_asked", l.protocol);
+  add(n, "straggler", f.straggler.rank);
+  add(n, "stragglers", f.straggler.count);
+  add(n, "late_us", f.straggler.late_us);
+  add(n, "slow", f.straggler.slow);
   add(n, "phases", static_cast<double>(f.phases.size()));
   add(n, "total_us", f.total_us);
   for (std::size_t k = 0; k < f.answers.size(); ++k) add(n, fmt::format("q{}", k + 1), f.answers[k]);
@@ -155,8 +174,11 @@ class Scope {
     if (f) own_ = own_names(*f, phase);
   }
   Names& top() { return top_; }
+  // A suggestion's notice: "was.NAME" is NAME in the run it is suggested from.
+  void set_was(const Scope* was) { was_ = was; }
 
   std::optional<TextValue> find(std::string_view name) const {
+    if (was_ && name.starts_with("was.")) return was_->find(name.substr(4));
     if (auto v = find_name(top_, name)) return v;
     if (auto v = find_name(own_, name)) return v;
     return facts_ ? prefixed(name) : std::nullopt;
@@ -194,6 +216,7 @@ class Scope {
 
   const LessonFacts* facts_;
   std::size_t phase_;
+  const Scope* was_ = nullptr;
   Names own_, top_;
   mutable std::map<std::size_t, Names> phase_names_;
 };
@@ -236,6 +259,7 @@ PhaseFacts collective_facts(const Phase& phase, const Schedule& s) {
   ph.transfers = static_cast<int>(s.transfers.size());
   ph.total_ranks = s.total_ranks;
   ph.servers = s.total_ranks - s.spec.ranks;
+  ph.ps_servers = phase.request.options.servers;
   ph.count = static_cast<double>(s.spec.count);
   const double size = static_cast<double>(dtype_size(s.spec.dtype));
   ph.block_bytes = ph.count * size;
@@ -243,9 +267,17 @@ PhaseFacts collective_facts(const Phase& phase, const Schedule& s) {
     ph.input_bytes = static_cast<double>(s.buffer_elements(0, BufferKind::input)) * size;
     ph.output_bytes = static_cast<double>(s.buffer_elements(0, BufferKind::output)) * size;
   }
+  std::vector<std::set<int>> senders(static_cast<std::size_t>(s.step_count()));
   for (const Transfer& t : s.transfers) {
     ph.chunks = std::max(ph.chunks, t.chunk + 1);
     if (ph.chunk_bytes == 0 && !t.is_local()) ph.chunk_bytes = static_cast<double>(s.bytes(t));
+    if (!t.is_local() && s.bytes(t) > 0 && t.step >= 0 && t.step < s.step_count()) senders[static_cast<std::size_t>(t.step)].insert(t.src);
+  }
+  for (const std::set<int>& step : senders) {
+    if (step.empty()) continue;  // a step of local work only
+    const int n = static_cast<int>(step.size());
+    ph.senders_min = ph.senders_min == 0 ? n : std::min(ph.senders_min, n);
+    ph.senders_max = std::max(ph.senders_max, n);
   }
   const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
   if (!sent.empty()) {
@@ -294,6 +326,7 @@ std::string_view metric_name(Metric m) {
     case Metric::idle_fraction: return "idle_fraction";
     case Metric::value: return "value";
     case Metric::exact_value: return "exact_value";
+    case Metric::holders: return "holders";
   }
   return "?";
 }
@@ -302,11 +335,19 @@ std::string_view metric_name(Metric m) {
   throw InputError(fmt::format("{}: question '{}' ({}): {}", q.origin, q.text, metric_name(q.metric), why));
 }
 
+// A question about a phase, step, rank or chunk this run does not have: under a student's flags
+// (two ranks have no step 2) the question does not apply, which answer_question says instead of
+// refusing the run. (`collsim validate` still requires every answer of the file as written.)
+struct DoesNotApply : InputError {
+  using InputError::InputError;
+};
+[[noreturn]] void not_in_this_run(const std::string& why) { throw DoesNotApply(why); }
+
 // The phase a question asks about, with its range checked.
 const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
   const int phases = static_cast<int>(p.phases.size());
   if (q.phase < 1 || q.phase > phases)
-    refuse(q, fmt::format("phase {} does not exist: the lesson has phases 1..{}{}", q.phase, phases,
+    not_in_this_run(fmt::format("phase {} does not exist: the lesson has phases 1..{}{}", q.phase, phases,
                           is_timing(q.metric) ? " (0: the whole program)" : ""));
   const PhaseRun& run = p.phases[static_cast<std::size_t>(q.phase - 1)];
   if (!run.run)
@@ -318,7 +359,7 @@ const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
 int asked_step(const Question& q, const PhaseRun& phase) {
   const int steps = phase.schedule.step_count();
   if (q.step < 0 || q.step > steps)
-    refuse(q, fmt::format("step {} does not exist: phase {} has steps 1..{} (0: after the last)", q.step, q.phase,
+    not_in_this_run(fmt::format("step {} does not exist: phase {} has steps 1..{} (0: after the last)", q.step, q.phase,
                           steps));
   return q.step == 0 ? steps : q.step;
 }
@@ -326,7 +367,7 @@ int asked_step(const Question& q, const PhaseRun& phase) {
 void check_rank(const Question& q, const PhaseRun& phase) {
   const int ranks = phase.schedule.total_ranks;
   if (q.rank < 0 || q.rank >= ranks)
-    refuse(q, fmt::format("rank {} does not exist: phase {} has ranks 0..{}", q.rank, q.phase, ranks - 1));
+    not_in_this_run(fmt::format("rank {} does not exist: phase {} has ranks 0..{}", q.rank, q.phase, ranks - 1));
 }
 
 double bytes_moved(const Question& q, const PhaseRun& phase, int step, bool sent) {
@@ -335,6 +376,16 @@ double bytes_moved(const Question& q, const PhaseRun& phase, int step, bool sent
   for (const Transfer& t : phase.schedule.transfers)
     if (t.step < step && !t.is_local() && (sent ? t.src : t.dst) == q.rank) bytes += phase.schedule.bytes(t);
   return static_cast<double>(bytes);
+}
+
+// The root (of a rooted collective) and every rank that has received bytes from another by `step`.
+double holders_after(const PhaseRun& phase, int step) {
+  const Schedule& s = phase.schedule;
+  std::vector<bool> holds(static_cast<std::size_t>(std::max(s.total_ranks, 0)), false);
+  if (collective_has_root(s.spec.collective) && s.spec.root >= 0 && s.spec.root < s.total_ranks) holds[static_cast<std::size_t>(s.spec.root)] = true;
+  for (const Transfer& t : s.transfers)
+    if (t.step < step && !t.is_local() && s.bytes(t) > 0) holds[static_cast<std::size_t>(t.dst)] = true;
+  return static_cast<double>(std::count(holds.begin(), holds.end(), true));
 }
 
 double transfers_until(const PhaseRun& phase, int step) {
@@ -360,9 +411,9 @@ std::vector<Region> chunk_regions(const Question& q, const Schedule& s) {
   if (!from.empty()) return from;
   int chunks = 0;
   for (const Transfer& t : s.transfers) chunks = std::max(chunks, t.chunk + 1);
-  refuse(q, std::any_of(s.transfers.begin(), s.transfers.end(), [&](const Transfer& t) { return t.chunk == q.chunk; })
-                ? fmt::format("rank {} never holds chunk {}", q.rank, q.chunk)
-                : fmt::format("chunk {} does not exist: the collective has chunks 0..{}", q.chunk, chunks - 1));
+  if (std::none_of(s.transfers.begin(), s.transfers.end(), [&](const Transfer& t) { return t.chunk == q.chunk; }))
+    not_in_this_run(fmt::format("chunk {} does not exist: the collective has chunks 0..{}", q.chunk, chunks - 1));
+  refuse(q, fmt::format("rank {} never holds chunk {}", q.rank, q.chunk));
 }
 
 // What the chunk's regions hold after the phase's step `step`, from the buffer history the
@@ -464,7 +515,7 @@ double predicted_busbw(const Question& q, const ProgramResult& p, const PhaseRun
 // The span a rank's metric (is_span) asks about.
 Span asked_span(const Question& q, const ProgramResult& p) {
   if (q.rank < 0 || q.rank >= p.total_ranks)
-    refuse(q, fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
+    not_in_this_run(fmt::format("rank {} does not exist: the program has ranks 0..{}", q.rank, p.total_ranks - 1));
   return phase_span(q, p);
 }
 
@@ -527,10 +578,12 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
     case Metric::bytes_sent:
     case Metric::bytes_received:
     case Metric::transfers:
+    case Metric::holders:
     case Metric::contributions: {
       const int step = asked_step(q, phase);
       *step_shown = step;
       if (q.metric == Metric::transfers) return transfers_until(phase, step);
+      if (q.metric == Metric::holders) return holders_after(phase, step);
       if (q.metric == Metric::contributions) return contributions_after(q, phase, step);
       return bytes_moved(q, phase, step, q.metric == Metric::bytes_sent);
     }
@@ -739,7 +792,7 @@ std::vector<std::pair<std::string, double>> rank_dependent(const LessonFacts& f,
 }
 
 void warn_literals(std::string_view text, const std::string& where, const std::vector<std::pair<std::string, double>>& facts,
-                   int ranks, std::vector<std::string>& out) {
+                   int ranks, std::string_view changed_by, std::vector<std::string>& out) {
   if (text.empty()) return;
   ParsedText parsed;
   try {
@@ -762,10 +815,101 @@ void warn_literals(std::string_view text, const std::string& where, const std::v
                !x.first.ends_with("busbw") && !(x.first.size() > 1 && x.first[0] == 'q');
       });
       if (fact == ordered.end() || !said.insert(written).second) continue;
+      if (!changed_by.empty()) {
+        out.push_back(fmt::format("{}: '{}' is {} here, which the lesson's own suggestion {} changes: write {{{}}}", where,
+                                  written, fact->first, changed_by, fact->first));
+        continue;
+      }
       out.push_back(fmt::format("{}: '{}' is {} at {} ranks, which changes with --ranks: write {{{}}} (or set "
                                 "ranks_fixed = true if the text is meant for {} ranks only)",
                                 where, written, fact->first, ranks, fact->first, ranks));
     }
+}
+
+}  // namespace
+
+// --- the links and the suggestions ----------------------------------------------------------------
+
+namespace {
+
+LinkFacts link_facts(const Scenario& s) {
+  const TopologyConfig& c = s.topology;
+  LinkFacts l;
+  l.topology = std::string(to_string(c.kind));
+  l.protocol = std::string(to_string(c.protocol));
+  const std::string name = c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link;
+  const LinkPreset* preset = find_link_preset(name);
+  if (!preset) return l;
+  l.preset = (c.bandwidth_gbps || c.latency_us) ? "custom" : name;
+  l.family = std::string(preset->family);
+  l.what = std::string(preset->what);
+  l.gbps = c.bandwidth_gbps.value_or(preset->bandwidth_gbps);
+  l.latency_us = c.latency_us.value_or(preset->latency_us);
+  l.latency_from = c.latency_us ? "as given (--latency or the file's [topology])" : std::string(preset->latency_from);
+  // Under a protocol every hop takes the protocol's latency for its class of link (unless given);
+  // auto's choice is a phase's (PhaseFacts::protocol), so its per-hop figure is not one number.
+  if (!c.latency_us && c.protocol == Protocol::automatic) l.latency_from = "per hop, of the NCCL protocol the model picks for each phase";
+  if (const std::optional<ProtocolFigures> pf = protocol_figures(c.protocol); pf && !c.latency_us) {
+    l.latency_us = pf->hop_latency(preset->link_class);
+    l.latency_from = fmt::format("NCCL's per-hop latency for {} on this class of link (src/graph/tuning.cc, hwLat)",
+                                 protocol_label(c.protocol));
+  }
+  return l;
+}
+
+StragglerFacts straggler_facts(const TopologyConfig& c) {
+  StragglerFacts st;
+  st.count = static_cast<int>(c.stragglers.size());
+  if (c.stragglers.empty()) return st;
+  st.rank = c.stragglers.front().rank;
+  st.late_us = c.stragglers.front().late_us;
+  st.slow = c.stragglers.front().slow;
+  return st;
+}
+
+// Suggestion k run on the model, its notice rendered with its facts (and the run's as was.NAME).
+SuggestionFacts suggestion_facts(const Scenario& s, const LessonFacts& f, std::size_t k) {
+  const Suggestion& t = s.suggestions[k];
+  SuggestionFacts out{t.change, {}, {}};
+  SuggestedRun run;
+  try {
+    run = run_suggestion(s, k);
+  } catch (const InputError& e) {
+    // The reason, without the suggestion's origin and change that the line shows already.
+    const std::string prefix = fmt::format("{} ({}): ", t.origin, t.change);
+    const std::string why = e.what();
+    out.not_here = why.starts_with(prefix) ? why.substr(prefix.size()) : why;
+    return out;
+  }
+  const Scenario& v = run.scenario;
+  const bool same = t.edited_text.empty() && v.ranks == s.ranks && v.topology == s.topology &&
+                    v.request.spec.count == s.request.spec.count && v.request.algorithm == s.request.algorithm &&
+                    v.request.spec.collective == s.request.spec.collective && v.request.options.servers == s.request.options.servers &&
+                    v.request.options.slices == s.request.options.slices && v.request.spec.dtype == s.request.spec.dtype &&
+                    v.request.seed == s.request.seed;
+  if (same) {
+    out.notice = "this run has it already";  // its notice would compare the run with itself
+    return out;
+  }
+  if (t.notice.empty()) return out;
+  const std::size_t single = run.facts.phases.size() == 1 ? 0 : kNoPhase;
+  const Scope was(&f, f.phases.size() == 1 ? 0 : kNoPhase);
+  Scope scope(&run.facts, single);
+  scope.set_was(&was);
+  out.notice = render(t.notice, scope, t.notice_where);
+  return out;
+}
+
+// The description's last paragraph: "Try:" and a line per suggestion.
+std::string suggestion_lines(const LessonFacts& f) {
+  if (f.suggestions.empty()) return "";
+  std::string out = "\n\nTry:";
+  for (const SuggestionFacts& t : f.suggestions) {
+    out += "\n- " + t.change;
+    if (!t.not_here.empty()) out += " (not from this run: " + t.not_here + ")";
+    else if (!t.notice.empty()) out += ": " + t.notice;
+  }
+  return out;
 }
 
 }  // namespace
@@ -795,6 +939,8 @@ std::vector<StageFacts> schedule_stages(const Schedule& s) {
 LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
   LessonFacts f;
   f.ranks = s.ranks;
+  f.link = link_facts(s);
+  f.straggler = straggler_facts(s.topology);
   for (std::size_t k = 0; k < s.phases.size(); ++k) {
     const Phase& phase = s.phases[k];
     PhaseFacts ph;
@@ -813,18 +959,33 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
   }
   for (const Question& q : s.questions) {
     try {
-      f.answers.push_back(answer_question(q, p, &f).value);
+      const Answer a = answer_question(q, p, &f);
+      f.answers.push_back(a.applies ? std::optional<double>(a.value) : std::nullopt);
     } catch (const InputError&) {
       f.answers.push_back(std::nullopt);  // answer_question says why where it is asked
     }
   }
+  for (std::size_t k = 0; k < s.suggestions.size(); ++k) f.suggestions.push_back(suggestion_facts(s, f, k));
   return f;
 }
 
 LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule) {
+  const CollectiveSpec& a = schedule.spec;
+  const CollectiveSpec& b = s.request.spec;
+  const bool same = a.collective == b.collective && a.ranks == b.ranks && a.count == b.count && schedule.algorithm == s.request.algorithm;
+  if (s.format >= 2 && s.single_collective() && same) {
+    // A lesson's text may name its times and answers, and its suggestions compare with them
+    // (was.duration_us): its program on the model, which is cheap for one collective.
+    ProgramResult p = prepare_program(s, /*model_only=*/true);
+    predict_program(p, s, s.topology);
+    return lesson_facts(s, p);
+  }
   LessonFacts f;
   f.ranks = schedule.spec.ranks;
   if (!s.phases.empty()) f.phases.push_back(collective_facts(s.phases[0], schedule));
+  f.link = link_facts(s);
+  f.straggler = straggler_facts(s.topology);
+  for (std::size_t k = 0; k < s.suggestions.size(); ++k) f.suggestions.push_back(suggestion_facts(s, f, k));
   return f;
 }
 
@@ -936,7 +1097,7 @@ std::string step_caption(const Scenario& s, const LessonFacts& f, std::size_t in
 std::string lesson_description(const Scenario& s, const LessonFacts& f) {
   // A lesson of one phase may name its facts unprefixed; with more, they need pK.
   const std::size_t phase = f.phases.size() == 1 ? 0 : kNoPhase;
-  return render(s.description, Scope(&f, phase), where_or(s.description_where, s.source));
+  return render(s.description, Scope(&f, phase), where_or(s.description_where, s.source)) + suggestion_lines(f);
 }
 
 std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t k) {
@@ -949,7 +1110,14 @@ Answer answer_question(const Question& asked, const ProgramResult& p, const Less
   const Question q = resolved(asked, f);
   int step_shown = q.step;
   Answer a;
-  a.value = metric_value(q, p, &step_shown);
+  try {
+    a.value = metric_value(q, p, &step_shown);
+  } catch (const DoesNotApply& e) {
+    a.value = std::numeric_limits<double>::quiet_NaN();
+    a.applies = false;
+    a.text = fmt::format("does not apply to this run: {}", e.what());
+    return a;
+  }
   Scope scope(f, f ? phase_of(q) : kNoPhase);
   Names& names = scope.top();
   // Times to 0.1 µs, as the phase table prints them, so that answers can be subtracted.
@@ -995,20 +1163,21 @@ void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFa
   }
 }
 
-std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other) {
+std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other,
+                                              std::string_view changed_by) {
   std::vector<std::string> out;
-  if (s.ranks_fixed) return out;
+  if (s.ranks_fixed && changed_by.empty()) return out;
   const std::size_t single = f.phases.size() == 1 ? 0 : kNoPhase;
   const auto lesson_facts_changing = rank_dependent(f, other, single);
-  warn_literals(s.description, where_or(s.description_where, s.source), lesson_facts_changing, f.ranks, out);
-  warn_literals(s.caption, where_or(s.caption_where, s.source), lesson_facts_changing, f.ranks, out);
+  warn_literals(s.description, where_or(s.description_where, s.source), lesson_facts_changing, f.ranks, changed_by, out);
+  warn_literals(s.caption, where_or(s.caption_where, s.source), lesson_facts_changing, f.ranks, changed_by, out);
   for (std::size_t k = 0; k < s.phases.size() && k < s.file_phases; ++k) {
     const Phase& phase = s.phases[k];
     const auto changing = rank_dependent(f, other, k);
-    warn_literals(phase.caption, where_or(phase.caption_where, phase.origin), changing, f.ranks, out);
-    warn_literals(phase.step_caption, where_or(phase.step_caption_where, phase.origin), changing, f.ranks, out);
-    for (const Phase::StageCaption& c : phase.stage_captions) warn_literals(c.text, c.where, changing, f.ranks, out);
-    if (!phase.step_captions.empty())
+    warn_literals(phase.caption, where_or(phase.caption_where, phase.origin), changing, f.ranks, changed_by, out);
+    warn_literals(phase.step_caption, where_or(phase.step_caption_where, phase.origin), changing, f.ranks, changed_by, out);
+    for (const Phase::StageCaption& c : phase.stage_captions) warn_literals(c.text, c.where, changing, f.ranks, changed_by, out);
+    if (!phase.step_captions.empty() && changed_by.empty())
       out.push_back(fmt::format("{}: step_captions attach captions to step numbers, which move when --ranks changes the "
                                 "step count: use stage_captions (at = \"reduce_scatter.last\", ...), or set "
                                 "ranks_fixed = true",
@@ -1018,11 +1187,11 @@ std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFac
     const Question& q = s.questions[k];
     const std::size_t phase = phase_of(q);
     const auto changing = rank_dependent(f, other, phase);
-    warn_literals(q.text, fmt::format("{}: key 'question[{}].text'", q.origin, k + 1), changing, f.ranks, out);
-    warn_literals(q.answer, fmt::format("{}: key 'question[{}].answer'", q.origin, k + 1), changing, f.ranks, out);
+    warn_literals(q.text, fmt::format("{}: key 'question[{}].text'", q.origin, k + 1), changing, f.ranks, changed_by, out);
+    warn_literals(q.answer, fmt::format("{}: key 'question[{}].answer'", q.origin, k + 1), changing, f.ranks, changed_by, out);
     const bool steps_change = phase < f.phases.size() && phase < other.phases.size() &&
                               f.phases[phase].steps != other.phases[phase].steps;
-    if (q.step > 0 && q.step_expr.empty() && steps_change)
+    if (q.step > 0 && q.step_expr.empty() && steps_change && changed_by.empty())
       out.push_back(fmt::format("{}: key 'question[{}].step': step = {} names another step when --ranks changes the step "
                                 "count: write the step as an expression, such as step = \"reduce_scatter.last\"",
                                 q.origin, k + 1, q.step));

@@ -40,11 +40,13 @@ struct PhaseFacts {
   std::string algorithm;            // "ring"
   int steps = 0, transfers = 0, chunks = 0;
   int total_ranks = 0, servers = 0;  // the schedule's ranks; those beyond the workers
+  int ps_servers = 0;                // the parameter servers asked for (--servers), on ranks of their own or not
   double count = 0;                  // elements per block (the request's count)
   double block_bytes = 0;            // count x the type's size
   double input_bytes = 0, output_bytes = 0;  // rank 0's buffers
   double chunk_bytes = 0;            // the phase's first transfer between two ranks
   double sent = 0, sent_max = 0;     // bytes rank 0, and the rank that sends most, send to other ranks
+  int senders_min = 0, senders_max = 0;  // the fewest and most ranks that send bytes to another in one step
   std::vector<StageFacts> stages;
   // Predicted (µs), when the program was: when the phase begins and ends, its length, and its
   // bus bandwidth (GB/s; whole collectives that have one).
@@ -52,8 +54,36 @@ struct PhaseFacts {
   std::string protocol;  // the NCCL protocol the model used ("LL", "Simple"; auto's choice), when predicted
 };
 
+// One of the lesson's suggestions (Scenario::suggestions) as the description lists it.
+struct SuggestionFacts {
+  std::string change;    // "--link pcie4", "set servers = 1 in [training]"
+  std::string notice;    // rendered from the run under the change (empty: the file gives none)
+  std::string not_here;  // why the change does not run from this run (a refused rank count); else empty
+};
+
+// The links the model predicts on: the rank links' preset and figures as the run has them.
+struct LinkFacts {
+  std::string topology;  // the kind: "switch", "pcie_tree"
+  std::string preset;    // "nvlink4"; "custom" when --bandwidth or --latency replaced its figures
+  std::string family;    // "NVLink", "PCIe", "InfiniBand", "Ethernet"
+  std::string what;      // the preset's description: "PCIe 4.0 x16"
+  double gbps = 0, latency_us = 0;
+  std::string latency_from;  // where latency_us comes from: NCCL's table, an assumption, a flag
+  std::string protocol;      // the NCCL protocol asked for ("none", "auto", "simple", ...)
+};
+
+// The first straggler (lesson 14): none is rank -1, 0 µs late, 1 times the work.
+struct StragglerFacts {
+  int rank = -1;
+  double late_us = 0, slow = 1;
+  int count = 0;  // how many ranks straggle
+};
+
 struct LessonFacts {
   int ranks = 0;  // the workers (a parameter server's servers are extra ranks)
+  LinkFacts link;
+  StragglerFacts straggler;
+  std::vector<SuggestionFacts> suggestions;  // the lesson's [[try]]s, each run (lesson_facts)
   std::vector<PhaseFacts> phases;
   // The groups of consecutive phases (Phase::group), as spans of 1-based phase numbers.
   std::vector<StageFacts> groups;
@@ -62,9 +92,11 @@ struct LessonFacts {
 };
 
 // The facts of a program (prepared, and predicted for the times; answers from answer_question).
+// Each of the scenario's suggestions is run on the timing model (suggestion.h) for its notice.
 LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p);
 // The facts of a single collective run without a program (`collsim explain` of one run): its
-// one phase, no times, no answers.
+// one phase, no times, no answers; a lesson's (format 2) single collective: lesson_facts of its
+// program predicted on the model.
 LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule);
 
 // --- step captions ---------------------------------------------------------------------------
@@ -113,6 +145,8 @@ std::string step_caption(const Scenario& s, const LessonFacts& f, std::size_t in
 
 // --- the description and the questions -----------------------------------------------------
 
+// The description rendered, followed by its suggestions ("Try:" and a line for each: the change
+// and its notice, or why it does not run from here).
 std::string lesson_description(const Scenario& s, const LessonFacts& f);
 std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t question);
 
@@ -122,9 +156,12 @@ std::string question_text(const Scenario& s, const LessonFacts& f, std::size_t q
 // asks about a phase, rank, step or chunk the run does not have. Without facts (a caller
 // that wants the value only), an answer template that names more than the question's own
 // names is left as written.
+// A question about a phase, step, rank or chunk the run does not have (two ranks have no step 2)
+// does not apply: `applies` is false, `value` NaN, and the text says why.
 struct Answer {
   double value = 0;
   std::string text;
+  bool applies = true;
 };
 Answer answer_question(const Question& q, const ProgramResult& p, const LessonFacts* f = nullptr);
 // All of them, in order (the first that cannot be answered throws).
@@ -143,6 +180,9 @@ void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFa
 // rank count (comparing `f` with `other`, the same lesson's facts at another rank count).
 // One warning per number: "WHERE: '3' is p1.steps at 4 ranks (it changes with --ranks):
 // write {p1.steps}, or set ranks_fixed = true". Lessons with ranks_fixed have none.
-std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other);
+// With `changed_by` (a suggestion's origin and change), `other` is the facts under that suggestion:
+// a literal that it changes is warned about whatever ranks_fixed says.
+std::vector<std::string> lesson_text_warnings(const Scenario& s, const LessonFacts& f, const LessonFacts& other,
+                                              std::string_view changed_by = {});
 
 }  // namespace collsim

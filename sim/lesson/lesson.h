@@ -138,6 +138,9 @@ enum class Metric : std::uint8_t {
                      // run's type, rounded or wrapped as the run computed it (ValueHistory, sim/exec/value_history.h)
   exact_value,       // the exact result at that element: the inputs combined in double, never rounded or wrapped
                      // (exact_output_value, sim/exec/reference.h)
+  holders,           // how many ranks hold some of the data after step `step`: the root of a rooted collective
+                     // and every rank that has received bytes from another (a broadcast's spread, from the
+                     // transfers, whatever the algorithm)
 };
 
 // The metrics of one element's number.

@@ -217,15 +217,19 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {
-    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question"});
+    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question", "try"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
     top.only_keys({"format", "title", "description", "clock", "collective", "run", "topology"});
   } else {
     top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "clock",
-                   "collective", "phase", "training", "question", "run", "topology"});
+                   "collective", "phase", "training", "question", "try", "run", "topology"});
   }
   s.request = default_run_request();
-  if (auto e = top.find("title")) s.title = e->string();
+  if (auto e = top.find("title")) {
+    s.title_template = e->string();
+    s.title_where = e->where();
+    parse_text(s.title_template, s.title_where);
+  }
   if (auto e = top.find("description")) {
     s.description = e->string();
     s.description_where = e->where();
@@ -245,7 +249,48 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   if (auto t = top.table("run")) read_run(*t, s);  // first: its seed goes to every phase
   if (auto t = top.table("topology")) read_topology(*t, s.topology);
   read_scenario_program(top, s);
+  if (s.format >= 2) read_suggestions(top, text, s);
+  render_title(s);
   return s;
+}
+
+void read_topology_keys(const Table& t, TopologyConfig& c) { read_topology(t, c); }
+
+void render_title(Scenario& s) {
+  if (s.title_template.empty()) return;
+  // What the title may name: the run's request, which flags change (a lesson of several
+  // phases: its ranks only; its phases' own facts come from the run, in the description).
+  const bool single = s.single_collective();
+  const TextScope scope = [&](std::string_view name) -> std::optional<TextValue> {
+    if (name == "ranks") return TextValue::of(s.ranks);
+    if (!single) return std::nullopt;
+    const RunRequest& r = s.request;
+    if (name == "servers") return TextValue::of(r.options.servers);
+    if (name == "count") return TextValue::of(static_cast<double>(r.spec.count));
+    if (name == "collective") return TextValue::of(std::string(to_string(r.spec.collective)));
+    if (name == "algorithm") return TextValue::of(r.algorithm);
+    return std::nullopt;
+  };
+  s.title = render_text(s.title_template, scope, s.title_where,
+                        single ? "ranks servers count collective algorithm" : "ranks (a lesson of several phases)");
+}
+
+void record_applied(AppliedFlags& applied, const RunRequest& from_user, const TopologyConfig& topology,
+                    const GivenFields& given) {
+  for (const Override& o : kOverrides)
+    if (given(o.field)) {
+      o.apply(applied.request, from_user);
+      applied.given.add(o.field);
+    }
+  for (const TopologyOverride& o : kTopologyOverrides)
+    if (given(o.field)) {
+      o.apply(applied.topology, topology);
+      applied.given.add(o.field);
+    }
+  if (given(RequestField::stragglers)) {
+    applied.topology.stragglers = topology.stragglers;
+    applied.given.add(RequestField::stragglers);
+  }
 }
 
 Scenario load_scenario(const std::filesystem::path& path) {

@@ -612,6 +612,7 @@ constexpr std::pair<std::string_view, Metric> kMetrics[] = {
     {"idle_fraction", Metric::idle_fraction},
     {"value", Metric::value},
     {"exact_value", Metric::exact_value},
+    {"holders", Metric::holders},
 };
 
 Metric read_metric(const Entry& e) {
@@ -686,8 +687,8 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   const bool per_rank = q.metric == Metric::bytes_sent || q.metric == Metric::bytes_received ||
                         q.metric == Metric::contributions || q.metric == Metric::peak_memory_bytes ||
                         q.metric == Metric::idle_fraction || is_element_value(q.metric);
-  const bool per_step =
-      (per_rank && !whole_program && !span && q.metric != Metric::exact_value) || q.metric == Metric::transfers;
+  const bool per_step = (per_rank && !whole_program && !span && q.metric != Metric::exact_value) ||
+                        q.metric == Metric::transfers || q.metric == Metric::holders;
   if (auto e = t.find("rank")) {
     if (!per_rank)
       e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"contributions\", \"peak_memory_bytes\", "
@@ -696,8 +697,8 @@ Question read_question(const Entry& item, const Scenario& s, int total_ranks) {
   }
   if (auto e = t.find("step")) {
     if (!per_step)
-      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\", \"contributions\" or "
-              "\"value\"");
+      e->fail("is used only with metric = \"bytes_sent\", \"bytes_received\", \"transfers\", \"contributions\", "
+              "\"holders\" or \"value\"");
     q.step = number_or_expression(*e, 0, kMaxInt, q.step_expr);
   }
   if (auto e = t.find("element")) {
@@ -916,20 +917,6 @@ void set_lesson_ranks(Scenario& s, int n) {
   settle_phases(s, total);
 }
 
-// Questions name phases and ranks: after the flags, they must still exist.
-void check_questions(const Scenario& s, const std::string& flags) {
-  const int total = program_ranks(s);
-  for (std::size_t i = 0; i < s.questions.size(); ++i) {
-    const Question& q = s.questions[i];
-    if (!q.phase_expr.empty() || !q.span_group.empty()) continue;  // evaluated for the run (captions.h)
-    if (std::max(q.phase, q.last_phase) > static_cast<int>(s.phases.size()))
-      throw InputError(fmt::format("{}: question[{}] ({}) asks about phase {}, but the lesson now has {} phases", flags,
-                                   i + 1, q.origin, std::max(q.phase, q.last_phase), s.phases.size()));
-    if (q.rank >= total)
-      throw InputError(fmt::format("{}: question[{}] ({}) asks about rank {}, but the program now has ranks 0..{}",
-                                   flags, i + 1, q.origin, q.rank, total - 1));
-  }
-}
 
 }  // namespace
 
@@ -971,8 +958,24 @@ void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const G
 
 }  // namespace
 
+void read_collective_keys(const Table& t, RunRequest& r) { read_collective(t, r); }
+
+namespace {
+Scenario overridden(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
+                    const GivenFields& given);
+}  // namespace
+
 Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
                                   const GivenFields& given) {
+  Scenario out = overridden(s, from_flags, topology_flags, given);
+  record_applied(out.applied, from_flags, topology_flags, given);
+  render_title(out);
+  return out;
+}
+
+namespace {
+Scenario overridden(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
+                    const GivenFields& given) {
   // A rank count of 0 or less says so first, before any question or phase trips over it.
   if (given(RequestField::ranks) && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
   refuse_fixed_ranks(s, from_flags, given);
@@ -984,7 +987,6 @@ Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flag
     if (p.name == default_name(p.request)) p.name = default_name(out.request);  // a name the file gave stays
     p.request = out.request;
     out.ranks = out.request.spec.ranks;
-    check_questions(out, "the command line's flags");
     return out;
   }
   for (const auto& [field, key] : kCollectiveFields)
@@ -994,12 +996,12 @@ Scenario apply_scenario_overrides(const Scenario& s, const RunRequest& from_flag
   if (given(RequestField::seed)) out.request.seed = from_flags.seed;
   if (given(RequestField::ranks) && from_flags.spec.ranks != s.ranks) {
     set_lesson_ranks(out, from_flags.spec.ranks);
-    check_questions(out, fmt::format("--ranks {}", from_flags.spec.ranks));
   } else {
     settle_phases(out, program_ranks(out));
   }
   return out;
 }
+}  // namespace
 
 Scenario rerun_scenario(const Scenario& s, const RunRequest& edited, const TopologyConfig& topology) {
   // The editor holds a whole run: for a single collective, every field of it (the schedule

@@ -170,7 +170,7 @@ class Evaluator {
       case Node::Kind::unary_minus: return TextValue::of(-number(n.kids[0]));
       case Node::Kind::choice: return number(n.kids[0]) != 0 ? value(n.kids[1]) : value(n.kids[2]);
       case Node::Kind::call: return TextValue::of(call(n));
-      case Node::Kind::binary: return TextValue::of(binary(n));
+      case Node::Kind::binary: return n.text == "+" ? sum(n) : TextValue::of(binary(n));
     }
     return {};
   }
@@ -184,6 +184,16 @@ class Evaluator {
         return TextValue::of(format_bytes(v->number));
     throw InputError(known_.empty() ? fmt::format("unknown name '{}'", name)
                                     : fmt::format("unknown name '{}' (this text knows: {})", name, known_));
+  }
+  // '+' adds numbers and joins words: 'only ' + senders + ' ranks send' (a number as it prints
+  // without a format), so that a choice's words can hold the run's figures.
+  TextValue sum(const Node& n) const {
+    const TextValue a = value(n.kids[0]), b = value(n.kids[1]);
+    if (a.is_number && b.is_number) return TextValue::of(a.number + b.number);
+    const auto words = [](const TextValue& v) {
+      return v.is_number ? (v.shown.empty() ? format_number(v.number) : v.shown) : v.words;
+    };
+    return TextValue::of(words(a) + words(b));
   }
   double number(const Node& n) const {
     const TextValue v = value(n);

@@ -7,6 +7,7 @@
 //   {ranks-1}  {2*(ranks-1)/ranks:.2f}   arithmetic: + - * / ( ), min max round floor ceil log2 abs
 //   {buffer_bytes:h}  {bytes_h}  a size in bytes as a person writes it ("4 MiB"); NAME_h is NAME:h
 //   {q1 < q2 ? 'faster' : 'slower'}      comparisons (< <= > >= == !=) and a choice of words
+//   {empty > 0 ? 'only ' + senders + ' send' : 'all send'}   '+' joins words (and a number as it prints)
 //   {p2.steps}  {reduce_scatter.range}   dotted names: a phase's, a stage's facts
 //   {{ and }}                    literal braces
 //

@@ -28,27 +28,30 @@ namespace {
 // NCCL does not tabulate. These latencies are what protocol `none` uses; under simple,
 // ll or ll128 every link takes its class's figures from protocol.cpp instead (so Ethernet
 // takes NCCL's NET row, as NCCL's tuner does whatever the transport).
+constexpr std::string_view kNcclLL =
+    "NCCL's per-hop latency for its LL protocol on this class of link (src/graph/tuning.cc, hwLat)";
+constexpr std::string_view kTcpAssumed = "an assumption: a one-way TCP message on a LAN, which NCCL does not tabulate";
 constexpr LinkPreset kLinkPresets[] = {
     // NVLink 4, H100 SXM5: 900 GB/s per GPU, both directions together (NVIDIA H100 datasheet),
     // so 450 each way; latency: tuning.cc hwLat[NVLINK][Ring][LL] = 0.6 us.
-    {"nvlink4", 450, 0.6, LinkClass::nvlink, "NVLink 4 (H100 SXM), all 18 links of one GPU"},
+    {"nvlink4", 450, 0.6, LinkClass::nvlink, "NVLink 4 (H100 SXM), all 18 links of one GPU", "NVLink", kNcclLL},
     // NVLink 3, A100 SXM4: 600 GB/s both directions (NVIDIA A100 datasheet), so 300; latency as NVLink 4.
-    {"nvlink3", 300, 0.6, LinkClass::nvlink, "NVLink 3 (A100 SXM), all 12 links of one GPU"},
+    {"nvlink3", 300, 0.6, LinkClass::nvlink, "NVLink 3 (A100 SXM), all 12 links of one GPU", "NVLink", kNcclLL},
     // PCIe 5.0 x16: 32 GT/s x 16 lanes x 128/130 (encoding) / 8 bits = 63.0 GB/s (PCI-SIG base
     // specification 5.0); latency: tuning.cc hwLat[PCI][Ring][LL] = 1.0 us.
-    {"pcie5", 63.0, 1.0, LinkClass::pcie, "PCIe 5.0 x16"},
+    {"pcie5", 63.0, 1.0, LinkClass::pcie, "PCIe 5.0 x16", "PCIe", kNcclLL},
     // PCIe 4.0 x16: 16 GT/s, the same arithmetic: 31.5 GB/s (PCI-SIG base specification 4.0).
-    {"pcie4", 31.5, 1.0, LinkClass::pcie, "PCIe 4.0 x16"},
+    {"pcie4", 31.5, 1.0, LinkClass::pcie, "PCIe 4.0 x16", "PCIe", kNcclLL},
     // InfiniBand NDR: 400 Gb/s = 50 GB/s per port (NVIDIA ConnectX-7 datasheet);
     // latency: tuning.cc hwLat[NET][Ring][LL] = 2.7 us.
-    {"ib_ndr", 50, 2.7, LinkClass::network, "InfiniBand NDR 400 Gb/s"},
+    {"ib_ndr", 50, 2.7, LinkClass::network, "InfiniBand NDR 400 Gb/s", "InfiniBand", kNcclLL},
     // InfiniBand HDR: 200 Gb/s = 25 GB/s per port (NVIDIA ConnectX-6 datasheet); latency as NDR.
-    {"ib_hdr", 25, 2.7, LinkClass::network, "InfiniBand HDR 200 Gb/s"},
+    {"ib_hdr", 25, 2.7, LinkClass::network, "InfiniBand HDR 200 Gb/s", "InfiniBand", kNcclLL},
     // 100 Gb Ethernet: 12.5 GB/s (IEEE 802.3ba). Latency: an assumption, not a datasheet
     // figure: kernel TCP sockets (NCCL's socket transport) take about 10 us one way on a LAN.
-    {"eth100", 12.5, 10, LinkClass::network, "Ethernet 100 Gb/s, TCP sockets"},
+    {"eth100", 12.5, 10, LinkClass::network, "Ethernet 100 Gb/s, TCP sockets", "Ethernet", kTcpAssumed},
     // 10 Gb Ethernet: 1.25 GB/s (IEEE 802.3ae); latency as above.
-    {"eth10", 1.25, 10, LinkClass::network, "Ethernet 10 Gb/s, TCP sockets"},
+    {"eth10", 1.25, 10, LinkClass::network, "Ethernet 10 Gb/s, TCP sockets", "Ethernet", kTcpAssumed},
 };
 
 constexpr std::pair<TopologyKind, std::string_view> kKindNames[] = {
@@ -89,14 +92,18 @@ struct Figures {
   std::string preset;
   double gbps, latency_us;
   LinkClass link_class;
+  std::string latency_from;  // a short label for the summary: "NCCL LL hop", "assumed", "given"
 };
 
-Figures figures(std::string preset, std::optional<double> gbps, std::optional<double> latency_us,
+Figures figures(std::string preset, std::optional<double> gbps, std::optional<double> latency_us, Protocol which,
                 const std::optional<ProtocolFigures>& protocol, std::string_view what) {
   const LinkPreset* p = find_link_preset(preset);
   if (!p) throw InputError(fmt::format("{}: unknown link preset '{}' (use {})", what, preset, link_preset_names()));
   const double own_latency = protocol ? protocol->hop_latency(p->link_class) : p->latency_us;
-  Figures f{preset, gbps.value_or(p->bandwidth_gbps), latency_us.value_or(own_latency), p->link_class};
+  std::string from = p->latency_from == kNcclLL ? "NCCL LL hop" : "assumed";
+  if (protocol) from = fmt::format("NCCL {} hop", protocol_label(which));
+  if (latency_us) from = "given";
+  Figures f{preset, gbps.value_or(p->bandwidth_gbps), latency_us.value_or(own_latency), p->link_class, from};
   if (gbps || latency_us) f.preset = fmt::format("{} (changed)", preset);
   return f;
 }
@@ -223,8 +230,9 @@ std::string uplink_name(const Topology& t, int i, bool up) {
   return fmt::format("uplink{} ({} {} network)", i, owner, up ? "->" : "<-");
 }
 
-std::string figures_text(std::string_view preset, double gbps, double latency_us) {
-  return fmt::format("{} ({:g} GB/s, {:g} us)", preset, gbps, latency_us);
+// "nvlink4 (450 GB/s, 0.6 us = NCCL LL hop)": the latency labelled with where it comes from.
+std::string figures_text(std::string_view preset, double gbps, double latency_us, std::string_view from) {
+  return fmt::format("{} ({:g} GB/s, {:g} us{}{})", preset, gbps, latency_us, from == "given" || from == "assumed" ? " " : " = ", from);
 }
 
 // "; stragglers: rank 3 starts 50 us late, rank 5 computes 2x slower" (the first few).
@@ -333,18 +341,18 @@ Topology make_topology(const TopologyConfig& c, int workers, int total_ranks) {
     t.base_latency_ns = protocol->base_latency_us * 1000.0;
   }
   const Figures link = figures(c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link, c.bandwidth_gbps,
-                               c.latency_us, protocol, "link");
+                               c.latency_us, c.protocol, protocol, "link");
   check_figure(link.gbps, false, "the links' bandwidth");
   check_figure(link.latency_us, true, "the links' latency");
-  std::tie(t.link_preset, t.link_gbps, t.link_latency_us, t.link_class) =
-      std::tuple(link.preset, link.gbps, link.latency_us, link.link_class);
+  std::tie(t.link_preset, t.link_gbps, t.link_latency_us, t.link_class, t.link_latency_from) =
+      std::tuple(link.preset, link.gbps, link.latency_us, link.link_class, link.latency_from);
   if (has_uplinks(c.kind)) {
     const Figures up = figures(c.uplink.empty() ? std::string(default_uplink_preset(c.kind)) : c.uplink,
-                               c.uplink_bandwidth_gbps, c.uplink_latency_us, protocol, "uplink");
+                               c.uplink_bandwidth_gbps, c.uplink_latency_us, c.protocol, protocol, "uplink");
     check_figure(up.gbps, false, "the uplinks' bandwidth");
     check_figure(up.latency_us, true, "the uplinks' latency");
-    std::tie(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us, t.uplink_class) =
-        std::tuple(up.preset, up.gbps, up.latency_us, up.link_class);
+    std::tie(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us, t.uplink_class, t.uplink_latency_from) =
+        std::tuple(up.preset, up.gbps, up.latency_us, up.link_class, up.latency_from);
   }
   t.reduce_rate_gbps = c.reduce_rate_gbps.value_or(kDefaultReduceRateGbps);
   t.copy_rate_gbps = c.copy_rate_gbps.value_or(kDefaultCopyRateGbps);
@@ -434,13 +442,13 @@ std::string describe(const Topology& t) {
   const std::string_view links = t.kind == TopologyKind::ring              ? "ring links"
                                  : t.kind == TopologyKind::fully_connected ? "pair links"
                                                                            : "rank links";
-  out += fmt::format(": {} {}", links, figures_text(t.link_preset, t.link_gbps, t.link_latency_us));
+  out += fmt::format(": {} {}", links, figures_text(t.link_preset, t.link_gbps, t.link_latency_us, t.link_latency_from));
   if (has_uplinks(t.kind)) {
     const std::string_view ups = t.kind == TopologyKind::star        ? "server links"
                                  : t.kind == TopologyKind::pcie_tree ? "switch uplinks"
                                  : t.nic_per_gpu                     ? "network links per GPU"
                                                                      : "network links per node";
-    out += fmt::format(", {} {}", ups, figures_text(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us));
+    out += fmt::format(", {} {}", ups, figures_text(t.uplink_preset, t.uplink_gbps, t.uplink_latency_us, t.uplink_latency_from));
   }
   if (t.overridden_links > 0)
     out += fmt::format(", {} link{} overridden", t.overridden_links, t.overridden_links == 1 ? "" : "s");

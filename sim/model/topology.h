@@ -57,6 +57,8 @@ struct LinkPreset {
   double latency_us;
   LinkClass link_class;
   std::string_view what;  // "NVLink 4 (H100 SXM), per GPU"
+  std::string_view family;        // the kind of link as a person names it: "NVLink", "PCIe", "InfiniBand", "Ethernet"
+  std::string_view latency_from;  // where latency_us comes from, for the text that quotes it
 };
 std::span<const LinkPreset> link_presets();
 const LinkPreset* find_link_preset(std::string_view name);
@@ -149,6 +151,9 @@ struct Topology {
   // The links' bandwidths as given (before the protocol's share) and latencies as the
   // protocol makes them (the protocol's per-hop figure unless the user gave one).
   double link_gbps = 0, link_latency_us = 0, uplink_gbps = 0, uplink_latency_us = 0;
+  // Where each latency comes from, as the summary labels it: "NCCL LL hop" (the preset's, from
+  // NCCL's tuning.cc), "NCCL Simple hop" (a protocol's), "assumed" (Ethernet's), "given".
+  std::string link_latency_from, uplink_latency_from;
   // The protocol applied (never auto: make_topology leaves auto's links as none's, and
   // run_model chooses), its share of every link's bandwidth and the collective's base latency.
   Protocol protocol = Protocol::none;

@@ -378,7 +378,7 @@ run_case(list ARGS list)
 expect_exit(0)
 expect_output_matches(
   "ring +steps 2\\(N-1\\) +bytes sent per rank 2\\(N-1\\)/N \\* n"
-  "parameter_server +steps 2 +bytes sent per rank worker: n"
+  "parameter_server +steps 2; partitioned \\(--slices P\\): P\\+1 +bytes sent per rank worker: n"
   "direct +steps 2 \\(1 for N = 2\\) +bytes sent per rank \\(N-1\\) \\* n"
   "data types: f32 f64 f16 bf16 i32 i64"
   "reduce ops: sum prod min max avg")
@@ -407,7 +407,7 @@ foreach(_line IN LISTS _used_by_lines)
   string(REGEX REPLACE "^used by " "" _line "${_line}")
   string(REPLACE "<next>" ";" _entries "${_line}")
   foreach(_entry IN LISTS _entries)
-    if(NOT _entry MATCHES "^(NCCL|Gloo|Open MPI|MPICH|Horovod) ")
+    if(NOT _entry MATCHES "^(NCCL|Gloo|Open MPI|MPICH|Horovod|BytePS) ")
       list(APPEND _unnamed "${_entry}")
     endif()
   endforeach()
@@ -671,7 +671,7 @@ run_case(lesson-description ARGS run "${_ring_lesson}" --ranks 8 --backend cpu)
 expect_exit(0)
 expect_output_matches("scenario: Ring all-reduce, step by step [^\n]*\n  8 ranks each hold 8 numbers"
                       "two phases of N-1 = 7 steps each" "Each rank sends 2\\(N-1\\) = 14 chunks"
-                      "\n  Try: --ranks 8 or --ranks 3[^\n]*\n[^\n]*\nsteps:\n")
+                      "\n\n  Try:\n  - --ranks 8: this run has it already\n  - --ranks 3: [^\n]*\n")
 string(REGEX MATCH "scenario: [^\n]*\n(.*)\nsteps:\n" _ "${CASE_OUT}")
 set(_description "${CMAKE_MATCH_1}")
 set(_wide 0)
@@ -1219,7 +1219,7 @@ expect_exit(0)
 expect_output_contains("two_phases.toml: OK (lesson 'Two phases': 2 phases (1 collective, 1 compute) on 4 ranks, 3 questions answered, checked)")
 _regex_escape("${_lessons}/bad_question.toml" _file_regex)
 expect_bad_input(lesson-validate-bad NO_DUMP ARGS validate "${_lesson}" "${_lessons}/bad_question.toml"
-  STDERR "${_file_regex}:12:1: question 'What has rank 0 sent after step 9\\?' \\(bytes_sent\\): step 9 does not exist: phase 1 has steps 1\\.\\.6")
+  STDERR "${_file_regex}:12:1: question 'What has rank 0 sent after step 9\\?': step 9 does not exist: phase 1 has steps 1\\.\\.6")
 
 # storyboard: a card for the compute phase, one SVG per step of the all-reduce, and an
 # index.html that lists the phases.

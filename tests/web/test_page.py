@@ -168,6 +168,14 @@ def check_lessons(driver, collsim, src, work):
     ph = playhead(driver)
     check(ph["phase"] == "1" and ph["done"] == "6", f"lesson 2: ← at phase 2's start goes back to phase 1, at its end ({ph})")
     check("Phase 1: ring all-reduce" in driver.find_element("id", "phase-caption").text, "lesson 2: the phase's caption names it")
+    # The lesson's description, its "Try" suggestions a list (issue 34): each line rendered from
+    # the run under the change ("--ranks 8: ..."), as the CLI prints it.
+    about = driver.find_element("id", "about")
+    tries = [li.text for li in about.find_elements("css selector", "li")]
+    check(not driver.find_element("id", "about-panel").get_attribute("hidden") and "What to look for" in about.text,
+          "lesson 2: the page shows its description")
+    check(len(tries) >= 1 and tries[0].startswith("--ranks 8: ") and "{" not in tries[0],
+          f"lesson 2: its suggestions are a list, rendered ({tries[:1]})")
     # --ranks re-runs every phase with 8 workers, as `collsim run --ranks` does.
     l2_8 = work / "lesson2-8.html"
     run([collsim, "html", str(src / "scenarios/lessons/02_ring_vs_parameter_server.toml"), "--ranks", "8", "--out", str(l2_8)])

@@ -11,6 +11,18 @@
 // W * n / S and sends the same — with S = 1 that server's link carries W times what a
 // worker's does: the bottleneck a ring avoids. A colocated server keeps its own shard
 // (sends n - n/S as a worker) and sends its shard to the W-1 others: (W-1) * n/S more.
+//
+// Partitioned (--slices P > 1), as BytePS and ps-lite run it: each shard is cut into P
+// partitions, pushed one after the other, and a server sends partition p back as soon as
+// every worker's push of p has arrived (BytePS server.cc, BytePSHandler: once a key's
+// `updates.request.size() == NumWorkers()` it answers the pulls parked for it). So pushes of
+// later partitions overlap pulls of earlier ones, each on its own direction of the links:
+// step 1 pushes partition 1, step k (2..P) pushes partition k and pulls partition k-1, step
+// P+1 pulls partition P. With enough server bandwidth (S = W) a worker's link carries n each
+// way at once, against the ring's 2(N-1)/N·n (BytePS, OSDI 2020; docs/lessons-sources.md).
+// Steps: P + 1; bytes as above.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
@@ -56,26 +68,64 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
     }
   }
 
-  // Phase 1: push — gradients flow into the servers.
-  b.stage("push");
-  b.step(fmt::format("push: every worker sends shard s of its gradient to server s ({} server{}), which reduces it",
-                     p.servers, p.servers == 1 ? "" : "s"));
-  for (int w = 0; w < p.workers; ++w)
-    for (int s = 0; s < p.servers; ++s) {
-      if (p.colocated && w == s) continue;  // already in the accumulator
-      const Block sh = shard(s);
-      b.reduce(s, {w, BufferKind::input, sh.offset, sh.count}, p.accumulator(s, sh));
+  // One partition's push (every worker to every server) and pull (every server to every worker).
+  // No more partitions than the smallest shard has elements: every step moves something.
+  const std::uint64_t smallest = spec.count / static_cast<std::uint64_t>(p.servers);
+  const int parts = static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(
+      static_cast<std::uint64_t>(options.slices_or(1)), smallest)));
+  auto partition = [&](int s, int q) {
+    const Block sh = shard(s);
+    const Block part = even_block(sh.count, static_cast<std::uint64_t>(parts), static_cast<std::uint64_t>(q));
+    return Block{sh.offset + part.offset, part.count};
+  };
+  auto in_accumulator = [&](int s, Block part) {
+    const Region whole = p.accumulator(s, shard(s));
+    return Region{whole.rank, whole.buffer, whole.offset + (part.offset - shard(s).offset), part.count};
+  };
+  auto push = [&](int q) {
+    for (int w = 0; w < p.workers; ++w)
+      for (int s = 0; s < p.servers; ++s) {
+        if (p.colocated && w == s) continue;  // already in the accumulator
+        const Block part = partition(s, q);
+        if (part.count == 0) continue;
+        b.reduce(s * parts + q, {w, BufferKind::input, part.offset, part.count}, in_accumulator(s, part));
+      }
+  };
+  auto pull = [&](int q) {
+    for (int s = 0; s < p.servers; ++s)
+      for (int w = 0; w < p.workers; ++w) {
+        if (p.colocated && w == s) continue;  // the accumulator is this worker's output
+        const Block part = partition(s, q);
+        if (part.count == 0) continue;
+        b.copy(s * parts + q, in_accumulator(s, part), {w, BufferKind::output, part.offset, part.count});
+      }
+  };
+  const std::string servers = fmt::format("{} server{}", p.servers, p.servers == 1 ? "" : "s");
+  if (parts == 1) {
+    // Phase 1: push — gradients flow into the servers.
+    b.stage("push");
+    b.step(fmt::format("push: every worker sends shard s of its gradient to server s ({}), which reduces it", servers));
+    push(0);
+    // Phase 2: pull — reduced shards flow back to every worker.
+    b.stage("pull");
+    b.step("pull: every server sends its reduced shard back to every worker");
+    pull(0);
+  } else {
+    // Partitioned: each partition's pull follows its own pushes, overlapping the next push.
+    for (int q = 0; q <= parts; ++q) {
+      b.stage(q == 0 ? "push" : q == parts ? "pull" : "push and pull");
+      if (q == 0)
+        b.step(fmt::format("push 1/{}: every worker sends partition 1 of each shard to its server ({})", parts, servers));
+      else if (q == parts)
+        b.step(fmt::format("pull {}/{}: every server sends partition {} back to every worker", parts, parts, parts));
+      else
+        b.step(fmt::format("push {0}/{1} and pull {2}/{1}: partition {0} goes in while the servers send partition {2}, "
+                           "whose pushes have all arrived, back",
+                           q + 1, parts, q));
+      if (q < parts) push(q);
+      if (q > 0) pull(q - 1);
     }
-
-  // Phase 2: pull — reduced shards flow back to every worker.
-  b.stage("pull");
-  b.step("pull: every server sends its reduced shard back to every worker");
-  for (int s = 0; s < p.servers; ++s)
-    for (int w = 0; w < p.workers; ++w) {
-      if (p.colocated && w == s) continue;  // the accumulator is this worker's output
-      const Block sh = shard(s);
-      b.copy(s, p.accumulator(s, sh), {w, BufferKind::output, sh.offset, sh.count});
-    }
+  }
   return std::move(b).finish();
 }
 
@@ -84,6 +134,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
 // in order; the pulls then leave each server one after the other.
 forms::Time time_ns(const CostParams& p, const CostShape& s) {
   using namespace forms;
+  if (s.options.slices_or(1) > 1) return std::nullopt;  // partitioned: pushes and pulls overlap, no simple form
   const double servers = s.options.servers, w = N(s), shard = n(s) / servers;
   if (!s.options.colocated) return (servers - 1) * copy(p, shard) + w * (reduce(p, shard) + copy(p, shard));
   if (servers == 1) return (w - 1) * (reduce(p, n(s)) + copy(p, n(s)));
@@ -114,17 +165,18 @@ extern const AlgorithmInfo kAllReduceParameterServer{
     .name = "parameter_server",
     .collective = Collective::all_reduce,
     .summary = "workers push shards to S servers (extra ranks, or --colocated on workers), servers reduce and send back",
-    .steps_formula = "2",
+    .steps_formula = "2; partitioned (--slices P): P+1",
     .bytes_formula = "worker: n; extra server: W*n/S; colocated server: n - n/S + (W-1)*n/S",
     .used_by = "Open MPI tuned basic_linear (1) as --colocated with one server: a linear reduce to rank 0, then "
-                "a linear bcast",
+                "a linear bcast; BytePS and ps-lite partitioned (--slices P): each partition pulled once all its "
+                "pushes have arrived",
     .build = &build,
     .layout = &layout,
     .closed_form = {"(S-1)(α + nβ/S) + W(2α + 2nβ/S + nγ/S)", "colocated, S = 1: (W-1)(2α + 2nβ + nγ)",
-                    "any W; colocated only with S = 1", &time_ns},
+                    "any W, unpartitioned; colocated only with S = 1", &time_ns},
     .validate = &validate,
     .extra_ranks = &extra_ranks,
-    .knobs = {.slices = false, .servers = true, .ranks_per_node = false},
+    .knobs = {.slices = true, .servers = true, .ranks_per_node = false},
 };
 
 }  // namespace collsim
