@@ -1278,3 +1278,36 @@ TEST_CASE("the default scenarios' titles and descriptions follow --ranks and --s
 }
 
 }  // namespace collsim
+
+namespace collsim {
+
+// The uplinks' facts are the run's (lesson 15 used to work them out from its ring's parts).
+TEST_CASE("lesson 15's network link is named from the run's uplink facts, under --uplink and --protocol") {
+  const Scenario file = load_scenario(lessons_dir() / "15_two_nodes_slow_link.toml");
+  const LessonFacts here = lesson_facts(file, predict_only(file));
+  CHECK(here.link.uplink_preset == "eth100");
+  CHECK(here.link.uplink_family == "Ethernet");
+  CHECK(here.link.uplink_gbps == 12.5);
+  CHECK(here.link.uplink_latency_us == 10);
+  TopologyConfig ib;
+  ib.uplink = "ib_ndr";
+  const Scenario s = with_flags(file, {}, ib, {"--uplink"});
+  const ProgramResult p = predict_only(s);
+  const LessonFacts f = lesson_facts(s, p);
+  CHECK(f.link.uplink_gbps == 50);
+  CHECK(f.link.uplink_latency_us == doctest::Approx(2.7));
+  CHECK(contains(lesson_description(s, f), "50 GB/s"));
+  TopologyConfig simple;
+  simple.protocol = Protocol::simple;
+  const Scenario sp = with_flags(file, {}, simple, {"--protocol"});
+  const LessonFacts fs = lesson_facts(sp, predict_only(sp));
+  CHECK(fs.link.uplink_latency_us == doctest::Approx(14.0));  // NCCL's Simple per-hop latency on the network
+  CHECK(contains(fs.link.uplink_latency_from, "Simple"));
+  // A topology without uplinks has none.
+  const Scenario ring = load_scenario(lessons_dir() / "01_ring_allreduce.toml");
+  const LessonFacts fr = lesson_facts(ring, predict_only(ring));
+  CHECK(fr.link.uplink_preset.empty());
+  CHECK(fr.link.uplink_gbps == 0);
+}
+
+}  // namespace collsim

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -127,6 +128,12 @@ void add_lesson_names(Names& n, const LessonFacts& f) {
   add(n, "link_latency_us", l.latency_us);
   add(n, "link_latency_from", l.latency_from);
   add(n, "protocol_asked", l.protocol);
+  add(n, "uplink", l.uplink_preset);
+  add(n, "uplink_family", l.uplink_family);
+  add(n, "uplink_what", l.uplink_what);
+  add(n, "uplink_gbps", l.uplink_gbps);
+  add(n, "uplink_latency_us", l.uplink_latency_us);
+  add(n, "uplink_latency_from", l.uplink_latency_from);
   add(n, "straggler", f.straggler.rank);
   add(n, "stragglers", f.straggler.count);
   add(n, "late_us", f.straggler.late_us);
@@ -832,27 +839,48 @@ void warn_literals(std::string_view text, const std::string& where, const std::v
 
 namespace {
 
+// One kind of link as the run has it: its preset, and its figures with what overrides them.
+struct OneLink {
+  std::string preset, family, what, latency_from;
+  double gbps = 0, latency_us = 0;
+};
+
+OneLink one_link(const std::string& name, const std::optional<double>& gbps, const std::optional<double>& latency,
+                 Protocol protocol) {
+  OneLink l;
+  const LinkPreset* preset = find_link_preset(name);
+  if (!preset) return l;
+  l.preset = (gbps || latency) ? "custom" : name;
+  l.family = std::string(preset->family);
+  l.what = std::string(preset->what);
+  l.gbps = gbps.value_or(preset->bandwidth_gbps);
+  l.latency_us = latency.value_or(preset->latency_us);
+  l.latency_from = latency ? "as given (a flag or the file's [topology])" : std::string(preset->latency_from);
+  // Under a protocol every hop takes the protocol's latency for its class of link (unless given);
+  // auto's choice is a phase's (PhaseFacts::protocol), so its per-hop figure is not one number.
+  if (!latency && protocol == Protocol::automatic) l.latency_from = "per hop, of the NCCL protocol the model picks for each phase";
+  if (const std::optional<ProtocolFigures> pf = protocol_figures(protocol); pf && !latency) {
+    l.latency_us = pf->hop_latency(preset->link_class);
+    l.latency_from = fmt::format("NCCL's per-hop latency for {} on this class of link (src/graph/tuning.cc, hwLat)",
+                                 protocol_label(protocol));
+  }
+  return l;
+}
+
 LinkFacts link_facts(const Scenario& s) {
   const TopologyConfig& c = s.topology;
   LinkFacts l;
   l.topology = std::string(to_string(c.kind));
   l.protocol = std::string(to_string(c.protocol));
-  const std::string name = c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link;
-  const LinkPreset* preset = find_link_preset(name);
-  if (!preset) return l;
-  l.preset = (c.bandwidth_gbps || c.latency_us) ? "custom" : name;
-  l.family = std::string(preset->family);
-  l.what = std::string(preset->what);
-  l.gbps = c.bandwidth_gbps.value_or(preset->bandwidth_gbps);
-  l.latency_us = c.latency_us.value_or(preset->latency_us);
-  l.latency_from = c.latency_us ? "as given (--latency or the file's [topology])" : std::string(preset->latency_from);
-  // Under a protocol every hop takes the protocol's latency for its class of link (unless given);
-  // auto's choice is a phase's (PhaseFacts::protocol), so its per-hop figure is not one number.
-  if (!c.latency_us && c.protocol == Protocol::automatic) l.latency_from = "per hop, of the NCCL protocol the model picks for each phase";
-  if (const std::optional<ProtocolFigures> pf = protocol_figures(c.protocol); pf && !c.latency_us) {
-    l.latency_us = pf->hop_latency(preset->link_class);
-    l.latency_from = fmt::format("NCCL's per-hop latency for {} on this class of link (src/graph/tuning.cc, hwLat)",
-                                 protocol_label(c.protocol));
+  const OneLink rank = one_link(c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link, c.bandwidth_gbps,
+                                c.latency_us, c.protocol);
+  std::tie(l.preset, l.family, l.what, l.latency_from, l.gbps, l.latency_us) =
+      std::tie(rank.preset, rank.family, rank.what, rank.latency_from, rank.gbps, rank.latency_us);
+  if (has_uplinks(c.kind)) {
+    const OneLink up = one_link(c.uplink.empty() ? std::string(default_uplink_preset(c.kind)) : c.uplink,
+                                c.uplink_bandwidth_gbps, c.uplink_latency_us, c.protocol);
+    std::tie(l.uplink_preset, l.uplink_family, l.uplink_what, l.uplink_latency_from, l.uplink_gbps, l.uplink_latency_us) =
+        std::tie(up.preset, up.family, up.what, up.latency_from, up.gbps, up.latency_us);
   }
   return l;
 }

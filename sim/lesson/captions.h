@@ -70,6 +70,10 @@ struct LinkFacts {
   double gbps = 0, latency_us = 0;
   std::string latency_from;  // where latency_us comes from: NCCL's table, an assumption, a flag
   std::string protocol;      // the NCCL protocol asked for ("none", "auto", "simple", ...)
+  // The uplinks (a star's server links, a PCIe tree's switch uplinks, two_level's network
+  // links), as above; empty and 0 for a topology without them.
+  std::string uplink_preset, uplink_family, uplink_what, uplink_latency_from;
+  double uplink_gbps = 0, uplink_latency_us = 0;
 };
 
 // The first straggler (lesson 14): none is rank -1, 0 µs late, 1 times the work.
