@@ -375,11 +375,9 @@ void validate_suggestions(const Scenario& s, const LessonFacts& facts, std::vect
     try {
       check_lesson_text(r.scenario, r.program, r.facts);
     } catch (const InputError& e) {
-      throw InputError(fmt::format("{} ({}): {}", t.origin, t.change, e.what()));
+      throw InputError(fmt::format("{}: {}", suggestion_name(t), e.what()));
     }
-    std::string key = t.origin.substr(t.origin.rfind(": key ") + 6);  // "'try[2]'"
-    key.erase(std::remove(key.begin(), key.end(), '\''), key.end());
-    const std::string change = fmt::format("{} ({})", key, t.change);
+    const std::string change = fmt::format("{} ({})", t.key, t.change);
     for (std::string& w : lesson_text_warnings(s, facts, r.facts, change)) warnings.push_back(std::move(w));
   }
 }

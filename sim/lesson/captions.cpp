@@ -904,7 +904,7 @@ SuggestionFacts suggestion_facts(const Scenario& s, const LessonFacts& f, std::s
     run = run_suggestion(s, k);
   } catch (const InputError& e) {
     // The reason, without the suggestion's origin and change that the line shows already.
-    const std::string prefix = fmt::format("{} ({}): ", t.origin, t.change);
+    const std::string prefix = suggestion_name(t) + ": ";
     const std::string why = e.what();
     out.not_here = why.starts_with(prefix) ? why.substr(prefix.size()) : why;
     return out;

@@ -38,6 +38,7 @@ struct AppliedFlags {
 // run every one.
 struct Suggestion {
   std::string origin;  // "file:line:column: key 'try[2]'"
+  std::string key;     // "try[2]", for messages that name it without its position
   std::string change;  // as a student types or edits it: "--link pcie4", "set servers = 1 in [training]"
   // What to notice, a template (text.h) over the facts of the run under the change; `was.NAME`
   // names the facts of the run it is suggested from.

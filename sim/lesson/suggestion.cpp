@@ -226,6 +226,7 @@ void read_suggestions(const Table& top, std::string_view text, Scenario& s) {
     t.only_keys({"ranks", "seed", "collective", "topology", "training", "phase", "notice"});
     Suggestion out;
     out.origin = item.where();
+    out.key = item.path();
     read_flags(t, s, out);
     read_edits(t, text, s, out);
     if (out.change.empty()) item.fail("changes nothing: give flags (ranks, collective, topology, seed) or edits (training, phase)");
@@ -238,6 +239,8 @@ void read_suggestions(const Table& top, std::string_view text, Scenario& s) {
   }
 }
 
+std::string suggestion_name(const Suggestion& t) { return fmt::format("{} ({})", t.origin, t.change); }
+
 Scenario apply_suggestion(const Scenario& s, std::size_t k) {
   const Suggestion& t = s.suggestions.at(k);
   try {
@@ -249,7 +252,7 @@ Scenario apply_suggestion(const Scenario& s, std::size_t k) {
     base.suggestions.clear();
     return t.given.any() ? apply_scenario_overrides(base, t.request, t.topology, t.given) : base;
   } catch (const InputError& e) {
-    throw InputError(fmt::format("{} ({}): {}", t.origin, t.change, e.what()));
+    throw InputError(fmt::format("{}: {}", suggestion_name(t), e.what()));
   }
 }
 
@@ -260,7 +263,7 @@ SuggestedRun run_suggestion(const Scenario& s, std::size_t k) {
     predict_program(r.program, r.scenario, r.scenario.topology);
   } catch (const InputError& e) {
     const Suggestion& t = s.suggestions.at(k);
-    throw InputError(fmt::format("{} ({}): {}", t.origin, t.change, e.what()));
+    throw InputError(fmt::format("{}: {}", suggestion_name(t), e.what()));
   }
   r.facts = lesson_facts(r.scenario, r.program);
   return r;

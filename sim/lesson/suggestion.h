@@ -15,6 +15,8 @@ namespace collsim {
 // suggestions of its own. InputError "ORIGIN (CHANGE): why" when the change does not run from
 // here (a rank count the lesson refuses, a flag a lesson of several phases refuses).
 Scenario apply_suggestion(const Scenario& s, std::size_t k);
+// "ORIGIN (CHANGE)": how the errors about a suggestion begin (followed by ": why").
+std::string suggestion_name(const Suggestion& t);
 
 // The scenario under suggestion `k`, prepared and predicted on the timing model (nothing is
 // run), with its facts.
