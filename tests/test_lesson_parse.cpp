@@ -273,10 +273,17 @@ TEST_CASE("lesson_parse: a bad phase is refused with file:line:column and its ke
       "per rank)");
   CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount2 = 3\n")
             .starts_with(
-                "s.toml:4:1: key 'phase[1].count2': unknown key (a collective [[phase]] knows: name, collective"));
+                "s.toml:4:1: key 'phase[1].count2': unknown key (a collective [[phase]] knows: name, group, collective"));
   CHECK(lesson_error("format = 2\n[[phase]]\ncompute = 1\ncount = 3\n")
             .starts_with(
-                "s.toml:4:1: key 'phase[1].count': unknown key (a compute [[phase]] knows: name, compute, reads"));
+                "s.toml:4:1: key 'phase[1].count': unknown key (a compute [[phase]] knows: name, group, compute, reads"));
+  // A group's phases come one after the other; its name is not empty.
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = 1\ngroup = \"\"\n") ==
+        "s.toml:4:9: key 'phase[1].group': a group needs a name, such as \"v1\" (leave `group` out for none)");
+  CHECK(lesson_error("format = 2\n[[phase]]\ncompute = 1\ngroup = \"v1\"\n[[phase]]\ncompute = 1\ngroup = \"v2\"\n"
+                     "[[phase]]\ncompute = 1\ngroup = \"v1\"\n") ==
+        "s.toml:10:9: key 'phase[3].group': group \"v1\" was used before, by phases that this one does not follow: a "
+        "group's phases come one after the other");
   CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\ncount = \"1Q\"\n")
             .starts_with("s.toml:4:9: key 'phase[1].count': '1Q' is not a count"));
   CHECK(lesson_error("format = 2\n[[phase]]\ncollective = \"all_reduce\"\nsteps = [3, 1]\n") ==

@@ -408,6 +408,20 @@ LESSON_TEST("10_barrier.toml") {
   // the first one"
   for (const double end : barrier.rank_end_ns) CHECK(end / 1000 == within(31.8, 0.05));
   CHECK(end_us(l.program, 4) - end_us(l.program, 2) == within(13.6, 0.05));
+  // NCCL's barrier (ProcessGroupNCCL::barrier): an all-reduce of one float, 2(N-1) ring
+  // steps, then the host waits for it before phase 6.
+  const Phase& nccl = l.scenario.phases[4];
+  CHECK(nccl.request.spec.collective == Collective::all_reduce);
+  CHECK(nccl.request.spec.count == 1);
+  CHECK(nccl.request.spec.dtype == DataType::f32);
+  CHECK(answer(l, 3) == 2 * (8 - 1));
+  CHECK(l.scenario.phases[5].synchronize);
+  const PhaseRun& all_reduce = phase_run(l.program, 5);
+  const PhaseRun& after = phase_run(l.program, 6);
+  for (std::size_t r = 0; r < 8; ++r) {
+    CHECK(after.rank_begin_ns[r] >= all_reduce.rank_end_ns[r] - 1e-6);  // each rank's host waits for its own
+    CHECK(all_reduce.rank_end_ns[r] > end_us(l.program, 4) * 1000);      // nobody leaves before all joined
+  }
 }
 
 LESSON_TEST("11_send_recv_pipeline.toml") {
@@ -463,11 +477,13 @@ LESSON_TEST("12_ddp_resnet34.toml") {
   const Scenario& s = l.scenario;
   const ProgramResult& p = l.program;
   const ModelLayers& m = s.training->model;
-  // The constructor's broadcast: a chain (NCCL's broadcast), the root sends parameters and
-  // buffers once.
-  REQUIRE(s.phases[0].request.spec.collective == Collective::broadcast);
-  CHECK(s.phases[0].request.algorithm == "chain");
-  CHECK(answer(l, 1) == static_cast<double>(m.total() * 4 + m.buffer_bytes()));
+  // The constructor: the shape check, then the state_dict's broadcasts, one per dtype, each a
+  // chain (NCCL's broadcast): the root sends parameters and float buffers once.
+  REQUIRE(s.phases.size() > 4);
+  CHECK(s.phases[0].request.spec.collective == Collective::all_gather);
+  REQUIRE(s.phases[2].request.spec.collective == Collective::broadcast);
+  CHECK(s.phases[2].request.algorithm == "chain");
+  CHECK(answer(l, 1) == static_cast<double>(m.total() * 4 + m.buffer_bytes() - 8 * 36));  // question 2
   // Iteration 1: one bucket of every gradient; iteration 2: buckets summing to the model.
   std::uint64_t first = 0, later = 0;
   int first_buckets = 0, later_buckets = 0;
@@ -481,10 +497,13 @@ LESSON_TEST("12_ddp_resnet34.toml") {
   CHECK(later_buckets == 5);
   CHECK(first == m.total());
   CHECK(later == m.total());
-  // The phase numbers the questions use: iteration 1 is phases 2-77, iteration 2 78-157.
-  CHECK(phase_named(s, "iteration 1: broadcast buffers") == 2);
-  CHECK(phase_named(s, "iteration 2: broadcast buffers") == 78);
-  CHECK(s.phases.size() == 157);
+  // The groups the text and questions name: constructor 1-4, iteration 1 5-81, iteration 2 82-164.
+  const int iteration1 = phase_named(s, "iteration 1: broadcast buffers f32");
+  const int iteration2 = phase_named(s, "iteration 2: broadcast rebuilt bucket indices");
+  const int last = static_cast<int>(s.phases.size());
+  CHECK(iteration1 == 5);
+  CHECK(iteration2 == 82);
+  CHECK(last == 164);
   // "11.7 ms forward, 23.4 ms backward"; "bucket 1 is ... (1.96 MiB), and bucket 2 is 27.0 MiB"
   CHECK(p.compute_ns[0] / 2 / 3 / 1e6 == within(11.7, 0.05));
   const auto buckets = ddp_buckets(*s.training, DdpPart::later);
@@ -492,19 +511,27 @@ LESSON_TEST("12_ddp_resnet34.toml") {
   CHECK(static_cast<double>(buckets[1].elements) * 4 / (1 << 20) == within(27.0, 0.05));
   // "iteration 1 ends 4.2 ms after its backward"; "the step takes 35.4 ms, 0.2 ms more than its compute"
   const int backward1 = phase_named(s, "iteration 1: backward conv1");
-  CHECK((end_us(p, 77) - end_us(p, backward1)) / 1000 == within(4.2, 0.05));
-  CHECK(span_ms(p, 78, 157) == within(35.4, 0.05));
-  CHECK(span_ms(p, 78, 157) - p.compute_ns[0] / 2 / 1e6 == within(0.2, 0.05));
-  CHECK(duration_us(p, 1) / 1000 == within(4.2, 0.05));
-  // "Try: --link nvlink4 (the constructor's broadcast takes 0.3 ms ..., and iteration 1
-  // only 0.4 ms more than iteration 2), or --ranks 8 (... ends 4.9 ms after the backward,
-  // ... iteration 2 ...: 35.4 ms)"
+  const int backward2 = phase_named(s, "iteration 2: backward conv1");
+  CHECK((end_us(p, iteration2 - 1) - end_us(p, backward1)) / 1000 == within(4.2, 0.05));
+  CHECK(span_ms(p, iteration2, last) == within(35.4, 0.05));
+  CHECK(span_ms(p, iteration2, last) - p.compute_ns[0] / 2 / 1e6 == within(0.2, 0.05));
+  CHECK((end_us(p, last) - end_us(p, backward2)) / 1000 == within(0.2, 0.05));
+  CHECK(span_ms(p, 1, 4) == within(4.2, 0.05));
+  CHECK(answer(l, 0) / 1000 == within(span_ms(p, 1, 4), 1e-6));  // question 1
+  CHECK(answer(l, 3) / 1000 == within(span_ms(p, iteration2, last), 1e-6));  // question 4
+  // The text's "every bucket but the last ends before the backward does", from the run.
+  for (int k = iteration2; k < last; ++k)
+    if (s.phases[static_cast<std::size_t>(k - 1)].request.spec.collective == Collective::all_reduce)
+      CHECK(end_us(p, k) <= end_us(p, backward2));
+  CHECK(end_us(p, last) > end_us(p, backward2));
+  // "Try: --link nvlink4 (the constructor takes 0.30 ms ..., iteration 1 ends 0.35 ms after its
+  // backward), or --ranks 8 (... ends 4.9 ms after the backward, ... iteration 2 ...: 35.4 ms)"
   const ProgramResult fast = predict_only(with_link(s, "nvlink4"));
-  CHECK(duration_us(fast, 1) / 1000 == within(0.3, 0.05));
-  CHECK(span_ms(fast, 2, 77) - span_ms(fast, 78, 157) == within(0.4, 0.05));
+  CHECK(span_ms(fast, 1, 4) == within(0.3, 0.005));
+  CHECK((end_us(fast, iteration2 - 1) - end_us(fast, backward1)) / 1000 == within(0.35, 0.005));
   const ProgramResult eight = predict_only(with_ranks(s, 8));
-  CHECK((end_us(eight, 77) - end_us(eight, backward1)) / 1000 == within(4.9, 0.05));
-  CHECK(span_ms(eight, 78, 157) == within(35.4, 0.05));
+  CHECK((end_us(eight, iteration2 - 1) - end_us(eight, backward1)) / 1000 == within(4.9, 0.05));
+  CHECK(span_ms(eight, iteration2, last) == within(35.4, 0.05));
 }
 
 LESSON_TEST("13_fsdp_resnet34.toml") {
@@ -743,30 +770,40 @@ LESSON_TEST("18_streams.toml") {
   const Lesson l = run_lesson("18_streams.toml");
   const Scenario& s = l.scenario;
   const ProgramResult& p = l.program;
-  // The four variants: phases 1-6, 7-12, 13-18, 19-27; each starts after the one before.
-  REQUIRE(p.phases.size() == 27);
-  const int first[] = {1, 7, 13, 19}, last[] = {6, 12, 18, 27};
-  for (int v = 1; v < 4; ++v) CHECK(phase_run(p, first[v]).begin() == doctest::Approx(phase_run(p, last[v - 1]).end()));
+  // The five variants: phases 1-7, 8-14, 15-21, 22-31, 32-38, each a group; each starts
+  // after the one before.
+  REQUIRE(p.phases.size() == 38);
+  const int first[] = {1, 8, 15, 22, 32}, last[] = {7, 14, 21, 31, 38};
+  for (int v = 0; v < 5; ++v) {
+    CHECK(s.phases[static_cast<std::size_t>(first[v] - 1)].group == fmt::format("v{}", v + 1));
+    CHECK(s.phases[static_cast<std::size_t>(last[v] - 1)].group == fmt::format("v{}", v + 1));
+    if (v > 0) CHECK(phase_run(p, first[v]).begin() == doctest::Approx(phase_run(p, last[v - 1]).end()));
+  }
   const auto all_reduce_then_backward = [&](int all_reduce) {  // the next backward starts after it ends?
     return phase_run(p, all_reduce + 1).begin() >= phase_run(p, all_reduce).end() - 1e-6;
   };
-  // 1. On the compute stream: each backward waits for the all-reduce before it.
+  // v1. async_op=False: on the current (compute) stream; each backward waits for the all-reduce before it.
   CHECK(s.phases[1].stream == "compute");
   CHECK(all_reduce_then_backward(2));
   CHECK(all_reduce_then_backward(4));
-  // 2. On the legacy default stream: the same, though compute has a stream of its own.
-  CHECK(s.phases[7].stream == kDefaultStream);
-  CHECK(all_reduce_then_backward(8));
-  CHECK(all_reduce_then_backward(10));
-  // 3. Own stream and an event: the next backward starts when the one before ends, while
-  // the all-reduce runs.
-  CHECK(s.phases[13].wait_for == std::vector<int>{12});
-  CHECK(phase_run(p, 15).begin() == doctest::Approx(phase_run(p, 13).end()));
-  CHECK(phase_run(p, 14).begin() == doctest::Approx(phase_run(p, 13).end()));
-  CHECK(phase_run(p, 15).begin() < phase_run(p, 14).end());
+  // v2. async_op=True and wait() at once: its own stream after an event, and the next
+  // backward waits for it (wait_for): the same serial timeline.
+  CHECK(s.phases[8].stream == kCommStream);
+  CHECK(s.phases[8].wait_for == std::vector<int>{7});
+  CHECK(s.phases[9].wait_for == std::vector<int>{8});
+  CHECK(all_reduce_then_backward(9));
+  CHECK(all_reduce_then_backward(11));
+  // v3. wait() deferred to the step: the next backward starts when the one before ends,
+  // while the all-reduce runs; the step waits for all three.
+  CHECK(s.phases[15].wait_for == std::vector<int>{14});
+  CHECK(phase_run(p, 17).begin() == doctest::Approx(phase_run(p, 15).end()));
+  CHECK(phase_run(p, 16).begin() == doctest::Approx(phase_run(p, 15).end()));
+  CHECK(phase_run(p, 17).begin() < phase_run(p, 16).end());
+  CHECK(s.phases[20].wait_for == (std::vector<int>{15, 17, 19}));
+  CHECK(phase_run(p, 21).begin() >= phase_run(p, 20).end() - 1e-6);
   // The program timeline's lanes name the streams: compute and comm, then the legacy
-  // default stream; v1's all-reduce sits on the compute lane, v2's on the default one, v3's
-  // on comm.
+  // default stream; v1's all-reduce sits on the compute lane, v2's and v3's on comm, v5's
+  // on the default one.
   const StreamLanes lanes = stream_lanes(s);
   REQUIRE(lanes.lanes.size() == 3);
   CHECK(lanes.lanes[0].label == "compute");
@@ -775,31 +812,54 @@ LESSON_TEST("18_streams.toml") {
   CHECK(lanes.lanes[2].about.find("legacy default stream") != std::string::npos);
   REQUIRE(lanes.lane_of_phase.size() == s.phases.size());
   CHECK(lanes.lane_of_phase[1] == 0);
-  CHECK(lanes.lane_of_phase[7] == 2);
-  CHECK(lanes.lane_of_phase[13] == 1);
+  CHECK(lanes.lane_of_phase[8] == 1);
+  CHECK(lanes.lane_of_phase[15] == 1);
+  CHECK(lanes.lane_of_phase[32] == 2);
   CHECK(lanes.lane_of_phase[0] == 0);  // a backward
-  // 4. A host synchronisation after each all-reduce: no overlap again.
-  CHECK(s.phases[21].synchronize);
-  CHECK(phase_run(p, 22).begin() >= phase_run(p, 21).end() - 1e-6);
-  CHECK(phase_run(p, 21).begin() >= phase_run(p, 20).end() - 1e-6);
-  // "Nothing overlaps: 151.2 µs", "151.2 µs", "110.4 µs", "157.2 µs"
-  CHECK(answer(l, 0) == within(151.2, 0.05));
-  CHECK(answer(l, 1) == within(151.2, 0.05));
-  CHECK(answer(l, 2) == within(110.4, 0.05));
-  CHECK(answer(l, 3) == within(157.2, 0.05));
-  CHECK(answer(l, 2) < answer(l, 0) - 40);
-  for (int k = 1; k <= 27; ++k)
+  // v4. A host synchronisation after each all-reduce: no overlap again.
+  CHECK(s.phases[24].synchronize);
+  CHECK(phase_run(p, 25).begin() >= phase_run(p, 24).end() - 1e-6);
+  CHECK(phase_run(p, 24).begin() >= phase_run(p, 23).end() - 1e-6);
+  // v5. The legacy default stream: each backward waits for the all-reduce before it.
+  CHECK(s.phases[32].stream == kDefaultStream);
+  CHECK(all_reduce_then_backward(33));
+  CHECK(all_reduce_then_backward(35));
+  // The answers: 3 x 30 µs of backward, 3 all-reduces of 20.4 µs, the 10 µs step, and
+  // v4's 3 norms of 2 µs; v3 hides two all-reduces behind the two backwards after them.
+  for (int k = 1; k <= 38; ++k)
     if (phase_run(p, k).run) CHECK(duration_us(p, k) == within(20.4, 0.05));
-  // "Try: --link pcie4. Each all-reduce takes about 209 µs ...: variant 3 (655.6 µs) ...
-  // variants 1 and 2 take 715.6 µs and variant 4 721.6 µs"
+  const double serial = 3 * 30 + 3 * 20.4 + 10;
+  CHECK(answer(l, 0) == within(serial, 0.05));
+  CHECK(answer(l, 1) == within(serial, 0.05));
+  CHECK(answer(l, 2) == within(serial - 2 * 20.4, 0.05));
+  CHECK(answer(l, 3) == within(serial + 3 * 2, 0.05));
+  CHECK(answer(l, 4) == within(serial, 0.05));
+  // The groups' facts: only v3's first two all-reduces run while a backward does.
+  const LessonFacts f = lesson_facts(s, p);
+  REQUIRE(f.groups.size() == 5);
+  const int hidden[] = {0, 0, 2, 0, 0};
+  for (std::size_t v = 0; v < 5; ++v) {
+    CAPTURE(v);
+    CHECK(f.groups[v].name == fmt::format("v{}", v + 1));
+    CHECK(f.groups[v].first == first[v]);
+    CHECK(f.groups[v].last == last[v]);
+    CHECK(f.groups[v].during_compute == 3);
+    CHECK(f.groups[v].hidden == hidden[v]);
+    CHECK(*f.groups[v].end_us - *f.groups[v].begin_us == within(answer(l, v), 1e-6));
+    CHECK(*f.groups[v].compute_end_us == within(*f.groups[v].end_us, 1e-6));  // the step ends each variant
+  }
+  // "Try: --link pcie4": each all-reduce then takes about 209 µs; v3 hides only the two
+  // backwards (60 µs) after the first all-reduce.
   const Scenario pcie_s = with_link(s, "pcie4");
   const ProgramResult pcie = predict_only(pcie_s);
-  for (int k = 1; k <= 27; ++k)
-    if (phase_run(pcie, k).run) CHECK(duration_us(pcie, k) == within(209, 0.5));
-  CHECK(answer_of(pcie_s, pcie, 0) == within(715.6, 0.05));
-  CHECK(answer_of(pcie_s, pcie, 1) == within(715.6, 0.05));
-  CHECK(answer_of(pcie_s, pcie, 2) == within(655.6, 0.05));
-  CHECK(answer_of(pcie_s, pcie, 3) == within(721.6, 0.05));
+  double ar = 0;
+  for (int k = 1; k <= 38; ++k)
+    if (phase_run(pcie, k).run) CHECK((ar = duration_us(pcie, k)) == within(209, 0.5));
+  CHECK(answer_of(pcie_s, pcie, 0) == within(90 + 3 * ar + 10, 0.05));
+  CHECK(answer_of(pcie_s, pcie, 1) == within(90 + 3 * ar + 10, 0.05));
+  CHECK(answer_of(pcie_s, pcie, 2) == within(30 + 3 * ar + 10, 0.05));
+  CHECK(answer_of(pcie_s, pcie, 3) == within(90 + 3 * ar + 6 + 10, 0.05));
+  CHECK(answer_of(pcie_s, pcie, 4) == within(90 + 3 * ar + 10, 0.05));
 }
 
 LESSON_TEST("19_pipeline_1f1b.toml") {

@@ -314,10 +314,10 @@ TEST_CASE("lesson page: the program's lanes are the lesson's streams, each phase
   CHECK(lanes[2]["label"] == "default");
   CHECK(lanes[2]["about"].get<std::string>().find("legacy default stream") != std::string::npos);
   const json& phases = d["phases"];
-  REQUIRE(phases.size() == 27);
-  CHECK(phases[1]["lane"] == 0);   // v1: the all-reduce on the compute stream
-  CHECK(phases[7]["lane"] == 2);   // v2: on the legacy default stream
-  CHECK(phases[13]["lane"] == 1);  // v3: on its own
+  REQUIRE(phases.size() == 38);
+  CHECK(phases[1]["lane"] == 0);   // v1: the all-reduce on the compute stream (async_op=False)
+  CHECK(phases[8]["lane"] == 1);   // v2: on its own (async_op=True)
+  CHECK(phases[32]["lane"] == 2);  // v5: on the legacy default stream
   CHECK(d["program"]["memory"]["top_bytes"] == 0);  // nothing allocates: no memory band
 }
 

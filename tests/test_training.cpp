@@ -72,7 +72,11 @@ void check_phases(const std::vector<Phase>& phases, const TrainingSpec& spec, in
     CHECK(p.origin == spec.origin);
     if (p.kind == PhaseKind::compute) continue;
     CHECK(p.request.spec.ranks == ranks);
-    CHECK(p.request.spec.dtype == spec.dtype);
+    // DDP's constructor and rebuild send integers (tensor counts, shapes, bucket indices) and
+    // its buffer broadcasts num_batches_tracked (int64); everything else is the model's dtype.
+    const bool ddp_integers = spec.pattern == TrainingPattern::ddp && p.request.spec.collective != Collective::all_reduce &&
+                              (p.request.spec.dtype == DataType::i64 || p.request.spec.dtype == DataType::i32);
+    CHECK((p.request.spec.dtype == spec.dtype || ddp_integers));
     // DDP and FSDP average the gradients; broadcasts, all-gathers and the parameter server sum.
     const Collective c = p.request.spec.collective;
     const bool averaged = spec.pattern != TrainingPattern::parameter_server &&
@@ -113,13 +117,24 @@ namespace {
 
 // PyTorch's compute_bucket_assignment_by_size (reducer.cpp), written here from its
 // description and not from training.cpp: tensors in gradient-ready order (reverse
-// registration order), each added to the open bucket, which closes once its size reaches
+// registration order, but a BatchNorm's ".weight" before its ".bias", as measured in
+// docs/ddp-measured.md), each added to the open bucket, which closes once its size reaches
 // its limit; the first bucket's limit is `first`, every later one's `rest` (bytes).
 std::vector<std::vector<std::string>> reference_buckets(const ModelLayers& m, double first, double rest) {
   std::vector<std::pair<std::string, std::uint64_t>> ready;
   for (std::size_t layer = m.parameters.size(); layer-- > 0;) {
     const std::vector<ModelTensor> tensors = layer_tensors(m, layer);
-    for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) ready.emplace_back(it->name, it->elements);
+    for (auto it = tensors.rbegin(); it != tensors.rend(); ++it) {
+      const bool bn_bias = it->name.starts_with("bn") || it->name.find(".bn") != std::string::npos ||
+                           it->name.find("downsample.1") != std::string::npos;
+      if (bn_bias && it->name.ends_with(".bias") && std::next(it) != tensors.rend()) {
+        ready.emplace_back(std::next(it)->name, std::next(it)->elements);  // its weight first
+        ready.emplace_back(it->name, it->elements);
+        ++it;
+        continue;
+      }
+      ready.emplace_back(it->name, it->elements);
+    }
   }
   std::vector<std::vector<std::string>> buckets(1);
   double bytes = 0;
@@ -195,6 +210,19 @@ TEST_CASE("training ddp: buckets by PyTorch's rule on ResNet-34, per tensor, com
   CHECK(tensor_names(later) == expected);
   REQUIRE(later.size() == 5);
   CHECK(expected[0] == std::vector<std::string>{"fc.bias", "fc.weight"});  // 1.96 MiB: over the 1 MiB limit
+  // What PyTorch 2.15 built for ResNet-34 (docs/ddp-measured.md, "The rebuilt buckets"):
+  // bytes, tensor counts and first tensors of the five rebuilt buckets.
+  const std::vector<std::uint64_t> measured_bytes = {2'052'000, 28'323'840, 26'494'976, 26'700'800, 3'619'072};
+  const std::vector<std::size_t> measured_tensors = {2, 9, 15, 45, 39};
+  const std::vector<std::string> measured_first = {"fc.bias", "layer4.2.bn2.weight", "layer4.1.bn1.weight",
+                                                   "layer3.5.bn1.weight", "layer2.2.bn1.weight"};
+  for (std::size_t k = 0; k < later.size() && k < 5; ++k) {
+    CAPTURE(k);
+    CHECK(later[k].elements * 4 == measured_bytes[k]);
+    CHECK(later[k].tensors.size() == measured_tensors[k]);
+    CHECK(later[k].tensors.front().name == measured_first[k]);
+  }
+  CHECK(later[1].tensors[1].name == "layer4.2.bn2.bias");  // inside a BatchNorm, the weight first
   // The rule adds a tensor before it closes the bucket: buckets exceed 25 MiB.
   CHECK(static_cast<double>(later[1].elements) * 4 > 25 * kMiB);
   CHECK(later[1].limit_bytes == 25 * kMiB);
@@ -246,14 +274,51 @@ TEST_CASE("training ddp: the constructor, the first iteration and a later one, i
   s.batch = 32;
   const auto phases = training_phases(s, 4);
   check_phases(phases, s, 4);
-  const Phase& ctor = phases[0];
-  CHECK(ctor.name == "constructor: broadcast state_dict");
-  CHECK(ctor.request.spec.collective == Collective::broadcast);
-  CHECK(ctor.request.algorithm == "chain");  // NCCL's broadcast: a pipelined chain
-  // Parameters and buffers, counted in f32 elements.
-  CHECK(ctor.request.spec.count == s.model.total() + s.model.buffer_bytes() / 4);
-  CHECK(phases[1].name == "iteration 1: broadcast buffers");
-  CHECK(phases[1].request.spec.count * 4 == s.model.buffer_bytes());
+  // The constructor as PyTorch 2.15 issued it (docs/ddp-measured.md, rows 1-4): the shape
+  // check's all-gather of one int64 and broadcast of 2 x 219 int64 (sizes and strides of the
+  // 110 tensors' dimensions), then one broadcast per dtype of the state_dict.
+  struct Expected {
+    const char* name;
+    Collective collective;
+    DataType dtype;
+    std::uint64_t count;
+  };
+  const std::uint64_t f32_buffers = (s.model.buffer_bytes() - 8 * 36) / 4;
+  const std::vector<Expected> expected = {
+      {"constructor: all-gather parameter count", Collective::all_gather, DataType::i64, 1},
+      {"constructor: broadcast parameter shapes", Collective::broadcast, DataType::i64, 438},
+      {"constructor: broadcast state_dict f32", Collective::broadcast, DataType::f32, 21'814'696},
+      {"constructor: broadcast state_dict i64", Collective::broadcast, DataType::i64, 36},
+      {"iteration 1: broadcast buffers f32", Collective::broadcast, DataType::f32, 17'024},
+      {"iteration 1: broadcast buffers i64", Collective::broadcast, DataType::i64, 36}};
+  CHECK(f32_buffers == 17'024);
+  CHECK(s.model.total() + f32_buffers == 21'814'696);
+  for (std::size_t k = 0; k < expected.size(); ++k) {
+    CAPTURE(k);
+    CHECK(phases[k].name == expected[k].name);
+    CHECK(phases[k].request.spec.collective == expected[k].collective);
+    CHECK(phases[k].request.spec.dtype == expected[k].dtype);
+    CHECK(phases[k].request.spec.count == expected[k].count);
+  }
+  CHECK(phases[1].request.algorithm == "chain");  // NCCL's broadcast: a pipelined chain
+  CHECK(phases[2].writes == std::vector<std::string>{"params", "buffers"});
+  // Iteration 2's forward begins with the rebuilt buckets' assignment (rows 8-9: 110 indices
+  // and the bucket count, then 5 bucket sizes, int32), then the buffers again.
+  const auto rebuild = std::find_if(phases.begin(), phases.end(), [](const Phase& p) { return p.name.starts_with("iteration 2"); });
+  REQUIRE(phases.end() - rebuild > 4);
+  CHECK(rebuild[0].name == "iteration 2: broadcast rebuilt bucket indices");
+  CHECK(rebuild[0].request.spec.dtype == DataType::i32);
+  CHECK(rebuild[0].request.spec.count == 111);
+  CHECK(rebuild[1].name == "iteration 2: broadcast rebuilt bucket sizes");
+  CHECK(rebuild[1].request.spec.count == 5);
+  CHECK(rebuild[2].name == "iteration 2: broadcast buffers f32");
+  CHECK(rebuild[3].name == "iteration 2: broadcast buffers i64");
+  // A steady-state iteration alone (no "first" before it) has nothing to rebuild.
+  s.parts = {DdpPart::later};
+  const auto steady = training_phases(s, 4);
+  CHECK(steady[0].name == "broadcast buffers f32");
+  CHECK(of_collective(steady, Collective::broadcast).size() == 2);
+  s.parts = {DdpPart::constructor, DdpPart::first, DdpPart::later};
   const auto reduces = of_collective(phases, Collective::all_reduce);
   REQUIRE(reduces.size() == 1 + 5);
   CHECK(reduces[0]->name.starts_with("iteration 1: all-reduce bucket 1 (fc.bias .. conv1.weight)"));

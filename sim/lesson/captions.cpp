@@ -71,8 +71,8 @@ std::string known_names(const Names& names) {
 }
 
 
-std::string range_words(const StageFacts& st) {
-  return st.first == st.last ? fmt::format("{}", st.first) : fmt::format("{}-{}", st.first, st.last);
+std::string range_words(int first, int last) {
+  return first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last);
 }
 
 // A phase's names, each prefixed ("p2." or "").
@@ -107,7 +107,7 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
     add(n, id + ".first", st.first);
     add(n, id + ".last", st.last);
     add(n, id + ".steps", st.last - st.first + 1);
-    add(n, id + ".range", range_words(st));
+    add(n, id + ".range", range_words(st.first, st.last));
   }
   add(n, prefix + "begin_us", ph.begin_us);
   add(n, prefix + "time_us", ph.end_us);
@@ -143,14 +143,23 @@ void add_lesson_names(Names& n, const LessonFacts& f) {
   for (std::size_t k = 0; k < f.answers.size(); ++k) add(n, fmt::format("q{}", k + 1), f.answers[k]);
 }
 
-// ... and its groups' ("forward.first").
+// ... and its groups' ("iteration_2.first", "iteration_2.exposed_us").
 void add_group_names(Names& n, const LessonFacts& f) {
-  for (const StageFacts& g : f.groups) {
+  for (const GroupFacts& g : f.groups) {
     const std::string id = stage_id(g.name);
     add(n, id + ".first", g.first);
     add(n, id + ".last", g.last);
     add(n, id + ".phases", g.last - g.first + 1);
-    add(n, id + ".range", range_words(g));
+    add(n, id + ".range", range_words(g.first, g.last));
+    if (!g.begin_us || !g.end_us) continue;
+    add(n, id + ".begin_us", g.begin_us);
+    add(n, id + ".time_us", g.end_us);
+    add(n, id + ".duration_us", *g.end_us - *g.begin_us);
+    add(n, id + ".during_compute", g.during_compute);
+    add(n, id + ".hidden", g.hidden);
+    if (!g.compute_end_us) continue;
+    add(n, id + ".compute_end_us", g.compute_end_us);
+    add(n, id + ".after_compute_us", std::max(0.0, *g.end_us - *g.compute_end_us));
   }
 }
 
@@ -680,10 +689,10 @@ Question resolved(const Question& q, const LessonFacts* f) {
   Question out = q;
   if (!q.span_group.empty()) {
     const auto g = std::find_if(f->groups.begin(), f->groups.end(),
-                                [&](const StageFacts& x) { return stage_id(x.name) == q.span_group; });
+                                [&](const GroupFacts& x) { return stage_id(x.name) == q.span_group; });
     if (g == f->groups.end()) {
       std::string known;
-      for (const StageFacts& x : f->groups) known.append(known.empty() ? "" : " ").append(stage_id(x.name));
+      for (const GroupFacts& x : f->groups) known.append(known.empty() ? "" : " ").append(stage_id(x.name));
       refuse(q, fmt::format("phases = \"{}\" names no group of phases (the lesson's groups: {})", q.span_group,
                             known.empty() ? "none" : known));
     }
@@ -964,6 +973,47 @@ std::vector<StageFacts> schedule_stages(const Schedule& s) {
   return out;
 }
 
+// The groups' spans, and their times from the phases' predicted ones.
+std::vector<GroupFacts> group_facts(const Scenario& s, const std::vector<PhaseFacts>& phases) {
+  std::vector<GroupFacts> groups;
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    const std::string& g = s.phases[k].group;
+    if (g.empty()) continue;
+    const int number = static_cast<int>(k) + 1;
+    if (!groups.empty() && groups.back().name == g && groups.back().last == number - 1) groups.back().last = number;
+    else groups.push_back({.name = g, .first = number, .last = number});
+  }
+  for (GroupFacts& g : groups) {
+    std::vector<std::pair<double, double>> computing;  // the group's compute phases' spans, merged
+    for (int k = g.first; k <= g.last; ++k) {
+      const PhaseFacts& ph = phases[static_cast<std::size_t>(k - 1)];
+      if (!ph.begin_us || !ph.end_us) return groups;  // not predicted: spans only
+      g.begin_us = std::min(g.begin_us.value_or(*ph.begin_us), *ph.begin_us);
+      g.end_us = std::max(g.end_us.value_or(*ph.end_us), *ph.end_us);
+      if (s.phases[static_cast<std::size_t>(k - 1)].kind != PhaseKind::compute) continue;
+      computing.emplace_back(*ph.begin_us, *ph.end_us);
+      g.compute_end_us = std::max(g.compute_end_us.value_or(*ph.end_us), *ph.end_us);
+    }
+    if (computing.empty()) continue;
+    std::sort(computing.begin(), computing.end());
+    std::vector<std::pair<double, double>> merged = {computing.front()};
+    for (const auto& [b, e] : computing) {
+      if (b <= merged.back().second) merged.back().second = std::max(merged.back().second, e);
+      else merged.emplace_back(b, e);
+    }
+    const auto covered = [&](double b, double e) {
+      return std::any_of(merged.begin(), merged.end(), [&](const auto& m) { return m.first <= b && e <= m.second; });
+    };
+    for (int k = g.first; k <= g.last; ++k) {
+      const PhaseFacts& ph = phases[static_cast<std::size_t>(k - 1)];
+      if (s.phases[static_cast<std::size_t>(k - 1)].kind != PhaseKind::collective || *ph.begin_us < computing.front().first) continue;
+      ++g.during_compute;
+      g.hidden += covered(*ph.begin_us, *ph.end_us);
+    }
+  }
+  return groups;
+}
+
 LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
   LessonFacts f;
   f.ranks = s.ranks;
@@ -978,13 +1028,7 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
     f.phases.push_back(std::move(ph));
   }
   if (p.predicted) f.total_us = p.total_ns / 1000;
-  for (std::size_t k = 0; k < s.phases.size(); ++k) {
-    const std::string& g = s.phases[k].group;
-    if (g.empty()) continue;
-    const int number = static_cast<int>(k) + 1;
-    if (!f.groups.empty() && f.groups.back().name == g && f.groups.back().last == number - 1) f.groups.back().last = number;
-    else f.groups.push_back({g, number, number});
-  }
+  f.groups = group_facts(s, f.phases);
   for (const Question& q : s.questions) {
     try {
       const Answer a = answer_question(q, p, &f);

@@ -83,14 +83,25 @@ struct StragglerFacts {
   int count = 0;  // how many ranks straggle
 };
 
+// A group of consecutive phases (Phase::group: "iteration 2", "gpipe isend") as a span of
+// 1-based phase numbers, named in text by its stage_id ("iteration_2"); and, when the
+// program was predicted, its times and how much of its communication its compute hid.
+struct GroupFacts {
+  std::string name;
+  int first = 0, last = 0;
+  std::optional<double> begin_us, end_us;  // its first phase's begin, its last end
+  std::optional<double> compute_end_us;    // when its last compute phase ends (none: it has no compute)
+  int during_compute = 0;  // its collectives that begin after its first compute phase has begun
+  int hidden = 0;          // those of them that run while its compute runs, from begin to end
+};
+
 struct LessonFacts {
   int ranks = 0;  // the workers (a parameter server's servers are extra ranks)
   LinkFacts link;
   StragglerFacts straggler;
   std::vector<SuggestionFacts> suggestions;  // the lesson's [[try]]s, each run (lesson_facts)
   std::vector<PhaseFacts> phases;
-  // The groups of consecutive phases (Phase::group), as spans of 1-based phase numbers.
-  std::vector<StageFacts> groups;
+  std::vector<GroupFacts> groups;  // the groups of consecutive phases (Phase::group)
   std::vector<std::optional<double>> answers;  // per question; nullopt: the run cannot answer it
   std::optional<double> total_us;              // the program's predicted end
 };

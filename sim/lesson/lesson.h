@@ -179,6 +179,10 @@ struct ModelTensor {
   std::string name;
   std::uint64_t elements = 0;
   std::size_t layer = 0;  // the index of the layer it belongs to (one compute phase)
+  int dims = 1;           // its shape's dimensions: a convolution's weight 4, a linear one's 2
+  // A BatchNorm's weight or bias: both gradients come from one autograd node, and PyTorch
+  // makes the weight's ready before the bias's (measured: docs/ddp-measured.md).
+  bool batch_norm = false;
 };
 
 // A model for the training patterns: layers, input side first. A "layer" is what one
@@ -240,9 +244,10 @@ struct FsdpOptions {
 
 // DDP's parts of a training run, in the order they happen.
 enum class DdpPart : std::uint8_t {
-  constructor,  // DistributedDataParallel(...): rank 0 broadcasts the state_dict
+  constructor,  // DistributedDataParallel(...): the shape check, then rank 0 broadcasts the state_dict
   first,        // the first iteration: one bucket of every gradient
-  later,        // iterations after the first: buckets rebuilt in gradient-ready order
+  later,        // iterations after the first: buckets rebuilt in gradient-ready order (after
+                // "first": the forward first broadcasts the rebuilt buckets)
 };
 
 // [training]: a pattern that generates the phases (training.cpp).
@@ -284,8 +289,13 @@ struct TrainingSpec {
   double activation_bytes = -1;                // memory a stage keeps per microbatch from its F to its B; < 0: the message's
 };
 
+// The tensors in the order their gradients become ready in the backward pass: reverse
+// registration order (the backward visits the layers from the output back), except that a
+// BatchNorm's weight comes before its bias, as PyTorch runs it (docs/ddp-measured.md).
+std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m);
+
 // PyTorch DDP's gradient buckets (Reducer, compute_bucket_assignment_by_size): tensors in
-// the order their gradients become ready (collsim: reverse registration order), each
+// the order their gradients become ready (gradient_ready_order), each
 // added to the open bucket, which closes once its size reaches its limit (the first
 // bucket's first_bucket_mb, then bucket_mb). The first iteration has one bucket of all.
 struct DdpBucket {

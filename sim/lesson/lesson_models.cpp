@@ -39,8 +39,9 @@ struct Builder {
   void conv_bn(const std::string& layer, const std::string& conv, const std::string& bn, std::uint64_t k,
                std::uint64_t in, std::uint64_t out, int side) {
     const std::size_t at = m.parameters.size();  // the layer these tensors belong to
-    std::vector<ModelTensor> tensors = {
-        {conv + ".weight", k * k * in * out, at}, {bn + ".weight", out, at}, {bn + ".bias", out, at}};
+    std::vector<ModelTensor> tensors = {{conv + ".weight", k * k * in * out, at, 4, false},
+                                        {bn + ".weight", out, at, 1, true},
+                                        {bn + ".bias", out, at, 1, true}};
     const auto s = static_cast<double>(side);
     add(layer, std::move(tensors), s * s * static_cast<double>(out * in * k * k), 2 * out, 1);
   }
@@ -106,7 +107,7 @@ ModelLayers resnet34(int image_size) {
     }
   }
   const std::size_t fc = b.m.parameters.size();
-  b.add("fc", {{"fc.weight", in * kClasses, fc}, {"fc.bias", kClasses, fc}}, static_cast<double>(in * kClasses), 0, 0);
+  b.add("fc", {{"fc.weight", in * kClasses, fc, 2, false}, {"fc.bias", kClasses, fc, 1, false}}, static_cast<double>(in * kClasses), 0, 0);
   return std::move(b.m);
 }
 

@@ -246,13 +246,28 @@ std::string stream_name(const Entry& e) {
   return name;
 }
 
-// name, reads, writes, streams, waits, memory and the captions: what every kind of
+// group = "v3": the phases of a group come one after the other, so that text and questions
+// name its span ({v3.duration_us}, phases = "v3").
+std::string group_name(const Entry& e, const std::vector<Phase>& earlier) {
+  std::string name = e.string();
+  if (name.empty()) e.fail("a group needs a name, such as \"v1\" (leave `group` out for none)");
+  const bool continues = !earlier.empty() && earlier.back().group == name;
+  const bool used = std::any_of(earlier.begin(), earlier.end(), [&](const Phase& q) { return q.group == name; });
+  if (used && !continues)
+    e.fail(fmt::format("group \"{}\" was used before, by phases that this one does not follow: a group's phases come "
+                       "one after the other",
+                       name));
+  return name;
+}
+
+// name, group, reads, writes, streams, waits, memory and the captions: what every kind of
 // [[phase]] may have.
 void read_phase_common(const Entry& item, const Table& t, Phase& p, const std::vector<Phase>& earlier) {
   if (auto e = t.find("name")) {
     p.name = e->string();
     if (p.name.empty()) e->fail("must not be empty (leave `name` out for the default name)");
   }
+  if (auto e = t.find("group")) p.group = group_name(*e, earlier);
   if (auto e = t.find("reads")) p.reads = region_names(*e);
   if (auto e = t.find("writes")) p.writes = region_names(*e);
   if (auto e = t.find("stream")) p.stream = stream_name(*e);
@@ -290,7 +305,7 @@ struct LessonContext {
 
 Phase read_collective_phase(const Entry& item, const LessonContext& l) {
   const Table t = Table::of(item, "a collective [[phase]]");
-  t.only_keys({"name", "collective", "algorithm", "count", "dtype", "op", "inputs", "root", "in_place", "slices", "servers",
+  t.only_keys({"name", "group", "collective", "algorithm", "count", "dtype", "op", "inputs", "root", "in_place", "slices", "servers",
                "colocated", "ranks_per_node", "schedule", "steps", "reads", "writes", "stream", "wait_for", "host_wait_for",
                "synchronize", "allocates", "frees", "caption", "step_caption", "step_captions", "stage_captions", "clock"});
   Phase p = collective_phase(l.base, "");
@@ -308,8 +323,8 @@ Phase read_collective_phase(const Entry& item, const LessonContext& l) {
 // are idle). The array's length is checked once the program's ranks are known.
 Phase read_compute_phase(const Entry& item, const LessonContext& l, bool& every_worker) {
   const Table t = Table::of(item, "a compute [[phase]]");
-  t.only_keys({"name", "compute", "reads", "writes", "stream", "wait_for", "host_wait_for", "synchronize", "allocates",
-               "frees", "caption"});
+  t.only_keys({"name", "group", "compute", "reads", "writes", "stream", "wait_for", "host_wait_for", "synchronize",
+               "allocates", "frees", "caption"});
   Phase p;
   p.kind = PhaseKind::compute;
   p.name = "compute";

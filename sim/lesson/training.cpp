@@ -3,17 +3,22 @@
 // shows which communication overlaps which compute. docs/lessons-sources.md names the
 // PyTorch code each rule comes from, and what collsim simplifies.
 //
-//   ddp   PyTorch DistributedDataParallel, in the parts the spec lists:
-//         constructor: rank 0 broadcasts the state_dict (parameters and buffers) in
-//           coalesced buckets of broadcast_bucket_mb (_sync_module_states), with NCCL's
-//           broadcast, a pipelined chain;
-//         first iteration: the buffers' broadcast (broadcast_buffers), forward layer by
-//           layer, backward in reverse; one bucket of every gradient (the reducer starts
-//           with one bucket unless find_unused_parameters), all-reduced once the backward
-//           has written the last gradient;
+//   ddp   PyTorch DistributedDataParallel, in the parts the spec lists, each collective as a
+//         real PyTorch run issues it (docs/ddp-measured.md):
+//         constructor: the shape check (an all-gather of each rank's tensor count, a
+//           broadcast of rank 0's sizes and strides), then rank 0 broadcasts the state_dict
+//           (parameters and buffers), one coalesced broadcast per dtype in buckets of
+//           broadcast_bucket_mb (_sync_module_states), with NCCL's broadcast, a pipelined
+//           chain;
+//         first iteration: the buffers' broadcasts (broadcast_buffers, one per dtype),
+//           forward layer by layer, backward in reverse; one bucket of every gradient (the
+//           reducer starts with one bucket unless find_unused_parameters), all-reduced once
+//           the backward has written the last gradient;
 //         later iterations: the same, with the buckets rebuilt (ddp_buckets) in the order
 //           the gradients became ready, each all-reduced as soon as the backward has
-//           written its last tensor, while the backward goes on.
+//           written its last tensor, while the backward goes on. The first of them (after
+//           "first") broadcasts the rebuilt assignment before its buffers (two int32
+//           broadcasts).
 //         Gradients are averaged: the all-reduces use avg (the reducer divides each
 //         gradient by the world size as it copies it into its bucket, then sums).
 //   fsdp  PyTorch FullyShardedDataParallel (FULL_SHARD), one unit per layer: each rank keeps
@@ -45,6 +50,7 @@
 // Compute: a layer's forward time is its multiply-adds at the device's rate (2 FLOPs per
 // multiply-add, `batch` samples), its backward twice that; or the whole pass's time split
 // over the layers by their multiply-adds or by their parameters.
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -172,11 +178,14 @@ struct Generator {
   double bytes(std::uint64_t elements) const { return static_cast<double>(elements * dtype_size(spec.dtype)); }
 
   RunRequest request(Collective c, std::string algorithm, std::uint64_t count, ReduceOp op = ReduceOp::sum) const {
+    return request(c, std::move(algorithm), count, op, spec.dtype);
+  }
+  RunRequest request(Collective c, std::string algorithm, std::uint64_t count, ReduceOp op, DataType dtype) const {
     RunRequest r;
     r.spec.collective = c;
     r.spec.ranks = ranks;
     r.spec.count = count;
-    r.spec.dtype = spec.dtype;
+    r.spec.dtype = dtype;
     r.spec.op = op;
     r.algorithm = std::move(algorithm);
     if (algorithm_knobs(c, r.algorithm).servers) r.options.servers = spec.servers;
@@ -278,53 +287,114 @@ std::vector<std::string> layer_names(const ModelLayers& m) {
 
 // --- ddp -------------------------------------------------------------------------------
 
-// The tensors in the order their gradients become ready: collsim takes reverse
-// registration order (the backward pass visits the layers from the output back).
-std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
-  std::vector<ModelTensor> ready;
-  for (std::size_t layer = m.parameters.size(); layer-- > 0;) {
-    const std::vector<ModelTensor> tensors = layer_tensors(m, layer);
-    ready.insert(ready.end(), tensors.rbegin(), tensors.rend());
-  }
-  return ready;
-}
-
-Phase& ddp_broadcast(Generator& g, std::string name, std::uint64_t count, std::string caption) {
-  return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count), std::move(caption),
+Phase& ddp_broadcast(Generator& g, std::string name, DataType dtype, std::uint64_t count, std::string caption) {
+  return g.collective(g.prefix + std::move(name), g.request(Collective::broadcast, "chain", count, ReduceOp::sum, dtype),
+                      std::move(caption),
                       "rank {src} sends {bytes_h} of it to rank {dst}");  // (the caption line above says the step)
 }
 
-// DistributedDataParallel's constructor: the state_dict, parameters then buffers, in
-// coalesced buckets that close before they would exceed broadcast_bucket_mb (the rule of
-// torch's _take_tensors, not the reducer's).
-void ddp_constructor(Generator& g) {
-  const ModelLayers& m = g.spec.model;
-  const double limit = g.spec.broadcast_bucket_mb * kMiB;
-  const double element = dtype_size(g.spec.dtype);
-  std::vector<double> tensor_bytes;
-  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
-    for (const ModelTensor& t : layer_tensors(m, layer)) tensor_bytes.push_back(static_cast<double>(t.elements) * element);
-  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
-    if (layer < m.float_buffers.size() && m.float_buffers[layer] + m.int64_buffers[layer] > 0)
-      tensor_bytes.push_back(4.0 * m.float_buffers[layer] + 8.0 * m.int64_buffers[layer]);
-  std::vector<double> buckets = {0};
+// Tensors of one dtype, as torch's _take_tensors coalesces them: a bucket closes before a
+// tensor would take it past `limit` bytes. Returns each bucket's bytes.
+std::vector<double> coalesced_buckets(const std::vector<double>& tensor_bytes, double limit) {
+  std::vector<double> buckets;
   for (const double b : tensor_bytes) {
-    if (buckets.back() > 0 && buckets.back() + b > limit) buckets.push_back(0);
+    if (buckets.empty() || (buckets.back() > 0 && buckets.back() + b > limit)) buckets.push_back(0);
     buckets.back() += b;
   }
+  return buckets;
+}
+
+// One broadcast per coalesced bucket of one dtype (_broadcast_coalesced): `what` names the
+// tensors ("state_dict", "buffers"); `region` is what the broadcasts write.
+void ddp_broadcast_coalesced(Generator& g, const std::string& what, DataType dtype, const std::vector<double>& tensor_bytes,
+                             const std::string& why, const std::vector<std::string>& writes) {
+  const double element = dtype_size(dtype);
+  const std::vector<double> buckets = coalesced_buckets(tensor_bytes, g.spec.broadcast_bucket_mb * kMiB);
   for (std::size_t k = 0; k < buckets.size(); ++k) {
     const auto count = static_cast<std::uint64_t>(std::ceil(buckets[k] / element));
-    const std::string name = buckets.size() == 1 ? "broadcast state_dict"
-                                                 : fmt::format("broadcast state_dict bucket {}/{}", k + 1, buckets.size());
-    ddp_broadcast(g, name, count,
-                  fmt::format("DistributedDataParallel's constructor: rank 0 broadcasts its parameters and buffers ({}{}) "
-                              "so that every copy starts equal. Once per training run, never again. NCCL's broadcast is "
-                              "a pipelined chain: the root sends the data once.",
-                              format_bytes(buckets[k]),
-                              buckets.size() == 1 ? fmt::format(", one bucket of at most {} MiB", g.spec.broadcast_bucket_mb)
-                                                  : fmt::format(", bucket {} of {}", k + 1, buckets.size())))
-        .writes = {"params", "buffers"};
+    const std::string bucket = buckets.size() == 1 ? std::string() : fmt::format(" bucket {}/{}", k + 1, buckets.size());
+    ddp_broadcast(g, fmt::format("broadcast {} {}{}", what, to_string(dtype), bucket), dtype, count,
+                  fmt::format("{} ({} of {}{}). One broadcast per dtype: PyTorch coalesces the tensors of one dtype "
+                              "into flat buckets of at most {} MiB. NCCL's broadcast is a pipelined chain: the root "
+                              "sends the data once.",
+                              why, format_bytes(buckets[k]), to_string(dtype),
+                              buckets.size() == 1 ? std::string() : fmt::format(", bucket {} of {}", k + 1, buckets.size()),
+                              g.spec.broadcast_bucket_mb))
+        .writes = writes;
   }
+}
+
+// The module's buffers by dtype: BatchNorm's running_mean and running_var have the model's
+// dtype, num_batches_tracked is int64. Each dtype's tensors' bytes, in that order.
+std::vector<std::pair<DataType, std::vector<double>>> buffer_tensors(const Generator& g) {
+  const ModelLayers& m = g.spec.model;
+  std::vector<double> floats, int64s;
+  for (std::size_t layer = 0; layer < m.float_buffers.size(); ++layer) {
+    if (m.float_buffers[layer] > 0) floats.push_back(g.bytes(m.float_buffers[layer]));
+    if (layer < m.int64_buffers.size() && m.int64_buffers[layer] > 0) int64s.push_back(8.0 * static_cast<double>(m.int64_buffers[layer]));
+  }
+  std::vector<std::pair<DataType, std::vector<double>>> out;
+  if (g.spec.dtype == DataType::i64) floats.insert(floats.end(), int64s.begin(), int64s.end()), int64s.clear();
+  if (!floats.empty()) out.emplace_back(g.spec.dtype, std::move(floats));
+  if (!int64s.empty()) out.emplace_back(DataType::i64, std::move(int64s));
+  return out;
+}
+
+// DistributedDataParallel's constructor, as a real run issues it (docs/ddp-measured.md):
+// _verify_param_shape_across_processes all-gathers each rank's number of parameter tensors
+// (one int64) and broadcasts rank 0's sizes and strides (int64, two per dimension); then
+// _sync_module_states broadcasts the parameters and buffers, one coalesced broadcast per
+// dtype (the parameters with the floating-point buffers, then the int64 ones).
+void ddp_constructor(Generator& g) {
+  const ModelLayers& m = g.spec.model;
+  std::size_t tensors = 0;
+  std::uint64_t dims = 0;
+  std::vector<double> parameter_bytes;
+  for (std::size_t layer = 0; layer < m.parameters.size(); ++layer)
+    for (const ModelTensor& t : layer_tensors(m, layer)) {
+      ++tensors;
+      dims += static_cast<std::uint64_t>(t.dims);
+      parameter_bytes.push_back(g.bytes(t.elements));
+    }
+  g.collective(g.prefix + "all-gather parameter count", g.request(Collective::all_gather, "ring", 1, ReduceOp::sum, DataType::i64),
+               fmt::format("DistributedDataParallel's constructor checks that every rank has the same model "
+                           "(_verify_param_shape_across_processes): first every rank gathers every rank's number of "
+                           "parameter tensors, one int64 each ({} here).",
+                           tensors),
+               "rank {src} sends its count to rank {dst}");
+  g.collective(g.prefix + "broadcast parameter shapes", g.request(Collective::broadcast, "chain", 2 * dims, ReduceOp::sum, DataType::i64),
+               fmt::format("Then rank 0 broadcasts the size and the stride of every dimension of its {} parameter tensors: "
+                           "{} dimensions, {} int64. A rank whose shapes differ raises an error before any training.",
+                           tensors, dims, 2 * dims),
+               "rank {src} sends {bytes_h} of the shapes to rank {dst}");
+  std::vector<std::pair<DataType, std::vector<double>>> by_dtype = buffer_tensors(g);
+  if (!by_dtype.empty() && by_dtype.front().first == g.spec.dtype)
+    by_dtype.front().second.insert(by_dtype.front().second.begin(), parameter_bytes.begin(), parameter_bytes.end());
+  else
+    by_dtype.insert(by_dtype.begin(), {g.spec.dtype, parameter_bytes});
+  for (const auto& [dtype, bytes] : by_dtype)
+    ddp_broadcast_coalesced(g, "state_dict", dtype, bytes,
+                            fmt::format("Rank 0 broadcasts its {} so that every copy starts equal, once per training run "
+                                        "(_sync_module_states)",
+                                        dtype == g.spec.dtype ? "parameters and floating-point buffers"
+                                                              : "int64 buffers (num_batches_tracked)"),
+                            {"params", "buffers"});
+}
+
+// The forward pass of the first later iteration rebuilds the buckets (Reducer::rebuild_buckets,
+// from _pre_forward): rank 0 broadcasts its bucket assignment, so every rank buckets alike
+// (sync_bucket_indices): every tensor's index plus the bucket count, then each bucket's
+// tensor count, both int32.
+void ddp_rebuild_broadcasts(Generator& g, const std::vector<DdpBucket>& buckets) {
+  std::size_t tensors = 0;
+  for (const DdpBucket& b : buckets) tensors += b.tensors.size();
+  ddp_broadcast(g, "broadcast rebuilt bucket indices", DataType::i32, tensors + 1,
+                fmt::format("The buckets are rebuilt in the order the first iteration's gradients became ready. Rank 0 "
+                            "broadcasts its assignment so that every rank buckets alike: the {} tensors' indices and "
+                            "the number of buckets ({}), {} int32. Once per training run.",
+                            tensors, buckets.size(), tensors + 1));
+  ddp_broadcast(g, "broadcast rebuilt bucket sizes", DataType::i32, buckets.size(),
+                fmt::format("Then the number of tensors in each of the {} buckets, {} int32.", buckets.size(), buckets.size()));
 }
 
 void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::size_t buckets) {
@@ -356,25 +426,25 @@ void ddp_bucket(Generator& g, const DdpBucket& bucket, std::size_t number, std::
 
 // One iteration: the buffers' broadcast, forward, backward with the buckets' all-reduces.
 // Returns the indices of its all-reduce phases.
-std::vector<int> ddp_iteration(Generator& g, DdpPart part, const std::vector<int>& previous_all_reduces) {
+std::vector<int> ddp_iteration(Generator& g, DdpPart part, bool rebuilds, const std::vector<int>& previous_all_reduces) {
   const ModelLayers& m = g.spec.model;
   const std::size_t layers = m.parameters.size();
-  if (g.spec.broadcast_buffers && m.buffer_bytes() > 0) {
-    const auto count = static_cast<std::uint64_t>(std::ceil(static_cast<double>(m.buffer_bytes()) / dtype_size(g.spec.dtype)));
-    ddp_broadcast(g, "broadcast buffers", count,
-                  fmt::format("Before the forward pass (broadcast_buffers=True), rank 0 broadcasts the module's buffers, "
-                              "{}: BatchNorm's running_mean, running_var and num_batches_tracked, so every copy "
-                              "normalises alike.",
-                              format_bytes(static_cast<double>(m.buffer_bytes()))))
-        .writes = {"buffers"};
-  }
+  const std::vector<DdpBucket> buckets = ddp_buckets(g.spec, part);
+  if (rebuilds) ddp_rebuild_broadcasts(g, buckets);
+  if (g.spec.broadcast_buffers)
+    for (const auto& [dtype, bytes] : buffer_tensors(g))
+      ddp_broadcast_coalesced(g, "buffers", dtype, bytes,
+                              fmt::format("Before the forward pass (broadcast_buffers=True), rank 0 broadcasts the "
+                                          "module's {}, so every copy normalises alike",
+                                          dtype == g.spec.dtype ? "BatchNorm running_mean and running_var"
+                                                                : "num_batches_tracked counters"),
+                              {"buffers"});
   if (g.computes_forward())
     for (std::size_t i = 0; i < layers; ++i) {
       Phase& f = g.forward(i, {"params", "buffers"});
       // backward() returned only once the previous iteration's all-reduces had ended.
       if (i == 0) f.wait_for = previous_all_reduces;
     }
-  const std::vector<DdpBucket> buckets = ddp_buckets(g.spec, part);
   std::vector<int> all_reduces;
   std::size_t next = 0;  // the next bucket to all-reduce: DDP reduces them in order
   for (std::size_t i = layers; i-- > 0;) {
@@ -391,6 +461,7 @@ std::vector<int> ddp_iteration(Generator& g, DdpPart part, const std::vector<int
 void ddp(Generator& g) {
   const bool several = g.spec.parts.size() > 1;
   std::vector<int> previous;
+  bool after_first = false;  // the buckets are rebuilt in the iteration after the first
   for (const DdpPart part : g.spec.parts) {
     // Later iterations are all alike: the lesson shows one, iteration 2.
     if (several) g.prefix = part == DdpPart::constructor ? "constructor: " : part == DdpPart::first ? "iteration 1: " : "iteration 2: ";
@@ -398,7 +469,8 @@ void ddp(Generator& g) {
     if (part == DdpPart::constructor)
       ddp_constructor(g);
     else
-      previous = ddp_iteration(g, part, previous);
+      previous = ddp_iteration(g, part, after_first && part == DdpPart::later, previous);
+    after_first = part == DdpPart::first;
     const char* group = part == DdpPart::constructor ? "constructor" : part == DdpPart::first ? "iteration 1" : "iteration 2";
     for (std::size_t k = first; k < g.phases.size(); ++k) g.phases[k].group = group;
   }
@@ -556,6 +628,19 @@ void parameter_server(Generator& g) {
 }
 
 }  // namespace
+
+std::vector<ModelTensor> gradient_ready_order(const ModelLayers& m) {
+  std::vector<ModelTensor> ready;
+  for (std::size_t layer = m.parameters.size(); layer-- > 0;) {
+    std::vector<ModelTensor> tensors = layer_tensors(m, layer);
+    std::reverse(tensors.begin(), tensors.end());
+    // Reversed, a BatchNorm's bias precedes its weight: put the weight first.
+    for (std::size_t k = 0; k + 1 < tensors.size(); ++k)
+      if (tensors[k].batch_norm && tensors[k + 1].batch_norm) std::swap(tensors[k], tensors[k + 1]), ++k;
+    ready.insert(ready.end(), tensors.begin(), tensors.end());
+  }
+  return ready;
+}
 
 std::vector<DdpBucket> ddp_buckets(const TrainingSpec& spec, DdpPart part) {
   const std::vector<ModelTensor> ready = gradient_ready_order(spec.model);

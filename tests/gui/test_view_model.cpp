@@ -1853,8 +1853,10 @@ TEST_CASE("gui loader: a load checks each distinct schedule once, and the views 
   CHECK(checker_runs() - before == 1);  // prepare_run's check, which recorded the view's history
   CHECK(&run.model->buffers() == run.model->trace().history.get());
 
-  // Lesson 12 (DDP): the constructor's broadcast, the buffers' broadcast (equal in both
-  // iterations: one run), iteration 1's bucket and iteration 2's 5: 8 distinct collectives,
+  // Lesson 12 (DDP): the constructor's all-gather and 3 broadcasts (shapes, f32 and int64
+  // state_dict), the buffers' f32 broadcast (equal in both iterations: one run; their int64
+  // one equals the constructor's), the rebuild's 2, iteration 1's bucket and iteration 2's 5:
+  // 13 distinct collectives,
   // with more phases than that (compute in between) and questions answered from the histories.
   before = checker_runs();
   const LoadResult ddp = load(file_request(source / "scenarios/lessons/12_ddp_resnet34.toml"), p);
@@ -1862,7 +1864,7 @@ TEST_CASE("gui loader: a load checks each distinct schedule once, and the views 
   std::set<const RunResult*> distinct;
   for (const PhaseRun& pr : ddp.lesson->program.phases)
     if (pr.run) distinct.insert(pr.run.get());
-  CHECK(distinct.size() == 8);
+  CHECK(distinct.size() == 13);
   // Its description's suggestions ([[try]]) are each predicted too, which checks their schedules
   // (the model's dependencies come from the check): as many checks as running them again takes.
   const std::uint64_t loaded = checker_runs() - before;

@@ -129,7 +129,7 @@ def main():
         ("hierarchical 2x4", ["-c", "all_reduce", "-a", "hierarchical", "-n", "8", "--ranks-per-node", "4"], None, 2.5),
         ("Bruck 8", ["-c", "all_to_all", "-a", "bruck", "-n", "8"], None, 1.5),
         ("lesson 2", [s / "lessons/02_ring_vs_parameter_server.toml"], 2, 0.5),
-        ("lesson 12", [s / "lessons/12_ddp_resnet34.toml"], 121, 2.5),
+        ("lesson 12", [s / "lessons/12_ddp_resnet34.toml"], 128, 2.5),
         ("lesson 13", [s / "lessons/13_fsdp_resnet34.toml"], 3, 1.5),
         ("lesson 18", [s / "lessons/18_streams.toml"], 2, 0.5),
     ]
