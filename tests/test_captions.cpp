@@ -177,6 +177,13 @@ TEST_CASE("expressions, formats and choices of words in lesson text") {
   // '+' joins words, and a number as it prints without a format (a choice's words can hold figures).
   CHECK(expand("{'on ' + algorithm + ', ' + ranks + ' ranks'}", s, 0) == "on ring, 4 ranks");
   CHECK(expand("{ranks > 3 ? 'only ' + (ranks - 1) + ' send' : 'all send'}", s, 0) == "only 3 send");
+  // A choice evaluates one side, but a misspelt name on the other fails now, not only under
+  // the flags that would take that side.
+  CHECK(testing::input_error([&] { expand("{ranks > 3 ? 'many' : 'only ' + rnaks}", s, 0); })
+            .find("unknown name 'rnaks'") != std::string::npos);
+  CHECK(testing::input_error([&] { expand("{ranks < 3 ? stpes : steps}", s, 0); }).find("unknown name 'stpes'") !=
+        std::string::npos);
+  CHECK(expand("{ranks > 3 ? steps : 0}", s, 0) == "6");
 }
 
 TEST_CASE("a template that does not parse is refused with where it is") {

@@ -157,7 +157,9 @@ void collect_names(const Node& n, std::vector<std::string>& out) {
   for (const Node& k : n.kids) collect_names(k, out);
 }
 
-// Evaluates with the scope; only the chosen side of a choice is evaluated.
+// Evaluates with the scope; only the chosen side of a choice is evaluated, but every name on
+// the other side must exist too, so that a misspelt name fails in the run that checks the
+// text and not only under the flags that would take that side.
 class Evaluator {
  public:
   Evaluator(const TextScope& scope, std::string_view known) : scope_(scope), known_(known) {}
@@ -168,7 +170,11 @@ class Evaluator {
       case Node::Kind::words: return TextValue::of(n.text);
       case Node::Kind::name: return lookup(n.text);
       case Node::Kind::unary_minus: return TextValue::of(-number(n.kids[0]));
-      case Node::Kind::choice: return number(n.kids[0]) != 0 ? value(n.kids[1]) : value(n.kids[2]);
+      case Node::Kind::choice: {
+        const bool yes = number(n.kids[0]) != 0;
+        require_names(n.kids[yes ? 2 : 1]);
+        return value(n.kids[yes ? 1 : 2]);
+      }
       case Node::Kind::call: return TextValue::of(call(n));
       case Node::Kind::binary: return n.text == "+" ? sum(n) : TextValue::of(binary(n));
     }
@@ -176,6 +182,10 @@ class Evaluator {
   }
 
  private:
+  void require_names(const Node& n) const {
+    if (n.kind == Node::Kind::name) lookup(n.text);
+    for (const Node& k : n.kids) require_names(k);
+  }
   TextValue lookup(const std::string& name) const {
     if (std::optional<TextValue> v = scope_(name)) return *v;
     // NAME_h: NAME as a size in bytes.
