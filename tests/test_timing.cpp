@@ -329,10 +329,12 @@ nic = "gpu"
 reduce_rate = 500.5
 overrides = [{ link = "uplink1", preset = "eth10" }, { link = "rank0", bandwidth = 20 }]
 stragglers = [{ rank = 3, late = 12.5, slow = 2 }]
+latency_rule = "delay"
 arrange = "topology"
 )",
                                     "lesson.toml");
   const TopologyConfig& c = s.topology;
+  CHECK(c.latency_rule == LatencyRule::delay);
   CHECK(c.kind == TopologyKind::two_level);
   CHECK(c.link == "nvlink3");
   CHECK(c.latency_us == 1.0);
@@ -399,8 +401,10 @@ TEST_CASE("a JSON trace with predictions round-trips byte for byte") {
   RunResult r = run_collective(request, *make_cpu_backend({.threads = 2, .before_transfer = {}, .should_stop = {}, .after_transfer = {}}));
   TopologyConfig ring;
   ring.kind = TopologyKind::ring;
+  ring.latency_rule = LatencyRule::delay;  // written, and read back
   predict_run(r, ring);
   const Trace t = make_trace(r);
+  CHECK(trace_to_json(t).find("\"latency_rule\": \"delay\"") != std::string::npos);
   REQUIRE(t.predicted.has_value());
   CHECK(t.predicted->closed_form == "(N-1)(α + nβ + nγ)");
   CHECK(t.records.at(0).predicted_end_ns.has_value());
@@ -512,4 +516,43 @@ TEST_CASE("a schedule spread over channels moves the same data, and its time sta
             .find("already spreads") != std::string::npos);
   CHECK(testing::input_error([&] { (void)spread_over_channels(ring, kMaxChannels + 1); }).find("1 to 32") !=
         std::string::npos);
+}
+
+TEST_CASE("latency as delay: S messages in a row on one link pay one α, and at most 8 are on their way at once") {
+  // A chain broadcast on 2 ranks: S slices, one after the other, all on rank 0's link.
+  TopologyConfig c = switch_config();
+  c.latency_us = 10;
+  const std::uint64_t count = 16u << 20;  // 64 MiB of f32
+  const CollectiveSpec spec{Collective::broadcast, 2, count, DataType::f32, ReduceOp::sum, 0, false};
+  const double bytes_ns = 4.0 * static_cast<double>(count) / 450;  // at 450 GB/s = bytes per ns
+  for (const int slices : {1, 8, 32}) {
+    CAPTURE(slices);
+    const AlgorithmOptions o = options([&](AlgorithmOptions& x) { x.slices = slices; });
+    c.latency_rule = LatencyRule::message;  // Hockney: every slice holds the link for its α
+    CHECK(simulate(spec, "chain", o, c).model.prediction.total_ns == doctest::Approx(bytes_ns + slices * 10'000.0));
+    c.latency_rule = LatencyRule::delay;  // α once: the link carries the next slice's bytes meanwhile
+    CHECK(simulate(spec, "chain", o, c).model.prediction.total_ns == doctest::Approx(bytes_ns + 10'000.0));
+  }
+  // Slices whose bytes take far less than α: 8 are on their way, the 9th waits for the 1st to
+  // arrive, so 32 slices take about 32 / 8 = 4 latencies.
+  const CollectiveSpec tiny{Collective::broadcast, 2, 32 * 64, DataType::f32, ReduceOp::sum, 0, false};
+  const AlgorithmOptions o32 = options([](AlgorithmOptions& x) { x.slices = 32; });
+  const double t = simulate(tiny, "chain", o32, c).model.prediction.total_ns;
+  CHECK(t > 4 * 10'000.0);
+  CHECK(t < 4 * 10'000.0 + 100);
+  // A ring's steps each wait for the one before: both rules give the same time, the closed form's.
+  const CollectiveSpec ring{Collective::all_reduce, 8, 8u << 20, DataType::f32, ReduceOp::sum, 0, false};
+  c.latency_rule = LatencyRule::message;
+  const double hockney = simulate(ring, "ring", {}, c).model.prediction.total_ns;
+  c.latency_rule = LatencyRule::delay;
+  CHECK(simulate(ring, "ring", {}, c).model.prediction.total_ns == doctest::Approx(hockney));
+  // A file's key, and a bad one named by its position.
+  CHECK(parse_scenario("format = 1\n[topology]\nlatency_rule = \"delay\"\n", "d.toml").topology.latency_rule ==
+        LatencyRule::delay);
+  CHECK(testing::input_error([] { parse_scenario("format = 1\n[topology]\nlatency_rule = \"hockney\"\n", "d.toml"); })
+            .starts_with("d.toml:3:16: key 'topology.latency_rule': unknown latency rule 'hockney'"));
+  // The summary says which rule the prediction used.
+  CHECK(describe(make_topology(c, 8, 8)).find("latency as delay (8 messages in flight per link)") != std::string::npos);
+  c.latency_rule = LatencyRule::message;
+  CHECK(describe(make_topology(c, 8, 8)).find("latency per message, holding the link") != std::string::npos);
 }

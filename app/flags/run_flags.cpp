@@ -156,6 +156,11 @@ void add_model_flags(CLI::App& cmd, ModelFlags& f, const std::string& group) {
                  "simple, ll, ll128 (NCCL's per-hop latency for each link's class, its share of the bandwidth and "
                  "its base latency), or auto (the fastest of them for this collective and size)")
       ->capture_default_str();
+  cmd.add_option("--latency-rule", f.latency_rule,
+                 "what a link's latency does to a message: message (α per message, holding the link: the "
+                 "textbooks' closed forms) or delay (α is delay: the link carries the next message's bytes "
+                 "meanwhile, up to 8 in flight per link, as NCCL's chunks)")
+      ->capture_default_str();
   cmd.add_option("--arrange", f.arrange,
                  "how the app, page and storyboard place the ranks: algorithm (the algorithm's own shape: a ring as "
                  "a circle in its order, trees by depth), topology (the links and switches it runs on) or both (the "

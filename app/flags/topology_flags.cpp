@@ -128,6 +128,10 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
   if (!protocol)
     throw InputError(fmt::format("--protocol: unknown protocol '{}' (use {})", f.protocol, protocol_names()));
   c.protocol = *protocol;
+  const auto rule = parse_latency_rule(f.latency_rule);
+  if (!rule)
+    throw InputError(fmt::format("--latency-rule: unknown rule '{}' (use {})", f.latency_rule, latency_rule_names()));
+  c.latency_rule = *rule;
   const auto arrange = parse_arrangement(f.arrange);
   if (!arrange) throw InputError(fmt::format("--arrange: unknown arrangement '{}' (use {})", f.arrange, arrangement_names()));
   c.arrange = *arrange;

@@ -76,9 +76,10 @@ Straggler read_straggler(const Entry& item, const Table& t) {
 // checked against the file's own kind (the command line may still change it).
 void read_topology(const Table& t, TopologyConfig& c) {
   t.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "arrange"});
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "latency_rule", "arrange"});
   if (auto e = t.find("kind")) c.kind = enum_value(*e, kAllTopologyKinds, "topology");
   if (auto e = t.find("protocol")) c.protocol = enum_value(*e, kAllProtocols, "protocol");
+  if (auto e = t.find("latency_rule")) c.latency_rule = enum_value(*e, kAllLatencyRules, "latency rule");
   if (auto e = t.find("arrange")) c.arrange = enum_value(*e, kAllArrangements, "arrangement");
   if (auto e = t.find("link")) c.link = preset(*e);
   if (auto e = t.find("bandwidth")) c.bandwidth_gbps = e->number(true);
@@ -175,6 +176,7 @@ constexpr TopologyOverride kTopologyOverrides[] = {
     {RequestField::copy_rate, [](TopologyConfig& t, const TopologyConfig& f) { t.copy_rate_gbps = f.copy_rate_gbps; }},
     {RequestField::link_override, [](TopologyConfig& t, const TopologyConfig& f) { t.overrides = f.overrides; }},
     {RequestField::protocol, [](TopologyConfig& t, const TopologyConfig& f) { t.protocol = f.protocol; }},
+    {RequestField::latency_rule, [](TopologyConfig& t, const TopologyConfig& f) { t.latency_rule = f.latency_rule; }},
     {RequestField::arrange, [](TopologyConfig& t, const TopologyConfig& f) { t.arrange = f.arrange; }},
 };
 

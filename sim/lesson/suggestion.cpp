@@ -48,6 +48,7 @@ constexpr std::pair<std::string_view, RequestField> kTopologyKeys[] = {
     {"reduce_rate", RequestField::reduce_rate},
     {"copy_rate", RequestField::copy_rate},
     {"protocol", RequestField::protocol},
+    {"latency_rule", RequestField::latency_rule},
     {"arrange", RequestField::arrange},
     {"stragglers", RequestField::stragglers},
 };

@@ -147,7 +147,8 @@ class Simulation {
         waits_(t.link_count() * channels_),
         lane_free_(t.link_count() * channels_, 0),
         lane_busy_(t.link_count() * channels_, 0),
-        lane_own_(t.link_count() * channels_, 0) {
+        lane_own_(t.link_count() * channels_, 0),
+        in_flight_(t.link_count() * channels_, 0) {
     p_.begin_ns.assign(s.transfers.size(), 0);
     p_.end_ns.assign(s.transfers.size(), 0);
     const std::size_t n = messages_.size();
@@ -196,9 +197,13 @@ class Simulation {
         f(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + channel));
   }
 
+  // Free: its bytes are through, and (latency as delay) fewer than kMessagesInFlight
+  // messages are still on their way on it.
   bool lanes_free(std::uint32_t m, double now) {
     bool free = true;
-    for_each_lane(m, [&](std::uint32_t l) { free = free && lane_free_[l] <= now; });
+    for_each_lane(m, [&](std::uint32_t l) {
+      free = free && lane_free_[l] <= now && (!delay_ || in_flight_[l] < kMessagesInFlight);
+    });
     return free;
   }
 
@@ -209,6 +214,11 @@ class Simulation {
       const Event e = events_.top();
       events_.pop();
       if (e.kinds & kRelease) for_each_lane(e.message, [&](std::uint32_t l) { released_.push_back(l); });
+      if ((e.kinds & kEnd) && delay_ && !head(e.message).is_local())
+        for_each_lane(e.message, [&](std::uint32_t l) {  // one fewer on its way: the lane may take another
+          --in_flight_[l];
+          released_.push_back(l);
+        });
       if (e.kinds & kEnd) end(e.message, now);
       if (e.kinds & kReady) just_ready_.push_back(e.message);
     }
@@ -273,6 +283,7 @@ class Simulation {
     const TransferTime cost =
         message_time(t_, route_of(m), head(m).dst, copied, reduced, static_cast<int>(channels_));
     for_each_lane(m, [&](std::uint32_t l) {
+      if (delay_) ++in_flight_[l];
       lane_free_[l] = now + cost.links_ns;
       lane_busy_[l] += cost.links_ns;
       lane_own_[l] += (copied + reduced) * t_.ns_per_byte[l / channels_];
@@ -325,6 +336,7 @@ class Simulation {
   const Messages messages_;
   const DependencyGraph dependents_;
   const std::size_t channels_;  // lanes per link
+  const bool delay_ = t_.latency_rule == LatencyRule::delay;
   Prediction p_;
   // Per message:
   std::vector<double> ready_;           // when it became (or will become) ready
@@ -333,6 +345,7 @@ class Simulation {
   WaitLists waits_;                          // per lane
   std::vector<double> lane_free_, lane_busy_;  // lane l * channels_ + c: channel c of link l
   std::vector<double> lane_own_;               // per lane: its messages' bytes at its link's own speed
+  std::vector<int> in_flight_;                 // per lane (latency as delay): messages started, not yet arrived
   MinHeap<Event> events_;
   std::vector<std::uint32_t> just_ready_, released_;
   std::vector<Hop> hops_;
@@ -355,9 +368,14 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
   // GPU's thread blocks among `channels`). Times 1 is exact, so one channel predicts as
   // before channels existed.
   const double compute = reduced_bytes * gamma * slow * channels;
-  double links = 0;
-  for (const Hop& h : route) links += h.alpha_ns + (copied_bytes + reduced_bytes) * h.beta_ns_per_byte * channels;
-  return {links, links + compute};
+  double bytes = 0, latency = 0;
+  for (const Hop& h : route) {
+    bytes += (copied_bytes + reduced_bytes) * h.beta_ns_per_byte * channels;
+    latency += h.alpha_ns;
+  }
+  // Hockney: the links are held for the latency too; as delay, for the bytes only.
+  const double links = t.latency_rule == LatencyRule::delay ? bytes : latency + bytes;
+  return {links, latency + bytes + compute};
 }
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) { return Simulation(s, g, t).run(); }

@@ -276,6 +276,16 @@ std::string_view to_string(Arrangement a) {
 
 std::string arrangement_names() { return "algorithm, topology or both"; }
 
+std::string_view to_string(LatencyRule r) { return r == LatencyRule::delay ? "delay" : "message"; }
+
+std::string latency_rule_names() { return "message or delay"; }
+
+std::optional<LatencyRule> parse_latency_rule(std::string_view s) {
+  for (const LatencyRule r : kAllLatencyRules)
+    if (to_string(r) == s) return r;
+  return std::nullopt;
+}
+
 std::optional<Arrangement> parse_arrangement(std::string_view s) {
   for (const Arrangement a : kAllArrangements)
     if (to_string(a) == s) return a;
@@ -334,6 +344,7 @@ Topology make_topology(const TopologyConfig& c, int workers, int total_ranks) {
   t.group = has_groups(c.kind) ? (c.group_size > 0 ? c.group_size : default_group_size(c.kind)) : 1;
   t.nic_per_gpu = c.kind == TopologyKind::two_level && c.nic_per_gpu;
   t.protocol_to_choose = c.protocol == Protocol::automatic;
+  t.latency_rule = c.latency_rule;
   const std::optional<ProtocolFigures> protocol = protocol_figures(c.protocol);
   if (protocol) {
     t.protocol = c.protocol;
@@ -459,6 +470,9 @@ std::string describe(const Topology& t) {
                                                       : fmt::format("{}/{}", p->data_bytes, p->line_bytes));
   if (t.protocol_to_choose) out += "; protocol auto (the fastest of LL, LL128 and Simple per collective)";
   out += fmt::format("; reduce {:g} GB/s, copy {:g} GB/s", t.reduce_rate_gbps, t.copy_rate_gbps);
+  out += t.latency_rule == LatencyRule::delay
+             ? fmt::format("; latency as delay ({} messages in flight per link)", kMessagesInFlight)
+             : std::string("; latency per message, holding the link");
   return out + stragglers_text(t);
 }
 

@@ -44,6 +44,21 @@ std::string topology_kind_names();
 enum class Arrangement : std::uint8_t { algorithm, topology, both };
 inline constexpr Arrangement kAllArrangements[] = {Arrangement::algorithm, Arrangement::topology, Arrangement::both};
 std::string_view to_string(Arrangement a);  // "algorithm", "topology", "both": file and flag names
+
+// What a link's latency α does to a message (docs/timing-model.md, rule 4):
+//   message  α per message, holding the link (the Hockney model of the textbooks' closed
+//            forms: a message holds its links for α + bytes·β, so S messages in a row on one
+//            link pay S·α);
+//   delay    α is delay: a message holds its links for its bytes only and arrives α later, and
+//            up to kMessagesInFlight messages of one link are on their way at once, as NCCL
+//            keeps NCCL_STEPS chunks in flight per connection (src/include/device.h), so S
+//            messages in a row pay one α and S times the bytes.
+enum class LatencyRule : std::uint8_t { message, delay };
+inline constexpr LatencyRule kAllLatencyRules[] = {LatencyRule::message, LatencyRule::delay};
+inline constexpr int kMessagesInFlight = 8;  // NCCL_STEPS
+std::string_view to_string(LatencyRule r);    // "message", "delay": file and flag names
+std::string latency_rule_names();             // "message or delay", for messages
+std::optional<LatencyRule> parse_latency_rule(std::string_view s);
 // "algorithm, topology or both", for messages.
 std::string arrangement_names();
 std::optional<Arrangement> parse_arrangement(std::string_view s);
@@ -114,6 +129,7 @@ struct TopologyConfig {
   // the latency) and its share of the bandwidth, and the collective a base latency; auto
   // is whichever of the three predicts the least time (run_model).
   Protocol protocol = Protocol::none;
+  LatencyRule latency_rule = LatencyRule::message;
   Arrangement arrange = Arrangement::algorithm;  // the views' choice, not the model's (above)
   friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
@@ -158,6 +174,7 @@ struct Topology {
   // run_model chooses), its share of every link's bandwidth and the collective's base latency.
   Protocol protocol = Protocol::none;
   bool protocol_to_choose = false;  // configured auto, not yet chosen: describe() says so
+  LatencyRule latency_rule = LatencyRule::message;
   double bandwidth_share = 1;
   double base_latency_ns = 0;
   double reduce_rate_gbps = kDefaultReduceRateGbps, copy_rate_gbps = kDefaultCopyRateGbps;

@@ -32,6 +32,7 @@ std::string_view field_flag(RequestField field) {
     case RequestField::copy_rate: return "--copy-rate";
     case RequestField::link_override: return "--link-override";
     case RequestField::protocol: return "--protocol";
+    case RequestField::latency_rule: return "--latency-rule";
     case RequestField::arrange: return "--arrange";
     case RequestField::stragglers: return "--late/--slow";
   }

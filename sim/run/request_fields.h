@@ -22,7 +22,7 @@ enum class RequestField : std::uint8_t {
   ranks_per_node, seed,
   // the topology (TopologyConfig)
   topology, link, bandwidth, latency, uplink, uplink_bandwidth, uplink_latency, group_size, nic, reduce_rate,
-  copy_rate, link_override, protocol, arrange, stragglers,
+  copy_rate, link_override, protocol, latency_rule, arrange, stragglers,
 };
 inline constexpr std::size_t kRequestFieldCount = static_cast<std::size_t>(RequestField::stragglers) + 1;
 

@@ -122,10 +122,11 @@ Verification read_verification(const Field& f) {
 // configuration the prediction was made on, and make_topology ignored them there too.
 TopologyConfig read_topology_config(const Field& f) {
   f.only_keys({"kind", "link", "bandwidth", "latency", "uplink", "uplink_bandwidth", "uplink_latency", "group_size",
-               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "arrange"});
+               "nic", "reduce_rate", "copy_rate", "overrides", "stragglers", "protocol", "latency_rule", "arrange"});
   TopologyConfig c;
   c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
   if (f.has("protocol")) c.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
+  if (f.has("latency_rule")) c.latency_rule = f["latency_rule"].name_of(kAllLatencyRules, "latency rule");
   if (f.has("arrange")) c.arrange = f["arrange"].name_of(kAllArrangements, "arrangement");
   if (f.has("link")) c.link = preset_name(f["link"]);
   c.bandwidth_gbps = optional_figure(f, "bandwidth", true);

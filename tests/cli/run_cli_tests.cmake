@@ -950,6 +950,8 @@ expect_bad_input(bandwidth-zero ARGS run --bandwidth 0 STDERR "--bandwidth: must
 expect_bad_input(link-unknown ARGS run --link nvlink9 STDERR "--link: unknown link preset 'nvlink9'")
 expect_bad_input(protocol-unknown ARGS run --protocol LL
   STDERR "--protocol: unknown protocol 'LL' \\(use none simple ll ll128 auto\\)")
+expect_bad_input(latency-rule-unknown ARGS run --latency-rule hockney
+  STDERR "--latency-rule: unknown rule 'hockney' \\(use message or delay\\)")
 expect_bad_input(link-override-unknown-link ARGS run --link-override rank9=10
   STDERR "--link-override rank9=10: no link 'rank9' on switch with 4 ranks")
 expect_bad_input(link-override-shape ARGS run --link-override rank1 STDERR "--link-override 'rank1': expected NAME=")
