@@ -128,6 +128,7 @@ void add_lesson_names(Names& n, const LessonFacts& f) {
   add(n, "link_latency_us", l.latency_us);
   add(n, "link_latency_from", l.latency_from);
   add(n, "protocol_asked", l.protocol);
+  add(n, "latency_rule", l.latency_rule);
   add(n, "uplink", l.uplink_preset);
   add(n, "uplink_family", l.uplink_family);
   add(n, "uplink_what", l.uplink_what);
@@ -881,6 +882,7 @@ LinkFacts link_facts(const Scenario& s) {
   LinkFacts l;
   l.topology = std::string(to_string(c.kind));
   l.protocol = std::string(to_string(c.protocol));
+  l.latency_rule = std::string(to_string(c.latency_rule));
   const OneLink rank = one_link(c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link, c.bandwidth_gbps,
                                 c.latency_us, c.protocol);
   std::tie(l.preset, l.family, l.what, l.latency_from, l.gbps, l.latency_us) =

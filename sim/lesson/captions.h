@@ -70,6 +70,7 @@ struct LinkFacts {
   double gbps = 0, latency_us = 0;
   std::string latency_from;  // where latency_us comes from: NCCL's table, an assumption, a flag
   std::string protocol;      // the NCCL protocol asked for ("none", "auto", "simple", ...)
+  std::string latency_rule;  // what latency does to a message: "message" (held link) or "delay" (timing-model.md)
   // The uplinks (a star's server links, a PCIe tree's switch uplinks, two_level's network
   // links), as above; empty and 0 for a topology without them.
   std::string uplink_preset, uplink_family, uplink_what, uplink_latency_from;
