@@ -52,7 +52,8 @@ std::vector<NumbersLine> headline_numbers(const Trace& t);
 // The same two figures on one line, for the stage's bar (panel_plan.h): "predicted 20.4 us
 // on switch, nvlink4 (Simple) · this computer simulated it in 22.7 ms (host CPU)"; what
 // gives way to a short window is the second half's "(host CPU)", never the prediction.
-// `short_form`: without the protocol and the device.
+// `short_form`: without the protocol and the device. Either form ends the prediction with
+// ", latency as delay" under --latency-rule delay (timing-model.md).
 std::string stage_numbers_line(const Trace& t, bool short_form = false);
 // Its two halves: "predicted 20.4 us on switch, nvlink4" (empty without a prediction) and
 // "this computer simulated it in 22.7 ms", or for a run read from a file "the recorded run

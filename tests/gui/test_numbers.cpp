@@ -19,7 +19,7 @@ namespace {
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-Trace loaded_trace(TopologyKind kind, Protocol protocol) {
+Trace loaded_trace(TopologyKind kind, Protocol protocol, LatencyRule rule = LatencyRule::message) {
   RunRequest run;
   run.spec.collective = Collective::all_reduce;
   run.spec.ranks = 4;
@@ -30,6 +30,7 @@ Trace loaded_trace(TopologyKind kind, Protocol protocol) {
   r.run = run;
   r.topology.kind = kind;
   r.topology.protocol = protocol;
+  r.topology.latency_rule = rule;
   Progress p;
   const LoadResult loaded = load(r, p);
   REQUIRE_MESSAGE(loaded.model, loaded.error);
@@ -112,4 +113,9 @@ TEST_CASE("gui numbers: the stage's line is the prediction, then this computer's
   model.model_only = true;
   CHECK(stage_measured_words(model).empty());
   CHECK(stage_numbers_line(model) == predicted);
+  // Latency as delay changes the figure: both forms say so; the default rule goes unnamed.
+  const Trace delay = loaded_trace(TopologyKind::ring, Protocol::ll, LatencyRule::delay);
+  CHECK(stage_predicted_words(delay).ends_with("(LL), latency as delay"));
+  CHECK(stage_predicted_words(delay, true).ends_with(", latency as delay"));
+  CHECK_FALSE(has(predicted, "latency"));
 }
