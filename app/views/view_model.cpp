@@ -538,19 +538,30 @@ void ViewModel::packet_spots(const Frame& f, std::vector<PacketSpot>& out, std::
 }
 
 // In flight: along its lane, one packet per group of transfers that travel together (the
-// first of them: packet_text names them all), and one per way and place.
+// first of them: packet_text names them all). A packet closer than two radii to one already
+// placed that leaves the same sender or heads for the same receiver is drawn as that one:
+// under --latency-rule delay a port's next message leaves before the one before has
+// arrived, so messages close in on one receiver, or follow each other on one way, together.
 void ViewModel::place_in_flight(const Frame& f, std::vector<PacketSpot>& out, std::size_t limit) const {
   const std::vector<std::uint32_t>& together = clock(f.clock).together;
-  std::unordered_set<std::uint64_t> placed;
+  const float r = packet_radius(layout_);
+  struct Placed {
+    int from, to;
+    Vec2 at;
+  };
+  std::vector<Placed> placed;
   std::vector<int> nodes;
   for (const InFlight& p : f.in_flight) {
     const auto path = path_of(p.transfer);
     if (path.empty() || out.size() >= limit || together[p.transfer] != p.transfer) continue;
     nodes.assign(path.begin(), path.end());
-    const std::uint64_t key = static_cast<std::uint64_t>(nodes.front()) << 44 ^ static_cast<std::uint64_t>(nodes.back()) << 24 ^
-                              static_cast<std::uint64_t>(std::lround(p.progress * 64));
-    if (!placed.insert(key).second) continue;
-    out.push_back({p.transfer, point_along(layout_, nodes, packet_way(layout_, nodes, p.progress), true), p.progress, false});
+    const Vec2 at = point_along(layout_, nodes, packet_way(layout_, nodes, p.progress), true);
+    const bool drawn = std::any_of(placed.begin(), placed.end(), [&](const Placed& q) {
+      return (q.from == nodes.front() || q.to == nodes.back()) && std::hypot(q.at.x - at.x, q.at.y - at.y) < 2 * r;
+    });
+    if (drawn) continue;
+    placed.push_back({nodes.front(), nodes.back(), at});
+    out.push_back({p.transfer, at, p.progress, false});
   }
 }
 

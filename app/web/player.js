@@ -238,7 +238,20 @@
       s += '<text x="' + p[0] + '" y="' + p[1] + '" font-size="' + PR * 1.05 + '" text-anchor="middle" dominant-baseline="central" fill="' + (reduce ? PAL.packet_ink : PAL.packet) + '">' + label + "</text></g>";
       parts.push(s);
     };
-    for (const [x, progress] of f.flying.slice(0, kMaxPackets)) if (T.way[x] >= 0 && !skip.has(x)) packet(x, wayPoint(T.way[x], progress), false);
+    // The view model's rule (place_in_flight): a packet closer than two radii to one drawn that
+    // leaves the same sender or heads for the same receiver is drawn as that one (under
+    // --latency-rule delay a port's next message leaves before the one before has arrived).
+    const bySrc = new Map(), byDst = new Map();
+    const near = (m, k, p) => (m.get(k) || []).some(q => Math.hypot(q[0] - p[0], q[1] - p[1]) < 2 * PR);
+    const keep = (m, k, p) => { if (!m.has(k)) m.set(k, []); m.get(k).push(p); };
+    for (const [x, progress] of f.flying.slice(0, kMaxPackets)) {
+      if (T.way[x] < 0 || skip.has(x)) continue;
+      const p = wayPoint(T.way[x], progress);
+      if (near(bySrc, T.src[x], p) || near(byDst, T.dst[x], p)) continue;
+      keep(bySrc, T.src[x], p);
+      keep(byDst, T.dst[x], p);
+      packet(x, p, false);
+    }
     // Queued ones wait where the view model put them (beside their sender, on its free side).
     for (const [x, p] of f.spots.slice(0, kMaxPackets)) if (!skip.has(x)) packet(x, p, true);
     packetsLayer.innerHTML = parts.join("");

@@ -268,9 +268,12 @@ namespace {
 
 // The view model of a run on the CPU backend with the timing model's predictions on a switch.
 std::shared_ptr<ViewModel> predicted_run(Collective c, const std::string& algorithm, int ranks, std::uint64_t count,
-                                         AlgorithmOptions o = {}, TopologyKind kind = TopologyKind::switch_fabric) {
+                                         AlgorithmOptions o = {}, TopologyKind kind = TopologyKind::switch_fabric,
+                                         LatencyRule rule = LatencyRule::message) {
   Progress p;
-  LoadResult run = load(run_request(request(c, algorithm, ranks, count, o), "", kind), p);
+  LoadRequest r = run_request(request(c, algorithm, ranks, count, o), "", kind);
+  r.topology.latency_rule = rule;
+  LoadResult run = load(r, p);
   REQUIRE_MESSAGE(run.model, run.error);
   return run.model;
 }
@@ -411,9 +414,11 @@ TEST_CASE("gui scene: no two packets of one step overlap, in flight or queued, i
       {Collective::all_reduce, "hierarchical", 8},
       {Collective::barrier, "dissemination", 8},
   };
+  // Under either latency rule: as delay, a link's next messages leave before the first arrives.
+  for (const LatencyRule rule : kAllLatencyRules)
   for (const Case& k : cases) {
-    const auto vm = predicted_run(k.c, k.algorithm, k.ranks, 4096, k.options);
-    const std::string which = fmt::format("{} {} on {} ranks", to_string(k.c), k.algorithm, k.ranks);
+    const auto vm = predicted_run(k.c, k.algorithm, k.ranks, 4096, k.options, TopologyKind::switch_fabric, rule);
+    const std::string which = fmt::format("{} {} on {} ranks, latency {}", to_string(k.c), k.algorithm, k.ranks, to_string(rule));
     CAPTURE(which);
     for (int step = 0; step < vm->step_count(); ++step)
       for (const double f : {0.05, 0.25, 0.4, 0.5, 0.6, 0.75, 0.95}) {

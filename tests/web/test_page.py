@@ -428,6 +428,27 @@ def check_packets(driver, work):
           f"a2a (Bruck): at step 1.5 one packet per rank, named by its four blocks ({labels})")
 
 
+def check_delay_packets(driver, collsim, work):
+    """Under --latency-rule delay two servers' pulls close in on one worker at once (the GUI
+    test's case, 4 workers and 2 servers at step 1.75): the page draws them as one, as the
+    view model does, so no two packets it draws overlap."""
+    page = work / "ps-delay.html"
+    run([collsim, "html", "--collective", "all_reduce", "--algorithm", "parameter_server", "--ranks", "4", "--servers", "2",
+         "--count", "4096", "--latency-rule", "delay", "--out", str(page)])
+    driver.get(page.as_uri())
+    worst = []
+    for t in (1.25, 1.5, 1.75):
+        driver.execute_script(f"const s = document.getElementById('scrub'); s.value = {t}; s.dispatchEvent(new Event('input'));")
+        boxes = driver.execute_script("return [...document.querySelectorAll('#packets .packet:not([data-queued=\"1\"])')]"
+                                      ".map(p => { const b = p.getBoundingClientRect(); return [b.x + b.width / 2, b.y + b.height / 2, b.height]; });")
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5 < 0.999 * min(a[2], b[2]):
+                    worst.append((t, i, j))
+    check(worst == [], f"ps --latency-rule delay: no two packets in flight overlap ({worst[:3]})")
+
+
 def parse_arguments():
     """--collsim, --source-dir and --work (emptied): the browser tests' arguments."""
     ap = argparse.ArgumentParser()
@@ -462,6 +483,7 @@ def main():
             run([collsim, "storyboard", str(trace), "--out", str(work / f"{name}-board")])
             check_page(driver, name, page, work / f"{name}-board", steps)
         check_packets(driver, work)
+        check_delay_packets(driver, collsim, work)
         # A scenario with questions: hidden until clicked, and the CLI's answer.
         lesson = src / "scenarios/lessons/01_ring_allreduce.toml"
         page = work / "lesson1.html"
