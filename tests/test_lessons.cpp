@@ -1370,4 +1370,31 @@ TEST_CASE("lesson 15's network link is named from the run's uplink facts, under 
   CHECK(fr.link.uplink_gbps == 0);
 }
 
+TEST_CASE("a lesson runs under --latency-rule delay only where its text says it holds (latency_rules)") {
+  TopologyConfig delay;
+  delay.latency_rule = LatencyRule::delay;
+  // Lesson 15 explains the ring's time by 30 network latencies in a row: per message only.
+  const Scenario fifteen = load_scenario(lessons_dir() / "15_two_nodes_slow_link.toml");
+  CHECK(testing::input_error([&] { with_flags(fifteen, {}, delay, {"--latency-rule"}); })
+            .find("--latency-rule delay: ") == 0);
+  CHECK(with_flags(fifteen, {}, {}, {"--latency-rule"}).topology.latency_rule == LatencyRule::message);
+  // Lesson 3 says which rule its run used: its text is rendered and its answers hold under delay,
+  // where the partitioned server wins.
+  const Scenario three = with_flags(load_scenario(lessons_dir() / "03_sharded_parameter_server.toml"), {}, delay,
+                                    {"--latency-rule"});
+  const ProgramResult p = predict_only(three);
+  const LessonFacts f = lesson_facts(three, p);
+  CHECK(contains(lesson_description(three, f), "with latency as delay: up to 8 messages in flight"));
+  CHECK(answer_of(three, p, 7) < duration_us(p, 1));  // question 8, the partitioned server, beats the ring
+  // A scenario without text takes either rule; a file's own rule must be one its text is written for.
+  CHECK(with_flags(parse_scenario("format = 1\n", "plain.toml"), {}, delay, {"--latency-rule"}).topology.latency_rule ==
+        LatencyRule::delay);
+  CHECK(testing::input_error([] {
+          parse_scenario("format = 1\ndescription = \"x\"\n[topology]\nlatency_rule = \"delay\"\n", "d.toml");
+        }).find("d.toml: key 'topology.latency_rule': \"delay\" is not among the rules the text is written for") == 0);
+  CHECK(parse_scenario("format = 1\ndescription = \"x\"\nlatency_rules = [\"delay\"]\n[topology]\nlatency_rule = \"delay\"\n",
+                       "d.toml")
+            .topology.latency_rule == LatencyRule::delay);
+}
+
 }  // namespace collsim

@@ -221,9 +221,9 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   if (s.format == 1) {
     refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question", "try"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
-    top.only_keys({"format", "title", "description", "clock", "collective", "run", "topology"});
+    top.only_keys({"format", "title", "description", "latency_rules", "clock", "collective", "run", "topology"});
   } else {
-    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "clock",
+    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "latency_rules", "clock",
                    "collective", "phase", "training", "question", "try", "run", "topology"});
   }
   s.request = default_run_request();
@@ -242,6 +242,13 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
     s.ranks_allowed_where = e->where();
     parse_text(fmt::format("{{{}}}", s.ranks_allowed), s.ranks_allowed_where);
   }
+  if (auto e = top.find("latency_rules")) {
+    s.latency_rules.clear();
+    for (std::size_t k = 0; k < e->array().size(); ++k)
+      s.latency_rules.push_back(enum_value(e->item(k), kAllLatencyRules, "latency rule"));
+    if (s.latency_rules.empty()) e->fail("give at least one rule: \"message\" or \"delay\"");
+    s.latency_rules_where = e->where();
+  }
   if (auto e = top.find("clock")) s.clock = clock_name(*e);
   if (auto e = top.find("ranks_fixed")) {
     // true, or the reason: "its figures are for 2 nodes of 8 GPUs".
@@ -251,12 +258,22 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   if (auto t = top.table("run")) read_run(*t, s);  // first: its seed goes to every phase
   if (auto t = top.table("topology")) read_topology(*t, s.topology);
   read_scenario_program(top, s);
+  if (!s.text_holds_under(s.topology.latency_rule))
+    throw InputError(fmt::format("{}: key 'topology.latency_rule': \"{}\" is not among the rules the text is written for "
+                                 "(latency_rules{}): add it there once the text is true under it",
+                                 source_name, to_string(s.topology.latency_rule),
+                                 s.latency_rules_where.empty() ? ", by default [\"message\"]" : ", " + s.latency_rules_where));
   if (s.format >= 2) read_suggestions(top, text, s);
   render_title(s);
   return s;
 }
 
 void read_topology_keys(const Table& t, TopologyConfig& c) { read_topology(t, c); }
+
+bool Scenario::text_holds_under(LatencyRule rule) const {
+  if (description.empty() && questions.empty()) return true;
+  return std::find(latency_rules.begin(), latency_rules.end(), rule) != latency_rules.end();
+}
 
 void render_title(Scenario& s) {
   if (s.title_template.empty()) return;

@@ -67,6 +67,14 @@ struct Scenario {
   // (its figures name 8 ranks), "round(ranks / 8) == ranks / 8" (nodes of 8 GPUs). `--ranks`
   // with another count is refused, naming it. Empty: every count.
   std::string ranks_allowed, ranks_allowed_where;
+  // The latency rules (timing-model.md) its text is true under: a file with a description
+  // explains times by latency per message unless it says `latency_rules = ["message",
+  // "delay"]`; `--latency-rule` with another is refused, naming the key.
+  std::vector<LatencyRule> latency_rules = {LatencyRule::message};
+  std::string latency_rules_where;
+  // Whether `rule` keeps the file's text true: always for a file without a description or
+  // questions; else one of latency_rules.
+  bool text_holds_under(LatencyRule rule) const;
   // Where the description and the lesson caption were written ("file:line:column: key '...'").
   std::string description_where, caption_where;
   // Keys the file leaves out take the command line's defaults: all_reduce with ring on 4
