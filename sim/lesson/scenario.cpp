@@ -260,15 +260,18 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   read_scenario_program(top, s);
   if (!s.text_holds_under(s.topology.latency_rule))
     throw InputError(fmt::format("{}: key 'topology.latency_rule': \"{}\" is not among the rules the text is written for "
-                                 "(latency_rules{}): add it there once the text is true under it",
-                                 source_name, to_string(s.topology.latency_rule),
-                                 s.latency_rules_where.empty() ? ", by default [\"message\"]" : ", " + s.latency_rules_where));
+                                 "({}): add it there once the text is true under it",
+                                 source_name, to_string(s.topology.latency_rule), s.latency_rules_origin()));
   if (s.format >= 2) read_suggestions(top, text, s);
   render_title(s);
   return s;
 }
 
 void read_topology_keys(const Table& t, TopologyConfig& c) { read_topology(t, c); }
+
+std::string Scenario::latency_rules_origin() const {
+  return latency_rules_where.empty() ? "latency_rules, by default [\"message\"]" : "latency_rules, " + latency_rules_where;
+}
 
 bool Scenario::text_holds_under(LatencyRule rule) const {
   if (description.empty() && questions.empty()) return true;

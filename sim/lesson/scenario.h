@@ -75,6 +75,8 @@ struct Scenario {
   // Whether `rule` keeps the file's text true: always for a file without a description or
   // questions; else one of latency_rules.
   bool text_holds_under(LatencyRule rule) const;
+  // Where the rules come from, for a refusal: "latency_rules, FILE:LINE:COL" or the default.
+  std::string latency_rules_origin() const;
   // Where the description and the lesson caption were written ("file:line:column: key '...'").
   std::string description_where, caption_where;
   // Keys the file leaves out take the command line's defaults: all_reduce with ring on 4

@@ -995,12 +995,9 @@ Scenario overridden(const Scenario& s, const RunRequest& from_flags, const Topol
   if (given(RequestField::ranks) && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
   refuse_fixed_ranks(s, from_flags, given);
   if (given(RequestField::latency_rule) && !s.text_holds_under(topology_flags.latency_rule))
-    throw InputError(fmt::format("--latency-rule {}: {} explains its times by latency {} (latency_rules{}); its text would "
-                                 "not be true under another rule: copy the file, or run the collective alone",
-                                 to_string(topology_flags.latency_rule), s.source,
-                                 s.latency_rules.size() == 1 && s.latency_rules[0] == LatencyRule::message ? "per message"
-                                                                                                         : "as its file says",
-                                 s.latency_rules_where.empty() ? ", by default [\"message\"]" : ", " + s.latency_rules_where));
+    throw InputError(fmt::format("--latency-rule {}: {} explains its times under other latency rules ({}); its text "
+                                 "would not be true under this one: copy the file, or run the collective alone",
+                                 to_string(topology_flags.latency_rule), s.source, s.latency_rules_origin()));
   Scenario out = s;
   out.topology = apply_topology_overrides(s.topology, topology_flags, given);
   if (s.single_collective()) {
