@@ -193,6 +193,12 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
     wrong += row.wrong;
     points.push_back(sweep_point(row));
     if (!row.skipped.empty()) return;
+    if (speaks && row.predicted_us && *row.predicted_us > 0)
+      fmt::print("#   measured / predicted: {:.2f}{}\n", row.time_us / *row.predicted_us,
+                 flags.model.topology_file.empty()
+                     ? " (predicted on the preset links, not this network's: `collsim calibrate` measures them for "
+                       "--topology-file, docs/netlab.md)"
+                     : " (predicted on " + flags.model.topology_file + ")");
     RunResult native = prepare_run(bench_request(o, row.algorithm, row.count));
     native.buffers = allocate_buffers(native.schedule);
     fill_inputs(native.schedule, o.seed, native.buffers);

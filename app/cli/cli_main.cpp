@@ -16,6 +16,7 @@
 #include <collsim/version.h>
 
 #include "app/cli/cli_bench.h"
+#include "app/cli/cli_calibrate.h"
 #include "app/cli/cli_convert.h"
 #include "app/cli/cli_explain.h"
 #include "app/cli/cli_flags.h"
@@ -190,6 +191,21 @@ int run_cli(int argc, char** argv) {
   export_cmd->footer(
       "Without --count, the count is the smallest at which every chunk of the algorithm holds an element (its chunks "
       "are then MSCCL's chunks); with it, a chunk is the largest element count that divides every region.");
+  cli::CalibrateFlags calibrate;
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate",
+      "measure the links a job's ranks sit on and write them as a topology file: under mpirun (one process per rank, "
+      "placed host by host), ping-pongs between rank 0 and a rank of its own host (shared memory) and of every other "
+      "host (the network) give each path's latency and bandwidth, and rank 0's reduce and copy rates; --topology-file "
+      "reads the file back, so that predictions use what was measured (docs/netlab.md)");
+  calibrate_cmd->add_option("--out", calibrate.out, "the topology file to write (a [topology] table)")->required();
+  calibrate_cmd->add_option("--max-size", calibrate.max_size,
+                            "the largest ping-pong, bytes (K, M suffixes; 256K to 256M): 8 B, then 64K up to it by 4x")
+      ->capture_default_str();
+  calibrate_cmd->add_option("--repeats", calibrate.repeats, "ping-pongs per size of 64K and more (20 below; the median counts)")
+      ->capture_default_str();
+  calibrate_cmd->footer(
+      "Example, on scripts/netlab's virtual cluster: scripts/netlab mpirun build/app/collsim calibrate --out cluster.toml");
   app.require_subcommand(0, 1);
 
   try {
@@ -220,6 +236,7 @@ int run_cli(int argc, char** argv) {
     return cli::command_html(files.scenario, request, given, html);
   }
   if (validate_cmd->parsed()) return cli::command_validate(validate_files);
+  if (calibrate_cmd->parsed()) return cli::command_calibrate(calibrate);
   if (export_cmd->parsed()) {
     const flags::FlagGiven given = flags::flags_given(export_cmd);
     return cli::command_export_msccl(flags::to_request(spec, given), given, msccl);

@@ -166,6 +166,9 @@ void add_model_flags(CLI::App& cmd, ModelFlags& f, const std::string& group) {
                  "a circle in its order, trees by depth), topology (the links and switches it runs on) or both (the "
                  "algorithm's shape with the topology's switches and wires drawn inside it: a ring around its switch)")
       ->capture_default_str();
+  cmd.add_option("--topology-file", f.topology_file,
+                 "a [topology] table to predict on (the scenario format's keys; `collsim calibrate` measures one): it "
+                 "replaces a scenario's [topology] but for arrange and stragglers; the flags above override its keys");
   cmd.add_option("--late", f.late, "RANK=US: the rank starts US µs late (repeatable)");
   cmd.add_option("--slow", f.slow, "RANK=FACTOR: the rank reduces and copies FACTOR times slower (repeatable)");
   list_under(cmd, before, group);

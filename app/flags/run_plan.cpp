@@ -10,6 +10,7 @@
 namespace collsim::flags {
 
 std::string_view run_flag_given(const FlagGiven& given) {
+  if (given("--topology-file")) return "--topology-file";
   for (std::size_t i = 0; i < kRequestFieldCount; ++i)
     for (const std::string_view flag : field_flags(static_cast<RequestField>(i)))
       if (given(flag)) return flag;
@@ -19,11 +20,13 @@ std::string_view run_flag_given(const FlagGiven& given) {
 FlagPlan plan_flags(const std::string& scenario_path, const RunRequest& from_flags, const FlagGiven& given,
                     const TopologyConfig& topology_flags) {
   FlagPlan plan;
+  const FlagGiven with_file = with_topology_file(given);
   if (scenario_path.empty()) {
-    plan.request = adopt_schedule_spec(from_flags, fields_given_by_flags(given));
-    plan.topology = adopt_schedule_protocol(plan.request, topology_flags, given);
+    plan.request = adopt_schedule_spec(from_flags, fields_given_by_flags(with_file));
+    plan.topology = adopt_schedule_protocol(plan.request, topology_flags, with_file);
   } else {
-    Scenario s = apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, fields_given_by_flags(given));
+    Scenario s =
+        apply_scenario_overrides(load_scenario(scenario_path), from_flags, topology_flags, fields_given_by_flags(with_file));
     plan.request = s.request;
     plan.topology = s.topology;
     plan.scenario = std::move(s);

@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
+#include "sim/run/request_fields.h"
 #include "sim/schedule/algorithm.h"
 
 namespace collsim::flags {
@@ -105,11 +107,22 @@ std::vector<Straggler> stragglers(const ModelFlags& f) {
 }  // namespace
 
 TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
+  const bool file = given("--topology-file");
   TopologyConfig c;
-  const auto kind = parse_topology_kind(f.topology);
-  if (!kind)
-    throw InputError(fmt::format("--topology: unknown topology '{}' (use {})", f.topology, topology_kind_names()));
-  c.kind = *kind;
+  if (file) {
+    c = load_topology_file(f.topology_file);
+    c.arrange = Arrangement::algorithm;  // the views' choice and the lesson's stragglers are not the machine's
+    c.stragglers.clear();
+  }
+  // A flag with a default (--topology, --nic, --protocol, ...) sets its value when typed, or
+  // when no file gives the values.
+  const auto sets = [&](std::string_view flag) { return given(flag) || !file; };
+  if (sets("--topology")) {
+    const auto kind = parse_topology_kind(f.topology);
+    if (!kind)
+      throw InputError(fmt::format("--topology: unknown topology '{}' (use {})", f.topology, topology_kind_names()));
+    c.kind = *kind;
+  }
   if (given("--link")) c.link = checked_preset("--link", f.link);
   if (given("--bandwidth")) c.bandwidth_gbps = positive("--bandwidth", f.bandwidth);
   if (given("--latency")) c.latency_us = non_negative("--latency", f.latency);
@@ -118,26 +131,43 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
   if (given("--uplink-latency")) c.uplink_latency_us = non_negative("--uplink-latency", f.uplink_latency);
   if (given("--group-size") && f.group_size < 1)
     throw InputError(fmt::format("--group-size: must be at least 1, got {}", f.group_size));
-  c.group_size = f.group_size;
+  if (sets("--group-size")) c.group_size = f.group_size;
   if (f.nic != "node" && f.nic != "gpu")
     throw InputError(fmt::format("--nic: unknown nic '{}' (use node or gpu)", f.nic));
-  c.nic_per_gpu = f.nic == "gpu";
+  if (sets("--nic")) c.nic_per_gpu = f.nic == "gpu";
   if (given("--reduce-rate")) c.reduce_rate_gbps = positive("--reduce-rate", f.reduce_rate);
   if (given("--copy-rate")) c.copy_rate_gbps = positive("--copy-rate", f.copy_rate);
   const auto protocol = parse_protocol(f.protocol);
   if (!protocol)
     throw InputError(fmt::format("--protocol: unknown protocol '{}' (use {})", f.protocol, protocol_names()));
-  c.protocol = *protocol;
+  if (sets("--protocol")) c.protocol = *protocol;
   const auto rule = parse_latency_rule(f.latency_rule);
   if (!rule)
     throw InputError(fmt::format("--latency-rule: unknown rule '{}' (use {})", f.latency_rule, latency_rule_names()));
-  c.latency_rule = *rule;
+  if (sets("--latency-rule")) c.latency_rule = *rule;
   const auto arrange = parse_arrangement(f.arrange);
   if (!arrange) throw InputError(fmt::format("--arrange: unknown arrangement '{}' (use {})", f.arrange, arrangement_names()));
   c.arrange = *arrange;
-  for (const std::string& text : f.link_overrides) c.overrides.push_back(link_override(text));
+  if (given("--link-override")) {
+    c.overrides.clear();
+    for (const std::string& text : f.link_overrides) c.overrides.push_back(link_override(text));
+  }
   c.stragglers = stragglers(f);
   return c;
+}
+
+FlagGiven with_topology_file(const FlagGiven& given) {
+  if (!given("--topology-file")) return given;
+  return [given](std::string_view flag) {
+    if (given(flag)) return true;
+    for (std::size_t i = static_cast<std::size_t>(RequestField::topology); i < kRequestFieldCount; ++i) {
+      const auto field = static_cast<RequestField>(i);
+      if (field == RequestField::arrange || field == RequestField::stragglers) continue;
+      for (const std::string_view f : field_flags(field))
+        if (f == flag) return true;
+    }
+    return false;
+  };
 }
 
 void check_topology_flags(const TopologyConfig& merged, const FlagGiven& given) {

@@ -26,12 +26,22 @@ struct ModelFlags {
   std::vector<std::string> link_overrides;  // NAME=GBPS[,US] or NAME=PRESET
   std::vector<std::string> late;            // RANK=US
   std::vector<std::string> slow;            // RANK=FACTOR
+  std::string topology_file;  // --topology-file: a [topology] table (collsim calibrate writes one)
   bool model_only = false;
 };
 
 // The topology the flags describe. InputError naming the flag and its value for anything
-// malformed: an unknown kind or preset, a bandwidth <= 0, "--late 3:50".
+// malformed: an unknown kind or preset, a bandwidth <= 0, "--late 3:50". With
+// --topology-file, the file's [topology] first (load_topology_file: its errors name the
+// file, line and key), then the flags typed beside it, key by key. `given` is what was
+// typed (not with_topology_file's).
 TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given);
+
+// What a --topology-file stands for downstream: every topology flag but --arrange, --late
+// and --slow counts as given, so the file replaces a scenario's [topology] as a whole (its
+// kind, links, rates, protocol and latency rule: the machine it runs on), while the
+// scenario's arrangement and stragglers (its story) stay. Without --topology-file, `given`.
+FlagGiven with_topology_file(const FlagGiven& given);
 
 // Flags that only some topologies have, given for one that lacks them (after a scenario's
 // [topology] is merged in): InputError naming the flag, e.g. "--group-size: switch has no

@@ -14,6 +14,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -283,18 +284,34 @@ void check_runnable(const Schedule& s) {
                                    wire_bytes(s, t)));
 }
 
+// An empty message each way with every rank this one sends to or receives from, before the
+// timed run: Open MPI opens a TCP connection on a pair's first message (a handshake of
+// milliseconds between hosts), which would otherwise land in the first step's times. NCCL
+// connects its peers when the communicator is set up, likewise outside any collective.
+void connect_peers(const Schedule& s, int me) {
+  constexpr int kTag = 0x7001;  // the run's own messages, tagged by transfer index, start after the barrier
+  std::vector<int> peers;
+  for (const Transfer& t : s.transfers) {
+    if (t.is_local()) continue;
+    if (t.src == me) peers.push_back(t.dst);
+    if (t.dst == me) peers.push_back(t.src);
+  }
+  std::sort(peers.begin(), peers.end());
+  peers.erase(std::unique(peers.begin(), peers.end()), peers.end());
+  std::vector<MPI_Request> requests(peers.size() * 2);
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, peers[k], kTag, MPI_COMM_WORLD, &requests[2 * k]), "MPI_Irecv (connect)");
+    check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, peers[k], kTag, MPI_COMM_WORLD, &requests[2 * k + 1]), "MPI_Isend (connect)");
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall (connect)");
+}
+
 class MpiBackend final : public Backend {
  public:
   explicit MpiBackend(MpiBackendOptions o) : options_(o) {}
   std::string name() const override { return "mpi"; }
   std::string device_name() const override {
-    const MpiPlace& me = mpi_place();
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int length = 0;
-    MPI_Get_library_version(version, &length);
-    std::string library(version, static_cast<std::size_t>(length));
-    library = library.substr(0, library.find_first_of(",\n"));
-    return fmt::format("{} processes, one per rank ({})", me.size, library);
+    return fmt::format("{} processes, one per rank ({})", mpi_place().size, mpi_library_version());
   }
 
   Execution execute(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs) override {
@@ -304,6 +321,7 @@ class MpiBackend final : public Backend {
     if (options_.record) clocks.start = measure_offsets(options_.ping_pongs);
     Progress progress(s, deps, bufs, me.rank, options_.record);
     progress.prepare();
+    connect_peers(s, me.rank);
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     const std::int64_t start = now_ns();
     for (const LocalOp& op : s.pre_ops)
@@ -402,6 +420,14 @@ class MpiBackend final : public Backend {
 
 std::string why_no_mpi() { return ""; }
 
+std::string mpi_library_version() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  const std::string library(version, static_cast<std::size_t>(length));
+  return library.substr(0, library.find_first_of(",\n"));
+}
+
 bool launched_by_mpi_launcher() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"})
     if (std::getenv(name)) return true;
@@ -492,6 +518,40 @@ void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on
                          MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                 "MPI_Recv");
     on_rank0(r, theirs);
+  }
+}
+
+std::vector<double> mpi_ping_pong_ns(int a, int b, std::size_t bytes, int repeats) {
+  const int me = mpi_place().rank;
+  if (me != a && me != b) return {};
+  if (bytes > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument("mpi_ping_pong_ns: over MPI's int count");
+  constexpr int kTag = 7301;
+  const int peer = me == a ? b : a, count = static_cast<int>(bytes);
+  std::vector<std::byte> buffer(bytes);
+  std::vector<double> one_way;
+  for (int k = 0; k <= repeats; ++k) {  // k = 0: untimed, to open the connection
+    const auto start = std::chrono::steady_clock::now();
+    if (me == a) {
+      check_mpi(MPI_Send(buffer.data(), count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD), "MPI_Send (ping)");
+      check_mpi(MPI_Recv(buffer.data(), count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (pong)");
+    } else {
+      check_mpi(MPI_Recv(buffer.data(), count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv (ping)");
+      check_mpi(MPI_Send(buffer.data(), count, MPI_BYTE, peer, kTag, MPI_COMM_WORLD), "MPI_Send (pong)");
+    }
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    if (k > 0 && me == a) one_way.push_back(ns / 2);
+  }
+  return one_way;
+}
+
+void mpi_idle_barrier() {
+  MPI_Request request;
+  check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
+  for (int done = 0;;) {
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 

@@ -30,6 +30,8 @@ namespace collsim {
 
 // "" when this build has the MPI backend; otherwise why not (for --backend mpi's message).
 std::string why_no_mpi();
+// The MPI library's name and version, "Open MPI v4.1.4" (its first line, up to a comma).
+std::string mpi_library_version();
 
 // A failed MPI call on one process (the communicator returns errors: MPI_ERRORS_RETURN),
 // as a sentence ("rank 2: MPI_Waitsome failed: ...") and as its fields.
@@ -72,6 +74,16 @@ std::vector<std::string> mpi_gather_text(const std::string& mine);
 // the others only send. Any size (sent in pieces under MPI's int count).
 using CollectedBytes = std::function<void(int rank, std::span<const std::byte> bytes)>;
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0);
+
+// Ping-pongs of `bytes` between ranks `a` and `b` (a != b): `repeats` round trips after one
+// untimed, each timed on a's clock; a gets each one-way time (half the round trip), in ns, the
+// others nothing. Only a and b take part; the others return at once (collsim calibrate).
+std::vector<double> mpi_ping_pong_ns(int a, int b, std::size_t bytes, int repeats);
+
+// A barrier whose waiting processes sleep (MPI_Ibarrier tested every 5 ms) instead of
+// polling the network at full speed as MPI_Barrier does: while two processes measure, the
+// others wait here without taking their cores (calibrate).
+void mpi_idle_barrier();
 
 // The MPI library's own collective for `s`'s spec (bench --backend mpi's anchor row): the
 // call on this process's rank's buffers, as the buffer conventions lay them out (every

@@ -14,6 +14,7 @@ std::string why_no_mpi() {
          "openmpi-bin and libopenmpi-dev, as scripts/setup does, and configure again)";
 }
 bool launched_by_mpi_launcher() { return false; }
+std::string mpi_library_version() { unavailable(); }
 const MpiPlace& mpi_place() {
   static const MpiPlace alone;
   return alone;
@@ -23,6 +24,8 @@ double mpi_max(double local) { return local; }
 std::string mpi_share(const std::string& from_rank0) { return from_rank0; }
 std::vector<std::string> mpi_gather_text(const std::string& mine) { return {mine}; }
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0) { on_rank0(0, mine); }
+std::vector<double> mpi_ping_pong_ns(int, int, std::size_t, int) { unavailable(); }
+void mpi_idle_barrier() {}
 std::unique_ptr<Backend> make_mpi_backend(MpiBackendOptions) { unavailable(); }
 NativeMpiTime time_native_collective(const Schedule&, std::vector<RankBuffers>&, int, int) { unavailable(); }
 }  // namespace collsim

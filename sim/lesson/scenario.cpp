@@ -319,4 +319,22 @@ Scenario load_scenario(const std::filesystem::path& path) {
   return parse_scenario(read_text_file(path, "scenario file"), path.string());
 }
 
+TopologyConfig parse_topology_file(std::string_view text, const std::string& source_name) {
+  const toml::table doc = toml_fields::parse_toml(text, source_name);
+  const Table top(source_name, "", doc, "topology file");
+  top.only_keys({"topology"});
+  const std::optional<Table> t = top.table("topology");
+  if (!t)
+    throw InputError(fmt::format("{}:1:1: a topology file holds one [topology] table (the scenario format's keys, as "
+                                 "`collsim calibrate` writes it); this one has none",
+                                 source_name));
+  TopologyConfig c;
+  read_topology(*t, c);
+  return c;
+}
+
+TopologyConfig load_topology_file(const std::filesystem::path& path) {
+  return parse_topology_file(read_text_file(path, "topology file"), path.string());
+}
+
 }  // namespace collsim

@@ -158,6 +158,12 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name);
 // Reads and parses a file; an unreadable file is an InputError naming it.
 Scenario load_scenario(const std::filesystem::path& path);
 
+// A topology file (--topology-file; `collsim calibrate` writes one): a [topology] table with
+// the scenario format's keys and nothing else, read and checked as a scenario's is. Its
+// errors name the file, line, column and key.
+TopologyConfig parse_topology_file(std::string_view text, const std::string& source_name);
+TopologyConfig load_topology_file(const std::filesystem::path& path);
+
 namespace toml_fields {
 class Table;
 class Entry;

@@ -952,6 +952,36 @@ expect_bad_input(protocol-unknown ARGS run --protocol LL
   STDERR "--protocol: unknown protocol 'LL' \\(use none simple ll ll128 auto\\)")
 expect_bad_input(latency-rule-unknown ARGS run --latency-rule hockney
   STDERR "--latency-rule: unknown rule 'hockney' \\(use message or delay\\)")
+# --topology-file: a [topology] table replaces the scenario's (but arrange and stragglers);
+# flags typed beside it override its keys; its errors name the file, line and key.
+set(_topo "${SOURCE_DIR}/tests/cli/topology")
+run_case(topology-file ARGS run --model-only --ranks 8 --count 1M --topology-file "${_topo}/cluster.toml")
+expect_exit(0)
+expect_output_matches("predicted +[0-9.]+ ms on two_level, 8 ranks.*0.0119 GB/s.*9.1 us")
+run_case(topology-file-lesson ARGS run --model-only --topology-file "${_topo}/cluster.toml"
+         "${SOURCE_DIR}/scenarios/lessons/15_two_nodes_slow_link.toml")
+expect_exit(0)
+expect_output_matches("two_level")
+run_case(topology-file-flag-over ARGS run --model-only --ranks 8 --topology-file "${_topo}/cluster.toml" --uplink-bandwidth 0.5)
+expect_exit(0)
+expect_output_matches("0.5 GB/s")
+expect_bad_input(topology-file-missing ARGS run --topology-file "${_topo}/none.toml" STDERR "none.toml")
+expect_bad_input(topology-file-typo ARGS run --topology-file "${_topo}/typo.toml"
+  STDERR "typo.toml:3:1: .*bandwith")
+expect_bad_input(topology-file-scenario ARGS run --topology-file "${_topo}/scenario.toml"
+  STDERR "scenario.toml:1:1: .*format")
+expect_bad_input(topology-file-lecture ARGS run --topology-file "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml"
+  STDERR "01_ring_allreduce.toml:[0-9]+:[0-9]+: ")
+# calibrate outside mpirun, and its flags.
+expect_bad_input(calibrate-alone NO_DUMP ARGS calibrate --out "${WORK_DIR}/calibrated.toml"
+  STDERR "start it with mpirun -np 2 or more")
+if(EXISTS "${WORK_DIR}/calibrated.toml")
+  _fail("calibrate alone wrote ${WORK_DIR}/calibrated.toml")
+endif()
+expect_bad_input(calibrate-max-size NO_DUMP ARGS calibrate --out "${WORK_DIR}/calibrated.toml" --max-size 1K
+  STDERR "--max-size: a size from 256K to 256M")
+expect_bad_input(calibrate-repeats NO_DUMP ARGS calibrate --out "${WORK_DIR}/calibrated.toml" --repeats 0
+  STDERR "--repeats: a whole number from 1 to 1000, got 0")
 expect_bad_input(link-override-unknown-link ARGS run --link-override rank9=10
   STDERR "--link-override rank9=10: no link 'rank9' on switch with 4 ranks")
 expect_bad_input(link-override-shape ARGS run --link-override rank1 STDERR "--link-override 'rank1': expected NAME=")

@@ -116,9 +116,12 @@ def bench(a):
         r = launch(a, 4, ["bench", "--backend", "mpi", "-c", collective, "--algorithms", algorithm, "--ranks", "4",
                           "-b", "1K", "-e", "64K", "-f", "8", "--iters", "3", "--warmup", "1"])
         native = [line for line in r.stdout.splitlines() if line.startswith(f"#   {call} (the MPI library's own)")]
+        ratios = [line for line in r.stdout.splitlines() if line.startswith("#   measured / predicted: ")]
         check(r.returncode == 0 and len(native) == 3 and all("#wrong 0" in line for line in native)
-              and "# wrong output elements in all: 0 OK" in r.stdout,
-              f"bench --backend mpi -c {collective}: a checked {call} line under each of 3 sizes ({r.stderr.strip()[:200]})")
+              and "# wrong output elements in all: 0 OK" in r.stdout
+              and len(ratios) == 3 and all("predicted on the preset links" in line for line in ratios),
+              f"bench --backend mpi -c {collective}: a checked {call} line and measured / predicted (on the preset links) "
+              f"under each of 3 sizes ({r.stderr.strip()[:200]})")
     r = launch(a, 2, ["bench", "--backend", "mpi", "--ranks", "2", "-t", "f16", "-b", "1K", "-e", "1K", "--iters", "2"])
     check(r.returncode == 0 and "MPI_Allreduce: not compared (MPI has no f16 type)" in r.stdout,
           "bench --backend mpi -t f16: the MPI row says why it is missing")
