@@ -15,16 +15,6 @@
 namespace collsim::cli {
 namespace {
 
-// Stops every process with exit status 2 when rank 0 found `problem` ("" : go on): rank 0
-// says it, the others only stop (one message, not N).
-struct StopQuietly {};
-void stop_all_if(const std::string& rank0_problem) {
-  const std::string problem = mpi_share(rank0_problem);
-  if (problem.empty()) return;
-  if (mpi_place().rank == 0) throw InputError(problem);
-  throw StopQuietly{};
-}
-
 // The job's size against the rank count of what runs (`workers` of them, the rest servers).
 void check_job(int ranks, int workers, std::string_view what) {
   const MpiPlace& me = mpi_place();
@@ -50,7 +40,7 @@ void check_outputs_on_rank0(const TraceOutputs& outputs, const std::string& dump
     } catch (const InputError& e) {
       problem = e.what();
     }
-  stop_all_if(problem);
+  mpi_stop_all_if(problem);
 }
 
 // --dump on rank 0: each process's input (as before the run) and output, collected one
@@ -72,7 +62,7 @@ void stage_dump(const RunResult& r, const std::filesystem::path& dir, OutputFile
       }
     });
   }
-  stop_all_if(problem);
+  mpi_stop_all_if(problem);
 }
 
 int run_collective(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& f) {
@@ -135,7 +125,7 @@ int run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlag
 int command_run_mpi(const RunPlan& plan, const std::string& scenario_path, const LessonRunFlags& flags) {
   try {
     return plan.lesson() ? run_lesson(plan, scenario_path, flags) : run_collective(plan, scenario_path, flags);
-  } catch (const StopQuietly&) {
+  } catch (const MpiStopped&) {
     return 2;
   }
 }

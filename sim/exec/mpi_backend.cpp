@@ -496,6 +496,13 @@ std::string mpi_share(const std::string& from_rank0) {
   return text;
 }
 
+void mpi_stop_all_if(const std::string& rank0_problem) {
+  const std::string problem = mpi_share(rank0_problem);
+  if (problem.empty()) return;
+  if (mpi_place().rank == 0) throw InputError(problem);
+  throw MpiStopped{};
+}
+
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0) {
   constexpr std::uint64_t kPiece = 1ull << 30;  // under MPI's int count
   const MpiPlace& me = mpi_place();

@@ -67,6 +67,10 @@ std::uint64_t mpi_sum(std::uint64_t local);
 double mpi_max(double local);
 // Rank 0's text on every process (e.g. the error rank 0 found in an output path).
 std::string mpi_share(const std::string& from_rank0);
+// Rank 0's problem ("": none) on every process, so that a bad input stops the job with one
+// message, not one per process: rank 0 throws it as an InputError, the others MpiStopped.
+struct MpiStopped {};
+void mpi_stop_all_if(const std::string& rank0_problem);
 // Every process's text, in rank order, on rank 0 (empty elsewhere).
 std::vector<std::string> mpi_gather_text(const std::string& mine);
 // Rank 0 gets every process's `mine`, in rank order, one process's at a time (so it holds

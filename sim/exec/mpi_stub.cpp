@@ -4,6 +4,8 @@
 
 #include "sim/exec/mpi_backend.h"
 
+#include "sim/core/errors.h"
+
 namespace collsim {
 namespace {
 [[noreturn]] void unavailable() { throw std::logic_error("the MPI backend is not built (why_no_mpi)"); }
@@ -22,6 +24,9 @@ const MpiPlace& mpi_place() {
 std::uint64_t mpi_sum(std::uint64_t local) { return local; }
 double mpi_max(double local) { return local; }
 std::string mpi_share(const std::string& from_rank0) { return from_rank0; }
+void mpi_stop_all_if(const std::string& rank0_problem) {
+  if (!rank0_problem.empty()) throw InputError(rank0_problem);
+}
 std::vector<std::string> mpi_gather_text(const std::string& mine) { return {mine}; }
 void mpi_collect_bytes(std::span<const std::byte> mine, const CollectedBytes& on_rank0) { on_rank0(0, mine); }
 std::vector<double> mpi_ping_pong_ns(int, int, std::size_t, int) { unavailable(); }

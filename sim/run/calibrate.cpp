@@ -22,17 +22,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// Thrown on the processes but rank 0 when rank 0 stopped with an InputError (which it throws).
-struct Stopped {};
-
-// Rank 0's error (or "") on every process: rank 0 throws it, the others stop quietly.
-void stop_all_if(const std::string& rank0_problem) {
-  const std::string problem = mpi_share(rank0_problem);
-  if (problem.empty()) return;
-  if (mpi_place().rank == 0) throw InputError(problem);
-  throw Stopped{};
-}
-
 // Ranks a and b at every size (rank 0 is a): the medians, on rank 0.
 PathMeasurement measure(std::string what, int a, int b, const std::vector<std::size_t>& sizes, const CalibrateOptions& o) {
   PathMeasurement m{std::move(what), a, b, {}, {}};
@@ -47,7 +36,7 @@ PathMeasurement measure(std::string what, int a, int b, const std::vector<std::s
     } catch (const InputError& e) {
       problem = fmt::format("{} (rank {} <-> rank {}, {})", e.what(), a, b, m.what);
     }
-  stop_all_if(problem);
+  mpi_stop_all_if(problem);
   return m;
 }
 
@@ -73,7 +62,7 @@ std::string utc_now() {
   return text;
 }
 
-// calibrate_over_mpi, with Stopped on the processes but rank 0 when rank 0 found an error.
+// calibrate_over_mpi, with MpiStopped on the processes but rank 0 when rank 0 found an error.
 Calibration calibrate_job(const CalibrateOptions& o, const CalibrateProgress& progress) {
   const MpiPlace& me = mpi_place();
   if (me.size < 2)
@@ -88,7 +77,7 @@ Calibration calibrate_job(const CalibrateOptions& o, const CalibrateProgress& pr
     } catch (const InputError& e) {
       problem = e.what();
     }
-  stop_all_if(problem);
+  mpi_stop_all_if(problem);
   const std::string shape = mpi_share(me.rank == 0 ? fmt::format("{} {}", c.shape.hosts, c.shape.ranks_per_host) : "");
   const int host_count = std::stoi(shape), per_host = std::stoi(shape.substr(shape.find(' ') + 1));
   const auto say = [&](const std::string& what) {
@@ -134,7 +123,7 @@ Calibration calibrate_job(const CalibrateOptions& o, const CalibrateProgress& pr
 Calibration calibrate_over_mpi(const CalibrateOptions& o, const CalibrateProgress& progress) {
   try {
     return calibrate_job(o, progress);
-  } catch (const Stopped&) {
+  } catch (const MpiStopped&) {
     Calibration stopped;
     stopped.stopped = true;
     return stopped;
