@@ -13,6 +13,10 @@
 namespace collsim::cli {
 namespace {
 
+constexpr const char* kOneProcess =
+    "calibrate was started without mpirun, so its job is this one process and there is no link to measure: start it "
+    "with mpirun -np 2 or more (scripts/netlab mpirun collsim calibrate ... on the virtual cluster)";
+
 // The sizes measured: 8 B for α, then 64 KiB up to the largest by factors of 4.
 std::vector<std::size_t> sizes_up_to(const std::string& max_size) {
   const auto top = parse_count(max_size);
@@ -40,6 +44,8 @@ int command_calibrate(const CalibrateFlags& f) {
   o.sizes = sizes_up_to(f.max_size);
   if (f.repeats < 1 || f.repeats > 1000) throw InputError(fmt::format("--repeats: a whole number from 1 to 1000, got {}", f.repeats));
   o.large_repeats = f.repeats;
+  // Without a launcher the job is this process alone: said before MPI starts at all.
+  if (!launched_by_mpi_launcher()) throw InputError(kOneProcess);
   const MpiPlace& me = mpi_place();
   std::string problem;
   if (me.rank == 0) try {

@@ -19,6 +19,7 @@ struct LessonRunFlags {
   std::string dump;                   // --dump: refused, a lesson has more than one collective
   bool model_only = false, quiet = false, answers = false;
   bool allow_long = false;  // --allow-long: no refusal of a lesson estimated over 10 minutes
+  double timeout = 0;       // --timeout (--backend mpi): MpiBackendOptions::stall_timeout_s
 };
 
 // `collsim run LESSON.toml` (plan.lesson()): prepares every phase and predicts the program

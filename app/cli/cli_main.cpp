@@ -7,6 +7,7 @@
 // in cli_flags.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,17 @@ int run_cli(int argc, char** argv) {
                     "run even when the run (a lesson: all its collectives) is estimated to take more than 10 minutes "
                     "(its data at this machine's memcpy rate); without it such a run is refused before it starts");
   run_cmd->add_flag("--answers", run.answers, "a scenario's or lesson's questions: print the answers too");
+  run_cmd->add_option("--timeout", run.timeout,
+                      "--backend mpi: a process whose transfers have not moved for this many seconds says which rank "
+                      "and transfer it waits for and aborts the job (exit 3), as a process group's timeout does; "
+                      "0 (the default): wait as long as it takes")
+      ->check([](const std::string& text) {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        return !text.empty() && end == text.c_str() + text.size() && v >= 0 && v <= 86400
+                   ? std::string()
+                   : "a number of seconds from 0 to 86400, got '" + text + "'";
+      });
   cli::FileArgs files;
   const char* scenario_help =
       "a scenario file or lesson (TOML, docs/scenario-format.md); flags given override its values (a lesson of several "

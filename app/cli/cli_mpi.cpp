@@ -15,6 +15,13 @@
 namespace collsim::cli {
 namespace {
 
+// The MPI backend with --timeout.
+BackendChoice mpi_choice(double timeout_s) {
+  BackendChoice choice = choose_backend("mpi", "streams");
+  choice.mpi.stall_timeout_s = timeout_s;
+  return choice;
+}
+
 // The job's size against the rank count of what runs (`workers` of them, the rest servers).
 void check_job(int ranks, int workers, std::string_view what) {
   const MpiPlace& me = mpi_place();
@@ -75,7 +82,7 @@ int run_collective(const RunPlan& plan, const std::string& scenario_path, const 
     questions = single_collective_questions(plan, f.answers);
     check_job(checked.run->schedule.total_ranks, plan.request.spec.ranks, "schedule");
     check_outputs_on_rank0(f.outputs, f.dump);
-    return make_backend(choose_backend("mpi", "streams"));
+    return make_backend(mpi_choice(f.timeout));
   };
   const PipelineResult run = run_pipeline(request, hooks);  // the job's verification merged on rank 0
   const RunResult& result = *run.run;
@@ -106,7 +113,7 @@ int run_lesson(const RunPlan& plan, const std::string& path, const LessonRunFlag
       [&](const ProgramResult& p, const std::string& description) {
         check_job(p.total_ranks, program_workers(p), "lesson");
         check_outputs_on_rank0(f.outputs, "");
-        std::unique_ptr<Backend> backend = make_backend(choose_backend("mpi", "streams"));
+        std::unique_ptr<Backend> backend = make_backend(mpi_choice(f.timeout));
         if (me.rank == 0 && !f.quiet) print_lesson_title(s, path, description);
         return backend;
       },

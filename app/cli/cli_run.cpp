@@ -43,9 +43,13 @@ int command_run(const flags::SpecFlags& sf, const RunFlags& rf, const FileArgs& 
     r.seed = rf.seed;
     return cli::plan_run(fa.scenario, r, rf.backend, given, flags::topology_flags(mf, given));
   }();
+  if (rf.timeout != 0 && plan.backend != "mpi")
+    throw InputError(fmt::format("--timeout: only --backend mpi waits on other processes (this run is on {})", plan.backend));
   if (plan.backend == "mpi") {
     if (mf.model_only) throw InputError("--model-only executes nothing: leave out --backend mpi");
-    return cli::command_run_mpi(plan, fa.scenario, {rf.placement, fa.outputs, rf.dump, false, rf.quiet, rf.answers});
+    LessonRunFlags f{rf.placement, fa.outputs, rf.dump, false, rf.quiet, rf.answers};
+    f.timeout = rf.timeout;
+    return cli::command_run_mpi(plan, fa.scenario, f);
   }
   if (plan.lesson())
     return cli::command_run_lesson(plan, fa.scenario,

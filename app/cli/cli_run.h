@@ -17,6 +17,7 @@ struct RunFlags {
   std::uint64_t seed = 1;
   bool quiet = false;
   bool answers = false;  // a scenario's questions: show the answers
+  double timeout = 0;    // --timeout (s, --backend mpi): abort a job whose transfers stall this long; 0: none
 };
 
 // A scenario file (optional) and the output files of `collsim run`.

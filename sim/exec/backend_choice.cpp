@@ -47,7 +47,7 @@ BackendChoice choose_backend(const std::string& backend_flag, const std::string&
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, int cpu_threads,
                                       std::function<void(std::size_t, std::size_t)> cpu_progress) {
   if (choice.name == "cuda") return make_cuda_backend(choice.cuda);
-  if (choice.name == "mpi") return make_mpi_backend();
+  if (choice.name == "mpi") return make_mpi_backend(choice.mpi);
   return make_cpu_backend(
       {.threads = cpu_threads, .before_transfer = {}, .should_stop = {}, .after_transfer = std::move(cpu_progress)});
 }

@@ -12,12 +12,14 @@
 
 #include "sim/exec/backend.h"
 #include "sim/exec/cuda_backend.h"
+#include "sim/exec/mpi_backend.h"
 
 namespace collsim {
 
 struct BackendChoice {
   std::string name;         // "cpu" or "cuda": what the flag (auto included) resolved to
   CudaBackendOptions cuda;  // used when name == "cuda"
+  MpiBackendOptions mpi;    // used when name == "mpi"
   std::string auto_reason;  // auto only: why it picked `name`, for the one line it prints
 };
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -112,10 +113,19 @@ void maybe_die() {
   if (die && std::atoi(die) == mpi_place().rank) std::raise(SIGKILL);
 }
 
+// Test hook (tests/mpi, tests/netlab): COLLSIM_TEST_STALL_RANK=R stops rank R (SIGSTOP) after
+// its first receive, as a process that hangs: alive, holding its connections, sending nothing.
+void maybe_stall() {
+  const char* stall = std::getenv("COLLSIM_TEST_STALL_RANK");
+  if (stall && std::atoi(stall) == mpi_place().rank) std::raise(SIGSTOP);
+}
+
 class Progress {
  public:
-  Progress(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs, int me, bool record)
-      : s_(s), deps_(deps), dependants_(reverse(deps)), bufs_(bufs), me_(me), record_(record) {}
+  Progress(const Schedule& s, const DependencyGraph& deps, std::vector<RankBuffers>& bufs, int me, bool record,
+           double stall_timeout_s)
+      : s_(s), deps_(deps), dependants_(reverse(deps)), bufs_(bufs), me_(me), record_(record),
+        stall_timeout_s_(stall_timeout_s) {}
 
   // Before the clock starts: the dependency counts, and every receive posted into its
   // staging buffer (allocated and touched here, not inside the timed run).
@@ -195,6 +205,7 @@ class Progress {
     if (record_) sides_.push_back({static_cast<std::int64_t>(t), kReceive, arrived_[t], now_ns(), begin});
     staging_.erase(t);
     if (++applied_ == 1 && std::getenv("COLLSIM_TEST_DIE_RANK")) maybe_die();  // mid-run: after its first receive
+    if (applied_ == 1 && std::getenv("COLLSIM_TEST_STALL_RANK")) maybe_stall();
     part_done(t);
   }
 
@@ -213,8 +224,13 @@ class Progress {
   void wait_some() {
     int count = 0;
     indices_.resize(requests_.size());
-    check_mpi(MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(), MPI_STATUSES_IGNORE),
-              "MPI_Waitsome");
+    if (stall_timeout_s_ > 0) {
+      count = test_until_stalled();
+    } else {
+      check_mpi(MPI_Waitsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(),
+                             MPI_STATUSES_IGNORE),
+                "MPI_Waitsome");
+    }
     if (count == MPI_UNDEFINED) throw std::logic_error("MPI backend: waiting with no request open");
     const std::int64_t at = record_ ? now_ns() : 0;
     for (int k = 0; k < count; ++k) {
@@ -229,6 +245,48 @@ class Progress {
       }
     }
     compact();
+  }
+
+  // --timeout: MPI_Testsome until a request completes; after stall_timeout_s_ of none, says
+  // what this rank waits for and aborts the job (the others may be blocked in MPI_Waitsome or
+  // in a barrier: only MPI_Abort ends them).
+  int test_until_stalled() {
+    const auto since = std::chrono::steady_clock::now();
+    for (;;) {
+      int count = 0;
+      check_mpi(MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, indices_.data(),
+                             MPI_STATUSES_IGNORE),
+                "MPI_Testsome");
+      if (count != 0) return count;
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+      if (waited >= stall_timeout_s_) {
+        std::fprintf(stderr, "collsim: error: %s\n", stalled_message(waited).c_str());
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+      }
+    }
+  }
+
+  // "rank 0: --timeout 2 s: no transfer moved for 2.0 s; waiting for transfer 5 (step 2, rank 3
+  // -> rank 0, 1 MiB) and 1 more": the oldest receive still open, else the oldest send.
+  std::string stalled_message(double waited) const {
+    std::size_t oldest = s_.transfers.size(), open = 0;
+    for (int pass = 0; pass < 2 && oldest == s_.transfers.size(); ++pass)
+      for (std::size_t i = 0; i < requests_.size(); ++i) {
+        if (requests_[i] == MPI_REQUEST_NULL) continue;
+        const auto [t, kind] = owners_[i];
+        if (pass == 0) ++open;
+        if ((pass == 0) == (kind == kReceive)) oldest = std::min(oldest, t);
+      }
+    std::string what = "nothing open";
+    if (oldest < s_.transfers.size()) {
+      const Transfer& x = s_.transfers[oldest];
+      what = fmt::format("transfer {} (step {}, rank {} -> rank {}, {})", oldest, x.step + 1, x.src, x.dst,
+                         format_bytes(static_cast<double>(wire_bytes(s_, x))));
+    }
+    return fmt::format("rank {}: --timeout {:g} s: none of its transfers moved for {:.1f} s; it waits for {}{}; aborting "
+                       "the job (a rank stopped, or a link is down)",
+                       me_, stall_timeout_s_, waited, what, open > 1 ? fmt::format(" and {} more", open - 1) : "");
   }
 
   // Drops the finished requests (MPI_REQUEST_NULL) once they are most of the list.
@@ -259,6 +317,7 @@ class Progress {
   std::vector<Side> sides_;
   std::size_t applied_ = 0;
   bool record_;
+  double stall_timeout_s_;
 };
 
 // Refused before anything moves, on every process alike (they build the same schedule).
@@ -319,7 +378,7 @@ class MpiBackend final : public Backend {
     const MpiPlace& me = mpi_place();
     Alignment clocks;
     if (options_.record) clocks.start = measure_offsets(options_.ping_pongs);
-    Progress progress(s, deps, bufs, me.rank, options_.record);
+    Progress progress(s, deps, bufs, me.rank, options_.record, options_.stall_timeout_s);
     progress.prepare();
     connect_peers(s, me.rank);
     check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");

@@ -103,6 +103,10 @@ NativeMpiTime time_native_collective(const Schedule& s, std::vector<RankBuffers>
 
 struct MpiBackendOptions {
   int ping_pongs = 16;  // per process, at the start and at the end, for the clock offsets
+  // --timeout: a process that has waited this long (s) with none of its transfers moving
+  // prints which rank it is and which transfer it waits for (the oldest open receive, or send)
+  // and aborts the job (MPI_Abort, exit status 3). 0: wait as long as it takes.
+  double stall_timeout_s = 0;
   // Off (bench --timings off): no per-transfer times and no clock alignment, to measure
   // what recording costs; Execution::timings are then all 0.
   bool record = true;

@@ -982,6 +982,8 @@ expect_bad_input(calibrate-max-size NO_DUMP ARGS calibrate --out "${WORK_DIR}/ca
   STDERR "--max-size: a size from 256K to 256M")
 expect_bad_input(calibrate-repeats NO_DUMP ARGS calibrate --out "${WORK_DIR}/calibrated.toml" --repeats 0
   STDERR "--repeats: a whole number from 1 to 1000, got 0")
+expect_bad_input(timeout-not-mpi ARGS run --backend cpu --timeout 5 STDERR "--timeout: only --backend mpi waits on other processes")
+expect_bad_input(timeout-negative ARGS run --backend mpi --timeout -1 STDERR "--timeout: a number of seconds from 0 to 86400, got '-1'")
 expect_bad_input(link-override-unknown-link ARGS run --link-override rank9=10
   STDERR "--link-override rank9=10: no link 'rank9' on switch with 4 ranks")
 expect_bad_input(link-override-shape ARGS run --link-override rank1 STDERR "--link-override 'rank1': expected NAME=")

@@ -27,6 +27,7 @@ Exit 0 when every check held, 1 with the failures listed.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -140,6 +141,19 @@ def faults(a, work):
     check("rank 2" in text, "the message names the rank that died")
     check(not trace.exists() and not list(work.glob("die.json*")), "and no trace file (or temporary) is left")
     check(not list(dump_dir.glob("*")), "and no dump file (or temporary) is left")
+
+    # A rank that hangs (stopped, its connections open): --timeout ends the job, naming a
+    # waiting rank and the transfer it waits for; nothing is written.
+    stall_trace = work / "stall.json"
+    start = time.monotonic()
+    r = launch(a, 4, ["run", "--backend", "mpi", "--ranks", "4", "--count", "4K", "--timeout", "2", "--trace", str(stall_trace)],
+               env={"COLLSIM_TEST_STALL_RANK": "2"})
+    took = time.monotonic() - start
+    errors = [line for line in r.stderr.splitlines() if "--timeout 2 s: none of its transfers moved" in line]
+    check(r.returncode != 0 and errors and re.search(r"rank [013]: .* waits for transfer [0-9]+ \(step [0-9]+, rank [0-9] -> rank [0-9]", errors[0])
+          and took < 30 and not stall_trace.exists(),
+          f"a hung rank and --timeout 2: the job ends in {took:.1f} s (exit {r.returncode}), naming the rank and the "
+          f"transfer it waits for, no trace ({errors[:1]})")
 
     r = launch(a, 3, ["run", "--backend", "mpi", "--ranks", "4", "-q"])
     lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: error:")]
