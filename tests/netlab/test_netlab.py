@@ -155,6 +155,24 @@ def cluster_runs(netlab_path, collsim, work):
           f"host 2's cable down for 3 s mid-run: the run finishes and verifies, {took:.1f} s ({out.strip()[-120:]})")
 
 
+def interrupted_mpirun(netlab_path):
+    """`netlab mpirun` killed by SIGTERM: its job ends, the cluster stays."""
+    p = subprocess.Popen([netlab_path, "mpirun", "--name", NAME, "sleep", "61"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 20
+    while time.time() < deadline and len(subprocess.run(["pgrep", "-f", "^sleep 61"], capture_output=True, text=True).stdout.split()) < 4:
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", "^sleep 61"], capture_output=True, text=True).stdout.split()
+    check(p.returncode == 143 and not left and len(namespaces(NAME)) == 5,
+          f"SIGTERM to netlab mpirun: exit {p.returncode}, none of the job's 4 processes left ({left}), the cluster kept")
+
+
 def cable_down_for_good(netlab_path, collsim):
     """A cable down for longer than --timeout: a waiting rank names itself and the transfer, and
     the job ends (once the cable is back, Open MPI's daemons can hear the abort)."""
@@ -196,6 +214,7 @@ def main():
         bad_inputs(a.netlab, collsim, work)
         cluster_runs(a.netlab, collsim, work)
         cable_down_for_good(a.netlab, collsim)
+        interrupted_mpirun(a.netlab)
         interrupted_run(a.netlab)
     finally:
         r = netlab(a.netlab, "down", "--name", NAME)
