@@ -37,6 +37,26 @@ def namespaces(prefix):
     return [line.split()[0] for line in out.splitlines() if line.startswith(prefix + "-")]
 
 
+def wait_until(condition, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline and not condition():
+        time.sleep(0.2)
+
+
+def terminate(p):
+    """SIGTERM, as a user's kill or a CI's timeout sends it; then the exit status."""
+    p.send_signal(signal.SIGTERM)
+    try:
+        return p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return p.wait()
+
+
+def pids_of(pattern):
+    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+
+
 def netlab(netlab_path, *args, timeout=300):
     return subprocess.run([netlab_path, *args], capture_output=True, text=True, timeout=timeout)
 
@@ -75,20 +95,14 @@ def interrupted_run(netlab_path):
     name = "nlterm"
     p = subprocess.Popen([netlab_path, "run", "--name", name, "--hosts", "2", "--", "sleep", "60"],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 30
-    while time.time() < deadline and len(namespaces(name)) < 3:
-        time.sleep(0.2)
+    wait_until(lambda: len(namespaces(name)) == 3, 30)
     check(len(namespaces(name)) == 3, f"netlab run made its switch and 2 hosts ({namespaces(name)})")
     time.sleep(1)
-    p.send_signal(signal.SIGTERM)
-    try:
-        p.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
+    terminate(p)
     check(p.returncode != 0 and not namespaces(name) and not Path(f"/run/netlab/{name}").exists(),
           f"SIGTERM: netlab run exits {p.returncode} and leaves no namespace ({namespaces(name)})")
     # No process of the job survives its namespaces.
-    left = subprocess.run(["pgrep", "-f", "sleep 60"], capture_output=True, text=True).stdout.split()
+    left = pids_of("sleep 60")
     check(not left, f"no process of the interrupted job is left ({left})")
 
 
@@ -159,16 +173,10 @@ def interrupted_mpirun(netlab_path):
     """`netlab mpirun` killed by SIGTERM: its job ends, the cluster stays."""
     p = subprocess.Popen([netlab_path, "mpirun", "--name", NAME, "sleep", "61"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 20
-    while time.time() < deadline and len(subprocess.run(["pgrep", "-f", "^sleep 61"], capture_output=True, text=True).stdout.split()) < 4:
-        time.sleep(0.2)
-    p.send_signal(signal.SIGTERM)
-    try:
-        p.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        p.kill()
+    wait_until(lambda: len(pids_of("^sleep 61")) == 4, 20)
+    terminate(p)
     time.sleep(0.5)
-    left = subprocess.run(["pgrep", "-f", "^sleep 61"], capture_output=True, text=True).stdout.split()
+    left = pids_of("^sleep 61")
     check(p.returncode == 143 and not left and len(namespaces(NAME)) == 5,
           f"SIGTERM to netlab mpirun: exit {p.returncode}, none of the job's 4 processes left ({left}), the cluster kept")
 
