@@ -53,8 +53,9 @@ int command_calibrate(const CalibrateFlags& f) {
     } catch (const InputError& e) {
       problem = e.what();
     }
-  if (const std::string shared = mpi_share(problem); !shared.empty()) {
-    if (me.rank == 0) throw InputError(shared);
+  try {
+    mpi_stop_all_if(problem);
+  } catch (const MpiStopped&) {
     return 2;
   }
   const Calibration c = calibrate_over_mpi(o, [](const std::string& what) {

@@ -267,8 +267,8 @@ class Progress {
     }
   }
 
-  // "rank 0: --timeout 2 s: no transfer moved for 2.0 s; waiting for transfer 5 (step 2, rank 3
-  // -> rank 0, 1 MiB) and 1 more": the oldest receive still open, else the oldest send.
+  // "rank 3: --timeout 2 s: none of its transfers moved for 2.0 s; it waits for transfer 6 (step 2,
+  // rank 2 -> rank 3, 4 KiB) and 4 more; ...": the oldest receive still open, else the oldest send.
   std::string stalled_message(double waited) const {
     std::size_t oldest = s_.transfers.size(), open = 0;
     for (int pass = 0; pass < 2 && oldest == s_.transfers.size(); ++pass)

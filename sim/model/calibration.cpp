@@ -119,8 +119,7 @@ std::string topology_file_text(const Calibration& c, const TopologyConfig& t) {
                        describe_fit(m.fit));
   };
   if (c.local) path(*c.local);
-  if (c.network) path(*c.network);
-  for (const PathMeasurement& m : c.hosts) path(m);
+  for (const PathMeasurement& m : c.hosts) path(m);  // the first is the network's own measurement
   out += fmt::format("#   rank 0's reduce (f32 sum) and copy of {}: {:.4g} and {:.4g} GB/s\n",
                      format_bytes(static_cast<double>(c.rate_bytes)), c.reduce_rate_gbps, c.copy_rate_gbps);
   out += "[topology]\n";
