@@ -28,6 +28,7 @@ TopologyConfig nvlink_switch(Protocol p) {
   TopologyConfig c;
   c.link = "nvlink4";
   c.protocol = p;
+  c.latency_rule = LatencyRule::message;  // the closed forms are the textbooks' (Hockney): α per message
   return c;
 }
 

@@ -33,6 +33,7 @@ TopologyConfig switch_config() {
   c.latency_us = 0.6;
   c.reduce_rate_gbps = 1117;
   c.copy_rate_gbps = 1675;
+  c.latency_rule = LatencyRule::message;  // the closed forms are the textbooks' (Hockney): α per message
   return c;
 }
 
@@ -148,6 +149,7 @@ TEST_CASE("pipelined, multi-server and hierarchical variants match their closed 
 TEST_CASE("a parameter server on a star grows linearly with the workers while the ring stays nearly flat") {
   TopologyConfig star;
   star.kind = TopologyKind::star;  // Ethernet everywhere: the server's link is as fast as a worker's
+  star.latency_rule = LatencyRule::message;  // the closed form below is the textbooks'
   auto time = [&](std::string_view algorithm, int workers) {  // 256 MiB: bandwidth-bound
     const CollectiveSpec spec{Collective::all_reduce, workers, 64u << 20, DataType::f32, ReduceOp::sum, 0, false};
     return simulate(spec, algorithm, {}, star).model.prediction.total_ns;
@@ -546,8 +548,10 @@ TEST_CASE("latency as delay: S messages in a row on one link pay one α, and at 
   const double hockney = simulate(ring, "ring", {}, c).model.prediction.total_ns;
   c.latency_rule = LatencyRule::delay;
   CHECK(simulate(ring, "ring", {}, c).model.prediction.total_ns == doctest::Approx(hockney));
-  // A file's key, and a bad one named by its position.
-  CHECK(parse_scenario("format = 1\n[topology]\nlatency_rule = \"delay\"\n", "d.toml").topology.latency_rule ==
+  // A file's key, and a bad one named by its position; without the key, delay.
+  CHECK(parse_scenario("format = 1\n[topology]\nlatency_rule = \"message\"\n", "d.toml").topology.latency_rule ==
+        LatencyRule::message);
+  CHECK(parse_scenario("format = 1\n[topology]\nkind = \"ring\"\n", "d.toml").topology.latency_rule ==
         LatencyRule::delay);
   CHECK(testing::input_error([] { parse_scenario("format = 1\n[topology]\nlatency_rule = \"hockney\"\n", "d.toml"); })
             .starts_with("d.toml:3:16: key 'topology.latency_rule': unknown latency rule 'hockney'"));

@@ -347,10 +347,15 @@ TEST_CASE("a JSON trace records the topology configuration, overrides and stragg
   const Trace again = predicted_trace(*back.predicted->topology_config);
   CHECK(again.predicted->time_ns == t.predicted->time_ns);
 
-  // A bare configuration writes its kind alone.
+  // A bare configuration writes its kind and its latency rule alone.
   TopologyConfig ring;
   ring.kind = TopologyKind::ring;
-  CHECK(trace_to_json(predicted_trace(ring)).find(R"("topology_config": {"kind": "ring"},)") != std::string::npos);
+  const std::string bare = trace_to_json(predicted_trace(ring));
+  CHECK(bare.find(R"("topology_config": {"kind": "ring", "latency_rule": "delay"},)") != std::string::npos);
+  // A trace written before the rule was recorded predicted per message (the default then).
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(bare);
+  doc["predicted"]["topology_config"].erase("latency_rule");
+  CHECK(parse_trace_json(doc.dump(2), "old.json").predicted->topology_config->latency_rule == LatencyRule::message);
 }
 
 TEST_CASE("a JSON trace without the topology configuration (written before it was recorded) still imports") {

@@ -157,9 +157,9 @@ void add_model_flags(CLI::App& cmd, ModelFlags& f, const std::string& group) {
                  "its base latency), or auto (the fastest of them for this collective and size)")
       ->capture_default_str();
   cmd.add_option("--latency-rule", f.latency_rule,
-                 "what a link's latency does to a message: message (α per message, holding the link: the "
-                 "textbooks' closed forms) or delay (α is delay: the link carries the next message's bytes "
-                 "meanwhile, up to 8 in flight per link, as NCCL's chunks)")
+                 "what a link's latency does to a message: delay (α is delay: the link carries the next message's "
+                 "bytes meanwhile, up to 8 in flight per link, as NCCL's chunks) or message (α per message, "
+                 "holding the link: the textbooks' closed forms)")
       ->capture_default_str();
   cmd.add_option("--arrange", f.arrange,
                  "how the app, page and storyboard place the ranks: algorithm (the algorithm's own shape: a ring as "

@@ -20,7 +20,7 @@ using FlagGiven = std::function<bool(std::string_view flag)>;
 // The flags as typed. Numbers are only read when the flag was given (FlagGiven), so a
 // scenario's [topology] keeps its values for the flags left out.
 struct ModelFlags {
-  std::string topology = "switch", link, uplink, nic = "node", protocol = "none", latency_rule = "message", arrange = "algorithm";
+  std::string topology = "switch", link, uplink, nic = "node", protocol = "none", latency_rule = "delay", arrange = "algorithm";
   double bandwidth = 0, latency = 0, uplink_bandwidth = 0, uplink_latency = 0, reduce_rate = 0, copy_rate = 0;
   int group_size = 0;
   std::vector<std::string> link_overrides;  // NAME=GBPS[,US] or NAME=PRESET

@@ -69,8 +69,12 @@ std::string stage_predicted_words(const Trace& t, bool short_form) {
   }
   std::string words = fmt::format("predicted {} on {}", format_duration_ns(p.time_ns), where);
   if (!short_form && p.protocol != Protocol::none) words += fmt::format(" ({})", protocol_label(p.protocol));
-  // The rule that is not the textbooks' is named even in the short form: it changes the figure.
-  if (p.topology_config && p.topology_config->latency_rule == LatencyRule::delay) words += ", latency as delay";
+  // The rule is named; in the short form only the textbooks' rule, which is not the default.
+  if (p.topology_config) {
+    const bool per_message = p.topology_config->latency_rule == LatencyRule::message;
+    if (per_message) words += ", latency per message";
+    else if (!short_form) words += ", latency as delay";
+  }
   return words;
 }
 

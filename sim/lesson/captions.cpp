@@ -129,6 +129,7 @@ void add_lesson_names(Names& n, const LessonFacts& f) {
   add(n, "link_latency_from", l.latency_from);
   add(n, "protocol_asked", l.protocol);
   add(n, "latency_rule", l.latency_rule);
+  add(n, "messages_in_flight", l.messages_in_flight);
   add(n, "uplink", l.uplink_preset);
   add(n, "uplink_family", l.uplink_family);
   add(n, "uplink_what", l.uplink_what);
@@ -883,6 +884,7 @@ LinkFacts link_facts(const Scenario& s) {
   l.topology = std::string(to_string(c.kind));
   l.protocol = std::string(to_string(c.protocol));
   l.latency_rule = std::string(to_string(c.latency_rule));
+  l.messages_in_flight = c.latency_rule == LatencyRule::delay ? kMessagesInFlight : 1;
   const OneLink rank = one_link(c.link.empty() ? std::string(default_link_preset(c.kind)) : c.link, c.bandwidth_gbps,
                                 c.latency_us, c.protocol);
   std::tie(l.preset, l.family, l.what, l.latency_from, l.gbps, l.latency_us) =

@@ -71,6 +71,7 @@ struct LinkFacts {
   std::string latency_from;  // where latency_us comes from: NCCL's table, an assumption, a flag
   std::string protocol;      // the NCCL protocol asked for ("none", "auto", "simple", ...)
   std::string latency_rule;  // what latency does to a message: "message" (held link) or "delay" (timing-model.md)
+  int messages_in_flight = 1;  // per link at once: kMessagesInFlight under delay, 1 when a message holds its link
   // The uplinks (a star's server links, a PCIe tree's switch uplinks, two_level's network
   // links), as above; empty and 0 for a topology without them.
   std::string uplink_preset, uplink_family, uplink_what, uplink_latency_from;

@@ -270,11 +270,14 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
 void read_topology_keys(const Table& t, TopologyConfig& c) { read_topology(t, c); }
 
 std::string Scenario::latency_rules_origin() const {
-  return latency_rules_where.empty() ? "latency_rules, by default [\"message\"]" : "latency_rules, " + latency_rules_where;
+  return latency_rules_where.empty()
+             ? fmt::format("latency_rules, by default the file's own rule [\"{}\"]", to_string(topology.latency_rule))
+             : "latency_rules, " + latency_rules_where;
 }
 
 bool Scenario::text_holds_under(LatencyRule rule) const {
   if (description.empty() && questions.empty()) return true;
+  if (latency_rules.empty()) return rule == topology.latency_rule;
   return std::find(latency_rules.begin(), latency_rules.end(), rule) != latency_rules.end();
 }
 

@@ -68,9 +68,10 @@ struct Scenario {
   // with another count is refused, naming it. Empty: every count.
   std::string ranks_allowed, ranks_allowed_where;
   // The latency rules (timing-model.md) its text is true under: a file with a description
-  // explains times by latency per message unless it says `latency_rules = ["message",
-  // "delay"]`; `--latency-rule` with another is refused, naming the key.
-  std::vector<LatencyRule> latency_rules = {LatencyRule::message};
+  // explains times under the rule its [topology] runs (delay unless it says latency_rule)
+  // unless it lists them, `latency_rules = ["message", "delay"]`; `--latency-rule` with
+  // another is refused, naming the key. Empty: the file's own rule only.
+  std::vector<LatencyRule> latency_rules;
   std::string latency_rules_where;
   // Whether `rule` keeps the file's text true: always for a file without a description or
   // questions; else one of latency_rules.

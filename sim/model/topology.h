@@ -129,7 +129,9 @@ struct TopologyConfig {
   // the latency) and its share of the bandwidth, and the collective a base latency; auto
   // is whichever of the three predicts the least time (run_model).
   Protocol protocol = Protocol::none;
-  LatencyRule latency_rule = LatencyRule::message;
+  // delay by default (timing-model.md): pipelined libraries overlap one message's latency with
+  // the next one's bytes; message is the textbooks' closed forms.
+  LatencyRule latency_rule = LatencyRule::delay;
   Arrangement arrange = Arrangement::algorithm;  // the views' choice, not the model's (above)
   friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
@@ -174,7 +176,7 @@ struct Topology {
   // run_model chooses), its share of every link's bandwidth and the collective's base latency.
   Protocol protocol = Protocol::none;
   bool protocol_to_choose = false;  // configured auto, not yet chosen: describe() says so
-  LatencyRule latency_rule = LatencyRule::message;
+  LatencyRule latency_rule = LatencyRule::delay;
   double bandwidth_share = 1;
   double base_latency_ns = 0;
   double reduce_rate_gbps = kDefaultReduceRateGbps, copy_rate_gbps = kDefaultCopyRateGbps;

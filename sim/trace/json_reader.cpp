@@ -126,7 +126,9 @@ TopologyConfig read_topology_config(const Field& f) {
   TopologyConfig c;
   c.kind = f["kind"].name_of(kAllTopologyKinds, "topology");
   if (f.has("protocol")) c.protocol = f["protocol"].name_of(kAllProtocols, "protocol");
-  if (f.has("latency_rule")) c.latency_rule = f["latency_rule"].name_of(kAllLatencyRules, "latency rule");
+  // A trace without the key was written when every prediction held the link per message.
+  c.latency_rule = f.has("latency_rule") ? f["latency_rule"].name_of(kAllLatencyRules, "latency rule")
+                                         : LatencyRule::message;
   if (f.has("arrange")) c.arrange = f["arrange"].name_of(kAllArrangements, "arrangement");
   if (f.has("link")) c.link = preset_name(f["link"]);
   c.bandwidth_gbps = optional_figure(f, "bandwidth", true);

@@ -21,6 +21,10 @@ std::string busiest_text(const PredictedSummary& p) {
   std::string text = fmt::format("{} busy {:.1f} % of the time", links[0].link, 100 * links[0].utilisation);
   for (std::size_t i = 1; i < links.size(); ++i)
     text += fmt::format("{} {} {:.1f} %", i == 1 ? "; next:" : ",", links[i].link, 100 * links[i].utilisation);
+  // With latency as delay a link is busy only while bytes cross it: an idle bottleneck means
+  // the run waits on its messages' latencies, which is worth saying instead of "0.0 %" alone.
+  const bool delay = p.topology_config && p.topology_config->latency_rule == LatencyRule::delay;
+  if (delay && links[0].utilisation < 0.05) text += " (latency-bound: its messages spend their time on their way)";
   return text;
 }
 

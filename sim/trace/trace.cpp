@@ -94,6 +94,9 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   const TraceClosedForm f = as_kept(closed_form(spec, run.schedule.algorithm, run.request.options, cost_params(m.topology)));
   p.closed_form = f.formula;
   p.closed_form_values = f.values;
+  // The closed forms are the textbooks' (latency per message); under latency as delay a
+  // pipelined schedule beats its form, so the values say which rule the form assumes.
+  if (!f.values.empty() && m.topology.latency_rule == LatencyRule::delay) p.closed_form_values += ", latency per message";
   p.closed_form_ns = f.time_ns;
   p.protocol = m.topology.protocol;
   p.protocol_candidates = m.candidates;
