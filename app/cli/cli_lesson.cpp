@@ -113,6 +113,36 @@ std::string format_phase_table(const Scenario& s, const ProgramResult& p) {
   return out;
 }
 
+// Under --backend mpi, each distinct collective's measured time (first send to last receive,
+// on the merged clocks) against the model's prediction of it alone: what a lesson run on a
+// real network (docs/netlab.md, --topology-file from `collsim calibrate`) shows beside the
+// predicted program. Empty on the other backends, whose clocks are this computer's.
+std::string format_measured_table(const Scenario& s, const ProgramResult& p) {
+  if (!p.executed) return "";
+  std::vector<std::size_t> shown;
+  std::size_t name_w = 5;
+  for (std::size_t k = 0; k < p.phases.size(); ++k) {
+    const PhaseRun& pr = p.phases[k];
+    if (!pr.run || pr.run->backend != "mpi" || !pr.run->model) continue;
+    const bool repeated = std::any_of(shown.begin(), shown.end(), [&](std::size_t j) { return p.phases[j].run == pr.run; });
+    if (repeated) continue;  // one collective run for several phases (a push and its pull): once
+    shown.push_back(k);
+    name_w = std::max(name_w, width_of(s.phases[k].name));
+  }
+  if (shown.empty()) return "";
+  std::string out = "measured    each collective alone across the MPI processes (first send to last receive), against "
+                    "its prediction alone:\n";
+  out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>12}  {}\n", "#", "phase", name_w, "predicted µs", "measured µs",
+                     "measured ÷ predicted");
+  for (const std::size_t k : shown) {
+    const RunResult& run = *p.phases[k].run;
+    const double predicted = run.model->prediction.total_ns, measured = static_cast<double>(run.execution.total_ns);
+    out += fmt::format("{:>4}  {:<{}}  {:>12}  {:>12}  {}\n", k + 1, s.phases[k].name, name_w, us(predicted), us(measured),
+                       predicted > 0 ? fmt::format("{:.2f}", measured / predicted) : std::string("n/a"));
+  }
+  return out;
+}
+
 // DDP's gradient buckets (sim's ddp_buckets, the ones the phases all-reduce), per iteration.
 std::string format_ddp_buckets(const Scenario& s) {
   if (!s.training || s.training->pattern != TrainingPattern::ddp) return "";
@@ -286,6 +316,7 @@ int report_lesson(const Scenario& s, const LessonRun& l, const LessonRunFlags& f
   fmt::print("{} phase{} on {} ranks\n{}", s.phases.size(), s.phases.size() == 1 ? "" : "s", p.total_ranks,
              format_phase_table(s, p));
   fmt::print("  {:<11} {} on {}\n", "predicted", format_duration_ns(p.total_ns), describe(p.topology));
+  fmt::print("{}", format_measured_table(s, p));
   fmt::print("{}", format_rank_table(p));
   fmt::print("{}", format_ddp_buckets(s));
   fmt::print("{}", l.questions);

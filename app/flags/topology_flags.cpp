@@ -123,10 +123,20 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
       throw InputError(fmt::format("--topology: unknown topology '{}' (use {})", f.topology, topology_kind_names()));
     c.kind = *kind;
   }
-  if (given("--link")) c.link = checked_preset("--link", f.link);
+  // A preset typed over a topology file replaces the file's figures for those links (the
+  // figure flags below still override it): `--uplink ib_ndr` means InfiniBand between nodes.
+  if (given("--link")) {
+    c.link = checked_preset("--link", f.link);
+    c.bandwidth_gbps.reset();
+    c.latency_us.reset();
+  }
   if (given("--bandwidth")) c.bandwidth_gbps = positive("--bandwidth", f.bandwidth);
   if (given("--latency")) c.latency_us = non_negative("--latency", f.latency);
-  if (given("--uplink")) c.uplink = checked_preset("--uplink", f.uplink);
+  if (given("--uplink")) {
+    c.uplink = checked_preset("--uplink", f.uplink);
+    c.uplink_bandwidth_gbps.reset();
+    c.uplink_latency_us.reset();
+  }
   if (given("--uplink-bandwidth")) c.uplink_bandwidth_gbps = positive("--uplink-bandwidth", f.uplink_bandwidth);
   if (given("--uplink-latency")) c.uplink_latency_us = non_negative("--uplink-latency", f.uplink_latency);
   if (given("--group-size") && f.group_size < 1)

@@ -162,12 +162,24 @@ struct TopologyOverride {
   void (*apply)(TopologyConfig& to, const TopologyConfig& from);
 };
 
+// A preset given over the file names what those links are: it takes the figures given with it
+// (none: the preset's own), not the file's; the figure fields, applied after, still win.
 constexpr TopologyOverride kTopologyOverrides[] = {
     {RequestField::topology, [](TopologyConfig& t, const TopologyConfig& f) { t.kind = f.kind; }},
-    {RequestField::link, [](TopologyConfig& t, const TopologyConfig& f) { t.link = f.link; }},
+    {RequestField::link,
+     [](TopologyConfig& t, const TopologyConfig& f) {
+       t.link = f.link;
+       t.bandwidth_gbps = f.bandwidth_gbps;
+       t.latency_us = f.latency_us;
+     }},
     {RequestField::bandwidth, [](TopologyConfig& t, const TopologyConfig& f) { t.bandwidth_gbps = f.bandwidth_gbps; }},
     {RequestField::latency, [](TopologyConfig& t, const TopologyConfig& f) { t.latency_us = f.latency_us; }},
-    {RequestField::uplink, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink = f.uplink; }},
+    {RequestField::uplink,
+     [](TopologyConfig& t, const TopologyConfig& f) {
+       t.uplink = f.uplink;
+       t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps;
+       t.uplink_latency_us = f.uplink_latency_us;
+     }},
     {RequestField::uplink_bandwidth, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_bandwidth_gbps = f.uplink_bandwidth_gbps; }},
     {RequestField::uplink_latency, [](TopologyConfig& t, const TopologyConfig& f) { t.uplink_latency_us = f.uplink_latency_us; }},
     {RequestField::group_size, [](TopologyConfig& t, const TopologyConfig& f) { t.group_size = f.group_size; }},

@@ -119,6 +119,18 @@ function(expect_output_matches)
   endforeach()
 endfunction()
 
+# expect_output_not_matches(<regex>...): stdout matches none of the regexes.
+function(expect_output_not_matches)
+  foreach(regex IN LISTS ARGN)
+    _one_line("${regex}" shown)
+    if("${CASE_OUT}" MATCHES "${regex}")
+      _fail("stdout matches /${shown}/ but should not: '${CMAKE_MATCH_0}'")
+    else()
+      _ok("stdout does not match /${shown}/")
+    endif()
+  endforeach()
+endfunction()
+
 # expect_stderr_matches(<regex>...): stderr matches every regex.
 function(expect_stderr_matches)
   foreach(regex IN LISTS ARGN)
@@ -958,13 +970,21 @@ set(_topo "${SOURCE_DIR}/tests/cli/topology")
 run_case(topology-file ARGS run --model-only --ranks 8 --count 1M --topology-file "${_topo}/cluster.toml")
 expect_exit(0)
 expect_output_matches("predicted +[0-9.]+ ms on two_level, 8 ranks.*0.0119 GB/s.*9.1 us")
-run_case(topology-file-lesson ARGS run --model-only --topology-file "${_topo}/cluster.toml"
+run_case(topology-file-lesson ARGS run --model-only --topology-file "${_topo}/cluster8.toml"
          "${SOURCE_DIR}/scenarios/lessons/15_two_nodes_slow_link.toml")
 expect_exit(0)
 expect_output_matches("two_level")
+# The lesson's text names no NVLink or Ethernet the file does not have.
+expect_output_matches("share one in-node switch \\(9.20 GB/s")
+expect_output_matches("figures given for the[ \n]+network links")
+expect_output_not_matches("NVLink|eth100")
 run_case(topology-file-flag-over ARGS run --model-only --ranks 8 --topology-file "${_topo}/cluster.toml" --uplink-bandwidth 0.5)
 expect_exit(0)
 expect_output_matches("0.5 GB/s")
+# A preset typed over the file takes its own figures for those links; the rest stay the file's.
+run_case(topology-file-preset-over ARGS run --model-only --ranks 8 --topology-file "${_topo}/cluster.toml" --uplink ib_ndr)
+expect_exit(0)
+expect_output_matches("rank links [a-z0-9]+ \\(changed\\) \\(8.5 GB/s, 1.8 us given\\), network links per node ib_ndr \\(50 GB/s, 2.7 us")
 expect_bad_input(topology-file-missing ARGS run --topology-file "${_topo}/none.toml" STDERR "none.toml")
 expect_bad_input(topology-file-typo ARGS run --topology-file "${_topo}/typo.toml"
   STDERR "typo.toml:3:1: .*bandwith")

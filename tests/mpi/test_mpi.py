@@ -173,7 +173,31 @@ def faults(a, work):
 
 
 def without_backend_lines(text):
-    return [line for line in text.splitlines() if not line.startswith(("backend", "  backend"))]
+    """The report without what only a backend knows: its name and the measured table."""
+    kept, in_measured = [], False
+    for line in text.splitlines():
+        if line.startswith("measured    "):
+            in_measured = True
+        elif in_measured and not line.startswith(" "):
+            in_measured = False
+        if not in_measured and not line.startswith(("backend", "  backend")):
+            kept.append(line)
+    return kept
+
+
+def measured_rows(text):
+    """The lesson's measured table: (phase, predicted us, measured us, ratio) per row."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("measured    ")), None)
+    if start is None:
+        return []
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith(" "):
+            break
+        fields = line.split()
+        rows.append((int(fields[0]), float(fields[-3]), float(fields[-2]), float(fields[-1])))
+    return rows
 
 
 def lessons(a, work):
@@ -189,6 +213,13 @@ def lessons(a, work):
           f"lesson 02 on 5 processes: both collectives verified ({r.stdout[-300:]} {r.stderr.strip()[:300]})")
     check(without_backend_lines(r.stdout) == without_backend_lines(cpu.stdout) and r.stdout.count("lesson:") == 1,
           "rank 0 alone prints the lesson, the same report as the CPU backend's")
+    # Beside the predicted program, each collective's measured time against its prediction
+    # alone (the CPU backend's clock is this computer's: no such table there).
+    rows = measured_rows(r.stdout)
+    check([row[0] for row in rows] == [1, 2] and all(
+        p > 0 and m > 0 and abs(ratio - m / p) <= 0.01 * max(1.0, m / p) for _, p, m, ratio in rows),
+        f"the lesson's measured table: phases 1 and 2, measured ÷ predicted as printed ({rows})")
+    check("measured    " not in cpu.stdout, "no measured table on the CPU backend")
     if trace.exists():
         data = json.loads(trace.read_text())
         measured = [t for ph in data.get("phases", []) for t in ph.get("transfers", []) if t.get("measured_end_ns", 0) > 0]
