@@ -548,6 +548,23 @@ TEST_CASE("latency as delay: S messages in a row on one link pay one α, and at 
   const double hockney = simulate(ring, "ring", {}, c).model.prediction.total_ns;
   c.latency_rule = LatencyRule::delay;
   CHECK(simulate(ring, "ring", {}, c).model.prediction.total_ns == doctest::Approx(hockney));
+  // Two nodes of 8 (NVLink inside, 10 us Ethernet between): the ring's latency part counts
+  // the node crossings on a chunk's way twice round the ring (2 a lap: 4 of 30 steps), as
+  // NCCL's tuner counts network steps apart (nInterSteps); per message, every step's network
+  // message holds the network link: 30 network latencies.
+  TopologyConfig nodes;
+  nodes.kind = TopologyKind::two_level;
+  nodes.group_size = 8;
+  nodes.link = "nvlink4";
+  nodes.uplink = "eth100";
+  const CollectiveSpec wide{Collective::all_reduce, 16, 16u << 10, DataType::f32, ReduceOp::sum, 0, false};
+  const auto latency_part = [&](LatencyRule rule) {
+    nodes.latency_rule = rule;
+    const Simulated s = simulate(wide, "ring", {}, nodes);
+    return split_latency_bandwidth(s.schedule, s.graph, s.model.topology).latency_ns;
+  };
+  CHECK(latency_part(LatencyRule::delay) == doctest::Approx(4 * 10'000.0 + 26 * 600.0));
+  CHECK(latency_part(LatencyRule::message) == doctest::Approx(30 * 10'000.0));
   // A file's key, and a bad one named by its position; without the key, delay.
   CHECK(parse_scenario("format = 1\n[topology]\nlatency_rule = \"message\"\n", "d.toml").topology.latency_rule ==
         LatencyRule::message);

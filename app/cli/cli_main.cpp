@@ -40,8 +40,12 @@ using namespace collsim;
 
 CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "benchmark a backend (an nccl-tests-style table) against memcpy's rate (cpu) or the device copy ceiling (cuda)");
-  cmd->add_option("--backend", f.backend, "cpu, cuda or auto (CUDA when a device is present)")->capture_default_str();
+      "bench", "benchmark a backend (an nccl-tests-style table) against memcpy's rate (cpu), the device copy ceiling (cuda) "
+               "or the MPI library's own collective (mpi)");
+  cmd->add_option("--backend", f.backend,
+                  "cpu, cuda, auto (CUDA when a device is present) or mpi (under mpirun with -np = --ranks: each size "
+                  "beside MPI's own collective, and measured / predicted; docs/distributed.md)")
+      ->capture_default_str();
   cmd->add_option("--placement", f.placement, "cuda: streams (one GPU, a stream per rank) or devices (rank r on GPU r mod D)")
       ->capture_default_str();
   cmd->add_option("--timings", f.timings, "cuda: on or off, record every transfer's begin and end (off: measures what that costs)")

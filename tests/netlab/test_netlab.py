@@ -5,8 +5,9 @@ Builds a cluster of 4 hosts on 100 Mbit/s cables, calibrates it (`collsim calibr
 the ring all-reduce and a parameter server on it with --backend mpi and the calibrated
 topology, checks that every output verified and that measured / predicted lies in the band
 docs/netlab.md documents, and that nothing of the cluster is left afterwards. Also: the bad
-inputs of scripts/netlab and of calibrate, and a `netlab run` interrupted by SIGTERM removes
-what it made.
+inputs of scripts/netlab and of calibrate, a cable down for a while and for good (--timeout),
+a rank's process killed mid-run (the job ends within 5 s naming the rank, nothing written),
+and a `netlab run` interrupted by SIGTERM removes what it made.
 
 Needs root (network namespaces). Not root: it says so and exits 77 (ctest: skipped) -- except
 under CI (CI=true), where it fails: the network test must not skip there.
@@ -200,6 +201,41 @@ def cable_down_for_good(netlab_path, collsim):
           f"host 2's cable down past --timeout 3: exit {p.returncode}, naming the rank and transfer ({said[:1]})")
 
 
+def rank_pid(rank):
+    """The pid of the collsim process of MPI rank `rank` (Open MPI puts the rank in its environment)."""
+    for pid in pids_of("collsim run --backend mpi"):
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(pid)
+    return None
+
+
+def killed_rank(netlab_path, collsim, work):
+    """A rank's process killed mid-collective (SIGKILL, as the OOM killer or a crash ends it): the
+    job ends within 5 s, a message names the rank, and no output file is left half-written."""
+    trace = work / "killed.json"
+    p = subprocess.Popen([netlab_path, "mpirun", "--name", NAME, collsim, "run", "--backend", "mpi", "--ranks", "4",
+                          "--count", "4M", "--trace", str(trace)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    wait_until(lambda: rank_pid(2) is not None, 20)
+    time.sleep(1.5)  # mid-run: 4M elements take about 2 s on the cables
+    pid = rank_pid(2)
+    os.kill(pid, signal.SIGKILL) if pid else None
+    killed_at = time.monotonic()
+    try:
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    took = time.monotonic() - killed_at
+    left = [f.name for f in work.glob("killed.json*")]
+    check(pid is not None and p.returncode != 0 and took < 5 and re.search(r"rank 2\b", out) and not left,
+          f"rank 2's process killed mid-run: the job ends {took:.1f} s later (exit {p.returncode}), naming rank 2, "
+          f"no trace or temporary left ({left}; {[line for line in out.splitlines() if 'rank 2' in line][:1]})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
@@ -222,6 +258,7 @@ def main():
         bad_inputs(a.netlab, collsim, work)
         cluster_runs(a.netlab, collsim, work)
         cable_down_for_good(a.netlab, collsim)
+        killed_rank(a.netlab, collsim, work)
         interrupted_mpirun(a.netlab)
         interrupted_run(a.netlab)
     finally:
