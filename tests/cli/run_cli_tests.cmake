@@ -107,28 +107,34 @@ function(expect_output_contains)
   endforeach()
 endfunction()
 
-# expect_output_matches(<regex>...): stdout matches every regex.
-function(expect_output_matches)
+# _output_match(<want> <regex>...): stdout matches every regex (want TRUE) or none (FALSE).
+function(_output_match want)
   foreach(regex IN LISTS ARGN)
     _one_line("${regex}" shown)
+    set(matched FALSE)
     if("${CASE_OUT}" MATCHES "${regex}")
+      set(matched TRUE)
+    endif()
+    if(matched AND want)
       _ok("stdout matches /${shown}/")
-    else()
+    elseif(NOT matched AND NOT want)
+      _ok("stdout does not match /${shown}/")
+    elseif(want)
       _fail("stdout does not match /${shown}/")
+    else()
+      _fail("stdout matches /${shown}/ but should not: '${CMAKE_MATCH_0}'")
     endif()
   endforeach()
 endfunction()
 
+# expect_output_matches(<regex>...): stdout matches every regex.
+function(expect_output_matches)
+  _output_match(TRUE ${ARGN})
+endfunction()
+
 # expect_output_not_matches(<regex>...): stdout matches none of the regexes.
 function(expect_output_not_matches)
-  foreach(regex IN LISTS ARGN)
-    _one_line("${regex}" shown)
-    if("${CASE_OUT}" MATCHES "${regex}")
-      _fail("stdout matches /${shown}/ but should not: '${CMAKE_MATCH_0}'")
-    else()
-      _ok("stdout does not match /${shown}/")
-    endif()
-  endforeach()
+  _output_match(FALSE ${ARGN})
 endfunction()
 
 # expect_stderr_matches(<regex>...): stderr matches every regex.
