@@ -125,6 +125,8 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
   }
   // A preset typed over a topology file replaces the file's figures for those links (the
   // figure flags below still override it): `--uplink ib_ndr` means InfiniBand between nodes.
+  // The same rule for flags and suggestions over a scenario's [topology]: kTopologyOverrides
+  // (scenario.cpp); here because the file's figures are merged into this one configuration.
   if (given("--link")) {
     c.link = checked_preset("--link", f.link);
     c.bandwidth_gbps.reset();
