@@ -173,9 +173,9 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
   for (const std::string& algorithm : o.algorithms) {
     const RunRequest r = bench_request(o, algorithm, 1);
     const int ranks = schedule_total_ranks(r.spec, r.algorithm, r.options);
+    if (ranks != me.size && me.rank != 0) throw InputError("");  // the same on every process: rank 0 says it
     if (ranks != me.size)
-      throw InputError(fmt::format("rank {}: {} on {} ranks has {} ranks, but mpirun started {} process{}: give -np {}",
-                                   me.rank, algorithm, o.ranks, ranks, me.size, me.size == 1 ? "" : "es", ranks));
+      throw InputError(fmt::format("{} on {} ranks has {} ranks, but mpirun started {} process{}: give -np {}", algorithm, o.ranks, ranks, me.size, me.size == 1 ? "" : "es", ranks));
   }
   o.make_backend = [record = flags.timings == "on"] { return make_mpi_backend({.ping_pongs = 16, .record = record}); };
   o.only_rank = me.rank;

@@ -5,10 +5,12 @@
 // dispatches: each command is in its own file (cli_run, cli_explain, cli_list, cli_convert,
 // cli_bench, ...), the run's flags (shared with collsim-gui) in app/flags/, the trace files'
 // in cli_flags.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -27,6 +29,8 @@
 #include "app/cli/cli_run.h"
 #include "app/cli/cli_storyboard.h"
 #include "app/cli/cli_validate.h"
+#include "app/flags/data_files.h"
+#include "app/flags/parse_errors.h"
 #include "app/flags/run_flags.h"
 #include "app/flags/topology_flags.h"
 #include "sim/core/errors.h"
@@ -83,6 +87,39 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   return cmd;
 }
 
+// The rank mpirun (or srun) gave this process, before MPI starts; -1 when no launcher started it.
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  return -1;
+}
+
+// A mistake in the input, said once per job: under mpirun every process reads the same
+// command line and files, so rank 0 says it and the launcher stops the others (it does
+// when a process exits non-zero) before they speak; a rank whose mistake is its own (a
+// file missing on its host) still says it, a moment later.
+// An empty message is a process's share of an error rank 0 says for the whole job.
+void print_input_error(const std::string& text) {
+  if (text.empty() || text == "collsim: error: ") return;
+  if (launcher_rank() > 0) std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::fprintf(stderr, "%s\n", text.c_str());
+}
+
+// Input files typed by name, as installed lessons are: `collsim run lessons/01_ring_allreduce`
+// reads <share>/scenarios/lessons/01_ring_allreduce.toml (app/flags/data_files.h), and says
+// which file it read on stderr (once, by rank 0 under mpirun).
+void find_input_files(std::string& scenario, std::string& trace, std::vector<std::string>& validated) {
+  const auto find = [](std::string& typed) {
+    const flags::FoundFile found = flags::find_input_file(typed);
+    if (found.found_by_name && launcher_rank() <= 0)
+      std::fprintf(stderr, "collsim: %s is %s\n", typed.c_str(), found.path.c_str());
+    typed = found.path;
+  };
+  find(scenario);
+  find(trace);
+  for (std::string& file : validated) find(file);
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"collsim: run collective-communication algorithms chunk by chunk, verify them, and show each transfer.\n"
                "Lessons (scenario files of several phases, with captions and questions) run the same way.\n"
@@ -125,8 +162,9 @@ int run_cli(int argc, char** argv) {
       });
   cli::FileArgs files;
   const char* scenario_help =
-      "a scenario file or lesson (TOML, docs/scenario-format.md); flags given override its values (a lesson of several "
-      "phases takes --ranks, --seed, --backend and the topology flags; edit its phases in the file)";
+      "a scenario file or lesson (TOML, docs/scenario-format.md; installed lessons by name, e.g. "
+      "lessons/01_ring_allreduce); flags given override its values (a lesson of several phases takes --ranks, --seed, "
+      "--backend and the topology flags; edit its phases in the file)";
   run_cmd->add_option("scenario", files.scenario, scenario_help);
   cli::add_trace_flags(*run_cmd, files.outputs);
   flags::ModelFlags model;
@@ -137,7 +175,10 @@ int run_cli(int argc, char** argv) {
   CLI::App* explain_cmd = app.add_subcommand(
       "explain", "print the step table of a schedule, or of every phase of a lesson with its captions (checked, not run)");
   flags::add_spec_flags(*explain_cmd, spec);
-  explain_cmd->add_option("scenario", files.scenario, scenario_help);
+  explain_cmd->add_option("scenario", files.scenario,
+                          "a scenario file or lesson (TOML, docs/scenario-format.md; installed lessons by name, e.g. "
+                          "lessons/01_ring_allreduce); flags given override its values (a lesson of several phases "
+                          "takes --ranks and the topology flags; edit its phases in the file)");
   cli::BenchFlags bench;
   CLI::App* bench_cmd = add_bench_command(app, bench);
   std::string convert_input;
@@ -182,7 +223,8 @@ int run_cli(int argc, char** argv) {
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",
       "check scenario, lesson, schedule, trace and lecture files without running them (a lesson: every phase prepared, "
-      "every question answered; a lecture: every slide's file, phase and comparison; exit 2 at the first bad one)");
+      "every question answered; a lecture: every slide's file, phase and comparison); every file is checked and "
+      "every bad one said: exit 2 if any had an input error");
   validate_cmd->add_option("files", validate_files, "the files to check")->required();
   CLI::App* list_cmd = app.add_subcommand("list", "list collectives, algorithms with their cost formulas, types and ops");
   bool list_names = false;
@@ -223,6 +265,7 @@ int run_cli(int argc, char** argv) {
   calibrate_cmd->footer(
       "Example, on scripts/netlab's virtual cluster: scripts/netlab mpirun build/app/collsim calibrate --out cluster.toml");
   app.require_subcommand(0, 1);
+  flags::prepare_for_people(app);
 
   try {
     app.parse(argc, argv);
@@ -233,9 +276,14 @@ int run_cli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "collsim: error: %s\nRun 'collsim --help' or 'collsim COMMAND --help' for usage.\n", e.what());
+    print_input_error(flags::parse_error_message(app, e, std::vector<std::string>(argv + 1, argv + argc)));
     return 2;
   }
+  if (const std::string unexpected = flags::unexpected_arguments(app); !unexpected.empty()) {
+    print_input_error(unexpected);
+    return 2;
+  }
+  find_input_files(files.scenario, convert_input, validate_files);
   if (run_cmd->parsed()) return cli::command_run(spec, run, files, model, flags::flags_given(run_cmd));
   if (explain_cmd->parsed()) return cli::command_explain(spec, files.scenario, flags::flags_given(explain_cmd));
   if (bench_cmd->parsed()) return cli::command_bench(bench, flags::flags_given(bench_cmd));
@@ -268,7 +316,7 @@ int main(int argc, char** argv) {
   try {
     return run_cli(argc, argv);
   } catch (const collsim::InputError& e) {
-    std::fprintf(stderr, "collsim: error: %s\n", e.what());
+    print_input_error(std::string("collsim: error: ") + e.what());
     return 2;
   } catch (const collsim::WrongScheduleError& e) {  // a hand-written schedule: the student's, not ours
     std::fprintf(stderr, "collsim: the schedule is wrong: %s\n", e.what());

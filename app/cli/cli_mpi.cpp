@@ -31,8 +31,9 @@ void check_job(int ranks, int workers, std::string_view what) {
                                  ranks, ranks));
   if (me.size != ranks) {
     const int servers = ranks - workers, fitting_workers = me.size - servers;
-    throw InputError(fmt::format("rank {}: the {} has {} ranks{} but mpirun started {} process{}: give -np {}{}", me.rank,
-                                 what, ranks, servers > 0 ? fmt::format(" ({} and {} servers)", workers, servers) : "",
+    // The same on every process: rank 0 says it for the job (the others' messages are empty).
+    if (me.rank != 0) throw InputError("");
+    throw InputError(fmt::format("the {} has {} ranks{} but mpirun started {} process{}: give -np {}{}", what, ranks, servers > 0 ? fmt::format(" ({} and {} servers)", workers, servers) : "",
                                  me.size, me.size == 1 ? "" : "es", ranks,
                                  fitting_workers > 0 ? fmt::format(" or --ranks {}", fitting_workers) : ""));
   }

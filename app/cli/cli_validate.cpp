@@ -1,5 +1,6 @@
 #include "app/cli/cli_validate.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -117,15 +118,30 @@ std::string validate_one(const std::string& path, std::vector<std::string>& warn
 }  // namespace
 
 int command_validate(const std::vector<std::string>& files) {
+  // Every file is checked, and every bad one said: exit 2 if any had an input error, 1 if
+  // the worst was a hand-written schedule that is wrong.
+  int status = 0, bad = 0;
   for (const std::string& f : files) {
     std::vector<std::string> warnings;
-    const std::string what = validate_one(f, warnings);  // throws at the first bad file
-    fmt::print("{}: OK ({})\n", f, what);
-    std::fflush(stdout);
+    try {
+      const std::string what = validate_one(f, warnings);
+      fmt::print("{}: OK ({})\n", f, what);
+    } catch (const WrongScheduleError& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "collsim: the schedule is wrong: %s\n", e.what());
+      status = std::max(status, 1);
+      ++bad;
+    } catch (const InputError& e) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "collsim: error: %s\n", e.what());
+      status = 2;
+      ++bad;
+    }
+    std::fflush(stdout);  // the OK lines and the errors in the files' order
     for (const std::string& w : warnings) std::fprintf(stderr, "collsim: warning: %s\n", w.c_str());
-    std::fflush(stdout);  // the OK lines come before an error about a later file
   }
-  return 0;
+  if (bad > 0 && files.size() > 1) std::fprintf(stderr, "collsim: %d of %zu files have errors\n", bad, files.size());
+  return status;
 }
 
 }  // namespace collsim::cli

@@ -8,8 +8,8 @@ namespace collsim::cli {
 
 // `collsim validate FILE...`: loads each scenario, schedule or trace file and checks it
 // (a scenario's schedule symbolically, its topology by the timing model) without running
-// anything; prints "FILE: OK (...)" per file. Stops at the first bad file with its error
-// (InputError, exit 2; a hand-written schedule that is wrong: WrongScheduleError, exit 1).
+// anything; prints "FILE: OK (...)" per file and each bad file's error, all of them: exit 2
+// if any had an input error, 1 if the worst was a hand-written schedule that is wrong.
 int command_validate(const std::vector<std::string>& files);
 
 }  // namespace collsim::cli

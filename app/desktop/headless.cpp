@@ -73,8 +73,16 @@ bool place_playhead(App& app, const HeadlessOptions& o, std::string& problem) {
     if (!o.clock) pb.set_clock(vm, vm.has_clock(ClockKind::predicted) ? ClockKind::predicted : ClockKind::measured);
     pb.seek_time(vm, *o.time_us * 1000.0);
   } else if (o.step) {
+    // A step outside the run is shown at its nearest end, and said: a student who typed
+    // --step 100 learns the run has fewer.
+    const double last = vm.step_count();
+    if (*o.step < 0 || *o.step > last)
+      fmt::print(stderr, "collsim-gui: warning: --step {:g}: the run has steps 0 to {:g}; showing step {:g}\n", *o.step,
+                 last, *o.step < 0 ? 0.0 : last);
     pb.seek_step(vm, *o.step);
   }
+  if (o.time_us && *o.time_us < 0)
+    fmt::print(stderr, "collsim-gui: warning: --time {:g}: a time is 0 or more; showing the start\n", *o.time_us);
   return true;
 }
 

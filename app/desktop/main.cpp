@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,8 @@
 #include "app/desktop/headless.h"
 #include "app/desktop/platform.h"
 #include "app/desktop/script.h"
+#include "app/flags/data_files.h"
+#include "app/flags/parse_errors.h"
 #include "app/flags/run_flags.h"
 #include "app/flags/run_plan.h"
 #include "app/flags/topology_flags.h"
@@ -127,7 +130,16 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   cli.add_option("--compare", o.compare,
                  "also run the scenario with this algorithm (same spec and topology; a lesson: the --phase shown) and "
                  "show both side by side, on one clock; phase:K shows the lesson's phase K beside the --phase shown");
-  cli.add_option("--scale", o.scale, "UI scale (1 = 16 px text)")->check(CLI::Range(0.5f, 4.0f));
+  cli.add_option("--scale", o.scale, "UI scale from 0.5 to 4 (1 = 16 px text)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            return !text.empty() && end == text.c_str() + text.size() && v >= 0.5 && v <= 4
+                       ? std::string()
+                       : "a number from 0.5 to 4 (1.5 on a projector), got '" + text + "'";
+          },
+          ""));
   cli.add_flag("--present", o.present, "presenter mode (F5): the stage layout, larger text, no editing controls");
   cli.add_option("--stage", o.stage,
                  "the stage layout, for a class: the scene large, every rank's buffers in compact rows, the numbers on one "
@@ -155,7 +167,7 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
   collsim::flags::add_model_flags(cli, o.model,
                                   "The topology the times are predicted on, as `collsim run` takes it (over FILE, "
                                   "replacing its [topology]'s values)");
-  cli.allow_extras();  // an unknown flag is named below, not in CLI11's words
+  collsim::flags::prepare_for_people(cli);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -165,16 +177,12 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
     status = cli.exit(e);
     return std::nullopt;
   } catch (const CLI::ParseError& e) {  // the promise is exit 2 for bad arguments
-    fmt::print(stderr, "collsim-gui: {}; see collsim-gui --help\n", e.what());
+    fmt::print(stderr, "{}\n", collsim::flags::parse_error_message(cli, e, std::vector<std::string>(argv + 1, argv + argc)));
     status = 2;
     return std::nullopt;
   }
-  if (const std::vector<std::string> extra = cli.remaining(); !extra.empty()) {
-    const std::string& first = extra.front();
-    if (first.size() > 1 && first[0] == '-')
-      fmt::print(stderr, "collsim-gui: unknown option {}; see collsim-gui --help\n", first.substr(0, first.find('=')));
-    else
-      fmt::print(stderr, "collsim-gui: {}: one file at most ({} is the file); see collsim-gui --help\n", first, o.file);
+  if (const std::string unexpected = collsim::flags::unexpected_arguments(cli); !unexpected.empty()) {
+    fmt::print(stderr, "{}\n", unexpected);
     status = 2;
     return std::nullopt;
   }
@@ -197,6 +205,7 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
     status = 2;
     return std::nullopt;
   }
+  o.file = collsim::flags::find_input_file(o.file).path;  // a lesson by name: lessons/01_ring_allreduce
   o.headless.phase = phase;
   o.headless.step = step;
   o.headless.time_us = time_us;

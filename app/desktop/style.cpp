@@ -1,5 +1,6 @@
 #include "app/desktop/style.h"
 
+#include "app/flags/data_files.h"
 #include "app/views/palette.h"
 
 #include <algorithm>
@@ -55,18 +56,7 @@ ImU32 heat_color(float heat) {
                                                cold.z + (warm.z - cold.z) * heat, 1.0f));
 }
 
-std::filesystem::path data_dir() {
-  std::vector<std::filesystem::path> candidates;
-  if (const char* env = std::getenv("COLLSIM_DATA_DIR")) candidates.emplace_back(env);
-  candidates.push_back(std::filesystem::current_path());
-#ifdef COLLSIM_SOURCE_DIR
-  candidates.emplace_back(COLLSIM_SOURCE_DIR);
-#endif
-  std::error_code ec;
-  for (const auto& c : candidates)
-    if (std::filesystem::is_directory(c / "scenarios", ec)) return c;
-  return candidates.back();
-}
+std::filesystem::path data_dir() { return collsim::flags::data_dir(); }
 
 Fonts load_fonts(float scale) {
   ImGuiIO& io = ImGui::GetIO();

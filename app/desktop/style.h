@@ -43,8 +43,9 @@ struct Fonts {
   std::string source;       // which file they came from, for the About box
 };
 
-// Where scenarios/ and assets/ live: $COLLSIM_DATA_DIR, the current directory, or the
-// source tree this binary was built from — the first that has a scenarios/ folder.
+// Where scenarios/ and assets/ live: $COLLSIM_DATA_DIR, the installed share folder, the
+// current directory, or the source tree this binary was built from — the first that has a
+// scenarios/ folder (app/flags/data_files.h).
 std::filesystem::path data_dir();
 
 // (Re)builds the font atlas at `scale` from assets/fonts/DejaVuSans.ttf, falling back to

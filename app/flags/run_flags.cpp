@@ -15,6 +15,7 @@
 #include "sim/model/topology.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/schedule/algorithm.h"
+#include "sim/core/nearest_name.h"
 
 namespace collsim::flags {
 namespace {
@@ -88,19 +89,25 @@ void add_spec_flags(CLI::App& cmd, SpecFlags& f, const std::string& group) {
 
 Collective collective_flag(const std::string& text) {
   const auto collective = parse_collective(text);
-  if (!collective) throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`)", text));
+  if (!collective) {
+    std::vector<std::string> names;
+    for (const Collective c : kAllCollectives) names.emplace_back(to_string(c));
+    throw InputError(fmt::format("--collective: unknown collective '{}' (see `collsim list`){}", text, did_you_mean(text, names)));
+  }
   return *collective;
 }
 
 DataType dtype_flag(const std::string& text) {
   const auto dtype = parse_data_type(text);
-  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64)", text));
+  if (!dtype) throw InputError(fmt::format("--dtype: unknown data type '{}' (use f32 f64 f16 bf16 i32 i64){}", text,
+                                            did_you_mean(text, words_of("f32 f64 f16 bf16 i32 i64"))));
   return *dtype;
 }
 
 ReduceOp op_flag(const std::string& text) {
   const auto op = parse_reduce_op(text);
-  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg)", text));
+  if (!op) throw InputError(fmt::format("--op: unknown reduce op '{}' (use sum prod min max avg){}", text,
+                                       did_you_mean(text, words_of("sum prod min max avg"))));
   return *op;
 }
 

@@ -13,6 +13,7 @@
 #include "sim/lesson/scenario.h"
 #include "sim/run/request_fields.h"
 #include "sim/schedule/algorithm.h"
+#include "sim/core/nearest_name.h"
 
 namespace collsim::flags {
 namespace {
@@ -39,7 +40,8 @@ double non_negative(std::string_view flag, double v) {
 
 std::string checked_preset(std::string_view flag, const std::string& name) {
   if (!find_link_preset(name))
-    throw InputError(fmt::format("{}: unknown link preset '{}' (use {})", flag, name, link_preset_names()));
+    throw InputError(fmt::format("{}: unknown link preset '{}' (use {}){}", flag, name, link_preset_names(),
+                                 did_you_mean(name, words_of(link_preset_names()))));
   return name;
 }
 
@@ -120,7 +122,8 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
   if (sets("--topology")) {
     const auto kind = parse_topology_kind(f.topology);
     if (!kind)
-      throw InputError(fmt::format("--topology: unknown topology '{}' (use {})", f.topology, topology_kind_names()));
+      throw InputError(fmt::format("--topology: unknown topology '{}' (use {}){}", f.topology, topology_kind_names(),
+                                   did_you_mean(f.topology, words_of(topology_kind_names()))));
     c.kind = *kind;
   }
   // A preset typed over a topology file replaces the file's figures for those links (the

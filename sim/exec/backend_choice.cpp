@@ -8,6 +8,7 @@
 #include "kernels/cuda_api.h"
 #include "kernels/nccl_api.h"
 #include "sim/core/errors.h"
+#include "sim/core/nearest_name.h"
 
 namespace collsim {
 namespace {
@@ -39,7 +40,8 @@ BackendChoice choose_backend(const std::string& backend_flag, const std::string&
     choice.name = device ? "cuda" : "cpu";
     choice.auto_reason = device ? fmt::format("{} CUDA device(s) found", cuda::device_count()) : no_device_reason();
   } else {
-    throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu, cuda or mpi)", backend_flag));
+    throw InputError(fmt::format("--backend: unknown backend '{}' (use auto, cpu, cuda or mpi){}", backend_flag,
+                                 did_you_mean(backend_flag, {"auto", "cpu", "cuda", "mpi"})));
   }
   return choice;
 }

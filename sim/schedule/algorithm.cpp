@@ -8,6 +8,7 @@
 #include "sim/schedule/algorithms/layouts.h"
 #include "sim/schedule/algorithms/registry.h"
 #include "sim/core/errors.h"
+#include "sim/core/nearest_name.h"
 
 namespace collsim {
 namespace {
@@ -135,8 +136,9 @@ Schedule build_algorithm_schedule(const CollectiveSpec& spec, std::string_view a
   const AlgorithmInfo* algo = find_algorithm(spec.collective, algorithm);
   if (!algo)
     throw InputError(fmt::format("--algorithm: unknown algorithm '{}' for {} (available: {}; or custom with --schedule "
-                                 "FILE)",
-                                 algorithm, to_string(spec.collective), names_for(spec.collective)));
+                                 "FILE){}",
+                                 algorithm, to_string(spec.collective), names_for(spec.collective),
+                                 did_you_mean(algorithm, words_of(names_for(spec.collective)))));
   validate_request(spec, algo, options, max_ranks);
   return algo->build(spec, resolve_options(spec, algorithm, options));
 }
