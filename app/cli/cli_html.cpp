@@ -10,6 +10,7 @@
 
 #include "app/cli/cli_lesson.h"
 #include "app/cli/cli_storyboard.h"
+#include "app/flags/data_files.h"
 #include "app/views/loader.h"
 #include "app/views/view_model.h"
 #include "app/web/live.h"
@@ -52,17 +53,21 @@ html::PageText page_text(const RunPlan* plan, const Trace& trace, const std::str
 }
 
 // The live page's WebAssembly CLI (cmake/live.cmake): COLLSIM_LIVE_JS from the environment,
-// or where this build put it. Read before anything runs.
+// the installed one (share/collsim/collsim-live.js, cmake/install.cmake), or where this build
+// put it. Read before anything runs.
 std::string live_module() {
   const char* from_env = std::getenv("COLLSIM_LIVE_JS");
+  const std::filesystem::path installed = flags::data_dir() / "collsim-live.js";
+  std::error_code exists_ec;
+  const bool is_installed = std::filesystem::is_regular_file(installed, exists_ec);
 #ifdef COLLSIM_LIVE_JS
-  const std::string path = from_env && *from_env ? from_env : COLLSIM_LIVE_JS;
+  const std::string path = from_env && *from_env ? from_env : is_installed ? installed.string() : COLLSIM_LIVE_JS;
 #else
-  if (!from_env || !*from_env)
+  if ((!from_env || !*from_env) && !is_installed)
     throw InputError("--live: this collsim was built without the live page's WebAssembly CLI (emscripten's emcmake "
                      "was not found when it was configured): install emscripten (scripts/setup does) and build again, "
                      "or set COLLSIM_LIVE_JS to a collsim-live.js");
-  const std::string path = from_env;
+  const std::string path = from_env && *from_env ? from_env : installed.string();
 #endif
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))

@@ -205,7 +205,11 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
     status = 2;
     return std::nullopt;
   }
-  o.file = collsim::flags::find_input_file(o.file).path;  // a lesson by name: lessons/01_ring_allreduce
+  // A lesson by name (lessons/01_ring_allreduce), installed or in the source tree: say which file.
+  if (const collsim::flags::FoundFile found = collsim::flags::find_input_file(o.file); found.found_by_name) {
+    fmt::print(stderr, "collsim-gui: {} is {}\n", o.file, found.path);
+    o.file = found.path;
+  }
   o.headless.phase = phase;
   o.headless.step = step;
   o.headless.time_us = time_us;
