@@ -133,6 +133,15 @@ std::string format_model_bench_row(const BenchOptions& o, const SweepPoint& p) {
                      gbps(p.algbw_gbps), gbps(p.busbw_gbps));
 }
 
+std::optional<double> sweep_busbw(const BenchOptions& o, const SweepPoint& p, SweepClock clock) {
+  const std::optional<double> t = clock_time(p, clock);
+  if (!t || *t <= 0) return std::nullopt;
+  if (clock == SweepClock::measured) return p.busbw_gbps;
+  const CollectiveSpec spec{o.collective, o.ranks, p.count, o.dtype, o.op, o.root, false};
+  return bandwidth(spec, *t * 1e3).busbw_gbps;
+}
+
+
 std::string sweep_csv(const BenchOptions& o, const std::vector<SweepPoint>& points) {
   std::string out =
       "algorithm,size,count,type,redop,root,predicted_us,time_us,best_us,algbw_gbps,busbw_gbps,wrong,skipped\n";

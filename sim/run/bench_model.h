@@ -47,6 +47,12 @@ std::vector<CrossoverRange> crossover(const std::vector<SweepPoint>& points, Swe
 // "# crossover (predicted): 4 B - 64 KiB: recursive_doubling; 128 KiB - 256 MiB: ring"
 std::string format_crossover(const std::vector<SweepPoint>& points, SweepClock clock);
 
+// A point's busbw (nccl-tests' definition, GB/s) on one clock: the measured one is the row's
+// own; the predicted one is computed from predicted_us (a measured point's busbw_gbps is the
+// measured one). None where that time is missing or not positive, or the point was skipped.
+// What `collsim bench --plot` draws (app/views/bench_plot.h).
+std::optional<double> sweep_busbw(const BenchOptions& o, const SweepPoint& p, SweepClock clock);
+
 // The model-only table: a header per algorithm, then size count type redop root, the
 // predicted time and the predicted algbw and busbw.
 std::string format_model_bench_header(const BenchOptions& o, const std::string& topology);
