@@ -231,6 +231,8 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
         verify_outputs(native.schedule, native.buffers, input_bytes(native.schedule, native.buffers), me.rank).mismatches);
     wrong += native_wrong;
     const Bandwidth bw = bandwidth(native.schedule.spec, t.mean_us * 1e3);
+    points.back().native_call = t.call;  // for --plot
+    points.back().native_busbw_gbps = bw.busbw_gbps;
     if (speaks)
       fmt::print("#   {} (the MPI library's own): time {:.1f} us, best {:.1f} us, busbw {} GB/s, #wrong {}; collsim's "
                  "busbw / MPI's: {}\n",
@@ -241,6 +243,8 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
   };
   run_bench(o, MemcpyRate{}, callbacks);
   if (speaks) {
+    // The crossovers as the other backends print them (and --plot marks).
+    fmt::print("#\n{}{}", format_crossover(points, SweepClock::predicted), format_crossover(points, SweepClock::measured));
     write_bench_outputs(flags, o, topology_line(o), points, "mpi");
     fmt::print("# wrong output elements in all: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
   }

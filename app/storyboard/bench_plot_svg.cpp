@@ -100,8 +100,9 @@ void axes(std::string& o, const gui::BenchPlot& p) {
 
 void series(std::string& o, const gui::BenchPlot& p, const gui::PlotSeries& s) {
   const bool predicted = s.kind == gui::PlotSeriesKind::predicted;
+  const char* kind = predicted ? "predicted" : s.kind == gui::PlotSeriesKind::native ? "native" : "measured";
   fmt::format_to(std::back_inserter(o), "<g class=\"series {}\" data-series=\"{}\" data-algorithm=\"{}\">\n<title>{}</title>\n",
-                 predicted ? "predicted" : "measured", xml_escape(s.id), xml_escape(s.algorithm), xml_escape(s.label));
+                 kind, xml_escape(s.id), xml_escape(s.algorithm), xml_escape(s.label));
   for (const auto& run : s.runs) {
     if (run.size() < 2) continue;
     std::string d;
@@ -122,7 +123,7 @@ void crossover(std::string& o, const gui::BenchPlot& p, const gui::PlotCrossover
   fmt::format_to(std::back_inserter(o), "<g class=\"crossover {}\" data-below=\"{}\" data-above=\"{}\">\n",
                  predicted ? "predicted" : "measured", xml_escape(c.below_algorithm), xml_escape(c.above_algorithm));
   fmt::format_to(std::back_inserter(o), "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2.5\"{4}/>\n",
-                 num(c.x), num(p.top), num(p.bottom), pal::hex(predicted ? pal::text_dim : pal::text),
+                 num(c.x), num(p.top), num(p.bottom), pal::hex(pal::text_dim),  // not the MPI series' light neutral
                  predicted ? fmt::format(" stroke-dasharray=\"{}\"", kCrossoverDash) : "");
   for (const PlotLabel& l : c.labels) text(o, l);
   o += "</g>\n";

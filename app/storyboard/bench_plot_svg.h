@@ -2,7 +2,7 @@
 // one SVG, 1280 x 800 user units with a viewBox, in the storyboard's dark theme and font
 // (app/views/palette.h), text 16 px or more, so that it reads on a slide.
 //
-// What a test may count: every series is a <g class="series measured|predicted"
+// What a test may count: every series is a <g class="series measured|predicted|native"
 // data-series="ring-measured" data-algorithm="ring">; every crossover a <g class="crossover
 // predicted|measured" data-below="..." data-above="...">; the legend's entries carry
 // class="legend-entry".

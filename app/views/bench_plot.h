@@ -9,7 +9,9 @@
 // predicted (the timing model's: a dashed line, hollow markers), in the algorithm's colour
 // (app/views/palette.h's rank colours, in order: the first four are the farthest apart, as a
 // colour-blind reader sees them too) and the algorithm's marker shape, so that identity never
-// rests on colour alone. `--model-only`: predicted only.
+// rests on colour alone. `--model-only`: predicted only. `--backend mpi`: also the MPI library's
+// own collective where the points hold it (SweepPoint::native_busbw_gbps), one series in the
+// light neutral (palette::packet), solid, with crosses.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,7 +32,8 @@ struct BenchPlotInput {
   std::vector<CrossoverRange> crossover_predicted, crossover_measured;  // crossover(points, clock)
 };
 
-enum class PlotSeriesKind : std::uint8_t { measured, predicted };
+// native: the MPI library's own collective, measured beside the algorithms (bench --backend mpi).
+enum class PlotSeriesKind : std::uint8_t { measured, predicted, native };
 enum class PlotMarker : std::uint8_t { circle, square, triangle, diamond, triangle_down, cross };
 enum class PlotAnchor : std::uint8_t { start, middle, end };
 
@@ -41,7 +44,7 @@ struct PlotPoint {
 };
 
 struct PlotSeries {
-  std::string id;     // "ring-measured": unique, what a test counts (the SVG's data-series)
+  std::string id;     // "ring-measured", "MPI_Allreduce-native": unique, what a test counts (the SVG's data-series)
   std::string label;  // "ring, cpu, measured", "ring, predicted"
   std::string algorithm;
   PlotSeriesKind kind = PlotSeriesKind::predicted;

@@ -63,7 +63,7 @@ std::vector<SweepPoint> predict_sweep(const BenchOptions& o, const TopologyConfi
 }
 
 SweepPoint sweep_point(const BenchRow& row) {
-  SweepPoint p{row.algorithm, row.bytes, row.count, row.predicted_us, {}, {}, {}, {}, row.wrong, row.skipped};
+  SweepPoint p{row.algorithm, row.bytes, row.count, row.predicted_us, {}, {}, {}, {}, row.wrong, row.skipped, {}, {}};
   if (row.skipped.empty()) {
     p.measured_us = row.time_us;
     p.best_us = row.best_time_us;

@@ -23,6 +23,10 @@ struct SweepPoint {
   std::optional<double> algbw_gbps, busbw_gbps;  // from the measured time, else the predicted one
   std::uint64_t wrong = 0;
   std::string skipped;
+  // bench --backend mpi: the MPI library's own collective on the same buffers (native_call,
+  // "MPI_Allreduce"), its busbw from its mean time; none elsewhere, or where MPI has no such call.
+  std::string native_call;
+  std::optional<double> native_busbw_gbps;
 };
 
 // The model's time for one point (builds and predicts the schedule; no buffers).

@@ -5,10 +5,11 @@ The SVG is parsed as XML and its parts counted by the classes app/storyboard/ben
 promises: one <g class="series ..." data-series="ALGORITHM-KIND"> per algorithm and kind
 (predicted only under --model-only; measured and predicted otherwise), one <g class="crossover
 predicted|measured"> per change of the fastest algorithm in the crossover line the bench
-printed, a 1280 x 800 viewBox and no text under 16 px. Bad --plot values exit 2 before any
+printed, a 1280 x 800 viewBox and no text under 16 px; with --mpiexec, `bench --backend mpi`'s
+plot has the MPI library's own collective as one more series ("MPI_Allreduce-native"). Bad --plot values exit 2 before any
 measuring, naming --plot and the path, and leave no file.
 
-  python3 tests/cli/test_bench_plot.py --collsim build/app/collsim --work /tmp/plot-test
+  python3 tests/cli/test_bench_plot.py --collsim build/app/collsim --work /tmp/plot-test [--mpiexec /usr/bin/mpiexec]
 """
 import argparse
 import pathlib
@@ -54,7 +55,7 @@ def check_svg(path, want_series, stdout, clocks):
     for g in groups:
         classes = (g.get("class") or "").split()
         if "series" in classes:
-            kind = "measured" if g.get("data-series").endswith("-measured") else "predicted"
+            kind = g.get("data-series").rsplit("-", 1)[1]  # measured, predicted or native
             check(kind in classes, f"{path.name}: series {g.get('data-series')} has class {kind}")
             marks = [e for e in g if e.tag in (SVG + "circle", SVG + "polygon")]
             check(len(marks) > 0, f"{path.name}: series {g.get('data-series')} has markers")
@@ -82,6 +83,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--mpiexec", help="Open MPI's launcher, where collsim has the MPI backend")
     a = ap.parse_args()
     work = pathlib.Path(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -115,6 +117,20 @@ def main():
     r = run(a.collsim, "bench", "--model-only", "--csv", str(work / "same.svg"), "--plot", str(work / "same.svg"))
     check(r.returncode == 2 and "--plot" in r.stderr and "--csv" in r.stderr, f"--plot = --csv: exit 2 ({r.stderr.strip()})")
     check(not (work / "same.svg").exists(), "--plot = --csv: nothing written")
+
+    # --backend mpi under mpiexec: also the MPI library's own collective, one series.
+    if a.mpiexec:
+        mpi = work / "mpi.svg"
+        print(f"mpiexec -n 4 collsim bench --backend mpi ... --plot {mpi}")
+        r = subprocess.run([a.mpiexec, "--allow-run-as-root", "--oversubscribe", "--mca", "pml", "ob1", "--mca", "btl",
+                            "self,vader", "-n", "4", a.collsim, "bench", "--backend", "mpi", "-n", "4", "-b", "1K", "-e", "4K",
+                            "-a", "ring,direct", "--iters", "1", "-w", "0", "--plot", str(mpi)],
+                           capture_output=True, text=True, timeout=120)
+        check(r.returncode == 0, f"mpi: exit 0 (got {r.returncode}: {r.stderr.strip()[:300]})")
+        check_svg(mpi, ["ring-measured", "ring-predicted", "direct-measured", "direct-predicted", "MPI_Allreduce-native"],
+                  r.stdout, ["predicted", "measured"])
+    else:
+        print("(no --mpiexec: the --backend mpi case is not run)")
 
     leftovers = [p.name for p in work.rglob("*") if ".tmp-" in p.name]
     check(not leftovers, f"no temporary files left ({leftovers})")
