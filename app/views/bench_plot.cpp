@@ -124,13 +124,23 @@ BenchPlot make_bench_plot(const BenchPlotInput& in) {
   const BenchOptions& o = in.options;
   const bool measured = !in.backend.empty();
 
+  // The title names the collective, the type, the ranks and the (timing model's) topology.
   p.title = label(40, 48,
-                  fmt::format("{} of {} on {} ranks: bus bandwidth against size", to_string(o.collective),
-                              to_string(o.dtype), o.ranks),
-                  28);
+                  fmt::format("{} of {}, {} ranks, {} topology: busbw against size", to_string(o.collective),
+                              to_string(o.dtype), o.ranks, to_string(o.topology.kind)),
+                  26);
   p.title.bold = true;
-  // The topology line on one line or two, cut between its parts ("; ").
-  for (const std::string& line : wrap_at(cut("topology: " + in.topology, 2 * kSubtitleChars), "; ", kSubtitleChars))
+  // The topology line on one line or two, broken between its parts ("; "), and inside a
+  // part too long for a line, between its items (", "); cut short beyond two lines.
+  std::vector<std::string> lines;
+  for (const std::string& part : wrap_at("topology: " + in.topology, "; ", kSubtitleChars))
+    for (const std::string& line : part.size() <= kSubtitleChars ? std::vector{part} : wrap_at(part, ", ", kSubtitleChars))
+      lines.push_back(line);
+  if (lines.size() > 2) {
+    lines.resize(2);
+    lines[1] = cut(lines[1], kSubtitleChars - 4) + " ...";
+  }
+  for (const std::string& line : lines)
     p.subtitle.push_back(label(40, 82 + 22 * static_cast<float>(p.subtitle.size()), line, kSmall, PlotAnchor::start,
                                palette::text_dim));
   p.x_title = label((kLeft + kRight) / 2, kBottom + 76,

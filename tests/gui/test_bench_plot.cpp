@@ -66,6 +66,7 @@ TEST_CASE("bench plot: model-only gives one predicted series per algorithm, dash
   CHECK(labels.back() == "1M");
   CHECK(p.title.text.find("8 ranks") != std::string::npos);
   CHECK(p.title.text.find("all_reduce") != std::string::npos);
+  CHECK(p.title.text.find("switch topology") != std::string::npos);
 }
 
 TEST_CASE("bench plot: a crossover is drawn halfway between the sizes the summary names, labelled above the points") {
