@@ -1,11 +1,15 @@
 #include "app/cli/cli_bench.h"
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "app/cli/cli_progress.h"
 #include "app/flags/run_flags.h"
+#include "app/storyboard/bench_plot_svg.h"
+#include "app/views/bench_plot.h"
 #include "sim/exec/backend_choice.h"
 #include "sim/exec/mpi_backend.h"
 #include "sim/exec/reference.h"
@@ -133,18 +137,34 @@ void print_nccl_reference(const BenchOptions& o) {
   }
 }
 
-// --csv F and --json F: checked before the (long) run, written after it, together.
+// --csv F, --json F and --plot F.svg: checked before the (long) run, written after it, together.
 void check_bench_outputs(const BenchFlags& f) {
   check_output_file("--csv", f.csv);
   check_output_file("--json", f.json);
   if (!f.csv.empty() && f.csv == f.json) throw InputError(fmt::format("--json {}: the same file as --csv", f.json));
+  if (f.plot.empty()) return;
+  std::string extension = std::filesystem::path(f.plot).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".svg")
+    throw InputError(fmt::format("--plot {}: the plot is written as SVG; give a file name ending in .svg", f.plot));
+  check_output_file("--plot", f.plot);
+  for (const auto& [flag, path] : {std::pair{"--csv", &f.csv}, std::pair{"--json", &f.json}})
+    if (!path->empty() && same_output_file(f.plot, *path))
+      throw InputError(fmt::format("--plot {}: the same file as {}", f.plot, flag));
 }
 
+// `backend`: the backend measured; empty under --model-only (the plot then draws predictions only).
 void write_bench_outputs(const BenchFlags& f, const BenchOptions& o, const std::string& topology,
-                         const std::vector<SweepPoint>& points) {
+                         const std::vector<SweepPoint>& points, const std::string& backend) {
   OutputFileSet files;
   if (!f.csv.empty()) files.stage(f.csv, sweep_csv(o, points));
   if (!f.json.empty()) files.stage(f.json, sweep_json(o, topology, points));
+  if (!f.plot.empty()) {
+    // The crossover summaries are the ones the bench printed (format_crossover's).
+    const gui::BenchPlotInput plot{o, topology, backend, points, crossover(points, SweepClock::predicted),
+                                   crossover(points, SweepClock::measured)};
+    files.stage(f.plot, storyboard::bench_plot_svg(gui::make_bench_plot(plot)));
+  }
   files.commit();
 }
 
@@ -161,7 +181,7 @@ int command_bench_model_only(const BenchFlags& flags, const TopologyConfig& topo
     fmt::print("{}", format_model_bench_row(o, p));
   });
   fmt::print("#\n{}", format_crossover(points, SweepClock::predicted));
-  write_bench_outputs(flags, o, topology_line(o), points);
+  write_bench_outputs(flags, o, topology_line(o), points, "");
   return 0;
 }
 
@@ -211,6 +231,8 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
         verify_outputs(native.schedule, native.buffers, input_bytes(native.schedule, native.buffers), me.rank).mismatches);
     wrong += native_wrong;
     const Bandwidth bw = bandwidth(native.schedule.spec, t.mean_us * 1e3);
+    points.back().native_call = t.call;  // for --plot
+    points.back().native_busbw_gbps = bw.busbw_gbps;
     if (speaks)
       fmt::print("#   {} (the MPI library's own): time {:.1f} us, best {:.1f} us, busbw {} GB/s, #wrong {}; collsim's "
                  "busbw / MPI's: {}\n",
@@ -221,7 +243,9 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
   };
   run_bench(o, MemcpyRate{}, callbacks);
   if (speaks) {
-    write_bench_outputs(flags, o, topology_line(o), points);
+    // The crossovers as the other backends print them (and --plot marks).
+    fmt::print("#\n{}{}", format_crossover(points, SweepClock::predicted), format_crossover(points, SweepClock::measured));
+    write_bench_outputs(flags, o, topology_line(o), points, "mpi");
     fmt::print("# wrong output elements in all: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
   }
   return wrong == 0 ? 0 : 1;
@@ -269,7 +293,7 @@ int command_bench(const BenchFlags& flags, const flags::FlagGiven& given) {
   progress.clear();
   if (backend.name == "cuda") print_nccl_reference(o);
   fmt::print("#\n{}{}", format_crossover(points, SweepClock::predicted), format_crossover(points, SweepClock::measured));
-  write_bench_outputs(flags, o, topology_line(o), points);
+  write_bench_outputs(flags, o, topology_line(o), points, backend.name);
   fmt::print("# wrong output elements in all: {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
   return wrong == 0 ? 0 : 1;
 }

@@ -21,6 +21,7 @@ struct BenchFlags {
   bool allow_long = false;  // --allow-long: no refusal of a bench estimated over 10 minutes
   flags::ModelFlags model;       // the topology of the predicted column; --model-only: predictions only
   std::string csv, json;  // every row, written at the end (sim/run/bench_model.h)
+  std::string plot;       // --plot F.svg: busbw against size, written with them (app/views/bench_plot.h)
 };
 
 // `given` says which flags were typed (for the topology flags, cli_model.h).

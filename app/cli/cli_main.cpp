@@ -84,6 +84,7 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   cmd->add_flag("--model-only", f.model.model_only, "predicted times only: nothing is allocated or executed");
   cmd->add_option("--csv", f.csv, "write every row (predicted and measured times) as CSV to this file");
   cmd->add_option("--json", f.json, "write every row and the crossover summary as JSON to this file");
+  cmd->add_option("--plot", f.plot, "draw busbw against size (measured and predicted, one line each per algorithm, the crossover marked) as SVG to this file (.svg)");
   return cmd;
 }
 

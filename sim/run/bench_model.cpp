@@ -63,7 +63,7 @@ std::vector<SweepPoint> predict_sweep(const BenchOptions& o, const TopologyConfi
 }
 
 SweepPoint sweep_point(const BenchRow& row) {
-  SweepPoint p{row.algorithm, row.bytes, row.count, row.predicted_us, {}, {}, {}, {}, row.wrong, row.skipped};
+  SweepPoint p{row.algorithm, row.bytes, row.count, row.predicted_us, {}, {}, {}, {}, row.wrong, row.skipped, {}, {}};
   if (row.skipped.empty()) {
     p.measured_us = row.time_us;
     p.best_us = row.best_time_us;
@@ -132,6 +132,15 @@ std::string format_model_bench_row(const BenchOptions& o, const SweepPoint& p) {
                      to_string(o.op), collective_has_root(o.collective) ? o.root : -1, p.predicted_us.value_or(0),
                      gbps(p.algbw_gbps), gbps(p.busbw_gbps));
 }
+
+std::optional<double> sweep_busbw(const BenchOptions& o, const SweepPoint& p, SweepClock clock) {
+  const std::optional<double> t = clock_time(p, clock);
+  if (!t || *t <= 0) return std::nullopt;
+  if (clock == SweepClock::measured) return p.busbw_gbps;
+  const CollectiveSpec spec{o.collective, o.ranks, p.count, o.dtype, o.op, o.root, false};
+  return bandwidth(spec, *t * 1e3).busbw_gbps;
+}
+
 
 std::string sweep_csv(const BenchOptions& o, const std::vector<SweepPoint>& points) {
   std::string out =

@@ -23,6 +23,10 @@ struct SweepPoint {
   std::optional<double> algbw_gbps, busbw_gbps;  // from the measured time, else the predicted one
   std::uint64_t wrong = 0;
   std::string skipped;
+  // bench --backend mpi: the MPI library's own collective on the same buffers (native_call,
+  // "MPI_Allreduce"), its busbw from its mean time; none elsewhere, or where MPI has no such call.
+  std::string native_call;
+  std::optional<double> native_busbw_gbps;
 };
 
 // The model's time for one point (builds and predicts the schedule; no buffers).
@@ -46,6 +50,12 @@ enum class SweepClock : std::uint8_t { predicted, measured };
 std::vector<CrossoverRange> crossover(const std::vector<SweepPoint>& points, SweepClock clock);
 // "# crossover (predicted): 4 B - 64 KiB: recursive_doubling; 128 KiB - 256 MiB: ring"
 std::string format_crossover(const std::vector<SweepPoint>& points, SweepClock clock);
+
+// A point's busbw (nccl-tests' definition, GB/s) on one clock: the measured one is the row's
+// own; the predicted one is computed from predicted_us (a measured point's busbw_gbps is the
+// measured one). None where that time is missing or not positive, or the point was skipped.
+// What `collsim bench --plot` draws (app/views/bench_plot.h).
+std::optional<double> sweep_busbw(const BenchOptions& o, const SweepPoint& p, SweepClock clock);
 
 // The model-only table: a header per algorithm, then size count type redop root, the
 // predicted time and the predicted algbw and busbw.

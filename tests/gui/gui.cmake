@@ -7,7 +7,7 @@ add_executable(test_gui_model ${CMAKE_CURRENT_LIST_DIR}/test_main.cpp ${CMAKE_CU
                ${CMAKE_CURRENT_LIST_DIR}/test_lesson.cpp ${CMAKE_CURRENT_LIST_DIR}/test_palette.cpp
                ${CMAKE_CURRENT_LIST_DIR}/test_buffer_layout.cpp
                ${CMAKE_CURRENT_LIST_DIR}/test_panel_plan.cpp ${CMAKE_CURRENT_LIST_DIR}/test_numbers.cpp
-               ${CMAKE_CURRENT_LIST_DIR}/test_script_error.cpp)
+               ${CMAKE_CURRENT_LIST_DIR}/test_script_error.cpp ${CMAKE_CURRENT_LIST_DIR}/test_bench_plot.cpp)
 target_link_libraries(test_gui_model PRIVATE collsim_views doctest::doctest collsim_warnings)
 target_compile_definitions(test_gui_model PRIVATE COLLSIM_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 doctest_discover_tests(test_gui_model)
