@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -310,6 +311,35 @@ TEST_CASE("rank counts that are not powers of two fold in and out, in labelled s
     // A power of two has neither step.
     const Schedule p = build_schedule({f.collective, 8, 10, DataType::f32, ReduceOp::sum, 0}, f.algorithm, {});
     for (const std::string& label : p.step_labels) CHECK(label.find("fold") == std::string::npos);
+  }
+}
+
+TEST_CASE("step table: every column under its heading, at 6 ranks of Rabenseifner (long ranges) and 1200 ranks of ring") {
+  const std::vector<std::pair<CollectiveSpec, std::string>> cases = {
+      {{Collective::all_reduce, 6, 1 << 20, DataType::f32, ReduceOp::sum, 0}, "rabenseifner"},
+      {{Collective::all_reduce, 1200, 1 << 20, DataType::f32, ReduceOp::sum, 0}, "ring"}};
+  for (const auto& [spec, algorithm] : cases) {
+    INFO(algorithm, " on ", spec.ranks);
+    const std::string table = format_step_table(build_schedule(spec, algorithm, {}, kMaxModelRanks));
+    std::vector<std::string> lines;
+    for (std::size_t at = 0, end; at < table.size(); at = end + 1) {
+      end = table.find('\n', at);
+      lines.push_back(table.substr(at, end - at));
+    }
+    REQUIRE(lines.size() > 2);
+    const std::string& header = lines[1];
+    const std::size_t action = header.find("action"), bytes_end = header.find("bytes") + 5;
+    std::size_t rows = 0;
+    for (const std::string& line : lines) {
+      if (line.size() < 6 || line[4] < '0' || line[4] > '9') continue;  // step captions, the heading
+      ++rows;
+      CHECK(line[action - 1] == ' ');  // the elements end before the action's column
+      CHECK(std::isalpha(static_cast<unsigned char>(line[action])));  // the action starts under "action"
+      REQUIRE(line.size() == bytes_end);  // the bytes end under "bytes"'s end
+      CHECK(std::isdigit(static_cast<unsigned char>(line[bytes_end - 1])));
+      if (rows > 500) break;
+    }
+    CHECK(rows > 0);
   }
 }
 

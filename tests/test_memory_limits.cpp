@@ -1,12 +1,19 @@
 // The memory figure that run.cpp and program.cpp refuse oversized buffers against
 // (sim/run/run.h): the smallest of MemAvailable, the rlimits less what the process uses,
 // and the memory cgroups' limits less their usage. combine_memory_figures is pure: these
-// tests give it the figures and never depend on this machine's own limits.
+// tests give it the figures and never depend on this machine's own limits. Also the estimate
+// of a model-only run at thousands of ranks (sim/run/run_estimate.h), checked against it.
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
+#include "sim/core/errors.h"
+#include "sim/lesson/scenario.h"
+#include "sim/run/custom_schedule.h"
 #include "sim/run/run.h"
+#include "sim/run/run_estimate.h"
 
 using namespace collsim;
 
@@ -96,4 +103,44 @@ TEST_CASE("memory figure: this machine's is no more than its MemAvailable, and k
   CHECK(m.bytes <= *f.mem_available);
   CHECK(available_memory_bytes() >= 1);
   for (const MemoryFigures::Cgroup& g : f.cgroups) CHECK(g.limit > 0);
+}
+
+// --- --model-only at thousands of ranks: said, or refused, before the work ---------------------
+
+TEST_CASE("model estimate: the ring's transfers at 2048 ranks, extrapolated from 128 and 256, within 2 % of 2N(N-1)") {
+  RunRequest r = default_run_request();
+  r.spec.ranks = 2048;
+  const std::optional<ModelRunEstimate> e = estimate_model_run(r, TopologyConfig{});
+  REQUIRE(e.has_value());
+  const double exact = 2.0 * 2048 * 2047;
+  CHECK(e->transfers == doctest::Approx(exact).epsilon(0.02));
+  CHECK(e->bytes == doctest::Approx(exact * kModelBytesPerTransfer).epsilon(0.02));
+  CHECK(e->seconds > 0);
+  CHECK(describe(*e).find("M transfers, extrapolated from the same run at 128 and 256 ranks") != std::string::npos);
+}
+
+TEST_CASE("model estimate: none at kMaxRanks ranks or fewer, none for a hand-written schedule") {
+  RunRequest r = default_run_request();
+  r.spec.ranks = kMaxRanks;
+  CHECK_FALSE(estimate_model_run(r, TopologyConfig{}).has_value());
+  r.spec.ranks = 2048;
+  r.algorithm = std::string(kCustomAlgorithm);
+  CHECK_FALSE(estimate_model_run(r, TopologyConfig{}).has_value());
+}
+
+TEST_CASE("model estimate: more memory than available is an input error naming --model-only, the need and the limit") {
+  ModelRunEstimate e;
+  e.transfers = 33.5e6;
+  e.seconds = 30;
+  e.bytes = 3.5e9;
+  CHECK_NOTHROW(check_model_memory(e, 0, "MemAvailable"));  // unknown: nothing to refuse on
+  CHECK_NOTHROW(check_model_memory(e, 4'000'000'000ull, "MemAvailable"));
+  try {
+    check_model_memory(e, 1'000'000'000ull, "the address-space limit (ulimit -v)");
+    FAIL("no error");
+  } catch (const InputError& error) {
+    const std::string what = error.what();
+    CHECK(what.find("--model-only: this prediction needs 3.26 GiB") != std::string::npos);
+    CHECK(what.find("more than the 953.67 MiB available (the address-space limit (ulimit -v))") != std::string::npos);
+  }
 }

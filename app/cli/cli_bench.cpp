@@ -58,7 +58,9 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   o.collective = flags::collective_flag(f.collective);
   o.dtype = flags::dtype_flag(f.dtype);
   o.op = flags::op_flag(f.op);
-  o.algorithms = split_list(f.algorithms);
+  // None named: the collective's default (all_reduce's ring, send_recv's direct, ...).
+  o.algorithms = f.algorithms.empty() ? std::vector<std::string>{std::string(algorithm_or_default(o.collective, ""))}
+                                      : split_list(f.algorithms);
   o.ranks = f.ranks;
   o.root = f.root;
   o.min_bytes = bytes_flag("-b/--minbytes", f.min_bytes);

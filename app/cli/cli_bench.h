@@ -11,7 +11,7 @@ namespace collsim::cli {
 // The flags as typed; command_bench checks them (exit 2 naming the flag).
 struct BenchFlags {
   std::string backend = "cpu", placement = "streams", timings = "on";
-  std::string collective = "all_reduce", algorithms = "ring";
+  std::string collective = "all_reduce", algorithms;  // algorithms empty: the collective's default
   std::string min_bytes = "1K", max_bytes = "256M", dtype = "f32", op = "sum";
   std::uint64_t factor = 2;
   int ranks = 8, root = 0, iterations = 20, warmup = 5, threads = 0;

@@ -55,7 +55,9 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
   cmd->add_option("--timings", f.timings, "cuda: on or off, record every transfer's begin and end (off: measures what that costs)")
       ->capture_default_str();
   cmd->add_option("-c,--collective", f.collective, "the collective (see `collsim list`)")->capture_default_str();
-  cmd->add_option("-a,--algorithms", f.algorithms, "comma-separated algorithms, e.g. ring,direct")->capture_default_str();
+  cmd->add_option("-a,--algorithms", f.algorithms,
+                  "comma-separated algorithms, e.g. ring,direct (default: the collective's default algorithm, "
+                  "all_reduce's ring; see `collsim list`)");
   cmd->add_option("-n,--ranks", f.ranks, "number of ranks")->capture_default_str();
   cmd->add_option("-b,--minbytes", f.min_bytes, "smallest size, bytes per rank (suffixes K, M, G)")->capture_default_str();
   cmd->add_option("-e,--maxbytes", f.max_bytes, "largest size, bytes per rank (suffixes K, M, G)")->capture_default_str();

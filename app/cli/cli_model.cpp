@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 #include "sim/trace/report.h"
 #include "sim/pipeline/pipeline.h"
@@ -33,6 +34,12 @@ void check_model_outputs(const RunRequest& r, const TraceOutputs& outputs, const
 int command_model_only(const RunPlan& plan, const std::string& scenario_path, const TraceOutputs& outputs,
                        const std::string& dump, bool quiet) {
   check_model_outputs(plan.request, outputs, dump);
+  // Thousands of ranks: how long and how much memory, said (or refused) before the work.
+  if (const std::optional<ModelRunEstimate> estimate = estimate_model_run(plan.request, plan.topology)) {
+    const AvailableMemory memory = available_memory();
+    if (memory.known) check_model_memory(*estimate, memory.bytes, memory.limit);
+    if (estimate->seconds > kSayEstimateSeconds && !quiet) fmt::print(stderr, "estimated: {}\n", describe(*estimate));
+  }
   const PipelineResult run = [&] {
     StageProgress progress("model: building and checking the schedule");  // a minute at 4096 ranks: say so
     PipelineRequest request = pipeline_request(plan, outputs.any());

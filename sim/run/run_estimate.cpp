@@ -1,11 +1,18 @@
 #include "sim/run/run_estimate.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "sim/check/dependencies.h"
 #include "sim/core/errors.h"
+#include "sim/model/timing_model.h"
 #include "sim/run/bench.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/schedule/algorithm.h"
 
 namespace collsim {
 
@@ -38,6 +45,48 @@ void check_run_time(const RunTimeEstimate& e, std::string_view allow_flag, std::
   throw InputError(fmt::format("this run would take {}; give {} to run it anyway, or {} (--model-only predicts it "
                                "without running)",
                                describe(e), allow_flag, smaller));
+}
+
+std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, const TopologyConfig& topology) {
+  const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  if (request.spec.ranks <= kMaxRanks || algorithm == kCustomAlgorithm) return std::nullopt;
+  double transfers[2] = {0, 0}, seconds = 0;
+  try {
+    for (int k = 0; k < 2; ++k) {
+      CollectiveSpec spec = request.spec;
+      spec.ranks = kModelProbeRanks[k];
+      spec.root = 0;
+      const auto start = std::chrono::steady_clock::now();
+      const Schedule s = build_schedule(spec, algorithm, request.options, kMaxModelRanks);
+      const DependencyGraph g = derive_dependencies(s);
+      run_model(s, g, topology);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      transfers[k] = static_cast<double>(s.transfers.size());
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;  // e.g. ranks per node that do not divide a probe's ranks
+  }
+  if (transfers[0] <= 0 || transfers[1] <= 0) return std::nullopt;
+  // transfers ~ N^power: 2 for a ring (2N(N-1)), about 1 for a tree, between for others.
+  const double power = std::log(transfers[1] / transfers[0]) / std::log(double(kModelProbeRanks[1]) / kModelProbeRanks[0]);
+  ModelRunEstimate e;
+  e.transfers = transfers[1] * std::pow(double(request.spec.ranks) / kModelProbeRanks[1], power);
+  e.seconds = seconds / transfers[1] * e.transfers * kModelSlowdownAtScale;
+  e.bytes = kModelBytesPerTransfer * e.transfers;
+  return e;
+}
+
+std::string describe(const ModelRunEstimate& e) {
+  return fmt::format("about {:.0f} s and {}: about {:.3g} M transfers, extrapolated from the same run at {} and {} ranks",
+                     std::max(1.0, e.seconds), format_bytes(e.bytes), e.transfers / 1e6, kModelProbeRanks[0],
+                     kModelProbeRanks[1]);
+}
+
+void check_model_memory(const ModelRunEstimate& e, std::uint64_t available_bytes, std::string_view limit) {
+  if (available_bytes == 0 || e.bytes <= static_cast<double>(available_bytes)) return;
+  throw InputError(fmt::format("--model-only: this prediction needs {} ({}), more than the {} available ({}): give fewer "
+                               "--ranks or an algorithm with fewer transfers (a tree's grow as N log N, a ring's as N^2)",
+                               format_bytes(e.bytes), describe(e), format_bytes(double(available_bytes)), limit));
 }
 
 }  // namespace collsim

@@ -5,9 +5,13 @@
 // unless --allow-long is given, says the bound of a run over a few seconds, and shows
 // progress while it runs.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "sim/model/topology.h"
+#include "sim/run/run.h"
 #include "sim/schedule/schedule.h"
 
 namespace collsim {
@@ -38,5 +42,36 @@ inline constexpr std::string_view kSmallerRun = "fewer --ranks, a smaller --coun
 void check_run_time(const RunTimeEstimate& e, std::string_view allow_flag, std::string_view smaller = kSmallerRun);
 // "at least 82 s: its transfers read and write 822 GB at this machine's memcpy rate of 10.0 GB/s".
 std::string describe(const RunTimeEstimate& e);
+
+// --- --model-only at many ranks ------------------------------------------------------------
+// Above kMaxRanks a model-only run builds, derives and predicts millions of transfers (a ring
+// all-reduce at 4096 ranks: 33.5 M), and holds them all at once. Before it starts, the same
+// request is built and predicted at kModelProbeRanks[0] and [1] ranks (a tenth of a second),
+// and the transfers, the seconds and the memory are extrapolated from them: transfers by the
+// power of N the two probes show, seconds at the larger probe's rate per transfer times
+// kModelSlowdownAtScale, bytes at kModelBytesPerTransfer.
+inline constexpr int kModelProbeRanks[2] = {128, 256};
+// Peak resident bytes per transfer of a model-only run: its schedule, dependencies (both
+// ways) and predicted times. Measured: ring all-reduce at 2048 and 4096 ranks (docs/performance.md).
+inline constexpr double kModelBytesPerTransfer = 110;
+// A transfer costs more in a schedule of millions (out of the caches) than in a probe's: the
+// ring at 3000 and 4096 ranks took 1.56 and 1.43 times the probe's rate (docs/performance.md).
+inline constexpr double kModelSlowdownAtScale = 1.5;
+
+struct ModelRunEstimate {
+  double transfers = 0;  // extrapolated
+  double seconds = 0;    // to build, derive and predict them
+  double bytes = 0;      // peak memory
+};
+
+// Nullopt when the request is not one to extrapolate: at most kMaxRanks ranks, a hand-written
+// schedule, or an algorithm whose probes cannot be built (their error is not the run's: the
+// run says its own).
+std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, const TopologyConfig& topology);
+// "about 29 s and 3.7 GB: about 33.5 M transfers, extrapolated from the same run at 128 and 256 ranks".
+std::string describe(const ModelRunEstimate& e);
+// InputError when the estimate's memory is more than this machine has available, naming the
+// limit and what to do.
+void check_model_memory(const ModelRunEstimate& e, std::uint64_t available_bytes, std::string_view limit);
 
 }  // namespace collsim

@@ -55,12 +55,25 @@ std::string parse_problem(const json::parse_error& e) {
   return std::string(colon == std::string_view::npos ? what : what.substr(colon + 2));
 }
 
+// nlohmann's own document builder, which also keeps where parsing stopped: its out_of_range
+// 406 ("number overflow") names the number but not where it is, unlike its parse errors.
+struct LocatingDocumentBuilder : nlohmann::detail::json_sax_dom_parser<json> {
+  using json_sax_dom_parser::json_sax_dom_parser;
+  std::size_t token_begin = 0;  // where the token at fault begins (bytes from the start)
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    token_begin = position >= token.size() ? position - token.size() : 0;
+    return json_sax_dom_parser::parse_error(position, token, e);  // throws e
+  }
+};
+
 }  // namespace
 
 json parse_document(std::string_view text, const std::string& source_name, std::string_view what) {
   json doc;
+  LocatingDocumentBuilder builder(doc, true);
   try {
-    doc = json::parse(text);
+    json::sax_parse(text, &builder);
   } catch (const json::parse_error& e) {
     // e.byte counts bytes read, so the offending byte is the one before it.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
@@ -69,7 +82,7 @@ json parse_document(std::string_view text, const std::string& source_name, std::
   } catch (const json::exception& e) {  // e.g. out_of_range 406: a number too large for a double
     std::string_view problem = e.what();
     const auto bracket = problem.find("] ");
-    throw InputError(fmt::format("{}: not {}: {}", source_name, what,
+    throw InputError(fmt::format("{}:{}: not {}: {}", source_name, line_column(text, builder.token_begin), what,
                                  bracket == std::string_view::npos ? problem : problem.substr(bracket + 2)));
   }
   if (!doc.is_object())

@@ -126,8 +126,25 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
   append_local_ops(out, "pre", s.pre_ops);
   // A channel column only where the schedule spreads its transfers over channels.
   const bool channels = s.channels > 1;
-  fmt::format_to(std::back_inserter(out), "{:>5}  {:^11} {:>5}  {:<42} {:<11} {:>10}{}\n", "step", "src -> dst", "chunk",
-                 "elements", "action", "bytes", channels ? "  channel" : "");
+  // Every column as wide as its widest cell (at least the widths most schedules need), so
+  // that a long range or a 4-digit rank keeps the columns under their headings at any size.
+  const auto elements = [&](const Transfer& t) {
+    return range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count) +
+           operand_text(t);
+  };
+  const auto digits = [](std::uint64_t v) { return fmt::formatted_size("{}", v); };
+  std::size_t w_src = 4, w_dst = 3, w_chunk = 5, w_elements = 42, w_action = 11, w_bytes = 10;
+  for (const Transfer& t : s.transfers) {
+    w_src = std::max(w_src, digits(static_cast<std::uint64_t>(t.src)));
+    w_dst = std::max(w_dst, digits(static_cast<std::uint64_t>(t.dst)));
+    w_chunk = std::max(w_chunk, digits(static_cast<std::uint64_t>(t.chunk)));
+    w_elements = std::max(w_elements, elements(t).size());
+    w_action = std::max(w_action, to_string(t.action).size());
+    w_bytes = std::max(w_bytes, digits(s.bytes(t)));
+  }
+  fmt::format_to(std::back_inserter(out), "{:>5}  {:^{}} {:>{}}  {:<{}} {:<{}} {:>{}}{}\n", "step", "src -> dst",
+                 w_src + 4 + w_dst, "chunk", w_chunk, "elements", w_elements, "action", w_action, "bytes", w_bytes,
+                 channels ? "  channel" : "");
   int step = -1;
   for (const Transfer& t : s.transfers) {
     if (t.step != step) {
@@ -137,11 +154,9 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
       if (static_cast<std::size_t>(step) < step_notes.size() && !step_notes[static_cast<std::size_t>(step)].empty())
         fmt::format_to(std::back_inserter(out), "  » {}\n", step_notes[static_cast<std::size_t>(step)]);
     }
-    fmt::format_to(std::back_inserter(out), "{:>5}  {:>4} -> {:<3} {:>5}  {:<42} {:<11} {:>10}{}\n", step + 1, t.src, t.dst,
-                   t.chunk,
-                   range(t.src_buffer, t.src_offset, t.count) + " -> " + range(t.dst_buffer, t.dst_offset, t.count) +
-                       operand_text(t),
-                   to_string(t.action), s.bytes(t), channels ? fmt::format("  {:>7}", t.channel) : std::string());
+    fmt::format_to(std::back_inserter(out), "{:>5}  {:>{}} -> {:<{}} {:>{}}  {:<{}} {:<{}} {:>{}}{}\n", step + 1, t.src,
+                   w_src, t.dst, w_dst, t.chunk, w_chunk, elements(t), w_elements, to_string(t.action), w_action,
+                   s.bytes(t), w_bytes, channels ? fmt::format("  {:>7}", t.channel) : std::string());
   }
   append_local_ops(out, "post", s.post_ops);
   return out;
@@ -198,10 +213,15 @@ std::string format_run_summary(const RunResult& r) {
   };
   out += spec_line(s) + "\n";
   if (algo) line("algorithm", fmt::format("{}: {}", algo->name, algo->summary));
-  line("schedule", fmt::format("{} steps ({} communication; formula {}), {} transfers", s.step_count(),
-                               communication_steps(s), algo ? algo->steps_formula : "?", s.transfers.size()));
-  line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); formula {}", format_bytes(at(lo)), lo,
-                                 format_bytes(at(hi)), hi, algo ? algo->bytes_formula : "?"));
+  // A hand-written schedule (custom, an MSCCL file) is written for its own rank count: no
+  // formula in N exists, and its figures above are the schedule's own.
+  const auto formula = [&](std::string_view f) {
+    return algo ? fmt::format("formula {}", f) : std::string("no formula in N (a hand-written schedule)");
+  };
+  line("schedule", fmt::format("{} steps ({} communication; {}), {} transfers", s.step_count(), communication_steps(s),
+                               formula(algo ? algo->steps_formula : ""), s.transfers.size()));
+  line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); {}", format_bytes(at(lo)), lo, format_bytes(at(hi)),
+                                 hi, formula(algo ? algo->bytes_formula : "")));
   if (r.model) append_prediction(out, r);
   if (r.model_only) {
     line("result", v.rule);

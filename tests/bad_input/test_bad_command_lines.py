@@ -9,12 +9,13 @@
 - nothing is written: every case runs in an empty folder, and the outputs it names there
   (page.html, out/, t.json, shot.png) do not appear.
 
-Usage: test_bad_command_lines.py --collsim PATH --gui PATH --work DIR [--show]
+Usage: test_bad_command_lines.py --collsim PATH --gui PATH --work DIR [--sanitize=KIND] [--show]
 (--gui may be empty when the build has no app; --show prints every case's stderr.) Run by
 ctest as `bad_command_lines`.
 """
 import argparse
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,6 +82,11 @@ CASES = [
     ("collsim", ["run", "--trace", "/nonexistent/dir/t.json"], r"--trace /nonexistent/dir/t\.json: the folder /nonexistent/dir does not exist"),
     ("collsim", ["bench", "--csv", "/nonexistent/x.csv"], r"--csv /nonexistent/x\.csv: the folder /nonexistent does not exist"),
     ("collsim", ["run", "no-such-lesson"], r"no-such-lesson: cannot read the scenario file"),
+    # More memory than there is: refused before the work (the address space limited to 1.5 GB;
+    # not under a sanitizer, whose shadow memory needs more address space than that).
+    ("collsim", ["run", "--model-only", "--ranks", "4096"],
+     r"--model-only: this prediction needs 3\.\d+ GiB .*about 3\d M transfers.*more than the .* available "
+     r"\(the address-space limit \(ulimit -v\)\)", {"address_space": 1500 << 20}),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),
@@ -102,18 +108,27 @@ def main() -> int:
     parser.add_argument("--gui", default="")
     parser.add_argument("--work", required=True)
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--sanitize", default="")
     a = parser.parse_args()
     programs = {"collsim": str(Path(a.collsim).resolve()), "gui": str(Path(a.gui).resolve()) if a.gui else ""}
     work = Path(a.work)
     failures, ran = [], 0
-    for program, args, pattern in CASES:
+    for program, args, pattern, *extra in CASES:
+        limits = extra[0] if extra else {}
         if not programs[program]:
             continue  # a build without the app: its cases have nothing to run
+        if "address_space" in limits and a.sanitize:
+            print(f"skip {' '.join(args)}: a sanitizer's shadow memory needs more address space than the case allows")
+            continue
+        preexec = None
+        if "address_space" in limits:
+            preexec = lambda: resource.setrlimit(resource.RLIMIT_AS, (limits["address_space"], limits["address_space"]))
         folder = work / f"case{ran}"
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
         r = subprocess.run([programs[program], *args], cwd=folder, capture_output=True, text=True, timeout=120,
-                           env={"PATH": "/usr/bin:/bin", "HOME": str(folder)})  # no DISPLAY: no window opens
+                           env={"PATH": "/usr/bin:/bin", "HOME": str(folder)},  # no DISPLAY: no window opens
+                           preexec_fn=preexec)
         ran += 1
         label = f"{'collsim-gui' if program == 'gui' else 'collsim'} {' '.join(args)}"
         if a.show:

@@ -1089,6 +1089,21 @@ expect_stderr_matches("at the end rank 0's chunk 1 is still empty: it should hol
 run_case(custom-flags-only ARGS run -q --schedule "${_exercises}/solutions/allgather.schedule.toml" --count 7)
 expect_exit(0)
 expect_output_contains("verified")
+# A hand-written schedule has no formula in N: said, not "?" (issue 36).
+run_case(custom-no-formula ARGS run --model-only --schedule "${_exercises}/solutions/allgather.schedule.toml")
+expect_exit(0)
+expect_output_matches("schedule    3 steps \\(3 communication; no formula in N \\(a hand-written schedule\\)\\), 12 transfers"
+  "bytes sent  min 12 MiB \\(rank 0\\), max 12 MiB \\(rank 3\\); no formula in N \\(a hand-written schedule\\)")
+expect_output_not_matches("formula \\?")
+# --count 0: the closed form is the textbooks', the run sends nothing and takes 0 ns; both said.
+run_case(count-zero ARGS run --model-only --count 0)
+expect_exit(0)
+expect_output_matches("predicted   0 ns on switch"
+  "= 3\\.600 us with N = 4, n = 0 B, .*; a count of 0 sends nothing, so no message pays α and the run takes 0 ns")
+# bench of a collective without a ring: its default algorithm when -a is not given.
+run_case(bench-default-algorithm ARGS bench -c send_recv --model-only -n 4 -b 1K -e 2K)
+expect_exit(0)
+expect_output_matches("# algorithm: direct")
 run_case(custom-explain ARGS explain --schedule "${_exercises}/solutions/allgather.schedule.toml" --count 2)
 expect_exit(0)
 expect_output_contains("all_gather with custom on 4 ranks, count 2" "step 3/3: all-gather 3/3")
@@ -1431,7 +1446,7 @@ expect_output_contains("not executed (--model-only)")
 file(WRITE "${_safe}/huge.json" "{\"format\":\"collsim-trace\",\"version\":1e999}")
 run_case(trace-number-overflow ARGS validate "${_safe}/huge.json")
 expect_exit(2)
-expect_stderr_matches("huge.json: not a collsim trace: .*number overflow")
+expect_stderr_matches("huge\\.json:1:[0-9]+: not a collsim trace: .*number overflow")
 
 run_case(trace-empty-name ARGS run --ranks 2 --trace=)
 expect_exit(2)

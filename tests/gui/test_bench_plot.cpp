@@ -97,7 +97,7 @@ TEST_CASE("bench plot: a crossover is drawn halfway between the sizes the summar
   CHECK(c.labels[2].text.find("ring") != std::string::npos);
 }
 
-TEST_CASE("bench plot: measured rows add a solid series per algorithm; a skipped point breaks its line") {
+TEST_CASE("bench plot: measured rows add a solid series per algorithm, and a skipped point breaks its line") {
   BenchPlotInput in = model_only_input();
   in.backend = "cpu";
   for (SweepPoint& pt : in.points) {  // a measured time of twice the predicted one
