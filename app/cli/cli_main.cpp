@@ -181,7 +181,7 @@ int run_cli(int argc, char** argv) {
   explain_cmd->add_option("scenario", files.scenario,
                           "a scenario file or lesson (TOML, docs/scenario-format.md; installed lessons by name, e.g. "
                           "lessons/01_ring_allreduce); flags given override its values (a lesson of several phases "
-                          "takes --ranks and the topology flags; edit its phases in the file)");
+                          "takes --ranks; edit its phases in the file)");
   cli::BenchFlags bench;
   CLI::App* bench_cmd = add_bench_command(app, bench);
   std::string convert_input;

@@ -135,11 +135,13 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
   ensure_writable_folder(out_dir, "--out");
   OutputFileSet files;
   for (const storyboard::Frame& f : board.frames) files.stage(std::filesystem::path(out_dir) / f.file, f.svg);
+  if (board.size_curve) files.stage(std::filesystem::path(out_dir) / board.size_curve->file, board.size_curve->svg);
   files.stage(std::filesystem::path(out_dir) / "index.html", board.index_html);
   files.commit();
-  fmt::print("storyboard: {} frames (the start and {} step{}) of {} with {} on {} ranks in {}\n  open {}\n",
+  fmt::print("storyboard: {} frames (the start and {} step{}) of {} with {} on {} ranks{} in {}\n  open {}\n",
              board.frames.size(), vm.step_count(), vm.step_count() == 1 ? "" : "s",
-             to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks, out_dir,
+             to_string(vm.schedule().spec.collective), vm.schedule().algorithm, vm.schedule().spec.ranks,
+             board.size_curve ? ", and busbw.svg (busbw against size)" : "", out_dir,
              (std::filesystem::path(out_dir) / "index.html").string());
   return 0;
 }

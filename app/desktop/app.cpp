@@ -326,6 +326,7 @@ void App::draw(double dt) {
     DrawEmpty();
   }
   ImGui::End();
+  size_curve.Draw(*this);
   file_dialog_.Draw(*this);
 }
 

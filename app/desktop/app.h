@@ -11,6 +11,7 @@
 
 #include <imgui.h>
 
+#include "app/views/bench_plot.h"
 #include "app/views/buffer_layout.h"
 #include "app/views/drawn_shapes.h"
 #include "app/views/lesson.h"
@@ -219,6 +220,16 @@ struct NumbersPanel {
   void DrawComparison(App& app);  // both runs' times and bandwidths, and their ratio
 };
 
+// "busbw against size": the run's curve on its topology, its own size marked, in a window of
+// its own (the Numbers panel's button, or --size-curve). The plot is the views' (bench_plot.h:
+// the storyboard's busbw.svg is the same), computed when the window first shows a run.
+struct SizeCurveWindow {
+  bool open = false;
+  const ViewModel* of = nullptr;  // the run the cached plot is of
+  SizeCurvePlot cached;
+  void Draw(App& app);
+};
+
 struct FileDialog {
   bool open = false;
   std::filesystem::path dir;
@@ -288,6 +299,7 @@ class App {
   Pane pane(int side) const;
 
   Document doc;
+  SizeCurveWindow size_curve;  // "busbw against size": opened by the Numbers panel and --size-curve
   Playback playback;
   ViewToggles toggles;
   RunEditor editor;

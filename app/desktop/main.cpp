@@ -57,6 +57,7 @@ struct Options {
   std::string compare;
   float scale = 1.0f;
   bool values = false;
+  bool size_curve = false;  // --size-curve
   bool present = false;
   std::string stage = "auto";
   std::optional<int> slide;
@@ -148,6 +149,9 @@ std::optional<Options> parse(int argc, char** argv, int& status) {
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   cli.add_option("--slide", o.slide, "a lecture file (.lecture.toml): start at slide K (1-based)");
+  cli.add_flag("--size-curve", o.size_curve,
+               "open the run's busbw against size (the Numbers panel's button): predicted on its topology from 256 B "
+               "to 1 GiB per rank, its own size marked");
   cli.add_flag("--values", o.values, "start in the values view (buffers of at most 16 elements per rank)");
   cli.add_option("--value-source", o.value_source,
                  "the values view's numbers: ranks (rank q holds q+1, the default) or inputs (the run's inputs, as "
@@ -257,6 +261,7 @@ int run(const Options& o) {
   App app(load_fonts(o.scale));
   app.toggles.ui_scale = o.scale;
   app.toggles.values = o.values;
+  app.size_curve.open = o.size_curve;
   if (o.value_source == "inputs") app.toggles.value_source = ValueSource::input_data;
   apply_style(o.scale);
   app.toggle_fullscreen = [&platform] { platform.toggle_fullscreen(); };

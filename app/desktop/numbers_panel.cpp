@@ -1,6 +1,7 @@
 // The numbers: the run's predicted time and bandwidths, then its measured ones, each
 // labelled (headline_numbers), the bytes each rank sent and received so far, and the
-// algorithm's cost formulas beside this run's figures (numbers.h).
+// algorithm's cost formulas beside this run's figures (numbers.h), and a button that opens
+// the run's busbw against size (SizeCurveWindow).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -62,7 +63,7 @@ void headline(const Trace& t) {
   }
 }
 
-void whole_run(const App& app) {
+void whole_run(App& app) {
   const ViewModel& vm = *app.doc.model;
   const Trace& t = vm.trace();
   const Schedule& s = vm.schedule();
@@ -74,6 +75,9 @@ void whole_run(const App& app) {
   for (const std::string* line : {&numbers.steps, &numbers.bytes})
     if (!line->empty()) ImGui::TextWrapped("%s", line->c_str());
   if (!numbers.closed_form.empty()) ImGui::TextWrapped("%s", numbers.closed_form.c_str());
+  if (t.predicted && ImGui::SmallButton("busbw against size...")) app.size_curve.open = true;
+  if (t.predicted && ImGui::IsItemHovered())
+    ImGui::SetTooltip("This run's collective from 256 B to 1 GiB per rank, predicted on its topology, its own size marked");
   const Verification& v = t.verification;
   if (v.checked > 0 || !v.rule.empty())
     ImGui::TextColored(v.ok ? ImVec4(0.5f, 0.85f, 0.55f, 1) : ImVec4(1, 0.4f, 0.4f, 1), "%s",

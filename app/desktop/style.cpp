@@ -31,6 +31,7 @@ const ImWchar* glyph_ranges() {
     b.AddRanges(ImGui::GetIO().Fonts->GetGlyphRangesDefault());  // Latin-1: µ × ·
     static const ImWchar extra[] = {0x0370, 0x03FF,   // Greek: α β γ Σ
                                     0x2000, 0x206F,   // punctuation: – — …
+                                    0x2070, 0x209F,   // superscripts: 2¹⁰ (the size axis's title)
                                     0x2190, 0x21FF,   // arrows: → ← ↑ ↓
                                     0x2200, 0x22FF,   // maths: − ≤ ≥ ∑
                                     0x25A0, 0x25FF,   // shapes: ■ ●

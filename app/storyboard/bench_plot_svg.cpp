@@ -16,8 +16,8 @@ using gui::PlotLabel;
 using gui::PlotMarker;
 
 constexpr const char* kFont = "DejaVu Sans, Verdana, Arial, sans-serif";  // the storyboard's
-constexpr const char* kSeriesDash = "12 8";
-constexpr const char* kCrossoverDash = "8 7";
+const std::string kSeriesDash = fmt::format("{:g} {:g}", gui::kSeriesDash[0], gui::kSeriesDash[1]);
+const std::string kCrossoverDash = fmt::format("{:g} {:g}", gui::kCrossoverDash[0], gui::kCrossoverDash[1]);
 
 std::string num(float v) { return fmt::format("{:.1f}", v); }
 
@@ -40,25 +40,15 @@ void text(std::string& o, const PlotLabel& l, std::string_view extra = "") {
 void marker(std::string& o, PlotMarker shape, float x, float y, float r, pal::Rgb c, bool hollow) {
   const std::string fill = hollow ? pal::hex(pal::background) : pal::hex(c);
   const std::string style = fmt::format("fill=\"{}\" stroke=\"{}\" stroke-width=\"2\"", fill, pal::hex(c));
-  const auto poly = [&](std::initializer_list<std::pair<float, float>> pts) {
-    std::string d;
-    for (const auto& [dx, dy] : pts) d += fmt::format("{}{},{}", d.empty() ? "" : " ", num(x + dx * r), num(y + dy * r));
-    fmt::format_to(std::back_inserter(o), "<polygon class=\"marker\" points=\"{}\" {}/>\n", d, style);
-  };
-  switch (shape) {
-    case PlotMarker::circle:
-      fmt::format_to(std::back_inserter(o), "<circle class=\"marker\" cx=\"{}\" cy=\"{}\" r=\"{}\" {}/>\n", num(x), num(y),
-                     num(r), style);
-      break;
-    case PlotMarker::square: poly({{-0.9f, -0.9f}, {0.9f, -0.9f}, {0.9f, 0.9f}, {-0.9f, 0.9f}}); break;
-    case PlotMarker::triangle: poly({{0, -1.2f}, {1.1f, 0.8f}, {-1.1f, 0.8f}}); break;
-    case PlotMarker::triangle_down: poly({{0, 1.2f}, {1.1f, -0.8f}, {-1.1f, -0.8f}}); break;
-    case PlotMarker::diamond: poly({{0, -1.25f}, {1.25f, 0}, {0, 1.25f}, {-1.25f, 0}}); break;
-    case PlotMarker::cross:
-      poly({{-0.35f, -1.1f}, {0.35f, -1.1f}, {0.35f, -0.35f}, {1.1f, -0.35f}, {1.1f, 0.35f}, {0.35f, 0.35f},
-            {0.35f, 1.1f}, {-0.35f, 1.1f}, {-0.35f, 0.35f}, {-1.1f, 0.35f}, {-1.1f, -0.35f}, {-0.35f, -0.35f}});
-      break;
+  const std::vector<gui::PlotOffset> outline = gui::marker_outline(shape);
+  if (outline.empty()) {  // the circle
+    fmt::format_to(std::back_inserter(o), "<circle class=\"marker\" cx=\"{}\" cy=\"{}\" r=\"{}\" {}/>\n", num(x), num(y),
+                   num(r), style);
+    return;
   }
+  std::string d;
+  for (const gui::PlotOffset& p : outline) d += fmt::format("{}{},{}", d.empty() ? "" : " ", num(x + p.dx * r), num(y + p.dy * r));
+  fmt::format_to(std::back_inserter(o), "<polygon class=\"marker\" points=\"{}\" {}/>\n", d, style);
 }
 
 void axes(std::string& o, const gui::BenchPlot& p) {
@@ -173,6 +163,13 @@ std::string bench_plot_svg(const gui::BenchPlot& p) {
   for (const gui::PlotCrossover& c : p.crossovers) crossover(o, p, c);
   text(o, p.unlabelled, "class=\"note\"");
   o += "</g>\n";
+  if (p.marked) {  // the run's own size: a solid light line, over the series
+    fmt::format_to(std::back_inserter(o),
+                   "<g class=\"mark\"><line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"/>\n",
+                   num(p.mark_x), num(p.top), num(p.bottom), pal::hex(pal::text));
+    text(o, p.mark_label);
+    o += "</g>\n";
+  }
   text(o, p.empty, "class=\"empty\"");
   legend(o, p);
   o += "</svg>\n";

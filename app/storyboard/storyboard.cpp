@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "app/storyboard/bench_plot_svg.h"
+#include "app/views/bench_plot.h"
 #include "app/views/palette.h"
 #include "app/views/shading.h"
 #include "sim/lesson/captions.h"
@@ -669,6 +671,27 @@ std::string frame_svg(const gui::ViewModel& vm, int frame) {
                   fmt::format("{}: {} of {}", title_of(vm), frame, vm.step_count()));
 }
 
+namespace {
+
+// busbw.svg: the run's busbw against size, when sim's size_curve gives one.
+std::optional<Frame> size_curve_frame(const gui::ViewModel& vm) {
+  const gui::SizeCurvePlot curve = gui::size_curve_plot(vm.trace());
+  if (!curve.plot) return std::nullopt;
+  return Frame{"busbw.svg",
+               fmt::format("busbw against size, predicted on this topology; this run: {}",
+                           format_bytes(static_cast<double>(curve.run_bytes))),
+               bench_plot_svg(*curve.plot)};
+}
+
+// The curve under the player, folded: a reader opens it to see where this run's size sits.
+std::string size_curve_section(const Frame& f) {
+  return fmt::format("<details class=\"size-curve\">\n  <summary>{}</summary>\n  <img src=\"{}\" alt=\"{}\" "
+                     "style=\"width: 100%; height: auto;\">\n</details>\n",
+                     xml_escape(f.caption), xml_escape(f.file), xml_escape(f.caption));
+}
+
+}  // namespace
+
 std::string index_html(const gui::ViewModel& vm, const std::vector<Frame>& frames) {
   return index_page(title_of(vm), run_line(vm), vm.trace().scenario_description, "", frames, false);
 }
@@ -698,7 +721,9 @@ Storyboard make_storyboard(const gui::ViewModel& vm, std::span<const std::string
                         step_svg(vm, k, {title_of(vm), fmt::format("{} / {}", k, vm.step_count()), caption},
                                  fmt::format("{}: {} of {}", title_of(vm), k, vm.step_count()))});
   }
-  b.index_html = index_html(vm, b.frames);
+  b.size_curve = size_curve_frame(vm);
+  b.index_html = index_page(title_of(vm), run_line(vm), vm.trace().scenario_description,
+                            b.size_curve ? size_curve_section(*b.size_curve) : "", b.frames, false);
   return b;
 }
 

@@ -12,6 +12,7 @@
 // Every element a test may count carries a class: "packet" (one per transfer of the
 // step), "cell" (one per cell of every buffer row), "rank", "link", "caption".
 #pragma once
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ struct Frame {
 struct Storyboard {
   std::vector<Frame> frames;  // the start, then one per step
   std::string index_html;
+  // One collective with predictions: "busbw.svg", its busbw against size on the run's
+  // topology, the run's own size marked (sim's size_curve, app/views/bench_plot.h), shown
+  // under the player in index.html. None where size_curve has none (a hand-written schedule,
+  // a barrier, too many transfers) or the run was not predicted.
+  std::optional<Frame> size_curve;
 };
 
 // Throws InputError (naming `source`) when the schedule is too large to draw: call it

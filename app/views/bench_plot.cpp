@@ -233,6 +233,17 @@ BenchPlot make_bench_plot(const BenchPlotInput& in) {
       p.x_ticks.push_back({x_at(e), e % every == 0 && e >= 0 && e < 64 ? size_tick_label(1ull << e) : ""});
   }
 
+  // The size marked (the run's own, in the app and the storyboard).
+  if (in.mark_bytes > 0 && max_bytes > 0) {
+    p.marked = true;
+    p.mark_x = x_at(std::log2(static_cast<double>(in.mark_bytes)));
+    const bool right_half = p.mark_x > (kLeft + kRight) / 2;
+    p.mark_label = label(p.mark_x + (right_half ? -8.0f : 8.0f), kBottom - 14,
+                         "this run: " + format_bytes(static_cast<double>(in.mark_bytes)), kSmall,
+                         right_half ? PlotAnchor::end : PlotAnchor::start, palette::text);
+    p.mark_label.bold = true;
+  }
+
   // The crossovers the bench printed: a vertical line between the two sizes, and on a band
   // above the points, which algorithm is fastest on either side.
   const auto colour_of = [&](const std::string& algorithm) {
@@ -404,6 +415,43 @@ BenchPlot make_bench_plot(const BenchPlotInput& in) {
       y += 22;
     }
   return p;
+}
+
+std::vector<PlotOffset> marker_outline(PlotMarker shape) {
+  switch (shape) {
+    case PlotMarker::circle: return {};
+    case PlotMarker::square: return {{-0.9f, -0.9f}, {0.9f, -0.9f}, {0.9f, 0.9f}, {-0.9f, 0.9f}};
+    case PlotMarker::triangle: return {{0, -1.2f}, {1.1f, 0.8f}, {-1.1f, 0.8f}};
+    case PlotMarker::triangle_down: return {{0, 1.2f}, {1.1f, -0.8f}, {-1.1f, -0.8f}};
+    case PlotMarker::diamond: return {{0, -1.25f}, {1.25f, 0}, {0, 1.25f}, {-1.25f, 0}};
+    case PlotMarker::cross:
+      return {{-0.35f, -1.1f}, {0.35f, -1.1f}, {0.35f, -0.35f}, {1.1f, -0.35f}, {1.1f, 0.35f}, {0.35f, 0.35f},
+              {0.35f, 1.1f}, {-0.35f, 1.1f}, {-0.35f, 0.35f}, {-1.1f, 0.35f}, {-1.1f, -0.35f}, {-0.35f, -0.35f}};
+  }
+  return {};
+}
+
+BenchPlotInput size_curve_plot_input(const SizeCurve& curve, const std::string& topology) {
+  BenchPlotInput in;
+  in.options = curve.options;
+  in.topology = topology;
+  in.points = curve.points;
+  in.crossover_predicted = curve.crossover;
+  in.mark_bytes = curve.run_bytes;
+  return in;
+}
+
+SizeCurvePlot size_curve_plot(const Trace& t) {
+  SizeCurvePlot out;
+  if (!t.predicted || !t.predicted->topology_config) {
+    out.none = "this run has no prediction to vary (a trace written without its topology)";
+    return out;
+  }
+  const SizeCurve curve = size_curve(t.request, *t.predicted->topology_config, t.schedule.transfers.size());
+  out.run_bytes = curve.run_bytes;
+  out.none = curve.none;
+  if (curve.none.empty()) out.plot = make_bench_plot(size_curve_plot_input(curve, t.predicted->topology));
+  return out;
 }
 
 }  // namespace collsim::gui

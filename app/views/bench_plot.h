@@ -14,11 +14,13 @@
 // light neutral (palette::packet), solid, with crosses.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/views/palette.h"
 #include "sim/run/bench_model.h"
+#include "sim/trace/trace.h"
 
 namespace collsim::gui {
 
@@ -30,12 +32,26 @@ struct BenchPlotInput {
   std::string backend;   // the backend measured ("cpu", "cuda", "mpi"); empty: --model-only
   std::vector<SweepPoint> points;
   std::vector<CrossoverRange> crossover_predicted, crossover_measured;  // crossover(points, clock)
+  std::uint64_t mark_bytes = 0;  // non-zero: a size to mark (the run's own, size_curve_plot_input)
 };
+
+// A run's curve (sim's size_curve) as a plot's input, its own size marked.
+BenchPlotInput size_curve_plot_input(const SizeCurve& curve, const std::string& topology);
+
 
 // native: the MPI library's own collective, measured beside the algorithms (bench --backend mpi).
 enum class PlotSeriesKind : std::uint8_t { measured, predicted, native };
 enum class PlotMarker : std::uint8_t { circle, square, triangle, diamond, triangle_down, cross };
 enum class PlotAnchor : std::uint8_t { start, middle, end };
+
+// A marker's outline around its centre, in units of its size (the SVG's polygons and the
+// app's); empty for the circle.
+struct PlotOffset {
+  float dx = 0, dy = 0;
+};
+std::vector<PlotOffset> marker_outline(PlotMarker shape);
+// The dashes of a predicted series and of a predicted crossover line: drawn, then skipped.
+inline constexpr float kSeriesDash[2] = {12, 8}, kCrossoverDash[2] = {8, 7};
 
 struct PlotPoint {
   float x = 0, y = 0;  // user units
@@ -107,11 +123,26 @@ struct BenchPlot {
   std::vector<PlotLegendEntry> legend;
   std::vector<PlotLabel> notes;  // under the legend: what "measured" and "predicted" are
   PlotLabel empty;  // non-empty text: nothing to draw, and why
+  // BenchPlotInput::mark_bytes: a solid vertical line at x from top to bottom, and its label
+  // ("this run: 4 MiB") just below the plotting area's top, beside the line.
+  bool marked = false;
+  float mark_x = 0;
+  PlotLabel mark_label;
   float line_width = 3, marker_size = 7;
 };
 
 // Throws nothing; a bench without a single positive busbw gives axes and `empty`.
 BenchPlot make_bench_plot(const BenchPlotInput& in);
+
+// The plot of a run's busbw against size (the app's "busbw against size" window, the
+// storyboard's busbw.svg), or why there is none (`none`: not predicted, a hand-written
+// schedule, a barrier, too many transfers).
+struct SizeCurvePlot {
+  std::optional<BenchPlot> plot;
+  std::string none;
+  std::uint64_t run_bytes = 0;
+};
+SizeCurvePlot size_curve_plot(const Trace& t);
 
 // "1K", "64K", "1M", "2G": a power of two's tick label; other sizes as format_bytes.
 std::string size_tick_label(std::uint64_t bytes);

@@ -9,6 +9,8 @@
 #include "sim/core/errors.h"
 #include "sim/run/run.h"
 #include "sim/core/csv.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/schedule/algorithm.h"
 
 namespace collsim {
 namespace {
@@ -60,6 +62,54 @@ std::vector<SweepPoint> predict_sweep(const BenchOptions& o, const TopologyConfi
       points.push_back(std::move(p));
     }
   return points;
+}
+
+SizeCurve size_curve(const RunRequest& run, const TopologyConfig& topology, std::size_t transfers) {
+  SizeCurve c;
+  const CollectiveSpec& spec = run.spec;
+  const std::string_view algorithm = algorithm_or_default(spec.collective, run.algorithm);
+  const std::uint64_t elem = dtype_size(spec.dtype);
+  c.run_bytes = spec.count * elem;
+  if (spec.collective == Collective::barrier) c.none = "a barrier moves no data: its time has no size to vary";
+  else if (algorithm == kCustomAlgorithm) c.none = "a hand-written schedule is written for its own count";
+  else if (transfers > kSizeCurveMaxTransfers)
+    c.none = fmt::format("{} transfers: too many to predict again at each size here; collsim bench --model-only "
+                         "draws it (--plot)", transfers);
+  else if (c.run_bytes == 0) c.none = "a count of 0 has no size";
+  if (!c.none.empty()) return c;
+  BenchOptions& o = c.options;
+  o.collective = spec.collective;
+  o.ranks = spec.ranks;
+  o.dtype = spec.dtype;
+  o.op = spec.op;
+  o.root = spec.root;
+  o.algorithm_options = run.options;
+  o.algorithms = {std::string(algorithm)};
+  if (const std::string_view d = default_algorithm(spec.collective).name; d != algorithm) o.algorithms.emplace_back(d);
+  o.factor = 4;
+  // The run's size on the grid: divided by 4 while the elements stay whole, multiplied up to the top.
+  std::uint64_t count_low = spec.count, count_high = spec.count;
+  for (int k = 0; k < 8 && count_low % 4 == 0 && count_low / 4 * elem >= kSizeCurveMinBytes; ++k) count_low /= 4;
+  for (int k = 0; k < 8 && count_high * 4 * elem <= kSizeCurveMaxBytes; ++k) count_high *= 4;
+  o.min_bytes = count_low * elem;
+  o.max_bytes = count_high * elem;
+  o.topology = topology;
+  for (const std::string& name : o.algorithms)
+    for (const std::uint64_t bytes : bench_sizes(o)) {
+      SweepPoint p;
+      p.algorithm = name;
+      p.count = bytes / elem;
+      p.bytes = bytes;
+      try {
+        p.predicted_us = predicted_time_us(o, name, p.count, topology);
+        set_bandwidths(o, p, *p.predicted_us);
+      } catch (const InputError& e) {  // e.g. a count some algorithm cannot split
+        p.skipped = e.what();
+      }
+      c.points.push_back(std::move(p));
+    }
+  c.crossover = crossover(c.points, SweepClock::predicted);
+  return c;
 }
 
 SweepPoint sweep_point(const BenchRow& row) {

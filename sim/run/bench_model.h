@@ -57,6 +57,24 @@ std::string format_crossover(const std::vector<SweepPoint>& points, SweepClock c
 // What `collsim bench --plot` draws (app/views/bench_plot.h).
 std::optional<double> sweep_busbw(const BenchOptions& o, const SweepPoint& p, SweepClock clock);
 
+// The busbw-against-size curve of one run (the app's numbers panel, the storyboard's
+// busbw.svg): the run's algorithm and, when it is another, the collective's default, predicted
+// on the run's topology at the run's own size and at that size times and divided by powers of
+// 4, from kSizeCurveMinBytes to kSizeCurveMaxBytes per rank (at most 8 steps either way).
+inline constexpr std::uint64_t kSizeCurveMinBytes = 256, kSizeCurveMaxBytes = 1ull << 30;
+// A run whose schedule has more transfers than this gets no curve: each point predicts a
+// schedule of its size again, and a view waits for them.
+inline constexpr std::size_t kSizeCurveMaxTransfers = 20000;
+struct SizeCurve {
+  BenchOptions options;  // collective, ranks, type, op, the algorithms, the sizes
+  std::vector<SweepPoint> points;
+  std::vector<CrossoverRange> crossover;  // on the predicted clock
+  std::uint64_t run_bytes = 0;            // the run's own size per rank: one of the points
+  std::string none;                       // non-empty: why there is no curve
+};
+// `transfers`: the run's schedule's, for the limit above.
+SizeCurve size_curve(const RunRequest& run, const TopologyConfig& topology, std::size_t transfers);
+
 // The model-only table: a header per algorithm, then size count type redop root, the
 // predicted time and the predicted algbw and busbw.
 std::string format_model_bench_header(const BenchOptions& o, const std::string& topology);

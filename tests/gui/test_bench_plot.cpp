@@ -9,6 +9,9 @@
 #include <string>
 
 #include "app/views/bench_plot.h"
+#include "sim/run/custom_schedule.h"
+#include "sim/run/run.h"
+#include "sim/trace/trace.h"
 
 using namespace collsim;
 using namespace collsim::gui;
@@ -146,4 +149,62 @@ TEST_CASE("bench plot: size tick labels") {
   CHECK(size_tick_label(64ull << 10) == "64K");
   CHECK(size_tick_label(1ull << 20) == "1M");
   CHECK(size_tick_label(2ull << 30) == "2G");
+}
+
+// --- a run's busbw against size (the app's window, the storyboard's busbw.svg) -----------------
+
+namespace {
+
+// A run predicted on the default switch, as the app and the storyboard get it.
+Trace predicted_trace(Collective c, const std::string& algorithm, int ranks, std::uint64_t count) {
+  RunRequest r;
+  r.spec.collective = c;
+  r.spec.ranks = ranks;
+  r.spec.count = count;
+  r.algorithm = algorithm;
+  RunResult run = prepare_model_run(r);
+  predict_run(run, TopologyConfig{});
+  return make_trace(run, "", "");
+}
+
+}  // namespace
+
+TEST_CASE("size curve: a binomial tree's run beside the default ring, its own size marked between them, the crossover printed") {
+  const Trace t = predicted_trace(Collective::all_reduce, "binomial_tree", 8, 1024);  // 4 KiB per rank
+  const SizeCurvePlot curve = size_curve_plot(t);
+  REQUIRE(curve.plot.has_value());
+  CHECK(curve.none.empty());
+  CHECK(curve.run_bytes == 4096);
+  const BenchPlot& p = *curve.plot;
+  REQUIRE(p.series.size() == 2);  // the run's algorithm, then the collective's default
+  CHECK(p.series[0].algorithm == "binomial_tree");
+  CHECK(p.series[1].algorithm == "ring");
+  CHECK(p.marked);
+  // The mark sits on the run's own point: 4 KiB is one of the sizes.
+  bool on_a_point = false;
+  for (const auto& run : p.series[0].runs)
+    for (const PlotPoint& pt : run) on_a_point = on_a_point || (pt.bytes == 4096 && std::abs(pt.x - p.mark_x) < 0.01f);
+  CHECK(on_a_point);
+  CHECK(p.mark_label.text == "this run: 4 KiB");
+  // From 256 B to 4 KiB x 4^8 = 256 MiB, every size predicted for both.
+  for (const PlotSeries& s : p.series) {
+    REQUIRE(s.runs.size() == 1);
+    CHECK(s.runs[0].front().bytes == 256);
+    CHECK(s.runs[0].back().bytes == (4096ull << 16));
+  }
+  CHECK(p.crossovers.size() >= 1);  // the tree wins small sizes, the ring large ones
+}
+
+TEST_CASE("size curve: none for a barrier, a hand-written schedule, too many transfers, or a run without its topology") {
+  CHECK(size_curve_plot(predicted_trace(Collective::barrier, "dissemination", 4, 1)).none.find("barrier") != std::string::npos);
+  const Trace big = predicted_trace(Collective::all_reduce, "ring", 128, 1 << 16);  // 2 x 128 x 127 transfers
+  const SizeCurvePlot too_many = size_curve_plot(big);
+  CHECK_FALSE(too_many.plot.has_value());
+  CHECK(too_many.none.find("32512 transfers") != std::string::npos);
+  Trace custom = predicted_trace(Collective::all_reduce, "ring", 4, 64);
+  custom.request.algorithm = std::string(kCustomAlgorithm);
+  CHECK(size_curve_plot(custom).none.find("hand-written") != std::string::npos);
+  Trace untold = predicted_trace(Collective::all_reduce, "ring", 4, 64);
+  untold.predicted->topology_config.reset();
+  CHECK(size_curve_plot(untold).none.find("without its topology") != std::string::npos);
 }
