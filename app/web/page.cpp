@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/views/bench_plot.h"
 #include "app/views/buffer_layout.h"
 #include "app/views/numbers.h"
 #include "app/views/panel_plan.h"
@@ -16,6 +17,7 @@
 #include "app/views/shading.h"
 #include "app/web/frames.h"
 #include "app/web/player_assets.h"
+#include "app/storyboard/bench_plot_svg.h"
 #include "app/storyboard/storyboard.h"
 #include "sim/core/errors.h"
 
@@ -393,6 +395,11 @@ std::string page_data(const gui::ViewModel& vm, const PageText& text) {
   data["views"] = json::array({view_json(vm, text)});
   data["phases"] = json::array({{{"name", ""}, {"kind", "collective"}, {"view", 0}, {"summary", ""}}});
   data["questions"] = std::move(questions);
+  // The run's busbw against size (the storyboard's busbw.svg, the app's window), when it has one.
+  if (const gui::SizeCurvePlot curve = gui::size_curve_plot(vm.trace()); curve.plot)
+    data["size_curve"] = {{"caption", fmt::format("busbw against size, predicted on this topology; this run: {}",
+                                                  format_bytes(static_cast<double>(curve.run_bytes)))},
+                          {"svg", storyboard::bench_plot_svg(*curve.plot)}};
   return data.dump();
 }
 

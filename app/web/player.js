@@ -794,6 +794,22 @@
     if (Math.abs(dx) > 40) (dx < 0 ? stepForward : stepBack)();
   });
 
+  // ---- busbw against size: collsim's own SVG (app/views/bench_plot.h), folded ---------------
+  function buildSizeCurve() {
+    const curve = D.size_curve;
+    $("size-curve-panel").hidden = !curve;
+    if (!curve) return;
+    $("size-curve-caption").textContent = curve.caption;
+    $("size-curve").innerHTML = curve.svg;
+    const svg = $("size-curve").querySelector("svg");
+    if (svg) {
+      svg.removeAttribute("width");
+      svg.removeAttribute("height");
+      svg.style.width = "100%";
+      svg.style.height = "auto";
+    }
+  }
+
   // ---- the questions -------------------------------------------------------------------------
   function buildQuestions() {
     $("questions").innerHTML = "";
@@ -841,6 +857,7 @@
         (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified");
     $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
     buildProgram();
+    buildSizeCurve();
     buildQuestions();
     buildAbout(D.description || "");
     showNumbers(V0.numbers ? V0 : null);  // the header's height, before the stage measures what is left

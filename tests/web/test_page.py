@@ -417,6 +417,26 @@ def check_storyboards(driver, collsim, src, work):
     check(console_errors(driver) == [], "storyboard: no console errors")
 
 
+def check_size_curve(driver, work):
+    """busbw against size (issue 36): the ring's page shows it folded, the run's size marked, the
+    same SVG the storyboard writes as busbw.svg."""
+    driver.get((work / "ring.html").as_uri())
+    shown = driver.execute_script(
+        "const p = document.getElementById('size-curve-panel'); p.querySelector('details').open = true;"
+        "return [p.hidden, document.querySelectorAll('#size-curve svg g.series').length,"
+        " document.querySelectorAll('#size-curve svg g.mark').length, document.getElementById('size-curve-caption').textContent,"
+        " document.querySelector('#size-curve svg').getBoundingClientRect().width];")
+    board = (work / "ring-board" / "busbw.svg").read_text()
+    check(shown[0] is False and shown[1] == 1 and shown[2] == 1 and "this run: 32 B" in shown[3] and shown[4] > 600,
+          f"ring: the page shows busbw against size, one series, the run's size marked, {shown[4]:.0f} px wide ({shown[:4]})")
+    inline = driver.execute_script("return document.querySelector('#size-curve svg g.series').getAttribute('data-series');")
+    check(inline == "ring-predicted" and 'data-series="ring-predicted"' in board,
+          "ring: the page's curve is the storyboard's busbw.svg (the same series)")
+    driver.get((work / "ps.html").as_uri())
+    check(driver.execute_script("return document.getElementById('size-curve-panel').hidden;") is False,
+          "parameter server: its page shows its curve too")
+
+
 def check_packets(driver, work):
     """Blocks that travel together are one packet with the view model's words: Bruck's round 1
     sends rank r's slots 1, 3, 5 and 7 to rank r+1 at once, so 8 packets, not 32."""
@@ -482,6 +502,7 @@ def main():
             check("page:" in out and page.exists(), f"{name}: collsim html wrote {page.name}")
             run([collsim, "storyboard", str(trace), "--out", str(work / f"{name}-board")])
             check_page(driver, name, page, work / f"{name}-board", steps)
+        check_size_curve(driver, work)
         check_packets(driver, work)
         check_delay_packets(driver, collsim, work)
         # A scenario with questions: hidden until clicked, and the CLI's answer.
