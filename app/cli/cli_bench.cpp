@@ -76,7 +76,7 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   o.algorithm_options.servers = f.servers;
   o.algorithm_options.colocated = f.colocated;
   o.algorithm_options.ranks_per_node = f.ranks_per_node;
-  validate_bench_options(o);
+  validate_bench_options(o, f.model.model_only ? kMaxModelRanks : kMaxRanks);
   return o;
 }
 
@@ -173,9 +173,33 @@ void write_bench_outputs(const BenchFlags& f, const BenchOptions& o, const std::
 std::string topology_line(const BenchOptions& o) { return describe(make_topology(o.topology, o.ranks, o.ranks)); }
 
 // --model-only: the predicted table and its crossover; nothing is allocated or executed.
+// Thousands of ranks: every point is a model-only run of its own (run_estimate.h). Their
+// sum is said, and the largest one's memory checked, before the first point.
+void check_model_bench_estimate(const BenchOptions& o, const TopologyConfig& topology) {
+  const std::vector<std::uint64_t> all_sizes = bench_sizes(o);
+  if (all_sizes.empty()) return;
+  const double sizes = static_cast<double>(all_sizes.size());
+  const std::uint64_t largest_count = std::max<std::uint64_t>(1, all_sizes.back() / dtype_size(o.dtype));
+  ModelRunEstimate whole, largest;  // every point as the largest (a small count can leave chunks empty)
+  for (const std::string& algorithm : o.algorithms)
+    if (const std::optional<ModelRunEstimate> e = estimate_model_run(bench_request(o, algorithm, largest_count), topology)) {
+      whole.transfers += e->transfers * sizes;
+      whole.seconds += e->seconds * sizes;
+      if (e->bytes > largest.bytes) largest = *e;
+    }
+  if (whole.transfers == 0) return;
+  const AvailableMemory memory = available_memory();
+  if (memory.known) check_model_memory(largest, memory.bytes, memory.limit);
+  whole.bytes = largest.bytes;  // one point at a time
+  if (whole.seconds > kSayEstimateSeconds)
+    fmt::print(stderr, "estimated: {} for {:g} sizes of {} algorithm{}, one point at a time\n", describe(whole), sizes,
+               o.algorithms.size(), o.algorithms.size() == 1 ? "" : "s");
+}
+
 int command_bench_model_only(const BenchFlags& flags, const TopologyConfig& topology) {
   BenchOptions o = to_options(flags, BackendChoice{});
   o.topology = topology;
+  check_model_bench_estimate(o, topology);
   fmt::print("{}", format_model_bench_header(o, topology_line(o)));
   std::string current;
   const std::vector<SweepPoint> points = predict_sweep(o, topology, [&](const SweepPoint& p) {
@@ -197,7 +221,8 @@ int command_bench_mpi(const BenchFlags& flags, BenchOptions o) {
     const int ranks = schedule_total_ranks(r.spec, r.algorithm, r.options);
     if (ranks != me.size && me.rank != 0) throw InputError("");  // the same on every process: rank 0 says it
     if (ranks != me.size)
-      throw InputError(fmt::format("{} on {} ranks has {} ranks, but mpirun started {} process{}: give -np {}", algorithm, o.ranks, ranks, me.size, me.size == 1 ? "" : "es", ranks));
+      throw InputError(fmt::format("{} on {} ranks has {} ranks, but mpirun started {} process{}: give -np {}", algorithm,
+                                   o.ranks, ranks, me.size, me.size == 1 ? "" : "es", ranks));
   }
   o.make_backend = [record = flags.timings == "on"] { return make_mpi_backend({.ping_pongs = 16, .record = record}); };
   o.only_rank = me.rank;

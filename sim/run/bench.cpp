@@ -62,12 +62,12 @@ std::string algorithm_names(Collective c) {
 
 
 // The ranks, root and algorithm options are valid iff a small schedule builds.
-void validate_algorithm(const BenchOptions& o, const std::string& name) {
+void validate_algorithm(const BenchOptions& o, const std::string& name, int max_ranks) {
   if (!find_algorithm(o.collective, name))
     throw InputError(fmt::format("--algorithms: unknown algorithm '{}' for {} (available: {})", name,
                                  to_string(o.collective), algorithm_names(o.collective)));
   const RunRequest r = bench_request(o, name, 1);
-  build_schedule(r.spec, r.algorithm, r.options);
+  build_schedule(r.spec, r.algorithm, r.options, max_ranks);
 }
 
 // One (algorithm, size) point: see run_bench.
@@ -159,7 +159,7 @@ DataMoved data_moved(const Schedule& s) {
   return m;
 }
 
-void validate_bench_options(const BenchOptions& o) {
+void validate_bench_options(const BenchOptions& o, int max_ranks) {
   if (o.algorithms.empty()) throw InputError("--algorithms: give at least one algorithm");
   if (o.min_bytes > o.max_bytes)
     throw InputError(fmt::format("-b/--minbytes ({}) must not exceed -e/--maxbytes ({})", o.min_bytes, o.max_bytes));
@@ -168,7 +168,7 @@ void validate_bench_options(const BenchOptions& o) {
   if (o.iterations < 1) throw InputError(fmt::format("--iters must be at least 1, got {}", o.iterations));
   if (o.warmup < 0) throw InputError(fmt::format("--warmup must not be negative, got {}", o.warmup));
   if (o.threads < 0) throw InputError(fmt::format("--threads must not be negative, got {}", o.threads));
-  for (const std::string& a : o.algorithms) validate_algorithm(o, a);
+  for (const std::string& a : o.algorithms) validate_algorithm(o, a, max_ranks);
 }
 
 RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count) {

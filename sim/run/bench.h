@@ -67,8 +67,9 @@ struct BenchOptions {
 };
 
 // Throws InputError naming the flag (--ranks, -b, -e, -f, --iters, ...) for bad options,
-// including an unknown algorithm for the collective.
-void validate_bench_options(const BenchOptions& o);
+// including an unknown algorithm for the collective. `max_ranks`: kMaxRanks for a measured
+// bench, kMaxModelRanks for `--model-only`.
+void validate_bench_options(const BenchOptions& o, int max_ranks = kMaxRanks);
 
 // The run one point of the bench measures: `algorithm` at `count` elements per block.
 RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count);

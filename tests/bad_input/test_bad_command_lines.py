@@ -87,6 +87,8 @@ CASES = [
     ("collsim", ["run", "--model-only", "--ranks", "4096"],
      r"--model-only: this prediction needs 3\.\d+ GiB .*about 3\d M transfers.*more than the .* available "
      r"\(the address-space limit \(ulimit -v\)\)", {"address_space": 1500 << 20}),
+    ("collsim", ["bench", "--model-only", "-n", "4096", "-b", "1M", "-e", "1M"],
+     r"--model-only: this prediction needs 3\.\d+ GiB .*more than the .* available", {"address_space": 1500 << 20}),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),

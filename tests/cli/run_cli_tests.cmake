@@ -1100,6 +1100,10 @@ run_case(count-zero ARGS run --model-only --count 0)
 expect_exit(0)
 expect_output_matches("predicted   0 ns on switch"
   "= 3\\.600 us with N = 4, n = 0 B, .*; a count of 0 sends nothing, so no message pays α and the run takes 0 ns")
+# bench --model-only takes up to 4096 ranks, as run --model-only does (it refused above 1024).
+run_case(bench-model-only-2048 ARGS bench --model-only -n 2048 -a double_binary_tree -b 1K -e 1K)
+expect_exit(0)
+expect_output_contains("all_reduce on 2048 ranks, f32 sum; nothing is executed")
 # bench of a collective without a ring: its default algorithm when -a is not given.
 run_case(bench-default-algorithm ARGS bench -c send_recv --model-only -n 4 -b 1K -e 2K)
 expect_exit(0)
