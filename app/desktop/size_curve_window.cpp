@@ -104,28 +104,13 @@ void draw_plot(ImDrawList* dl, const Place& pl, ImFont* font, const BenchPlot& p
   text(dl, pl, font, p.title);
   for (const PlotLabel& l : p.subtitle) text(dl, pl, font, l);
   dl->AddRectFilled(pl.at(p.left, p.top), pl.at(p.right, p.bottom), to_u32(palette::panel));
-  for (const PlotTick& t : p.x_ticks) {
+  for (const PlotTick& t : p.x_ticks)
     dl->AddLine(pl.at(t.at, p.top), pl.at(t.at, p.bottom), to_u32(palette::grid, t.label.empty() ? 0.45f : 1.0f),
                 (t.label.empty() ? 0.8f : 1.2f) * pl.scale);
-    PlotLabel l;
-    l.x = t.at;
-    l.y = p.bottom + 30;
-    l.text = t.label;
-    l.size = 17;
-    l.anchor = PlotAnchor::middle;
-    text(dl, pl, font, l);
-  }
-  for (const PlotTick& t : p.y_ticks) {
+  for (const PlotTick& t : p.y_ticks)
     dl->AddLine(pl.at(p.left, t.at), pl.at(p.right, t.at), to_u32(palette::grid, t.label.empty() ? 0.45f : 1.0f),
                 (t.label.empty() ? 0.8f : 1.2f) * pl.scale);
-    PlotLabel l;
-    l.x = p.left - 12;
-    l.y = t.at + 6;
-    l.text = t.label;
-    l.size = 17;
-    l.anchor = PlotAnchor::end;
-    text(dl, pl, font, l);
-  }
+  for (const PlotLabel& l : p.tick_labels) text(dl, pl, font, l);
   dl->AddRect(pl.at(p.left, p.top), pl.at(p.right, p.bottom), to_u32(palette::text_dim), 0, 0, 1.5f * pl.scale);
   text(dl, pl, font, p.x_title);
   text(dl, pl, font, p.y_title, true);
@@ -156,14 +141,7 @@ void draw_plot(ImDrawList* dl, const Place& pl, ImFont* font, const BenchPlot& p
              e.dashed ? kSeriesDash : nullptr);
     if (e.markers)
       marker(dl, pl, e.marker, e.x + 22, e.y, e.hollow ? p.marker_size - 1.5f : p.marker_size, to_u32(e.colour), e.hollow);
-    for (std::size_t i = 0; i < e.lines.size(); ++i) {
-      PlotLabel l;
-      l.x = e.x + 56;
-      l.y = e.y + 6 + 22 * static_cast<float>(i);
-      l.text = e.lines[i];
-      l.size = 16;
-      text(dl, pl, font, l);
-    }
+    for (const PlotLabel& l : e.labels) text(dl, pl, font, l);
   }
   for (const PlotLabel& n : p.notes) text(dl, pl, font, n);
 }

@@ -55,32 +55,13 @@ void axes(std::string& o, const gui::BenchPlot& p) {
   o += "<g class=\"axes\">\n";
   fmt::format_to(std::back_inserter(o), "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>\n", num(p.left),
                  num(p.top), num(p.right - p.left), num(p.bottom - p.top), pal::hex(pal::panel));
-  for (const gui::PlotTick& t : p.x_ticks) {
+  for (const gui::PlotTick& t : p.x_ticks)
     fmt::format_to(std::back_inserter(o), "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"{4}\"/>\n",
                    num(t.at), num(p.top), num(p.bottom), pal::hex(pal::grid), t.label.empty() ? "0.8\" stroke-opacity=\"0.45" : "1.2");
-    if (!t.label.empty()) {
-      PlotLabel l;
-      l.x = t.at;
-      l.y = p.bottom + 30;
-      l.text = t.label;
-      l.size = 17;
-      l.anchor = PlotAnchor::middle;
-      text(o, l, "class=\"tick\"");
-    }
-  }
-  for (const gui::PlotTick& t : p.y_ticks) {
+  for (const gui::PlotTick& t : p.y_ticks)
     fmt::format_to(std::back_inserter(o), "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"{4}\"/>\n",
                    num(p.left), num(p.right), num(t.at), pal::hex(pal::grid), t.label.empty() ? "0.8\" stroke-opacity=\"0.45" : "1.2");
-    if (!t.label.empty()) {
-      PlotLabel l;
-      l.x = p.left - 12;
-      l.y = t.at + 6;
-      l.text = t.label;
-      l.size = 17;
-      l.anchor = PlotAnchor::end;
-      text(o, l, "class=\"tick\"");
-    }
-  }
+  for (const PlotLabel& l : p.tick_labels) text(o, l, "class=\"tick\"");
   fmt::format_to(std::back_inserter(o), "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"/>\n",
                  num(p.left), num(p.top), num(p.right - p.left), num(p.bottom - p.top), pal::hex(pal::text_dim));
   text(o, p.x_title, "class=\"axis-title\"");
@@ -128,14 +109,7 @@ void legend(std::string& o, const gui::BenchPlot& p) {
                    num(e.x), num(e.x + 44), num(e.y), pal::hex(e.colour), e.markers ? num(p.line_width) : "2.5",
                    e.dashed ? fmt::format(" stroke-dasharray=\"{}\"", e.markers ? "9 5" : "6 5") : "");
     if (e.markers) marker(o, e.marker, e.x + 22, e.y, e.hollow ? p.marker_size - 1.5f : p.marker_size, e.colour, e.hollow);
-    for (std::size_t i = 0; i < e.lines.size(); ++i) {
-      PlotLabel l;
-      l.x = e.x + 56;
-      l.y = e.y + 6 + 22 * static_cast<float>(i);
-      l.text = e.lines[i];
-      l.size = 16;
-      text(o, l);
-    }
+    for (const PlotLabel& l : e.labels) text(o, l);
     o += "</g>\n";
   }
   for (const PlotLabel& n : p.notes) text(o, n, "class=\"note\"");

@@ -356,6 +356,12 @@ BenchPlot make_bench_plot(const BenchPlotInput& in) {
     for (double v = 0; v <= y1 + step * 1e-6; v += step) p.y_ticks.push_back({y_at(v), gbps_label(v)});
   }
 
+  // The ticks' labels, placed once for every renderer.
+  for (const PlotTick& t : p.x_ticks)
+    if (!t.label.empty()) p.tick_labels.push_back(label(t.at, kBottom + 30, t.label, kText, PlotAnchor::middle));
+  for (const PlotTick& t : p.y_ticks)
+    if (!t.label.empty()) p.tick_labels.push_back(label(kLeft - 12, t.at + 6, t.label, kText, PlotAnchor::end));
+
   // The points, a line broken wherever a point has no busbw.
   for (std::size_t i = 0; i < p.series.size(); ++i) {
     std::vector<PlotPoint> run;
@@ -402,6 +408,9 @@ BenchPlot make_bench_plot(const BenchPlotInput& in) {
     y += 32;
     p.legend.push_back(std::move(e));
   }
+  for (PlotLegendEntry& e : p.legend)  // each entry's lines, right of its sample
+    for (std::size_t i = 0; i < e.lines.size(); ++i)
+      e.labels.push_back(label(e.x + 56, e.y + 6 + 22 * static_cast<float>(i), e.lines[i], kSmall));
   y += 16;
   std::vector<std::string> notes;
   if (measured)

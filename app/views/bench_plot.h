@@ -107,6 +107,7 @@ struct PlotLegendEntry {
   PlotMarker marker = PlotMarker::circle;
   bool dashed = false, markers = true, hollow = false;
   float x = 0, y = 0;  // the sample line's left end, on the first line's middle
+  std::vector<PlotLabel> labels;  // `lines`, placed right of the sample
 };
 
 struct BenchPlot {
@@ -117,6 +118,8 @@ struct BenchPlot {
   std::vector<PlotLabel> subtitle;    // the topology, on one or two lines
   bool y_log = true;
   std::vector<PlotTick> x_ticks, y_ticks;
+  // Every labelled tick's text, placed: under the size axis, left of the busbw axis.
+  std::vector<PlotLabel> tick_labels;
   std::vector<PlotSeries> series;
   std::vector<PlotCrossover> crossovers;
   PlotLabel unlabelled;  // non-empty: "2 more crossovers: see the table" (the printed crossover summary)
