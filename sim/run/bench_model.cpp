@@ -8,7 +8,9 @@
 
 #include "sim/core/errors.h"
 #include "sim/run/run.h"
+#include "sim/check/dependencies.h"
 #include "sim/core/csv.h"
+#include "sim/model/timing_model.h"
 #include "sim/run/custom_schedule.h"
 #include "sim/schedule/algorithm.h"
 
@@ -101,7 +103,11 @@ SizeCurve size_curve(const RunRequest& run, const TopologyConfig& topology, std:
       p.count = bytes / elem;
       p.bytes = bytes;
       try {
-        p.predicted_us = predicted_time_us(o, name, p.count, topology);
+        // Built and predicted, not checked again: the run's own schedule was checked, and
+        // these are the same algorithm at other counts, for a view (the check costs more).
+        const RunRequest r = bench_request(o, name, p.count);
+        const Schedule s = build_schedule(r.spec, r.algorithm, r.options, kMaxModelRanks);
+        p.predicted_us = run_model(s, derive_dependencies(s), topology).prediction.total_ns / 1e3;
         set_bandwidths(o, p, *p.predicted_us);
       } catch (const InputError& e) {  // e.g. a count some algorithm cannot split
         p.skipped = e.what();
