@@ -807,6 +807,7 @@
       svg.removeAttribute("height");
       svg.style.width = "100%";
       svg.style.height = "auto";
+      svg.style.maxHeight = "90vh";  // the whole slide on screen, on a wide monitor too
     }
   }
 
