@@ -158,7 +158,7 @@ void print_run_report(const RunResult& result, const RunPlan& plan, const std::s
   // The description rendered for this run's schedule: the trace's and the app's text.
   fmt::print("{}", format_description(run_description(plan.scenario ? &*plan.scenario : nullptr, result.schedule,
                                                       plan.description)));
-  if (result.schedule.step_count() <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule));
+  if (result.totals.steps <= 64) fmt::print("steps:\n{}", format_step_overview(result.schedule, result.totals));
   fmt::print("{}", format_run_summary(result));
   if (!dump.empty()) fmt::print("  {:<11} {}\n", "dump", dump);
   for (const auto& [key, path] : {std::pair{"trace", outputs.trace}, {"chrome", outputs.chrome}, {"csv", outputs.csv}})

@@ -2,6 +2,8 @@
 
 #include "app/cli/cli_progress.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/run/run_estimate.h"
@@ -35,7 +37,8 @@ int command_model_only(const RunPlan& plan, const std::string& scenario_path, co
                        const std::string& dump, bool quiet) {
   check_model_outputs(plan.request, outputs, dump);
   // Thousands of ranks: how long and how much memory, said (or refused) before the work.
-  if (const std::optional<ModelRunEstimate> estimate = estimate_model_run(plan.request, plan.topology)) {
+  const std::optional<ModelRunEstimate> estimate = estimate_model_run(plan.request, plan.topology);
+  if (estimate) {
     const AvailableMemory memory = available_memory();
     if (memory.known) check_model_memory(*estimate, memory.bytes, memory.limit);
     if (estimate->seconds > kSayEstimateSeconds && !quiet) fmt::print(stderr, "estimated: {}\n", describe(*estimate));
@@ -47,6 +50,13 @@ int command_model_only(const RunPlan& plan, const std::string& scenario_path, co
     PipelineHooks hooks;
     hooks.built = [&](const Schedule& s) {
       progress.stage(fmt::format("model: predicting its {} transfers", s.transfers.size()));
+    };
+    // Streamed: built and predicted together; the count against the estimate's.
+    const double expected = estimate ? estimate->transfers : 0;
+    hooks.streamed = [&](std::uint64_t done) {
+      progress.stage(expected > 0 ? fmt::format("model: {:.1f} M of about {:.0f} M transfers predicted ({:.0f} %)",
+                                                double(done) / 1e6, expected / 1e6, std::min(99.0, 100 * double(done) / expected))
+                                  : fmt::format("model: {:.1f} M transfers predicted", double(done) / 1e6));
     };
     return run_pipeline(request, hooks);
   }();

@@ -36,17 +36,26 @@
 #include <queue>
 #include <tuple>
 
+#include <fmt/format.h>
+
+#include "sim/schedule/schedule_builder.h"
+
 namespace collsim {
 namespace {
 
 constexpr std::uint32_t kNone = UINT32_MAX;
+
+// Messages are numbered in schedule order across the whole schedule (a streamed one may
+// have more than 2^32 transfers); the numbers break ties, so that a streamed prediction and
+// a whole one order every instant alike.
+using MessageId = std::uint64_t;
 
 // What happens to a message at an instant; one heap entry may carry several.
 enum EventKind : std::uint8_t { kRelease = 1, kEnd = 2, kReady = 4 };
 
 struct Event {
   double time;
-  std::uint32_t message;
+  MessageId message;
   std::uint8_t kinds;
   bool operator>(const Event& o) const { return std::tie(time, message, kinds) > std::tie(o.time, o.message, o.kinds); }
 };
@@ -54,18 +63,27 @@ struct Event {
 // Messages waiting for lanes (a link's share for one channel; the link itself with one
 // channel): one FIFO list per lane, in the order they started to wait
 // (which is priority order: they arrive in time order, and sorted within an instant).
-// Started messages are not unlinked; walks skip them and drop them from the front.
+// Started messages are not unlinked; walks skip them and trim() drops them from the front,
+// giving their nodes back for reuse (a streamed model waits billions of times).
 struct WaitLists {
   struct Node {
-    std::uint32_t message, next;
+    MessageId message;
+    std::uint32_t next;
   };
   std::vector<Node> nodes;
-  std::vector<std::uint32_t> head, tail;
+  std::vector<std::uint32_t> head, tail, unused;
 
   explicit WaitLists(std::size_t links) : head(links, kNone), tail(links, kNone) {}
-  void append(std::uint32_t link, std::uint32_t message) {
-    const auto index = static_cast<std::uint32_t>(nodes.size());
-    nodes.push_back({message, kNone});
+  void append(std::uint32_t link, MessageId message) {
+    std::uint32_t index;
+    if (unused.empty()) {
+      index = static_cast<std::uint32_t>(nodes.size());
+      nodes.push_back({message, kNone});
+    } else {
+      index = unused.back();
+      unused.pop_back();
+      nodes[index] = {message, kNone};
+    }
     (tail[link] == kNone ? head[link] : nodes[tail[link]].next) = index;
     tail[link] = index;
   }
@@ -78,119 +96,195 @@ bool same_message(const Transfer& a, const Transfer& b) {
   return a.step == b.step && a.src == b.src && a.dst == b.dst && (a.is_local() || a.channel == b.channel);
 }
 
-// The messages of a schedule: message m is transfers [first[m], first[m+1]). When every
-// message is a single transfer (most schedules), nothing is stored and the transfers'
-// own dependency graph is used as it is.
-class Messages {
- public:
-  Messages(const Schedule& s, const DependencyGraph& g) : transfers_(s.transfers.size()), g_(g) {
-    std::size_t joined = 0;  // transfers that continue the message before them
-    for (std::size_t i = 1; i < transfers_; ++i) joined += same_message(s.transfers[i - 1], s.transfers[i]) ? 1 : 0;
-    if (joined == 0) return;
-    for (std::uint32_t i = 0; i < transfers_; ++i)
-      if (i == 0 || !same_message(s.transfers[i - 1], s.transfers[i])) first_.push_back(i);
-    first_.push_back(static_cast<std::uint32_t>(transfers_));
-    merged_ = merge_dependencies();
-  }
-
-  std::size_t size() const { return first_.empty() ? transfers_ : first_.size() - 1; }
-  std::uint32_t begin(std::uint32_t m) const { return first_.empty() ? m : first_[m]; }
-  std::uint32_t end(std::uint32_t m) const { return first_.empty() ? m + 1 : first_[m + 1]; }
-  const DependencyGraph& graph() const { return first_.empty() ? g_ : merged_; }
-
- private:
-  // The message graph: each message depends on the messages its transfers depend on.
-  DependencyGraph merge_dependencies() const {
-    std::vector<std::uint32_t> message_of(transfers_);
-    for (std::uint32_t m = 0; m + 1 < first_.size(); ++m)
-      std::fill(message_of.begin() + first_[m], message_of.begin() + first_[m + 1], m);
-    DependencyGraph out;
-    std::vector<std::uint32_t> deps;
-    for (std::uint32_t m = 0; m + 1 < first_.size(); ++m) {
-      deps.clear();
-      for (std::uint32_t i = first_[m]; i < first_[m + 1]; ++i)
-        for (std::uint32_t d : g_.dependencies_of(i))
-          if (message_of[d] != m) deps.push_back(message_of[d]);
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      out.deps.insert(out.deps.end(), deps.begin(), deps.end());
-      out.offsets.push_back(static_cast<std::uint32_t>(out.deps.size()));
-    }
-    return out;
-  }
-
-  std::size_t transfers_;
-  const DependencyGraph& g_;
-  std::vector<std::uint32_t> first_;
-  DependencyGraph merged_;
-};
-
 // A message that may start at the current instant: ready first, then schedule order.
 // `node` is where it waits on `lane` (kNone for a message that just became ready).
 struct Candidate {
   double ready;
-  std::uint32_t message, lane, node;
+  MessageId message;
+  std::uint32_t lane, node;
   bool operator>(const Candidate& o) const { return std::tie(ready, message) > std::tie(o.ready, o.message); }
 };
 
 template <class T>
 using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
 
+// The simulation, fed a window of the schedule at a time. A whole prediction adds every
+// transfer at once and runs to the end. A streamed one adds steps as they are generated
+// (add), runs while the steps added reach window_steps beyond the furthest step any
+// message has started from (advance: a step must be known before any of its messages
+// could become ready), and forgets what has ended (forget_ended). Either way the same instants are processed in the same order, so
+// both give the same times to the bit.
+//
+// Why the window is enough: a message depends only on earlier messages, and one whose
+// dependencies have all ended needs none of them again. A message generated late is exact
+// if at least one of its dependencies has not ended when it is added (then it becomes
+// ready when the last one ends, as in the whole schedule); one with none is exact only if
+// its rank's start is still to come. add() checks this and throws NotStreamable otherwise:
+// that algorithm must be predicted whole.
 class Simulation {
  public:
-  Simulation(const Schedule& s, const DependencyGraph& g, const Topology& t)
-      : s_(s),
-        t_(t),
-        messages_(s, g),
-        dependents_(reverse(messages_.graph())),
-        channels_(static_cast<std::size_t>(std::max(1, s.channels))),
+  // `observe`: where each message's times go; null: into the Prediction's begin_ns/end_ns.
+  Simulation(const Topology& t, int channels, const TransferTimesObserver* observe, int window_steps = 1)
+      : t_(t),
+        channels_(static_cast<std::size_t>(std::max(1, channels))),
+        observe_(observe),
         waits_(t.link_count() * channels_),
         lane_free_(t.link_count() * channels_, 0),
         lane_busy_(t.link_count() * channels_, 0),
         lane_own_(t.link_count() * channels_, 0),
         in_flight_(t.link_count() * channels_, 0) {
-    p_.begin_ns.assign(s.transfers.size(), 0);
-    p_.end_ns.assign(s.transfers.size(), 0);
-    const std::size_t n = messages_.size();
-    ready_.resize(n);
-    waiting_.resize(n);
-    started_.assign(n, 0);
-    for (std::uint32_t m = 0; m < n; ++m) {
-      ready_[m] = earliest_start(m);
-      waiting_[m] = static_cast<std::uint32_t>(messages_.graph().dependencies_of(m).size());
-      if (waiting_[m] == 0) events_.push({ready_[m], m, kReady});
-    }
+    window_steps_ = std::max(1, window_steps);
   }
 
-  Prediction run() && {
+  // Adds the messages of window.transfers[new_from..], whose dependencies `g` were derived
+  // over the whole window; window.transfers[0] is the schedule's transfer `window_first`.
+  void add(const Schedule& window, std::uint64_t window_first, std::size_t new_from, const DependencyGraph& g) {
+    set_window(window, window_first);
+    const std::size_t n = window.transfers.size();
+    const MessageId first_new = next_message_;
+    for (std::size_t i = new_from; i < n; ++i)
+      if (i == new_from || !same_message(window.transfers[i - 1], window.transfers[i])) push_message(window_first + i);
+    transfers_added_ = window_first + n;
+    if (!observe_) p_.begin_ns.resize(transfers_added_), p_.end_ns.resize(transfers_added_);
+    last_step_added_ = window.transfers.empty() ? last_step_added_ : window.transfers.back().step;
+    add_dependencies(window, new_from, g, first_new);
+  }
+
+  // Simulates until no event is left, or (more_coming) until a message starts from one of
+  // the last window_steps steps added: then true, and the next steps must be added first.
+  bool advance(bool more_coming) {
+    if (more_coming && last_step_added_ - max_started_step_ < window_steps_) return true;  // not enough ahead yet
     while (!events_.empty()) {
       const double now = events_.top().time;
       apply_events(now);
       start_what_can(now);
+      last_instant_ = now;
+      if (more_coming && last_step_added_ - max_started_step_ < window_steps_) return true;
     }
+    return false;
+  }
+
+  // The schedule's transfer with which the first message not yet ended begins: every
+  // transfer before it has ended and is needed no more.
+  std::uint64_t first_needed_transfer() {
+    while (lowest_unended_ < next_message_ && state(lowest_unended_) == kEnded) ++lowest_unended_;
+    return lowest_unended_ < next_message_ ? first_transfer(lowest_unended_) : transfers_added_;
+  }
+
+  // Drops what only ended messages need (call after first_needed_transfer).
+  void forget_ended() {
+    while (!batches_.empty() && batches_.front().first + batches_.front().count <= lowest_unended_) batches_.erase(batches_.begin());
+    const std::size_t ended = static_cast<std::size_t>(lowest_unended_ - first_message_);
+    if (ended < 4096 || ended * 2 < state_.size()) return;  // amortised: erase half or more at once
+    const auto cut = [ended](auto& v) { v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(ended)); };
+    cut(first_transfer_), cut(ready_), cut(waiting_), cut(state_);
+    first_message_ = lowest_unended_;
+  }
+
+  void set_window(const Schedule& window, std::uint64_t window_first) {
+    window_ = &window;
+    window_first_ = window_first;
+  }
+
+  Prediction finish() && {
     p_.busiest = busiest_links(p_.links_used);
     return std::move(p_);
   }
 
  private:
-  const Transfer& head(std::uint32_t m) const { return s_.transfers[messages_.begin(m)]; }
+  enum State : std::uint8_t { kWaiting, kStarted, kEnded };
+
+  // A batch's dependents: who, among the messages it added, waits for message m (m from
+  // `from` on). The whole schedule is one batch; a streamed one keeps the batches whose
+  // messages have not all ended.
+  struct Batch {
+    MessageId from = 0, first = 0, count = 0;  // dependencies from `from`; its messages [first, first + count)
+    DependencyGraph dependents;                 // row m - from: dependents, as offsets from `first`
+  };
+
+  std::size_t at(MessageId m) const { return static_cast<std::size_t>(m - first_message_); }
+  State state(MessageId m) const { return static_cast<State>(state_[at(m)]); }
+  std::uint64_t first_transfer(MessageId m) const { return first_transfer_[at(m)]; }
+  std::uint64_t end_transfer(MessageId m) const { return m + 1 < next_message_ ? first_transfer(m + 1) : transfers_added_; }
+  const Transfer& transfer(std::uint64_t i) const { return window_->transfers[static_cast<std::size_t>(i - window_first_)]; }
+  const Transfer& head(MessageId m) const { return transfer(first_transfer(m)); }
+
+  void push_message(std::uint64_t first) {
+    first_transfer_.push_back(first);
+    ready_.push_back(earliest_start(transfer(first)));
+    waiting_.push_back(0);
+    state_.push_back(kWaiting);
+    ++next_message_;
+  }
+
+  // The messages' dependencies from their transfers' (a message depends on the messages its
+  // transfers depend on, not on itself), counting those not yet ended, and the batch of
+  // their dependents.
+  void add_dependencies(const Schedule& window, std::size_t new_from, const DependencyGraph& g, MessageId first_new) {
+    const std::size_t n = window.transfers.size();
+    if (n == new_from) return;
+    // The message of each transfer of the window.
+    std::vector<MessageId> message_of(n);
+    const auto after = std::upper_bound(first_transfer_.begin(), first_transfer_.end(), window_first_);
+    MessageId m = first_message_ + static_cast<MessageId>(after - first_transfer_.begin()) - 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      while (m + 1 < next_message_ && first_transfer(m + 1) <= window_first_ + i) ++m;
+      message_of[i] = m;
+    }
+    Batch b;
+    b.first = first_new;
+    b.count = next_message_ - first_new;
+    b.from = message_of[0];
+    std::vector<std::pair<MessageId, MessageId>> edges;  // (dependency, dependent)
+    std::vector<MessageId> deps;
+    for (MessageId j = first_new; j < next_message_; ++j) {
+      deps.clear();
+      for (std::uint64_t i = first_transfer(j); i < end_transfer(j); ++i)
+        for (std::uint32_t d : g.dependencies_of(static_cast<std::size_t>(i - window_first_)))
+          if (message_of[d] != j) deps.push_back(message_of[d]);
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      for (MessageId d : deps)
+        if (d >= first_message_ && state(d) != kEnded) {
+          ++waiting_[at(j)];
+          edges.push_back({d, j});
+        }
+      if (waiting_[at(j)] == 0) become_ready_at_start(j);
+    }
+    b.dependents.offsets.assign(static_cast<std::size_t>(next_message_ - b.from) + 1, 0);
+    for (const auto& [d, j] : edges) ++b.dependents.offsets[static_cast<std::size_t>(d - b.from) + 1];
+    for (std::size_t i = 1; i < b.dependents.offsets.size(); ++i) b.dependents.offsets[i] += b.dependents.offsets[i - 1];
+    b.dependents.deps.resize(edges.size());
+    std::vector<std::uint32_t> fill(b.dependents.offsets.begin(), b.dependents.offsets.end() - 1);
+    for (const auto& [d, j] : edges) b.dependents.deps[fill[static_cast<std::size_t>(d - b.from)]++] = static_cast<std::uint32_t>(j - b.first);
+    batches_.push_back(std::move(b));
+  }
+
+  // A message with no dependency left waits only for its ranks' start: exact only while
+  // that is still to come (see the class comment).
+  void become_ready_at_start(MessageId j) {
+    const double ready = ready_[at(j)];
+    if (ready <= last_instant_)
+      throw NotStreamable(fmt::format("transfer {} (step {}) could have started at {} ns, before it was generated",
+                                      first_transfer(j), head(j).step + 1, ready));
+    events_.push({ready, j, kReady});
+  }
 
   // No message starts before both of its ranks have (stragglers), and then the protocol's
   // base latency later: every rank pays it once, when it starts the collective.
-  double earliest_start(std::uint32_t m) const {
-    const Transfer& x = head(m);
+  double earliest_start(const Transfer& x) const {
     return t_.base_latency_ns +
            std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
   }
 
-  const std::vector<Hop>& route_of(std::uint32_t m) {
+  const std::vector<Hop>& route_of(MessageId m) {
     route(t_, head(m).src, head(m).dst, hops_);
     return hops_;
   }
 
   // The lanes a message holds: its channel's lane of every link of its route.
   template <class F>
-  void for_each_lane(std::uint32_t m, F&& f) {
+  void for_each_lane(MessageId m, F&& f) {
     const std::size_t channel = head(m).channel;
     for (const Hop& h : route_of(m))
       for (int k = 0; k < h.count; ++k)
@@ -199,7 +293,7 @@ class Simulation {
 
   // Free: its bytes are through, and (latency as delay) fewer than kMessagesInFlight
   // messages are still on their way on it.
-  bool lanes_free(std::uint32_t m, double now) {
+  bool lanes_free(MessageId m, double now) {
     bool free = true;
     for_each_lane(m, [&](std::uint32_t l) {
       free = free && lane_free_[l] <= now && (!delay_ || in_flight_[l] < kMessagesInFlight);
@@ -224,36 +318,47 @@ class Simulation {
     }
   }
 
-  void end(std::uint32_t m, double now) {
-    for (std::uint32_t d : dependents_.dependencies_of(m)) {
-      ready_[d] = std::max(ready_[d], now);
-      if (--waiting_[d] > 0) continue;
-      if (ready_[d] > now)
-        events_.push({ready_[d], d, kReady});  // its rank starts late
-      else
-        just_ready_.push_back(d);
+  void end(MessageId m, double now) {
+    state_[at(m)] = kEnded;
+    for (const Batch& b : batches_) {
+      if (m < b.from || m >= b.first + b.count) continue;
+      for (std::uint32_t offset : b.dependents.dependencies_of(static_cast<std::size_t>(m - b.from))) {
+        const MessageId d = b.first + offset;
+        double& ready = ready_[at(d)];
+        ready = std::max(ready, now);
+        if (--waiting_[at(d)] > 0) continue;
+        if (ready > now)
+          events_.push({ready, d, kReady});  // its rank starts late
+        else
+          just_ready_.push_back(d);
+      }
     }
   }
 
-  // Drops started transfers from the front of a lane's queue, so queues stay short.
+  bool started(MessageId m) const { return state(m) != kWaiting; }
+
+  // Drops started messages from the front of a lane's queue, so queues stay short.
   void trim(std::uint32_t lane) {
     std::uint32_t& head = waits_.head[lane];
-    while (head != kNone && started_[waits_.nodes[head].message]) head = waits_.nodes[head].next;
+    while (head != kNone && started(waits_.nodes[head].message)) {
+      waits_.unused.push_back(head);
+      head = waits_.nodes[head].next;
+    }
     if (head == kNone) waits_.tail[lane] = kNone;
   }
 
-  // The first transfer waiting on `lane`, from `node` on, that could start now.
+  // The first message waiting on `lane`, from `node` on, that could start now.
   std::optional<Candidate> first_startable(std::uint32_t lane, std::uint32_t node, double now) {
     for (; node != kNone; node = waits_.nodes[node].next) {
-      const std::uint32_t i = waits_.nodes[node].message;
-      if (!started_[i] && lanes_free(i, now)) return Candidate{ready_[i], i, lane, node};
+      const MessageId i = waits_.nodes[node].message;
+      if (!started(i) && lanes_free(i, now)) return Candidate{ready_[at(i)], i, lane, node};
     }
     return std::nullopt;
   }
 
   void start_what_can(double now) {
     MinHeap<Candidate> candidates;
-    for (std::uint32_t i : just_ready_) candidates.push({now, i, kNone, kNone});
+    for (MessageId i : just_ready_) candidates.push({now, i, kNone, kNone});
     for (std::uint32_t l : released_) {
       trim(l);
       if (lane_free_[l] <= now)
@@ -264,7 +369,7 @@ class Simulation {
       candidates.pop();
       if (c.lane != kNone) {
         if (lane_free_[c.lane] > now) continue;  // taken in the meantime; it will be released again
-        if (started_[c.message] || !lanes_free(c.message, now)) {
+        if (started(c.message) || !lanes_free(c.message, now)) {
           if (const auto next = first_startable(c.lane, c.node, now)) candidates.push(*next);
           continue;
         }
@@ -276,10 +381,11 @@ class Simulation {
     }
   }
 
-  void start(std::uint32_t m, double now) {
+  void start(MessageId m, double now) {
     double copied = 0, reduced = 0;
-    for (std::uint32_t i = messages_.begin(m); i < messages_.end(m); ++i)
-      (reduces(s_.transfers[i].action) ? reduced : copied) += static_cast<double>(s_.bytes(s_.transfers[i]));
+    const std::uint64_t first = first_transfer(m), last = end_transfer(m);
+    for (std::uint64_t i = first; i < last; ++i)
+      (reduces(transfer(i).action) ? reduced : copied) += static_cast<double>(window_->bytes(transfer(i)));
     const TransferTime cost =
         message_time(t_, route_of(m), head(m).dst, copied, reduced, static_cast<int>(channels_));
     for_each_lane(m, [&](std::uint32_t l) {
@@ -288,10 +394,15 @@ class Simulation {
       lane_busy_[l] += cost.links_ns;
       lane_own_[l] += (copied + reduced) * t_.ns_per_byte[l / channels_];
     });
-    started_[m] = 1;
+    state_[at(m)] = kStarted;
+    max_started_step_ = std::max(max_started_step_, head(m).step);
     const double end = now + cost.total_ns;
-    std::fill(p_.begin_ns.begin() + messages_.begin(m), p_.begin_ns.begin() + messages_.end(m), now);
-    std::fill(p_.end_ns.begin() + messages_.begin(m), p_.end_ns.begin() + messages_.end(m), end);
+    if (observe_) {
+      (*observe_)(first, last, now, end);
+    } else {
+      std::fill(p_.begin_ns.begin() + static_cast<std::ptrdiff_t>(first), p_.begin_ns.begin() + static_cast<std::ptrdiff_t>(last), now);
+      std::fill(p_.end_ns.begin() + static_cast<std::ptrdiff_t>(first), p_.end_ns.begin() + static_cast<std::ptrdiff_t>(last), end);
+    }
     p_.total_ns = std::max(p_.total_ns, end);
     const bool remote = !head(m).is_local(), together = cost.links_ns == cost.total_ns;
     if (remote && !together) events_.push({now + cost.links_ns, m, kRelease});
@@ -331,24 +442,98 @@ class Simulation {
     return out;
   }
 
-  const Schedule& s_;
   const Topology& t_;
-  const Messages messages_;
-  const DependencyGraph dependents_;
   const std::size_t channels_;  // lanes per link
   const bool delay_ = t_.latency_rule == LatencyRule::delay;
+  const TransferTimesObserver* observe_;
   Prediction p_;
-  // Per message:
-  std::vector<double> ready_;           // when it became (or will become) ready
-  std::vector<std::uint32_t> waiting_;  // dependencies not yet ended
-  std::vector<std::uint8_t> started_;
+  // The transfers held now: window_->transfers[i] is the schedule's transfer window_first_ + i.
+  const Schedule* window_ = nullptr;
+  std::uint64_t window_first_ = 0, transfers_added_ = 0;
+  // Per message from first_message_ on (those before have ended and are forgotten):
+  MessageId first_message_ = 0, next_message_ = 0, lowest_unended_ = 0;
+  std::vector<std::uint64_t> first_transfer_;  // its first transfer, in the whole schedule
+  std::vector<double> ready_;                  // when it became (or will become) ready
+  std::vector<std::uint32_t> waiting_;         // dependencies not yet ended
+  std::vector<std::uint8_t> state_;            // State
+  std::vector<Batch> batches_;
+  int last_step_added_ = -1;
+  // Streamed: the simulation stops while fewer than window_steps_ steps are added beyond the
+  // furthest one any message has started from (StreamOptions::window_steps).
+  int max_started_step_ = -1, window_steps_ = 1;
+  double last_instant_ = -std::numeric_limits<double>::infinity();  // the last instant simulated
   WaitLists waits_;                          // per lane
   std::vector<double> lane_free_, lane_busy_;  // lane l * channels_ + c: channel c of link l
   std::vector<double> lane_own_;               // per lane: its messages' bytes at its link's own speed
   std::vector<int> in_flight_;                 // per lane (latency as delay): messages started, not yet arrived
   MinHeap<Event> events_;
-  std::vector<std::uint32_t> just_ready_, released_;
+  std::vector<MessageId> just_ready_;
+  std::vector<std::uint32_t> released_;
   std::vector<Hop> hops_;
+};
+
+// Feeds a schedule to the simulation as its algorithm generates it (StepSink), in batches
+// of at least `batch_transfers` transfers: each batch's dependencies are derived over the
+// transfers still needed and the batch itself, with the one derivation every other view
+// uses (dependencies.h); then the simulation runs until it needs the next batch.
+class StreamedSimulation final : public StepSink {
+ public:
+  StreamedSimulation(const Topology& t, const StreamOptions& o) : t_(t), options_(o) {}
+
+  void step_done(const Schedule& header, std::span<const Transfer> step) override {
+    if (!sim_) {
+      window_.spec = header.spec;
+      window_.algorithm = header.algorithm;
+      window_.total_ranks = header.total_ranks;
+      window_.channels = header.channels;
+      window_.average_divisor = header.average_divisor;
+      sim_.emplace(t_, header.channels, options_.observe ? &options_.observe : nullptr, options_.window_steps);
+    }
+    window_.scratch_count = header.scratch_count;  // an algorithm may size scratch as it goes
+    totals_.add_step(header, step);
+    window_.transfers.insert(window_.transfers.end(), step.begin(), step.end());
+    peak_window_ = std::max(peak_window_, window_.transfers.size());
+    if (window_.transfers.size() - new_from_ >= std::max<std::size_t>(options_.batch_transfers, 1)) add_batch(true);
+  }
+
+  StreamedModel finish(Schedule header) && {
+    StreamedModel out;
+    if (sim_) {
+      if (new_from_ < window_.transfers.size()) add_batch(false);
+      sim_->advance(false);
+      out.prediction = std::move(*sim_).finish();
+    }
+    out.schedule = std::move(header);
+    if (totals_.bytes_sent.empty()) totals_ = schedule_totals(out.schedule);  // no transfers at all
+    out.totals = std::move(totals_);
+    out.peak_window_transfers = peak_window_;
+    return out;
+  }
+
+ private:
+  void add_batch(bool more_coming) {
+    const DependencyGraph g = derive_dependencies(window_);
+    sim_->add(window_, window_first_, new_from_, g);
+    sim_->advance(more_coming);
+    // Forget what has ended: the transfers before the first message still needed.
+    const std::uint64_t needed = sim_->first_needed_transfer();
+    sim_->forget_ended();
+    const auto drop = static_cast<std::size_t>(needed - window_first_);
+    window_.transfers.erase(window_.transfers.begin(), window_.transfers.begin() + static_cast<std::ptrdiff_t>(drop));
+    window_first_ = needed;
+    new_from_ = window_.transfers.size();
+    sim_->set_window(window_, window_first_);
+    if (options_.progress) options_.progress(needed);
+  }
+
+  const Topology& t_;
+  const StreamOptions& options_;
+  std::optional<Simulation> sim_;
+  Schedule window_;                  // the transfers still needed, then those not yet added
+  std::uint64_t window_first_ = 0;   // the schedule's index of window_.transfers[0]
+  std::size_t new_from_ = 0;         // window_.transfers[new_from_..]: generated, not yet added
+  std::size_t peak_window_ = 0;
+  ScheduleTotals totals_;
 };
 
 }  // namespace
@@ -378,7 +563,21 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
   return {links, latency + bytes + compute};
 }
 
-Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) { return Simulation(s, g, t).run(); }
+Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) {
+  Simulation sim(t, s.channels, nullptr);
+  sim.add(s, 0, 0, g);
+  sim.advance(false);
+  return std::move(sim).finish();
+}
+
+StreamedModel predict_streamed(const ScheduleGenerator& generate, const Topology& t, const StreamOptions& options) {
+  StreamedSimulation sim(t, options);
+  Schedule header = [&] {
+    StreamSteps stream(sim);
+    return generate();
+  }();
+  return std::move(sim).finish(std::move(header));
+}
 
 CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t) {
   Topology latency_only = t;  // infinitely fast links, reductions and copies: 1/rate = 0
@@ -390,18 +589,17 @@ CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, c
   return {predict(s, g, latency_only).total_ns, predict(s, g, bandwidth_only).total_ns};
 }
 
-ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
-  return run_model(s, g, config, s.spec.ranks, s.total_ranks);
-}
+namespace {
 
-// auto: every candidate the topology allows, predicted in full; the smallest time wins,
-// the earlier candidate on a tie (NCCL's tuner: topoGetAlgoInfo in src/enqueue.cc keeps
-// the first minimum of its cost table).
-ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config, int workers,
-                   int total_ranks) {
+// run_model's choice of protocol, for a predict(topology) of either kind: under auto, every
+// candidate the topology allows, predicted in full; the smallest time wins, the earlier
+// candidate on a tie (NCCL's tuner: topoGetAlgoInfo in src/enqueue.cc keeps the first
+// minimum of its cost table).
+template <class Predict>
+ModelRun choose_protocol(const TopologyConfig& config, int workers, int total_ranks, Predict&& predict_on) {
   ModelRun m{make_topology(config, workers, total_ranks), {}, config, {}};
   if (config.protocol != Protocol::automatic) {
-    m.prediction = predict(s, g, m.topology);
+    m.prediction = predict_on(m.topology);
     return m;
   }
   const LinkClass rank_links = m.topology.link_class;
@@ -409,7 +607,7 @@ ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyCo
   for (Protocol p : kCandidateProtocols) {
     if (!auto_considers(p, rank_links)) continue;
     Topology t = make_topology(with_protocol(config, p), workers, total_ranks);
-    Prediction pred = predict(s, g, t);
+    Prediction pred = predict_on(t);
     m.candidates.push_back({p, pred.total_ns});
     if (first || pred.total_ns < m.prediction.total_ns) {
       m.topology = std::move(t);
@@ -418,6 +616,30 @@ ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyCo
     first = false;
   }
   return m;
+}
+
+}  // namespace
+
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config) {
+  return run_model(s, g, config, s.spec.ranks, s.total_ranks);
+}
+
+ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config, int workers,
+                   int total_ranks) {
+  return choose_protocol(config, workers, total_ranks, [&](const Topology& t) { return predict(s, g, t); });
+}
+
+StreamedModelRun run_model_streamed(const ScheduleGenerator& generate, const TopologyConfig& config, int workers,
+                                    int total_ranks, const StreamOptions& options) {
+  StreamedModelRun out;
+  out.model = choose_protocol(config, workers, total_ranks, [&](const Topology& t) {
+    StreamedModel m = predict_streamed(generate, t, options);
+    out.schedule = std::move(m.schedule);
+    out.totals = std::move(m.totals);
+    out.peak_window_transfers = std::max(out.peak_window_transfers, m.peak_window_transfers);
+    return std::move(m.prediction);
+  });
+  return out;
 }
 
 std::vector<double> link_bytes(const Schedule& s, const Topology& t) {

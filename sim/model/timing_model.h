@@ -34,6 +34,8 @@
 // schedule and topology give bit-identical predictions.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/check/dependencies.h"
@@ -79,6 +81,53 @@ struct Prediction {
 inline constexpr std::size_t kBusiestLinks = 3;
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t);
+
+// --- streamed: a schedule predicted while its algorithm generates it ----------------------
+// predict() holds the whole schedule, its dependency graph and every time at once: 110
+// bytes a transfer, 3.5 GB for a 4096-rank ring. predict_streamed takes the steps as the
+// algorithm's ScheduleBuilder hands them on (StreamSteps), derives the dependencies of each
+// batch of steps over the transfers not yet ended, simulates until the next batch is
+// needed, and forgets what has ended: memory grows with the ranks and the steps in flight,
+// not with the transfers. The same simulation runs either way, so the times are the same
+// to the bit (tests/test_streamed_model.cpp checks every algorithm that streams).
+
+// Transfers [first, last) of the schedule (one message) were predicted to run from begin_ns
+// to end_ns: a streamed prediction keeps no per-transfer times, it hands them on.
+using TransferTimesObserver = std::function<void(std::uint64_t first, std::uint64_t last, double begin_ns, double end_ns)>;
+
+struct StreamOptions {
+  // Steps are added to the simulation in batches of at least this many transfers: each
+  // batch's dependencies are derived again over the transfers still in flight, so a batch
+  // of many steps costs little more than the steps themselves. 1: every step on its own.
+  std::size_t batch_transfers = std::size_t{1} << 20;
+  // How far the steps generated must reach beyond the furthest step a transfer has started
+  // from: the algorithm's window (stream_window_steps in sim/schedule/algorithm.h), so that
+  // every transfer is known before anything it depends on has ended.
+  int window_steps = 1;
+  TransferTimesObserver observe;  // may be empty
+  // Called after each batch with the transfers predicted so far (a long run's progress).
+  std::function<void(std::uint64_t transfers)> progress;
+};
+
+// Runs the algorithm's build, which streams its steps (StreamSteps is open around it), and
+// returns the schedule without its transfers.
+using ScheduleGenerator = std::function<Schedule()>;
+
+struct StreamedModel {
+  Schedule schedule;      // its labels, stages, scratch and local operations; no transfers
+  ScheduleTotals totals;  // counted as the steps went by
+  Prediction prediction;  // begin_ns and end_ns empty: StreamOptions::observe had them
+  std::size_t peak_window_transfers = 0;  // the most transfers held at once
+};
+
+// The algorithm's schedule cannot be predicted step by step: a transfer would have become
+// ready before the steps before it were done generating it (it depends on nothing still in
+// flight). Such an algorithm is predicted whole (predict()).
+struct NotStreamable : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+StreamedModel predict_streamed(const ScheduleGenerator& generate, const Topology& t, const StreamOptions& options = {});
 
 // A prediction split into its latency part and its bandwidth part, so a student can see
 // which dominates (docs/timing-model.md, "Latency and bandwidth"): the same schedule on the
@@ -130,5 +179,16 @@ ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyCo
 // which may have more ranks than this collective).
 ModelRun run_model(const Schedule& s, const DependencyGraph& g, const TopologyConfig& config, int workers,
                    int total_ranks);
+
+// run_model for a schedule streamed as it is generated (predict_streamed): under protocol
+// auto, each candidate streams it again.
+struct StreamedModelRun {
+  ModelRun model;         // its prediction's begin_ns and end_ns are empty
+  Schedule schedule;      // without transfers (StreamedModel)
+  ScheduleTotals totals;
+  std::size_t peak_window_transfers = 0;
+};
+StreamedModelRun run_model_streamed(const ScheduleGenerator& generate, const TopologyConfig& config, int workers,
+                                    int total_ranks, const StreamOptions& options = {});
 
 }  // namespace collsim

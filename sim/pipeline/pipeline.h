@@ -77,6 +77,9 @@ struct PipelineHooks {
   std::function<std::unique_ptr<Backend>(const PipelineResult&)> backend{};
   // A program: after each distinct collective has run (execute_program's progress).
   ProgramProgress program_progress{};
+  // A streamed model-only run (streams_model_run, in place of `built`): the transfers
+  // predicted so far, after each batch.
+  std::function<void(std::uint64_t)> streamed{};
 };
 
 // Runs `request` in the order above.

@@ -225,6 +225,7 @@ RunResult prepare_run(const RunRequest& request, const PrepareOptions& options) 
   refuse_if_too_large(result.schedule);
   if (!checked) check_into(result, options);
   record_values(result, options);
+  result.totals = schedule_totals(result.schedule);
   return result;
 }
 
@@ -233,7 +234,8 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
   RunResult result;
   result.request = request;
   result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
-  const bool checked = build_into(result, kMaxModelRanks, options);
+  const bool checked = build_into(result, model_rank_limit(request.spec.collective, result.request.algorithm), options);
+  result.totals = schedule_totals(result.schedule);
   result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
   result.model_only = true;
   result.backend = "none";
@@ -248,6 +250,44 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
     record_values(result, options);
     result.verification.rule = "not executed (--model-only); schedule checked symbolically";
   }
+  return result;
+}
+
+bool streams_model_run(const RunRequest& request) {
+  const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  const AlgorithmInfo* a = find_algorithm(request.spec.collective, algorithm);
+  return a && a->streams && schedule_total_ranks(request.spec, algorithm, request.options) > kMaxRanks;
+}
+
+RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
+                             const std::function<void(std::uint64_t)>& progress) {
+  refuse_bad_inputs(request);
+  RunResult result;
+  result.request = request;
+  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  const RunRequest& r = result.request;
+  // Checked before the work: the generator's own check would come from inside the stream.
+  validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
+  StreamOptions options;
+  options.window_steps = stream_window_steps(r.spec, r.algorithm, r.options);
+  options.progress = progress;
+  StreamedModelRun m = run_model_streamed(
+      [&] { return build_algorithm_schedule(r.spec, r.algorithm, r.options, kMaxStreamedRanks); }, config, r.spec.ranks,
+      schedule_total_ranks(r.spec, r.algorithm, r.options), options);
+  result.request.options = resolve_options(r.spec, r.algorithm, r.options);  // as built
+  result.schedule = std::move(m.schedule);
+  result.totals = std::move(m.totals);
+  result.model = std::move(m.model);
+  result.streamed = true;
+  result.peak_window_transfers = m.peak_window_transfers;
+  result.model_only = true;
+  result.backend = "none";
+  result.device = "timing model only (--model-only)";
+  result.check_skipped = true;
+  result.verification.rule = fmt::format(
+      "not executed (--model-only); symbolic check skipped above {} ranks; predicted step by step, at most {} "
+      "transfers held at once",
+      kMaxRanks, m.peak_window_transfers);
   return result;
 }
 

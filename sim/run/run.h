@@ -5,6 +5,7 @@
 // in one call (the tests').
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,13 @@ struct RunResult {
   bool model_only = false;        // prepare_model_run: nothing was allocated or executed
   bool recorded = false;          // its execution was read from a file (a lesson trace), not run here
   bool check_skipped = false;     // model_only above kMaxRanks: the symbolic check was not run
+  // Predicted while generated (run_streamed_model): `schedule` has no transfers, `totals`
+  // counted them, and the prediction has no per-transfer times.
+  bool streamed = false;
+  std::size_t peak_window_transfers = 0;  // streamed: the most transfers held at once
+  // The schedule's size as the reports say it (transfers, steps, bytes per rank), counted
+  // once whether the schedule is held or streamed.
+  ScheduleTotals totals;
   // What every buffer cell held when, recorded by the run's one check when asked for
   // (PrepareOptions::record_history): views read it instead of checking again.
   std::shared_ptr<const BufferHistory> history;
@@ -91,6 +99,15 @@ void execute_run(RunResult& prepared, Backend& backend, int only_rank = -1);
 // more than the model, so check_skipped says it was not made); allocates and executes
 // nothing. The result's verification says "not executed".
 RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& options = {});
+// Whether a --model-only run of `request` is predicted as it is generated: above kMaxRanks
+// (where the symbolic check is skipped anyway), for an algorithm that streams.
+bool streams_model_run(const RunRequest& request);
+// Such a run: builds and predicts the schedule a few steps at a time (predict_streamed in
+// sim/model/timing_model.h), up to kMaxStreamedRanks ranks; `progress` gets the transfers
+// predicted so far after each batch (under protocol auto, each candidate counts from 0).
+RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
+                             const std::function<void(std::uint64_t)>& progress = {});
+
 // Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
 // configuration, naming the flag, key or file position it came from).
 void predict_run(RunResult& r, const TopologyConfig& config);

@@ -1,5 +1,6 @@
 #include "sim/schedule/algorithm.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,19 @@ std::string names_for(Collective c) {
 
 }  // namespace
 
+int model_rank_limit(Collective c, std::string_view algorithm) {
+  const AlgorithmInfo* a = find_algorithm(c, algorithm);
+  return a && a->streams ? kMaxStreamedRanks : kMaxModelRanks;
+}
+
 void check_rank_count(int ranks, int max_ranks) {
-  if (ranks < 1 || ranks > max_ranks)
-    throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks,
-                                 max_ranks < kMaxModelRanks ? fmt::format(" ({} with --model-only)", kMaxModelRanks) : "",
-                                 ranks));
+  if (ranks >= 1 && ranks <= max_ranks) return;
+  std::string more;
+  if (max_ranks < kMaxModelRanks)
+    more = fmt::format(" ({} with --model-only, {} where the algorithm streams)", kMaxModelRanks, kMaxStreamedRanks);
+  else if (max_ranks < kMaxStreamedRanks)
+    more = fmt::format(" ({} for an algorithm that streams; `collsim list` marks them)", kMaxStreamedRanks);
+  throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks, more, ranks));
 }
 
 void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, const AlgorithmOptions& options,
@@ -146,6 +155,10 @@ Schedule build_algorithm_schedule(const CollectiveSpec& spec, std::string_view a
 AlgorithmKnobs algorithm_knobs(Collective c, std::string_view algorithm) {
   const AlgorithmInfo* a = find_algorithm(c, algorithm);
   return a ? a->knobs : AlgorithmKnobs{};
+}
+
+int stream_window_steps(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options) {
+  return std::max(1, resolve_options(spec, algorithm, options).slices);
 }
 
 }  // namespace collsim

@@ -114,6 +114,12 @@ struct AlgorithmInfo {
   // the options as given. Null: none.
   int (*extra_ranks)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
   AlgorithmKnobs knobs{};  // the options it reads
+  // Whether the timing model can predict it while it is generated, a few steps in memory
+  // (predict_streamed in sim/model/timing_model.h): every transfer after its first
+  // stream_window_steps steps depends on a transfer at most that many steps before it.
+  // --model-only then takes up to kMaxStreamedRanks ranks. tests/test_streamed_model.cpp
+  // checks the flag both ways.
+  bool streams = false;
 };
 
 std::span<const AlgorithmInfo> all_algorithms();
@@ -139,15 +145,27 @@ inline constexpr int kMaxRanks = 1024;
 // The largest rank count of a --model-only run, which allocates no buffers and skips the
 // symbolic check above kMaxRanks (kMaxTransfers still bounds the schedule).
 inline constexpr int kMaxModelRanks = 4096;
+// The largest rank count of a --model-only run whose algorithm streams (AlgorithmInfo::streams):
+// predicted a few steps at a time, its memory grows with the ranks, not with the transfers.
+inline constexpr int kMaxStreamedRanks = 65536;
+// The rank limit of a --model-only run of `algorithm`: kMaxStreamedRanks where it streams,
+// kMaxModelRanks otherwise (and for a hand-written or unknown one).
+int model_rank_limit(Collective c, std::string_view algorithm);
 // The most transfers a schedule may be expected to hold (estimated as 2 N^2 slices).
 inline constexpr double kMaxTransfers = 4.2e7;
+
+// The steps a streamed prediction must have generated ahead (StreamOptions::window_steps):
+// the resolved slices. A sliced pipeline sends slice s of a chunk one step after slice s-1,
+// so a transfer waits for the same slice of the step before in the algorithm's own terms,
+// `slices` steps back; without slices, one.
+int stream_window_steps(const CollectiveSpec& spec, std::string_view algorithm, const AlgorithmOptions& options);
 
 // The options with every "default" (slices 0) replaced by the algorithm's value, as
 // build_schedule uses them and a trace records them: the algorithm's own (AlgorithmInfo::resolve),
 // then slices 0 -> 1 (for an unknown or hand-written algorithm too).
 AlgorithmOptions resolve_options(const CollectiveSpec& spec, std::string_view algorithm, AlgorithmOptions options);
 
-// --ranks outside 1..max_ranks: InputError (the message names --model-only's larger limit).
+// --ranks outside 1..max_ranks: InputError (the message names --model-only's larger limits).
 void check_rank_count(int ranks, int max_ranks);
 
 // Checks the spec and options against the algorithm (throws InputError naming the flag):

@@ -107,4 +107,39 @@ std::vector<std::uint64_t> bytes_per_rank(const Schedule& s, bool by_sender) {
 std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s) { return bytes_per_rank(s, true); }
 std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s) { return bytes_per_rank(s, false); }
 
+void ScheduleTotals::add_step(const Schedule& header, std::span<const Transfer> step) {
+  const auto ranks = static_cast<std::size_t>(header.total_ranks);
+  if (bytes_sent.size() < ranks) bytes_sent.resize(ranks, 0), bytes_received.resize(ranks, 0);
+  bool remote = false;
+  for (const Transfer& t : step) {
+    if (t.is_local()) continue;
+    remote = true;
+    bytes_sent[static_cast<std::size_t>(t.src)] += header.bytes(t);
+    bytes_received[static_cast<std::size_t>(t.dst)] += header.bytes(t);
+  }
+  std::uint64_t bytes = 0;
+  for (const Transfer& t : step) bytes += header.bytes(t);
+  step_transfers.push_back(step.size());
+  step_bytes.push_back(bytes);
+  transfers += step.size();
+  ++steps;
+  communication_steps += remote ? 1 : 0;
+}
+
+ScheduleTotals schedule_totals(const Schedule& s) {
+  ScheduleTotals totals;
+  totals.transfers = s.transfers.size();
+  totals.steps = s.step_count();
+  totals.communication_steps = communication_steps(s);
+  totals.bytes_sent = bytes_sent_per_rank(s);
+  totals.bytes_received = bytes_received_per_rank(s);
+  totals.step_transfers.assign(static_cast<std::size_t>(s.step_count()), 0);
+  totals.step_bytes.assign(totals.step_transfers.size(), 0);
+  for (const Transfer& t : s.transfers) {
+    ++totals.step_transfers[static_cast<std::size_t>(t.step)];
+    totals.step_bytes[static_cast<std::size_t>(t.step)] += s.bytes(t);
+  }
+  return totals;
+}
+
 }  // namespace collsim

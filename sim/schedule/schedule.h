@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -146,5 +147,20 @@ int communication_steps(const Schedule& s);
 // Bytes each rank sends to other ranks (local transfers are not sends).
 std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s);
 std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s);
+
+// What the reports say of a schedule's size: counted once, from the whole schedule
+// (schedule_totals) or step by step as a streamed model generates it (add_step), where the
+// transfers are never all held at once.
+struct ScheduleTotals {
+  std::uint64_t transfers = 0;
+  int steps = 0;
+  int communication_steps = 0;                  // steps whose transfers are not all local
+  std::vector<std::uint64_t> bytes_sent;         // per rank (total_ranks), to other ranks
+  std::vector<std::uint64_t> bytes_received;     // per rank
+  std::vector<std::uint64_t> step_transfers, step_bytes;  // per step: its transfers, their bytes (local ones too)
+  // Counts one finished step (transfers of one step number, as ScheduleBuilder hands them on).
+  void add_step(const Schedule& header, std::span<const Transfer> step);
+};
+ScheduleTotals schedule_totals(const Schedule& s);
 
 }  // namespace collsim

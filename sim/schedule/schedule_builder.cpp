@@ -22,9 +22,20 @@ CollectiveSpec normalized(CollectiveSpec spec) {
   return spec;
 }
 
+// The sink of the StreamSteps scope open on this thread, until a builder takes it.
+thread_local StepSink* t_stream_sink = nullptr;
+
 }  // namespace
 
-ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks) {
+StreamSteps::StreamSteps(StepSink& sink) {
+  if (t_stream_sink) throw std::logic_error("StreamSteps: a stream is already open on this thread");
+  t_stream_sink = &sink;
+}
+
+StreamSteps::~StreamSteps() { t_stream_sink = nullptr; }
+
+ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks)
+    : sink_(std::exchange(t_stream_sink, nullptr)) {
   schedule_.spec = normalized(spec);
   schedule_.algorithm = std::move(algorithm);
   schedule_.total_ranks = std::max(total_ranks, spec.ranks);
@@ -53,6 +64,13 @@ void ScheduleBuilder::pre_fill_identity(Region target) {
 }
 
 void ScheduleBuilder::step(std::string label) {
+  if (sink_) {
+    hand_on_step();
+    step_label_ = std::move(label);
+    step_stage_ = stage_;
+    current_step_ = 0;  // numbered when handed on
+    return;
+  }
   schedule_.step_labels.push_back(std::move(label));
   schedule_.step_stages.push_back(stage_);
   current_step_ = static_cast<int>(schedule_.step_labels.size()) - 1;
@@ -95,9 +113,41 @@ void ScheduleBuilder::reduce_copy(int chunk, Region from, Region operand, Region
   schedule_.transfers.back().operand_offset = operand.offset;
 }
 
+void ScheduleBuilder::hand_on_step() {
+  Schedule& s = schedule_;
+  if (s.transfers.empty()) return;
+  const int index = s.step_count();
+  bool remote = false;
+  for (Transfer& t : s.transfers) {
+    t.step = index;
+    remote = remote || !t.is_local();
+  }
+  s.step_labels.push_back(remote ? std::move(step_label_) : std::string("local"));
+  s.step_stages.push_back(std::move(step_stage_));
+  sink_->step_done(s, s.transfers);
+  s.transfers.clear();
+}
+
 Schedule ScheduleBuilder::finish() && {
   Schedule& s = schedule_;
-  // Renumber the steps that kept at least one transfer; relabel all-local steps.
+  if (sink_)
+    hand_on_step();  // every step is numbered, labelled and handed on already
+  else
+    renumber_steps();
+  // No stage named anywhere: the schedule has none (an empty list, as Schedule says).
+  if (std::all_of(s.step_stages.begin(), s.step_stages.end(), [](const std::string& x) { return x.empty(); }))
+    s.step_stages.clear();
+
+  if (s.spec.op == ReduceOp::avg && collective_reduces(s.spec.collective))
+    for (int r = 0; r < s.spec.ranks; ++r)
+      if (const std::uint64_t n = s.buffer_elements(r, BufferKind::output); n > 0)
+        s.post_ops.push_back({LocalOpKind::divide, {r, BufferKind::output, 0, n}, {}});
+  return std::move(s);
+}
+
+// Renumbers the steps that kept at least one transfer; relabels all-local steps.
+void ScheduleBuilder::renumber_steps() {
+  Schedule& s = schedule_;
   const std::size_t old_steps = s.step_labels.size();
   std::vector<int> new_index(old_steps, -1);
   std::vector<bool> has_remote(old_steps, false);
@@ -114,15 +164,7 @@ Schedule ScheduleBuilder::finish() && {
   }
   for (Transfer& t : s.transfers) t.step = new_index[static_cast<std::size_t>(t.step)];
   s.step_labels = std::move(labels);
-  // No stage named anywhere: the schedule has none (an empty list, as Schedule says).
-  if (std::all_of(stages.begin(), stages.end(), [](const std::string& x) { return x.empty(); })) stages.clear();
   s.step_stages = std::move(stages);
-
-  if (s.spec.op == ReduceOp::avg && collective_reduces(s.spec.collective))
-    for (int r = 0; r < s.spec.ranks; ++r)
-      if (const std::uint64_t n = s.buffer_elements(r, BufferKind::output); n > 0)
-        s.post_ops.push_back({LocalOpKind::divide, {r, BufferKind::output, 0, n}, {}});
-  return std::move(s);
 }
 
 }  // namespace collsim

@@ -6,12 +6,39 @@
 // (storage_of) is dropped as it is added: the data is already there, so an algorithm
 // written for separate buffers needs no in-place branch for its initial copies.
 // A barrier's spec is normalised (count 0, i32, max): it moves one-element tokens only.
+//
+// Streaming: while a StreamSteps scope is open on a thread, the next ScheduleBuilder made
+// on that thread hands every finished step to the scope's sink (its transfers with their
+// final step number, as finish() would number them) and keeps none, so that a timing model
+// can predict a schedule of billions of transfers in the memory of a few steps
+// (timing_model.h, predict_streamed). finish() then returns the schedule without its
+// transfers: labels, stages, local operations. The algorithm files need not know: they
+// build as always.
 #pragma once
+#include <span>
 #include <string>
 
 #include "sim/schedule/schedule.h"
 
 namespace collsim {
+
+// Receives a streamed schedule step by step: `header` is the schedule so far without its
+// transfers (spec, ranks, scratch, channels, the labels of the steps before).
+class StepSink {
+ public:
+  virtual ~StepSink() = default;
+  virtual void step_done(const Schedule& header, std::span<const Transfer> step) = 0;
+};
+
+// The scope in which the next ScheduleBuilder streams to `sink` (one builder: the first
+// made takes the sink). Not nestable.
+class StreamSteps {
+ public:
+  explicit StreamSteps(StepSink& sink);
+  ~StreamSteps();
+  StreamSteps(const StreamSteps&) = delete;
+  StreamSteps& operator=(const StreamSteps&) = delete;
+};
 
 class ScheduleBuilder {
  public:
@@ -44,9 +71,16 @@ class ScheduleBuilder {
   Schedule finish() &&;
 
  private:
+  // Streaming: the step being built goes to the sink, numbered and labelled as finish()
+  // would (an empty step is dropped; an all-local one is labelled "local").
+  void hand_on_step();
+  void renumber_steps();
+
   Schedule schedule_;
   int current_step_ = -1;
   std::string stage_;
+  StepSink* sink_ = nullptr;  // streaming (StreamSteps)
+  std::string step_label_, step_stage_;  // streaming: the step being built
 };
 
 }  // namespace collsim

@@ -162,17 +162,11 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
   return out;
 }
 
-std::string format_step_overview(const Schedule& s) {
-  std::vector<std::size_t> transfers(static_cast<std::size_t>(s.step_count()), 0);
-  std::vector<std::uint64_t> bytes(transfers.size(), 0);
-  for (const Transfer& t : s.transfers) {
-    ++transfers[static_cast<std::size_t>(t.step)];
-    bytes[static_cast<std::size_t>(t.step)] += s.bytes(t);
-  }
+std::string format_step_overview(const Schedule& s, const ScheduleTotals& totals) {
   std::string out;
-  for (std::size_t i = 0; i < transfers.size(); ++i)
-    fmt::format_to(std::back_inserter(out), "  step {:>3}  {:>4} transfers  {:>10}  {}\n", i + 1, transfers[i],
-                   format_bytes(static_cast<double>(bytes[i])), s.step_labels[i]);
+  for (std::size_t i = 0; i < totals.step_transfers.size(); ++i)
+    fmt::format_to(std::back_inserter(out), "  step {:>3}  {:>4} transfers  {:>10}  {}\n", i + 1, totals.step_transfers[i],
+                   format_bytes(static_cast<double>(totals.step_bytes[i])), s.step_labels[i]);
   return out;
 }
 
@@ -201,7 +195,7 @@ static void append_processes(std::string& out, const Execution& ex) {
 std::string format_run_summary(const RunResult& r) {
   const Schedule& s = r.schedule;
   const AlgorithmInfo* algo = find_algorithm(s.spec.collective, s.algorithm);
-  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+  const std::vector<std::uint64_t>& sent = r.totals.bytes_sent;
   const auto [lo, hi] = sent.empty() ? std::pair<std::size_t, std::size_t>{0, 0} : min_max_index(sent, sent.size());
   const auto at = [&](std::size_t i) { return sent.empty() ? 0.0 : static_cast<double>(sent[i]); };
   const Bandwidth bw = bandwidth(s.spec, r.execution.total_ns);
@@ -218,8 +212,8 @@ std::string format_run_summary(const RunResult& r) {
   const auto formula = [&](std::string_view f) {
     return algo ? fmt::format("formula {}", f) : std::string("no formula in N (a hand-written schedule)");
   };
-  line("schedule", fmt::format("{} steps ({} communication; {}), {} transfers", s.step_count(), communication_steps(s),
-                               formula(algo ? algo->steps_formula : ""), s.transfers.size()));
+  line("schedule", fmt::format("{} steps ({} communication; {}), {} transfers", r.totals.steps,
+                               r.totals.communication_steps, formula(algo ? algo->steps_formula : ""), r.totals.transfers));
   line("bytes sent", fmt::format("min {} (rank {}), max {} (rank {}); {}", format_bytes(at(lo)), lo, format_bytes(at(hi)),
                                  hi, formula(algo ? algo->bytes_formula : "")));
   if (r.model) append_prediction(out, r);
@@ -268,6 +262,9 @@ std::string format_catalogue() {
       fmt::format_to(std::back_inserter(out), "    {:<18} {}{}\n", "", a.summary,
                      a.is_default ? fmt::format(" (the default for {})", to_string(c)) : "");
       if (!a.used_by.empty()) fmt::format_to(std::back_inserter(out), "    {:<18} used by {}\n", "", a.used_by);
+      if (a.streams)
+        fmt::format_to(std::back_inserter(out), "    {:<18} streams: --model-only predicts it step by step, up to {} ranks\n",
+                       "", kMaxStreamedRanks);
       if (const ClosedFormInfo* f = find_cost_formula(a.collective, a.name)) {
         fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
         if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);

@@ -19,7 +19,7 @@ std::string format_step_table(const Schedule& s, std::span<const std::string> st
 // output[8,12)" (a copy).
 std::string transfer_sentence(const Transfer& t);
 // One line per step: label, transfers, bytes on the wire.
-std::string format_step_overview(const Schedule& s);
+std::string format_step_overview(const Schedule& s, const ScheduleTotals& totals);
 // What was asked, what the schedule costs, how long it took and whether it was right.
 std::string format_run_summary(const RunResult& r);
 // Collectives, algorithms with formulas, data types and ops.

@@ -100,7 +100,7 @@ PredictedSummary summarize_prediction(const RunResult& run) {
   p.closed_form_ns = f.time_ns;
   // A count of 0 sends nothing (NCCL returns at once): the run's 0 ns is right, and the form,
   // whose latency term counts the messages of a non-empty run, is not its time.
-  if (!f.values.empty() && run.schedule.transfers.empty())
+  if (!f.values.empty() && run.totals.transfers == 0)
     p.closed_form_values += "; a count of 0 sends nothing, so no message pays α and the run takes 0 ns";
   p.protocol = m.topology.protocol;
   p.protocol_candidates = m.candidates;

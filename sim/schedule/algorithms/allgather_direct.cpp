@@ -41,6 +41,7 @@ extern const AlgorithmInfo kAllGatherDirect{
     .layout = &layouts::all_pairs_of,
     .closed_form = {"(N-1)(α + nβ/N)", "",
                     "any N", &forms::blocks_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

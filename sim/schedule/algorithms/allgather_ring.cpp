@@ -48,6 +48,7 @@ extern const AlgorithmInfo kAllGatherRing{
     .closed_form = {"(N-1)(α + nβ/N)", "",
                     "any N", &forms::blocks_one_by_one},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -76,6 +76,7 @@ extern const AlgorithmInfo kAllReduceDirect{
     .layout = &layouts::all_pairs_of,
     .closed_form = {"(N-1)(α + nβ + nγ)", "",
                     "any N", &forms::vectors_reduced_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

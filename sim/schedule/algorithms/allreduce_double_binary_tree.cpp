@@ -169,6 +169,7 @@ extern const AlgorithmInfo kAllReduceDoubleBinaryTree{
     .layout = &layout,
     .closed_form = {"(2 lg N - 1)(2α + nβ + nγ/2)", "",
                     "N a power of two, S = 1", &time_ns},
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -164,6 +164,7 @@ extern const AlgorithmInfo kAllReduceHierarchical{
     .validate = &validate,
     .resolve = &resolve,
     .knobs = {.slices = true, .servers = false, .ranks_per_node = true},
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -176,6 +176,7 @@ extern const AlgorithmInfo kAllReduceNcclTree{
     .validate = &validate,
     .resolve = &resolve,
     .knobs = {.slices = true, .servers = false, .ranks_per_node = true},
+    .streams = true,
 };
 
 }  // namespace collsim

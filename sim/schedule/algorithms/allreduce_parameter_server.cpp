@@ -177,6 +177,7 @@ extern const AlgorithmInfo kAllReduceParameterServer{
     .validate = &validate,
     .extra_ranks = &extra_ranks,
     .knobs = {.slices = true, .servers = true, .ranks_per_node = false},
+    .streams = true,
 };
 
 }  // namespace collsim

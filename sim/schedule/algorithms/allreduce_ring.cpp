@@ -98,6 +98,7 @@ extern const AlgorithmInfo kAllReduceRing{
     .closed_form = {"2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "S slices: (N-1)(S·h + max(S·h, h + g)), h = α + nβ/(NS), g = nγ/(NS)",
                     "any N", &time_ns},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

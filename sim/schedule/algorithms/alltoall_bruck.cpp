@@ -100,6 +100,7 @@ extern const AlgorithmInfo kAllToAllBruck{
     .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α + B/N·n(β + δ) + nδ, B = set bits in 0..N-1 (lg N·N/2 for N = 2^k)", "",
                     "any N", &time_ns},
+    .streams = true,
 };
 
 }  // namespace collsim

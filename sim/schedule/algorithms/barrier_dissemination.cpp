@@ -69,6 +69,7 @@ extern const AlgorithmInfo kBarrierDissemination{
     .closed_form = {"ceil(lg N)α", "",
                     "any N", &time_ns},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -99,6 +99,7 @@ extern const AlgorithmInfo kBroadcastChain{
     .closed_form = {"(N-2+S)(α + nβ/S)", "",
                     "any N >= 2", &time_ns},
     .resolve = &resolve,
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -37,6 +37,7 @@ extern const AlgorithmInfo kBroadcastDirect{
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ)", "",
                     "any N", &forms::vectors_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

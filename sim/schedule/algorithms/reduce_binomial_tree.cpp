@@ -94,6 +94,7 @@ extern const AlgorithmInfo kReduceBinomialTree{
     .closed_form = {"ceil(lg N)(α + nβ + nγ)", "",
                     "any N", &time_ns},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -47,6 +47,7 @@ extern const AlgorithmInfo kReduceDirect{
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ + nγ)", "",
                     "any N", &forms::vectors_reduced_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

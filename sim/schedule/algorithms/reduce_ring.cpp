@@ -78,6 +78,7 @@ extern const AlgorithmInfo kReduceRing{
     .layout = &layouts::ring_of,
     .closed_form = {"2(N-1)α + 2(N-1)/N·nβ + (N-1)/N·nγ", "",
                     "any N", &time_ns},
+    .streams = true,
 };
 
 }  // namespace collsim

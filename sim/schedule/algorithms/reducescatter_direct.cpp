@@ -51,6 +51,7 @@ extern const AlgorithmInfo kReduceScatterDirect{
     .layout = &layouts::all_pairs_of,
     .closed_form = {"(N-1)(α + nβ/N + nγ/N)", "",
                     "any N", &forms::blocks_reduced_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -63,6 +63,7 @@ extern const AlgorithmInfo kReduceScatterRing{
     .closed_form = {"(N-1)(α + nβ/N + nγ/N)", "",
                     "any N", &forms::blocks_reduced_one_by_one},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

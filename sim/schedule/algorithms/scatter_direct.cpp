@@ -40,6 +40,7 @@ extern const AlgorithmInfo kScatterDirect{
     .layout = &layouts::root_star,
     .closed_form = {"(N-1)(α + nβ/N)", "",
                     "any N", &forms::blocks_one_by_one},
+    .streams = true,
 };
 
 }  // namespace collsim

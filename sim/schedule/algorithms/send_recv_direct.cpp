@@ -29,6 +29,7 @@ extern const AlgorithmInfo kSendRecvDirect{
     .closed_form = {"α + nβ", "",
                     "N >= 2 (one rank: a local copy, nδ)", &forms::one_message},
     .is_default = true,
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -33,6 +33,7 @@ extern const AlgorithmInfo kSendRecvRingShift{
     .layout = &layouts::ring_of,
     .closed_form = {"α + nβ", "",
                     "N >= 2 (one rank: a local copy, nδ)", &forms::one_message},
+    .streams = true,
 };
 
 }  // namespace collsim

@@ -30,6 +30,7 @@ extern const AlgorithmInfo kSendRecvToPrevious{
     .layout = &layout,
     .closed_form = {"α + nβ", "",
                     "N >= 2 (one rank: a local copy, nδ)", &forms::one_message},
+    .streams = true,
 };
 
 }  // namespace collsim
