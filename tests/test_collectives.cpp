@@ -2,8 +2,9 @@
 // reduce-scatter and all-to-all: every algorithm x ranks 1..17 (1..9 at COLLSIM_TEST_SCALE=small,
 // test_support.h) x counts x data types (x ops
 // where the collective reduces), through the checker and against the host reference; the
-// fold-in for rank counts that are not powers of two; the double binary tree's shape; and
-// step and byte counts against the textbook (Thakur, Rabenseifner & Gropp 2005).
+// fold-in for rank counts that are not powers of two; the double binary tree's shape; NCCL's
+// PAT step by step for every N from 2 to 17; and step and byte counts against the textbook
+// (Thakur, Rabenseifner & Gropp 2005).
 #include <doctest/doctest.h>
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "sim/schedule/algorithms/trees.h"
+#include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "sim/core/text_file.h"
 #include "sim/trace/report.h"
@@ -248,9 +250,11 @@ const std::vector<Textbook>& textbook() {
       {C::all_gather, "recursive_doubling", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::all_gather, "bruck", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::all_gather, "direct", {}, [](int) { return 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::all_gather, "pat", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::reduce_scatter, "ring", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::reduce_scatter, "recursive_halving", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::reduce_scatter, "direct", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
+      {C::reduce_scatter, "pat", {}, lg, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::all_to_all, "direct", {}, [](int N) { return N - 1; }, [](int N, int, double n) { return (N - 1.0) / N * n; }},
       {C::all_to_all, "bruck", {}, lg, [](int N, int, double n) { return n / 2 * lg(N); }},
   };
@@ -282,6 +286,70 @@ TEST_CASE("Bruck all-gather takes ceil(lg N) steps for every N") {
     const Schedule s = build_schedule({Collective::all_gather, N, 3, DataType::f32, ReduceOp::sum, 0}, "bruck", {});
     CHECK(communication_steps(s) == std::bit_width(static_cast<unsigned>(N - 1)));
   }
+}
+
+// --- PAT (NCCL 2.23's Parallel Aggregated Trees): any N, no fold ---------------------------
+
+TEST_CASE("PAT all-gather and reduce-scatter for every N from 2 to 17: checked, right on the CPU, ceil(lg N) steps") {
+  for (Collective c : {Collective::all_gather, Collective::reduce_scatter})
+    for (int N = 2; N <= 17; ++N) {
+      INFO(to_string(c), " pat N=", N);
+      const int dims = std::bit_width(static_cast<unsigned>(N - 1));
+      const std::uint64_t count = 6;
+      const Schedule s = build_schedule({c, N, count, DataType::f32, ReduceOp::sum, 0}, "pat", {});
+      CHECK_NOTHROW(check_schedule(s));  // the symbolic checker: every output holds exactly its contributions
+      CHECK(communication_steps(s) == dims);
+      CHECK(static_cast<int>(s.step_labels.size()) == dims);
+      // Every rank sends N-1 blocks in all: (N-1)/N of n, as the ring, for every N.
+      for (std::uint64_t sent : bytes_sent_per_rank(s)) CHECK(sent == static_cast<std::uint64_t>(N - 1) * count * 4);
+      // Step i is dimension d (all-gather: far first, d = dims-1-i, to r-2^d; reduce-scatter:
+      // near first, d = i, to r+2^d): one message per rank, of the ceil((N-2^d)/2^(d+1))
+      // blocks whose offset has lowest set bit d.
+      for (int i = 0; i < dims; ++i) {
+        const int d = c == Collective::all_gather ? dims - 1 - i : i;
+        const int to = c == Collective::all_gather ? N - (1 << d) : 1 << d;
+        const std::uint64_t blocks = static_cast<std::uint64_t>((N - (1 << d) + (2 << d) - 1) / (2 << d));
+        std::vector<std::uint64_t> elements(static_cast<std::size_t>(N), 0);
+        for (const Transfer& t : s.transfers) {
+          if (t.step != i || t.is_local()) continue;
+          CHECK(t.dst == (t.src + to) % N);
+          elements[static_cast<std::size_t>(t.src)] += t.count;
+        }
+        for (std::uint64_t e : elements) CHECK(e == blocks * count);
+      }
+      // Run on the CPU backend against the host reference: sums and maxima, floats and
+      // integers, counts that N does and does not divide, and the in-place layout.
+      for (std::uint64_t n : {1u, 7u, 1000u}) {
+        RunRequest req;
+        req.algorithm = "pat";
+        req.seed = static_cast<std::uint64_t>(N) * 31 + n;
+        for (auto [dtype, op] : {std::pair{DataType::f32, ReduceOp::sum}, std::pair{DataType::i32, ReduceOp::max},
+                                 std::pair{DataType::f64, ReduceOp::avg}}) {
+          req.spec = {c, N, n, dtype, collective_reduces(c) ? op : ReduceOp::sum, 0};
+          run_and_verify(req);
+        }
+        req.spec = {c, N, n, DataType::f32, ReduceOp::sum, 0, true};
+        run_and_verify(req);
+      }
+    }
+}
+
+TEST_CASE("PAT takes ceil(lg N) steps for every N, all-gather's labels name the far ranks first") {
+  for (int N = 1; N <= 40; ++N)
+    for (Collective c : {Collective::all_gather, Collective::reduce_scatter}) {
+      const Schedule s = build_schedule({c, N, 3, DataType::f32, ReduceOp::sum, 0}, "pat", {});
+      CHECK(communication_steps(s) == std::bit_width(static_cast<unsigned>(N - 1)));
+    }
+  const Schedule ag = build_schedule({Collective::all_gather, 13, 3, DataType::f32, ReduceOp::sum, 0}, "pat", {});
+  REQUIRE(ag.step_labels.size() == 4);
+  CHECK(ag.step_labels[0] == "all-gather 1/4 (distance 8): every rank r sends rank r-8 its own block");
+  CHECK(ag.step_labels[3].starts_with("all-gather 4/4 (distance 1): every rank r sends rank r-1 the 6 blocks of ranks "
+                                      "r, r+2, ..., r+10"));
+  const Schedule rs = build_schedule({Collective::reduce_scatter, 13, 3, DataType::f32, ReduceOp::sum, 0}, "pat", {});
+  REQUIRE(rs.step_labels.size() == 4);
+  CHECK(rs.step_labels[0].starts_with("reduce-scatter 1/4 (distance 1): every rank r sends rank r+1 its partial sums "
+                                      "of the 6 blocks r+1, r+3, ..., r+11"));
+  CHECK(rs.step_labels[3].ends_with("block r is complete on rank r"));
 }
 
 // --- non-powers of two: the fold-in ---------------------------------------------------------

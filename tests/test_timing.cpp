@@ -146,6 +146,17 @@ TEST_CASE("pipelined, multi-server and hierarchical variants match their closed 
   CHECK_FALSE(check_formula(*tree, 8, options([](AlgorithmOptions& o) { o.slices = 4; }), 64));
 }
 
+TEST_CASE("PAT's closed forms hold for every N from 2 to 17, latency- and bandwidth-bound") {
+  // ceil(lg N) steps, each waiting for the step before (its first block got a contribution
+  // there), whose blocks add up to N-1 whatever N: no fold, no uneven last step.
+  for (Collective c : {Collective::all_gather, Collective::reduce_scatter}) {
+    const AlgorithmInfo* pat = find_algorithm(c, "pat");
+    REQUIRE(pat != nullptr);
+    for (int ranks = 2; ranks <= 17; ++ranks)
+      for (std::uint64_t per_slice : {1u, 4096u}) CHECK(check_formula(*pat, ranks, {}, per_slice));
+  }
+}
+
 TEST_CASE("a parameter server on a star grows linearly with the workers while the ring stays nearly flat") {
   TopologyConfig star;
   star.kind = TopologyKind::star;  // Ethernet everywhere: the server's link is as fast as a worker's

@@ -409,7 +409,9 @@ expect_output_matches(
   "\n    recursive_doubling +steps lg N[^\n]*${_more}${_used}Open MPI tuned recursive_doubling \\(3\\)[^\n]*; MPICH recursive_doubling"
   "\n    rabenseifner +steps[^\n]*${_more}${_used}Open MPI tuned rabenseifner \\(6\\)[^\n]*; MPICH reduce_scatter_allgather"
   "\n    double_binary_tree +steps[^\n]*${_more}${_used}NCCL Tree \\(NCCL_ALGO=Tree\\)"
-  "\n    chain +steps[^\n]*${_more}${_used}NCCL Broadcast")
+  "\n    chain +steps[^\n]*${_more}${_used}NCCL Broadcast"
+  "\n    pat +steps ceil\\(lg N\\)[^\n]*${_more}${_used}NCCL AllGather PAT \\(NCCL_ALGO=PAT"
+  "\n    pat +steps ceil\\(lg N\\)[^\n]*${_more}${_used}NCCL ReduceScatter PAT \\(NCCL_ALGO=PAT")
 # Every entry of every "used by" line names the library it speaks of, first. (The entries'
 # "; " would split CMake's lists: mark them before matching the lines.)
 string(REPLACE "; " "<next>" _listing "${CASE_OUT}")
