@@ -107,16 +107,26 @@ TEST_CASE("memory figure: this machine's is no more than its MemAvailable, and k
 
 // --- --model-only at thousands of ranks: said, or refused, before the work ---------------------
 
-TEST_CASE("model estimate: the ring's transfers at 2048 ranks, extrapolated from 128 and 256, within 2 % of 2N(N-1)") {
+TEST_CASE("model estimate: the ring's transfers at 2048 ranks, extrapolated from 128 and 256, within 2 % of 2N(N-1), streamed") {
   RunRequest r = default_run_request();
   r.spec.ranks = 2048;
   const std::optional<ModelRunEstimate> e = estimate_model_run(r, TopologyConfig{});
   REQUIRE(e.has_value());
   const double exact = 2.0 * 2048 * 2047;
   CHECK(e->transfers == doctest::Approx(exact).epsilon(0.02));
-  CHECK(e->bytes == doctest::Approx(exact * kModelBytesPerTransfer).epsilon(0.02));
+  // The ring streams: its memory is a few batches of steps, not its transfers.
+  CHECK(e->streamed);
+  CHECK(e->bytes == doctest::Approx(kStreamedBytesBase + kStreamedBytesPerRank * 2048));
   CHECK(e->seconds > 0);
-  CHECK(describe(*e).find("M transfers, extrapolated from the same run at 128 and 256 ranks") != std::string::npos);
+  CHECK(describe(*e).find("M transfers predicted step by step, extrapolated from the same run at 128 and 256 ranks") !=
+        std::string::npos);
+  // Recursive doubling does not: predicted whole, 110 bytes a transfer.
+  r.algorithm = "recursive_doubling";
+  const std::optional<ModelRunEstimate> whole = estimate_model_run(r, TopologyConfig{});
+  REQUIRE(whole.has_value());
+  CHECK_FALSE(whole->streamed);
+  CHECK(whole->bytes == doctest::Approx(whole->transfers * kModelBytesPerTransfer));
+  CHECK(describe(*whole).find("M transfers, extrapolated from the same run") != std::string::npos);
 }
 
 TEST_CASE("model estimate: none at kMaxRanks ranks or fewer, none for a hand-written schedule") {

@@ -76,7 +76,7 @@ BenchOptions to_options(const BenchFlags& f, const BackendChoice& backend) {
   o.algorithm_options.servers = f.servers;
   o.algorithm_options.colocated = f.colocated;
   o.algorithm_options.ranks_per_node = f.ranks_per_node;
-  validate_bench_options(o, f.model.model_only ? kMaxModelRanks : kMaxRanks);
+  validate_bench_options(o, f.model.model_only ? kMaxStreamedRanks : kMaxRanks);
   return o;
 }
 

@@ -81,7 +81,7 @@ std::pair<int, double> rank_value(std::string_view flag, const std::string& text
       key_value(flag, text, fmt::format("RANK={}, e.g. 3={}", unit, unit == "US" ? "50" : "2"));
   const auto rank = parse_number(rank_text);
   const auto value = parse_number(value_text);
-  if (!rank || *rank < 0 || *rank != std::floor(*rank) || *rank > kMaxModelRanks)
+  if (!rank || *rank < 0 || *rank != std::floor(*rank) || *rank > kMaxStreamedRanks)
     throw InputError(fmt::format("{} '{}': '{}' is not a rank", flag, text, rank_text));
   if (!value) throw InputError(fmt::format("{} '{}': '{}' is not a number", flag, text, value_text));
   return {static_cast<int>(*rank), *value};

@@ -68,10 +68,25 @@ class IntervalMap {
   // Chunked schedules cut buffers evenly, so the first guess is where pos would sit if
   // the pieces were equal; the search gallops from there and is exact after one probe
   // for an even cut, instead of lg(pieces) cache misses of a plain binary search.
+  // A map cut only where a few steps write (the streamed model's window: dependencies.h)
+  // is not cut evenly; there the piece found last time (the finger) is the better guess,
+  // as consecutive visits of one map touch neighbouring chunks.
   std::size_t index_of(std::uint64_t pos, std::size_t from = 0) const {
     const std::size_t n = starts_.size();
     std::size_t guess = static_cast<std::size_t>(static_cast<double>(pos) / static_cast<double>(size_) * static_cast<double>(n));
     guess = std::clamp(guess, from, n - 1);
+    if (!holds(guess, pos) && finger_ >= from && finger_ < n) guess = finger_;
+    finger_ = search_from(guess, pos, from);
+    return finger_;
+  }
+
+  bool holds(std::size_t i, std::uint64_t pos) const {
+    return starts_[i] <= pos && (i + 1 == starts_.size() || pos < starts_[i + 1]);
+  }
+
+  // Gallops from `guess` to the piece that holds pos.
+  std::size_t search_from(std::size_t guess, std::uint64_t pos, std::size_t from) const {
+    const std::size_t n = starts_.size();
     std::size_t lo = guess, hi = guess + 1;  // find lo <= answer < hi
     for (std::size_t step = 1; starts_[lo] > pos; step *= 2) {
       hi = lo;
@@ -98,6 +113,7 @@ class IntervalMap {
   }
 
   std::uint64_t size_ = 0;
+  mutable std::size_t finger_ = 0;     // the piece index_of found last
   std::vector<std::uint64_t> starts_;  // starts_[0] == 0 when size_ > 0
   std::vector<V> values_;              // values_[i] holds [starts_[i], starts_[i + 1])
 };

@@ -66,7 +66,7 @@ Straggler read_straggler(const Entry& item, const Table& t) {
   t.only_keys({"rank", "late", "slow"});
   const std::optional<Entry> rank = t.find("rank");
   if (!rank) item.fail("needs a `rank`");
-  Straggler s{rank->int32(0, kMaxModelRanks - 1), 0, 1, rank->where()};
+  Straggler s{rank->int32(0, kMaxStreamedRanks - 1), 0, 1, rank->where()};
   if (auto e = t.find("late")) s.late_us = e->number(false);
   if (auto e = t.find("slow")) s.slow = e->number(true);
   return s;
@@ -92,7 +92,7 @@ void read_topology(const Table& t, TopologyConfig& c) {
   if (auto e = t.find("uplink_latency")) c.uplink_latency_us = e->number(false);
   if (auto e = t.find("group_size")) {
     if (!has_groups(c.kind)) e->fail(fmt::format("{} has no groups (pcie_tree and two_level have)", to_string(c.kind)));
-    c.group_size = e->int32(1, kMaxModelRanks);
+    c.group_size = e->int32(1, kMaxStreamedRanks);
   }
   if (auto e = t.find("nic")) {
     const std::string nic = e->string();

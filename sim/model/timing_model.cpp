@@ -34,7 +34,12 @@
 #include <limits>
 #include <optional>
 #include <queue>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -54,10 +59,54 @@ using MessageId = std::uint64_t;
 enum EventKind : std::uint8_t { kRelease = 1, kEnd = 2, kReady = 4 };
 
 struct Event {
-  double time;
   MessageId message;
   std::uint8_t kinds;
-  bool operator>(const Event& o) const { return std::tie(time, message, kinds) > std::tie(o.time, o.message, o.kinds); }
+};
+
+template <class T>
+using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
+
+// The events still to come, by instant. Within an instant their order does not matter:
+// apply_events only collects the lanes they free and the messages that become ready, and
+// start_what_can orders those candidates itself. So the events of one instant share a
+// bucket, and a ring whose N messages end at the same instant costs one heap entry, not N.
+class EventQueue {
+ public:
+  bool empty() const { return times_.empty(); }
+  double next_time() const { return times_.top(); }
+  void push(double time, Event e) {
+    const auto [it, added] = bucket_of_.try_emplace(time, 0);
+    if (added) {
+      it->second = take_bucket();
+      times_.push(time);
+    }
+    buckets_[it->second].push_back(e);
+  }
+  // The earliest instant's events, removed from the queue; `out` is cleared first.
+  void pop_instant(std::vector<Event>& out) {
+    const auto it = bucket_of_.find(times_.top());
+    times_.pop();
+    out.clear();
+    out.swap(buckets_[it->second]);
+    unused_.push_back(it->second);
+    bucket_of_.erase(it);
+  }
+
+ private:
+  std::uint32_t take_bucket() {
+    if (unused_.empty()) {
+      buckets_.emplace_back();
+      return static_cast<std::uint32_t>(buckets_.size() - 1);
+    }
+    const std::uint32_t b = unused_.back();
+    unused_.pop_back();
+    return b;
+  }
+
+  MinHeap<double> times_;  // one entry per instant with events
+  std::unordered_map<double, std::uint32_t> bucket_of_;
+  std::vector<std::vector<Event>> buckets_;  // reused: a bucket keeps its capacity
+  std::vector<std::uint32_t> unused_;
 };
 
 // Messages waiting for lanes (a link's share for one channel; the link itself with one
@@ -105,9 +154,6 @@ struct Candidate {
   bool operator>(const Candidate& o) const { return std::tie(ready, message) > std::tie(o.ready, o.message); }
 };
 
-template <class T>
-using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
-
 // The simulation, fed a window of the schedule at a time. A whole prediction adds every
 // transfer at once and runs to the end. A streamed one adds steps as they are generated
 // (add), runs while the steps added reach window_steps beyond the furthest step any
@@ -123,9 +169,11 @@ using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<>>;
 // that algorithm must be predicted whole.
 class Simulation {
  public:
-  // `observe`: where each message's times go; null: into the Prediction's begin_ns/end_ns.
-  Simulation(const Topology& t, int channels, const TransferTimesObserver* observe, int window_steps = 1)
+  // `observe`: where each message's times go (may be null); `keep_times`: into the
+  // Prediction's begin_ns and end_ns as well (a whole prediction; a streamed one keeps none).
+  Simulation(const Topology& t, int channels, const TransferTimesObserver* observe, bool keep_times, int window_steps = 1)
       : t_(t),
+        keep_times_(keep_times),
         channels_(static_cast<std::size_t>(std::max(1, channels))),
         observe_(observe),
         waits_(t.link_count() * channels_),
@@ -145,7 +193,7 @@ class Simulation {
     for (std::size_t i = new_from; i < n; ++i)
       if (i == new_from || !same_message(window.transfers[i - 1], window.transfers[i])) push_message(window_first + i);
     transfers_added_ = window_first + n;
-    if (!observe_) p_.begin_ns.resize(transfers_added_), p_.end_ns.resize(transfers_added_);
+    if (keep_times_) p_.begin_ns.resize(transfers_added_), p_.end_ns.resize(transfers_added_);
     last_step_added_ = window.transfers.empty() ? last_step_added_ : window.transfers.back().step;
     add_dependencies(window, new_from, g, first_new);
   }
@@ -155,7 +203,7 @@ class Simulation {
   bool advance(bool more_coming) {
     if (more_coming && last_step_added_ - max_started_step_ < window_steps_) return true;  // not enough ahead yet
     while (!events_.empty()) {
-      const double now = events_.top().time;
+      const double now = events_.next_time();
       apply_events(now);
       start_what_can(now);
       last_instant_ = now;
@@ -177,7 +225,10 @@ class Simulation {
     const std::size_t ended = static_cast<std::size_t>(lowest_unended_ - first_message_);
     if (ended < 4096 || ended * 2 < state_.size()) return;  // amortised: erase half or more at once
     const auto cut = [ended](auto& v) { v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(ended)); };
-    cut(first_transfer_), cut(ready_), cut(waiting_), cut(state_);
+    const std::uint64_t pool_cut = ended < lane_begin_.size() ? lane_begin_[ended] : lane_pool_first_ + lane_pool_.size();
+    lane_pool_.erase(lane_pool_.begin(), lane_pool_.begin() + static_cast<std::ptrdiff_t>(pool_cut - lane_pool_first_));
+    lane_pool_first_ = pool_cut;
+    cut(first_transfer_), cut(ready_), cut(waiting_), cut(state_), cut(lane_begin_);
     first_message_ = lowest_unended_;
   }
 
@@ -210,6 +261,13 @@ class Simulation {
   const Transfer& head(MessageId m) const { return transfer(first_transfer(m)); }
 
   void push_message(std::uint64_t first) {
+    // Its lanes, found once: its channel's lane of every link of its route.
+    const Transfer& x = transfer(first);
+    lane_begin_.push_back(lane_pool_first_ + lane_pool_.size());
+    route(t_, x.src, x.dst, hops_);
+    for (const Hop& h : hops_)
+      for (int k = 0; k < h.count; ++k)
+        lane_pool_.push_back(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + x.channel));
     first_transfer_.push_back(first);
     ready_.push_back(earliest_start(transfer(first)));
     waiting_.push_back(0);
@@ -267,7 +325,7 @@ class Simulation {
     if (ready <= last_instant_)
       throw NotStreamable(fmt::format("transfer {} (step {}) could have started at {} ns, before it was generated",
                                       first_transfer(j), head(j).step + 1, ready));
-    events_.push({ready, j, kReady});
+    events_.push(ready, {j, kReady});
   }
 
   // No message starts before both of its ranks have (stragglers), and then the protocol's
@@ -282,13 +340,12 @@ class Simulation {
     return hops_;
   }
 
-  // The lanes a message holds: its channel's lane of every link of its route.
+  // The lanes a message holds (push_message found them).
   template <class F>
-  void for_each_lane(MessageId m, F&& f) {
-    const std::size_t channel = head(m).channel;
-    for (const Hop& h : route_of(m))
-      for (int k = 0; k < h.count; ++k)
-        f(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + channel));
+  void for_each_lane(MessageId m, F&& f) const {
+    const auto begin = static_cast<std::size_t>(lane_begin_[at(m)] - lane_pool_first_);
+    const auto end = m + 1 < next_message_ ? static_cast<std::size_t>(lane_begin_[at(m) + 1] - lane_pool_first_) : lane_pool_.size();
+    for (std::size_t i = begin; i < end; ++i) f(lane_pool_[i]);
   }
 
   // Free: its bytes are through, and (latency as delay) fewer than kMessagesInFlight
@@ -304,9 +361,8 @@ class Simulation {
   void apply_events(double now) {
     just_ready_.clear();
     released_.clear();
-    while (!events_.empty() && events_.top().time == now) {
-      const Event e = events_.top();
-      events_.pop();
+    events_.pop_instant(instant_);
+    for (const Event& e : instant_) {
       if (e.kinds & kRelease) for_each_lane(e.message, [&](std::uint32_t l) { released_.push_back(l); });
       if ((e.kinds & kEnd) && delay_ && !head(e.message).is_local())
         for_each_lane(e.message, [&](std::uint32_t l) {  // one fewer on its way: the lane may take another
@@ -328,7 +384,7 @@ class Simulation {
         ready = std::max(ready, now);
         if (--waiting_[at(d)] > 0) continue;
         if (ready > now)
-          events_.push({ready, d, kReady});  // its rank starts late
+          events_.push(ready, {d, kReady});  // its rank starts late
         else
           just_ready_.push_back(d);
       }
@@ -397,16 +453,15 @@ class Simulation {
     state_[at(m)] = kStarted;
     max_started_step_ = std::max(max_started_step_, head(m).step);
     const double end = now + cost.total_ns;
-    if (observe_) {
-      (*observe_)(first, last, now, end);
-    } else {
+    if (observe_ && *observe_) (*observe_)(first, last, now, end);
+    if (keep_times_) {
       std::fill(p_.begin_ns.begin() + static_cast<std::ptrdiff_t>(first), p_.begin_ns.begin() + static_cast<std::ptrdiff_t>(last), now);
       std::fill(p_.end_ns.begin() + static_cast<std::ptrdiff_t>(first), p_.end_ns.begin() + static_cast<std::ptrdiff_t>(last), end);
     }
     p_.total_ns = std::max(p_.total_ns, end);
     const bool remote = !head(m).is_local(), together = cost.links_ns == cost.total_ns;
-    if (remote && !together) events_.push({now + cost.links_ns, m, kRelease});
-    events_.push({end, m, static_cast<std::uint8_t>(kEnd | (remote && together ? kRelease : 0))});
+    if (remote && !together) events_.push(now + cost.links_ns, {m, kRelease});
+    events_.push(end, {m, static_cast<std::uint8_t>(kEnd | (remote && together ? kRelease : 0))});
   }
 
   // The links with the most busy time, busiest first. A link's busy time is its lanes'
@@ -443,6 +498,7 @@ class Simulation {
   }
 
   const Topology& t_;
+  const bool keep_times_;
   const std::size_t channels_;  // lanes per link
   const bool delay_ = t_.latency_rule == LatencyRule::delay;
   const TransferTimesObserver* observe_;
@@ -453,6 +509,9 @@ class Simulation {
   // Per message from first_message_ on (those before have ended and are forgotten):
   MessageId first_message_ = 0, next_message_ = 0, lowest_unended_ = 0;
   std::vector<std::uint64_t> first_transfer_;  // its first transfer, in the whole schedule
+  std::vector<std::uint64_t> lane_begin_;      // where its lanes begin in the pool (counted from the schedule's start)
+  std::vector<std::uint32_t> lane_pool_;       // the lanes of the messages from first_message_ on
+  std::uint64_t lane_pool_first_ = 0;          // the pool's count of lane_pool_[0]
   std::vector<double> ready_;                  // when it became (or will become) ready
   std::vector<std::uint32_t> waiting_;         // dependencies not yet ended
   std::vector<std::uint8_t> state_;            // State
@@ -466,74 +525,197 @@ class Simulation {
   std::vector<double> lane_free_, lane_busy_;  // lane l * channels_ + c: channel c of link l
   std::vector<double> lane_own_;               // per lane: its messages' bytes at its link's own speed
   std::vector<int> in_flight_;                 // per lane (latency as delay): messages started, not yet arrived
-  MinHeap<Event> events_;
+  EventQueue events_;
+  std::vector<Event> instant_;  // the events of the instant being applied
   std::vector<MessageId> just_ready_;
   std::vector<std::uint32_t> released_;
   std::vector<Hop> hops_;
 };
 
 // Feeds a schedule to the simulation as its algorithm generates it (StepSink), in batches
-// of at least `batch_transfers` transfers: each batch's dependencies are derived over the
-// transfers still needed and the batch itself, with the one derivation every other view
-// uses (dependencies.h); then the simulation runs until it needs the next batch.
+// of at least `batch_transfers` transfers. Two threads share the work, a batch apart: this
+// one runs the algorithm and derives each batch's dependencies (the one derivation every
+// other view uses, dependencies.h), while a worker simulates the batch before. The order of
+// what the simulation does is the same as on one thread, so the times are too.
+//
+// A batch's dependencies are derived over the batch and the steps before it that may still
+// be in flight when it is added: window_steps + 2 steps back. If more is still in flight by
+// then (a straggler lets the ranks drift apart), the batch is derived again from the first
+// transfer still needed, once the worker has said which that is.
 class StreamedSimulation final : public StepSink {
  public:
   StreamedSimulation(const Topology& t, const StreamOptions& o) : t_(t), options_(o) {}
+  StreamedSimulation(const StreamedSimulation&) = delete;
+  StreamedSimulation& operator=(const StreamedSimulation&) = delete;
+  ~StreamedSimulation() override { stop_worker(); }
 
   void step_done(const Schedule& header, std::span<const Transfer> step) override {
-    if (!sim_) {
-      window_.spec = header.spec;
-      window_.algorithm = header.algorithm;
-      window_.total_ranks = header.total_ranks;
-      window_.channels = header.channels;
-      window_.average_divisor = header.average_divisor;
-      sim_.emplace(t_, header.channels, options_.observe ? &options_.observe : nullptr, options_.window_steps);
-    }
-    window_.scratch_count = header.scratch_count;  // an algorithm may size scratch as it goes
+    if (!sim_) start(header);
+    generated_.scratch_count = header.scratch_count;  // an algorithm may size scratch as it goes
     totals_.add_step(header, step);
-    window_.transfers.insert(window_.transfers.end(), step.begin(), step.end());
-    peak_window_ = std::max(peak_window_, window_.transfers.size());
-    if (window_.transfers.size() - new_from_ >= std::max<std::size_t>(options_.batch_transfers, 1)) add_batch(true);
+    generated_.transfers.insert(generated_.transfers.end(), step.begin(), step.end());
+    if (generated_.transfers.size() - new_from_ >= std::max<std::size_t>(options_.batch_transfers, 1)) send_batch(true);
   }
 
   StreamedModel finish(Schedule header) && {
     StreamedModel out;
     if (sim_) {
-      if (new_from_ < window_.transfers.size()) add_batch(false);
-      sim_->advance(false);
+      send_batch(false);
+      stop_worker();
+      rethrow_worker_error();
       out.prediction = std::move(*sim_).finish();
     }
     out.schedule = std::move(header);
     if (totals_.bytes_sent.empty()) totals_ = schedule_totals(out.schedule);  // no transfers at all
     out.totals = std::move(totals_);
     out.peak_window_transfers = peak_window_;
+    out.batches_derived_again = derived_again_;
     return out;
   }
 
  private:
-  void add_batch(bool more_coming) {
-    const DependencyGraph g = derive_dependencies(window_);
-    sim_->add(window_, window_first_, new_from_, g);
-    sim_->advance(more_coming);
-    // Forget what has ended: the transfers before the first message still needed.
-    const std::uint64_t needed = sim_->first_needed_transfer();
-    sim_->forget_ended();
-    const auto drop = static_cast<std::size_t>(needed - window_first_);
-    window_.transfers.erase(window_.transfers.begin(), window_.transfers.begin() + static_cast<std::ptrdiff_t>(drop));
-    window_first_ = needed;
-    new_from_ = window_.transfers.size();
-    sim_->set_window(window_, window_first_);
-    if (options_.progress) options_.progress(needed);
+  // What the worker adds: a window of the schedule and its dependencies.
+  struct Batch {
+    Schedule window;  // transfers window_first.. of the schedule
+    std::uint64_t window_first = 0;
+    std::size_t new_from = 0;  // window.transfers[new_from..] are the new ones
+    DependencyGraph dependencies;
+    bool more = true;  // more batches will follow
+  };
+
+  void start(const Schedule& header) {
+    generated_.spec = header.spec;
+    generated_.algorithm = header.algorithm;
+    generated_.total_ranks = header.total_ranks;
+    generated_.channels = header.channels;
+    generated_.average_divisor = header.average_divisor;
+    sim_.emplace(t_, header.channels, &options_.observe, false, options_.window_steps);
+    worker_ = std::thread([this] { work(); });
+  }
+
+  // The batch of the transfers generated since the last one, derived over the steps that may
+  // still be in flight, handed to the worker once it has finished the one before.
+  void send_batch(bool more) {
+    const std::vector<Transfer>& all = generated_.transfers;
+    const int first_new_step = new_from_ < all.size() ? all[new_from_].step : std::numeric_limits<int>::max();
+    const int back = first_new_step - std::max(1, options_.window_steps) - 2;
+    const auto from = static_cast<std::size_t>(
+        std::lower_bound(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(new_from_), back,
+                         [](const Transfer& x, int step) { return x.step < step; }) -
+        all.begin());
+    Batch b = window_from(from, more);
+    const std::uint64_t needed = wait_until_idle();
+    if (needed < b.window_first) {  // the ranks drifted apart: derive again over what is still in flight
+      b = window_from(static_cast<std::size_t>(needed - generated_first_), more);
+      ++derived_again_;
+    }
+    // Forget what the worker no longer needs (it said so after its last batch).
+    const auto drop = static_cast<std::size_t>(std::min<std::uint64_t>(needed, b.window_first) - generated_first_);
+    generated_.transfers.erase(generated_.transfers.begin(), generated_.transfers.begin() + static_cast<std::ptrdiff_t>(drop));
+    generated_first_ += drop;
+    new_from_ = generated_.transfers.size();
+    peak_window_ = std::max(peak_window_, b.window.transfers.size());
+    {
+      const std::lock_guard lock(mutex_);
+      pending_ = std::move(b);
+      idle_ = false;
+    }
+    wake_.notify_all();
+  }
+
+  // generated_.transfers[from..] as a batch, with its dependencies.
+  Batch window_from(std::size_t from, bool more) {
+    Batch b;
+    b.window.spec = generated_.spec;
+    b.window.algorithm = generated_.algorithm;
+    b.window.total_ranks = generated_.total_ranks;
+    b.window.channels = generated_.channels;
+    b.window.scratch_count = generated_.scratch_count;
+    b.window.average_divisor = generated_.average_divisor;
+    b.window.transfers.assign(generated_.transfers.begin() + static_cast<std::ptrdiff_t>(from), generated_.transfers.end());
+    b.window_first = generated_first_ + from;
+    b.new_from = new_from_ - from;
+    b.more = more;
+    b.dependencies = derive_dependencies(b.window);
+    return b;
+  }
+
+  // Waits for the worker to finish its batch; the first transfer it still needs.
+  std::uint64_t wait_until_idle() {
+    std::unique_lock lock(mutex_);
+    wake_.wait(lock, [this] { return idle_; });
+    if (error_) {
+      lock.unlock();
+      stop_worker();
+      rethrow_worker_error();
+    }
+    return needed_;
+  }
+
+  void work() {
+    std::optional<Batch> current;  // the window the simulation reads
+    for (;;) {
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return pending_.has_value() || stopping_; });
+        if (!pending_) return;
+        current = std::move(pending_);
+        pending_.reset();
+      }
+      std::uint64_t needed = 0;
+      try {
+        sim_->add(current->window, current->window_first, current->new_from, current->dependencies);
+        sim_->advance(current->more);
+        needed = sim_->first_needed_transfer();
+        sim_->forget_ended();
+        if (options_.progress) options_.progress(needed);
+      } catch (...) {
+        const std::lock_guard lock(mutex_);
+        error_ = std::current_exception();
+        idle_ = true;
+        wake_.notify_all();
+        return;
+      }
+      {
+        const std::lock_guard lock(mutex_);
+        needed_ = needed;
+        idle_ = true;
+      }
+      wake_.notify_all();
+      if (!current->more) return;
+    }
+  }
+
+  void stop_worker() {
+    if (!worker_.joinable()) return;
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+  }
+
+  void rethrow_worker_error() {
+    if (error_) std::rethrow_exception(error_);
   }
 
   const Topology& t_;
   const StreamOptions& options_;
-  std::optional<Simulation> sim_;
-  Schedule window_;                  // the transfers still needed, then those not yet added
-  std::uint64_t window_first_ = 0;   // the schedule's index of window_.transfers[0]
-  std::size_t new_from_ = 0;         // window_.transfers[new_from_..]: generated, not yet added
-  std::size_t peak_window_ = 0;
+  std::optional<Simulation> sim_;    // the worker's, once started
+  Schedule generated_;               // the transfers generated and maybe still needed
+  std::uint64_t generated_first_ = 0;  // the schedule's index of generated_.transfers[0]
+  std::size_t new_from_ = 0;         // generated_.transfers[new_from_..]: not yet in a batch
+  std::size_t peak_window_ = 0, derived_again_ = 0;
   ScheduleTotals totals_;
+
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::optional<Batch> pending_;     // handed over, not yet taken
+  bool idle_ = true, stopping_ = false;
+  std::uint64_t needed_ = 0;         // after the worker's last batch: the first transfer it still needs
+  std::exception_ptr error_;
 };
 
 }  // namespace
@@ -564,7 +746,7 @@ TransferTime message_time(const Topology& t, const std::vector<Hop>& route, int 
 }
 
 Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& t) {
-  Simulation sim(t, s.channels, nullptr);
+  Simulation sim(t, s.channels, nullptr, true);
   sim.add(s, 0, 0, g);
   sim.advance(false);
   return std::move(sim).finish();

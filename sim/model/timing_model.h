@@ -117,7 +117,10 @@ struct StreamedModel {
   Schedule schedule;      // its labels, stages, scratch and local operations; no transfers
   ScheduleTotals totals;  // counted as the steps went by
   Prediction prediction;  // begin_ns and end_ns empty: StreamOptions::observe had them
-  std::size_t peak_window_transfers = 0;  // the most transfers held at once
+  std::size_t peak_window_transfers = 0;  // the most transfers a batch's window held (the simulation's)
+  // Batches whose dependencies were derived again over more steps, because transfers from
+  // further back were still in flight when they were added (ranks that drifted apart).
+  std::size_t batches_derived_again = 0;
 };
 
 // The algorithm's schedule cannot be predicted step by step: a transfer would have become

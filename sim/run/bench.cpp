@@ -67,7 +67,12 @@ void validate_algorithm(const BenchOptions& o, const std::string& name, int max_
     throw InputError(fmt::format("--algorithms: unknown algorithm '{}' for {} (available: {})", name,
                                  to_string(o.collective), algorithm_names(o.collective)));
   const RunRequest r = bench_request(o, name, 1);
-  build_schedule(r.spec, r.algorithm, r.options, max_ranks);
+  // --model-only: each algorithm up to its own limit (model_rank_limit: more where it streams).
+  const int limit = max_ranks > kMaxRanks ? std::min(max_ranks, model_rank_limit(o.collective, name)) : max_ranks;
+  // Above kMaxModelRanks only a streamed run is allowed, and building even an empty ring
+  // there would walk its 2N(N-1) places: the request's own checks are enough.
+  if (o.ranks > kMaxModelRanks) return validate_request(r.spec, find_algorithm(o.collective, name), r.options, limit);
+  build_schedule(r.spec, r.algorithm, r.options, limit);
 }
 
 // One (algorithm, size) point: see run_bench.

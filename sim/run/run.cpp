@@ -286,7 +286,7 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
   result.check_skipped = true;
   result.verification.rule = fmt::format(
       "not executed (--model-only); symbolic check skipped above {} ranks; predicted step by step, at most {} "
-      "transfers held at once",
+      "transfers in a batch's window",
       kMaxRanks, m.peak_window_transfers);
   return result;
 }

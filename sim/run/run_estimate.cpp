@@ -57,7 +57,7 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
       spec.ranks = kModelProbeRanks[k];
       spec.root = 0;
       const auto start = std::chrono::steady_clock::now();
-      const Schedule s = build_schedule(spec, algorithm, request.options, kMaxModelRanks);
+      const Schedule s = build_schedule(spec, algorithm, request.options, kMaxStreamedRanks);
       const DependencyGraph g = derive_dependencies(s);
       run_model(s, g, topology);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -71,15 +71,23 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
   const double power = std::log(transfers[1] / transfers[0]) / std::log(double(kModelProbeRanks[1]) / kModelProbeRanks[0]);
   ModelRunEstimate e;
   e.transfers = transfers[1] * std::pow(double(request.spec.ranks) / kModelProbeRanks[1], power);
+  e.streamed = streams_model_run(request);
+  if (e.streamed) {
+    e.seconds = seconds / transfers[1] * e.transfers * kStreamedRateAtScale;
+    e.bytes = kStreamedBytesBase + kStreamedBytesPerRank * request.spec.ranks;
+    return e;
+  }
   e.seconds = seconds / transfers[1] * e.transfers * kModelSlowdownAtScale;
   e.bytes = kModelBytesPerTransfer * e.transfers;
   return e;
 }
 
 std::string describe(const ModelRunEstimate& e) {
-  return fmt::format("about {:.0f} s and {}: about {:.3g} M transfers, extrapolated from the same run at {} and {} ranks",
-                     std::max(1.0, e.seconds), format_bytes(e.bytes), e.transfers / 1e6, kModelProbeRanks[0],
-                     kModelProbeRanks[1]);
+  const std::string transfers =
+      e.transfers >= 1e9 ? fmt::format("{:.3g} G", e.transfers / 1e9) : fmt::format("{:.3g} M", e.transfers / 1e6);
+  return fmt::format("about {:.0f} s and {}: about {} transfers{}, extrapolated from the same run at {} and {} ranks",
+                     std::max(1.0, e.seconds), format_bytes(e.bytes), transfers,
+                     e.streamed ? " predicted step by step" : "", kModelProbeRanks[0], kModelProbeRanks[1]);
 }
 
 void check_model_memory(const ModelRunEstimate& e, std::uint64_t available_bytes, std::string_view limit) {

@@ -58,10 +58,22 @@ inline constexpr double kModelBytesPerTransfer = 110;
 // ring at 3000 and 4096 ranks took 1.56 and 1.43 times the probe's rate (docs/performance.md).
 inline constexpr double kModelSlowdownAtScale = 1.5;
 
+// A streamed run (streams_model_run in run.h) holds a few batches of steps, not the
+// schedule: its seconds are the probe's rate per transfer times kStreamedRateAtScale (below
+// 1: the generation and the derivation overlap the simulation on a second thread; measured
+// 0.40 at 4096 ranks and 0.49 at 16 384), its memory kStreamedBytesBase (the batches of 2^20
+// transfers, their copies and dependency maps: peak RSS 0.58, 1.01, 0.55 and 0.55 GB at 2048,
+// 4096, 16 384 and 32 768 ranks) plus kStreamedBytesPerRank per rank (the topology's lanes,
+// each batch's maps per buffer). Ring all-reduce; docs/performance.md.
+inline constexpr double kStreamedRateAtScale = 0.5;
+inline constexpr double kStreamedBytesBase = 1.1e9;
+inline constexpr double kStreamedBytesPerRank = 4e3;
+
 struct ModelRunEstimate {
   double transfers = 0;  // extrapolated
   double seconds = 0;    // to build, derive and predict them
   double bytes = 0;      // peak memory
+  bool streamed = false;  // predicted step by step (streams_model_run)
 };
 
 // Nullopt when the request is not one to extrapolate: at most kMaxRanks ranks, a hand-written

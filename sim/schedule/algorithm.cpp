@@ -68,8 +68,10 @@ void validate_request(const CollectiveSpec& spec, const AlgorithmInfo* algo, con
                                  options.ranks_per_node, spec.ranks));
   // Schedules hold about N^2 * slices transfers for the all-to-all-like algorithms; refuse
   // sizes whose schedule alone would not fit in memory, before building it.
+  // A streamed --model-only run (max_ranks kMaxStreamedRanks) never holds its schedule: its
+  // memory is estimated from its steps before it starts (run_estimate.h).
   const double transfers = 2.0 * spec.ranks * spec.ranks * options.slices_or(1);
-  if (transfers > kMaxTransfers)
+  if (max_ranks <= kMaxModelRanks && transfers > kMaxTransfers)
     throw InputError(fmt::format("--ranks {} with --slices {} would need about {:.2g} transfers; at most {:.2g} are "
                                  "supported (use fewer slices or ranks)",
                                  spec.ranks, options.slices, transfers, kMaxTransfers));

@@ -40,7 +40,7 @@ LinkOverride read_link_override(const Field& f) {
 
 Straggler read_straggler(const Field& f) {
   f.only_keys({"rank", "late", "slow"});
-  Straggler s{f["rank"].int32(0, kMaxModelRanks - 1), 0, 1, f.where()};
+  Straggler s{f["rank"].int32(0, kMaxStreamedRanks - 1), 0, 1, f.where()};
   if (f.has("late")) s.late_us = figure(f["late"], false);
   if (f.has("slow")) s.slow = figure(f["slow"], true);
   return s;
@@ -149,7 +149,7 @@ TopologyConfig read_topology_config(const Field& f) {
   if (f.has("uplink")) c.uplink = preset_name(f["uplink"]);
   c.uplink_bandwidth_gbps = optional_figure(f, "uplink_bandwidth", true);
   c.uplink_latency_us = optional_figure(f, "uplink_latency", false);
-  if (f.has("group_size")) c.group_size = f["group_size"].int32(1, kMaxModelRanks);
+  if (f.has("group_size")) c.group_size = f["group_size"].int32(1, kMaxStreamedRanks);
   if (f.has("nic")) {
     const std::string nic = f["nic"].str();
     if (nic != "node" && nic != "gpu") f["nic"].fail(fmt::format("unknown nic '{}' (use node or gpu)", nic));

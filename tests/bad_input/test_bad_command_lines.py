@@ -84,11 +84,21 @@ CASES = [
     ("collsim", ["run", "no-such-lesson"], r"no-such-lesson: cannot read the scenario file"),
     # More memory than there is: refused before the work (the address space limited to 1.5 GB;
     # not under a sanitizer, whose shadow memory needs more address space than that).
-    ("collsim", ["run", "--model-only", "--ranks", "4096"],
-     r"--model-only: this prediction needs 3\.\d+ GiB .*about 3\d M transfers.*more than the .* available "
+    ("collsim", ["run", "--model-only", "--ranks", "4096", "-c", "all_to_all"],
+     r"--model-only: this prediction needs 1\.\d+ GiB .*about 1\d(\.\d+)? M transfers.*more than the .* available "
      r"\(the address-space limit \(ulimit -v\)\)", {"address_space": 1500 << 20}),
-    ("collsim", ["bench", "--model-only", "-n", "4096", "-b", "1M", "-e", "1M"],
-     r"--model-only: this prediction needs 3\.\d+ GiB .*more than the .* available", {"address_space": 1500 << 20}),
+    # Streamed (a ring): a few batches of steps, about 1.3 GB at 65 536 ranks, not its 8.6 G
+    # transfers' 900 GB; more than an address space of 1 GB.
+    ("collsim", ["run", "--model-only", "--ranks", "65536"],
+     r"--model-only: this prediction needs 1\.\d+ GiB .*about 8\.\d+ G transfers predicted step by step.*more than the "
+     r".* available", {"address_space": 1000 << 20}),
+    ("collsim", ["bench", "--model-only", "-n", "65536", "-b", "1M", "-e", "1M"],
+     r"--model-only: this prediction needs 1\.\d+ GiB .*predicted step by step.*more than the .* available",
+     {"address_space": 1000 << 20}),
+    # The rank limits of --model-only: 65 536 where the algorithm streams, 4096 otherwise.
+    ("collsim", ["run", "--model-only", "--ranks", "65537"], r"--ranks must be between 1 and 65536, got 65537"),
+    ("collsim", ["run", "--model-only", "--ranks", "4097", "-a", "recursive_doubling"],
+     r"--ranks must be between 1 and 4096 \(65536 for an algorithm that streams; `collsim list` marks them\), got 4097"),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),

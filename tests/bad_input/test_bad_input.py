@@ -176,7 +176,7 @@ CASES = [
     ("flag link", ["run", "--link", "warp"], "warp", {}, {}),
     ("flag arrange", ["run", "--arrange", "nodes"], "--arrange: unknown arrangement 'nodes'", {}, {}),
     ("flag inputs", ["run", "--inputs", "1,2,x"], "--inputs", {}, {}),
-    ("flag model-only ranks", ["run", "--model-only", "--ranks", "5000"], "--ranks", {}, {}),
+    ("flag model-only ranks", ["run", "--model-only", "--ranks", "70000"], "--ranks", {}, {}),
     ("flag trace empty", ["run", "--trace", ""], "--trace", {}, {}),
     ("flag trace in /proc", ["run", "--trace", "/proc/x.json"], "--trace", {}, {}),
     ("flag trace is a folder", ["run", "--trace", "dir"], "--trace", {"dir/": ""}, {}),

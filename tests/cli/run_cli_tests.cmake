@@ -918,7 +918,8 @@ expect_stderr_empty()
 
 run_case(model-only-above-1024 TIMEOUT 120 ARGS run --model-only --ranks 2048)
 expect_exit(0)
-expect_output_contains("on 2048 ranks" "symbolic check skipped above 1024 ranks")
+expect_output_contains("on 2048 ranks" "symbolic check skipped above 1024 ranks" "predicted step by step"
+  "8384512 transfers" "predicted   2.479 ms")
 
 run_case(model-only-quiet ARGS run --model-only -q --ranks 8 --count 64M)
 expect_exit(0)
@@ -1024,7 +1025,9 @@ expect_bad_input(uplink-on-ring ARGS run --topology ring --uplink eth10 STDERR "
 expect_bad_input(model-only-dump NO_DUMP ARGS run --model-only --dump "${WORK_DIR}/bad/model-dump"
   STDERR "--dump: a --model-only run has no buffers")
 expect_path_absent("${WORK_DIR}/bad/model-dump")
-expect_bad_input(model-only-too-many NO_DUMP ARGS run --model-only --ranks 4097 STDERR "--ranks must be between 1 and 4096")
+expect_bad_input(model-only-too-many NO_DUMP ARGS run --model-only --ranks 65537 STDERR "--ranks must be between 1 and 65536")
+expect_bad_input(model-only-too-many-whole NO_DUMP ARGS run --model-only --ranks 4097 --algorithm binomial_tree
+  STDERR "--ranks must be between 1 and 4096 .65536 for an algorithm that streams")
 expect_bad_input(model-only-trace-too-large NO_DUMP ARGS run --model-only --ranks 2048 --trace "${_model}/big.json"
   STDERR "--trace: traces are limited to 1024 ranks")
 expect_path_absent("${_model}/big.json")
@@ -1394,7 +1397,7 @@ expect_stderr_matches("t.json: a trace records its own run and predictions; --to
 expect_path_absent("${_html}/t.html")
 run_case(html-lesson-no-ranks ARGS html "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml" --ranks 0 --out "${_html}/l.html")
 expect_exit(2)
-expect_stderr_matches("--ranks must be between 1 and 1024 \\(4096 with --model-only\\), got 0")
+expect_stderr_matches("--ranks must be between 1 and 1024 \\(4096 with --model-only, 65536 where the algorithm streams\\), got 0")
 expect_path_absent("${_html}/l.html")
 
 # --- outputs that never destroy (issue 21): regular files only, links followed, modes kept ---

@@ -120,6 +120,7 @@ extern const AlgorithmInfo kReduceScatterPat{
     .build = &build,
     .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α + (N-1)/N·n(β + γ)", "", "any N", &time_ns},
+    .streams = true,
 };
 
 }  // namespace collsim
