@@ -120,7 +120,7 @@ TEST_CASE("model estimate: the ring's transfers at 2048 ranks, extrapolated from
   CHECK(e->seconds > 0);
   CHECK(describe(*e).find("M transfers predicted step by step, extrapolated from the same run at 128 and 256 ranks") !=
         std::string::npos);
-  // Recursive doubling does not: predicted whole, 110 bytes a transfer.
+  // Recursive doubling does not: predicted whole, kModelBytesPerTransfer a transfer.
   r.algorithm = "recursive_doubling";
   const std::optional<ModelRunEstimate> whole = estimate_model_run(r, TopologyConfig{});
   REQUIRE(whole.has_value());

@@ -281,42 +281,57 @@ class Simulation {
   void add_dependencies(const Schedule& window, std::size_t new_from, const DependencyGraph& g, MessageId first_new) {
     const std::size_t n = window.transfers.size();
     if (n == new_from) return;
-    // The message of each transfer of the window.
-    std::vector<MessageId> message_of(n);
-    const auto after = std::upper_bound(first_transfer_.begin(), first_transfer_.end(), window_first_);
-    MessageId m = first_message_ + static_cast<MessageId>(after - first_transfer_.begin()) - 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      while (m + 1 < next_message_ && first_transfer(m + 1) <= window_first_ + i) ++m;
-      message_of[i] = m;
+    // The message of each transfer of the window: while every message so far is a single
+    // transfer (most schedules), its number is the transfer's, and nothing need be stored.
+    const bool single = next_message_ == transfers_added_;
+    std::vector<MessageId> message_of;
+    if (!single) {
+      message_of.resize(n);
+      const auto after = std::upper_bound(first_transfer_.begin(), first_transfer_.end(), window_first_);
+      MessageId m = first_message_ + static_cast<MessageId>(after - first_transfer_.begin()) - 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        while (m + 1 < next_message_ && first_transfer(m + 1) <= window_first_ + i) ++m;
+        message_of[i] = m;
+      }
     }
-    Batch b;
-    b.first = first_new;
-    b.count = next_message_ - first_new;
-    b.from = message_of[0];
-    std::vector<std::pair<MessageId, MessageId>> edges;  // (dependency, dependent)
+    const auto message = [&](std::size_t i) { return single ? window_first_ + i : message_of[i]; };
+    // Message j's dependencies not yet ended, sorted: its transfers' (derived sorted and
+    // unique per transfer), less itself.
     std::vector<MessageId> deps;
-    for (MessageId j = first_new; j < next_message_; ++j) {
+    const auto dependencies_of = [&](MessageId j) {
       deps.clear();
       for (std::uint64_t i = first_transfer(j); i < end_transfer(j); ++i)
         for (std::uint32_t d : g.dependencies_of(static_cast<std::size_t>(i - window_first_)))
-          if (message_of[d] != j) deps.push_back(message_of[d]);
-      std::sort(deps.begin(), deps.end());
-      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      for (MessageId d : deps)
-        if (d >= first_message_ && state(d) != kEnded) {
-          ++waiting_[at(j)];
-          edges.push_back({d, j});
-        }
-      if (waiting_[at(j)] == 0) become_ready_at_start(j);
+          if (const MessageId md = message(d); md != j && md >= first_message_ && state(md) != kEnded) deps.push_back(md);
+      if (!single) {
+        std::sort(deps.begin(), deps.end());
+        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      }
+    };
+    // Who waits for whom, as compressed rows: counted, then filled (two passes, so that no
+    // list of edges is held: a whole 4096-rank ring has 100 million).
+    Batch b;
+    b.first = first_new;
+    b.count = next_message_ - first_new;
+    b.from = message(0);
+    std::vector<std::uint32_t>& offsets = b.dependents.offsets;
+    offsets.assign(static_cast<std::size_t>(next_message_ - b.from) + 1, 0);
+    for (MessageId j = first_new; j < next_message_; ++j) {
+      dependencies_of(j);
+      waiting_[at(j)] = static_cast<std::uint32_t>(deps.size());
+      for (MessageId d : deps) ++offsets[static_cast<std::size_t>(d - b.from) + 1];
+      if (deps.empty()) become_ready_at_start(j);
     }
-    b.dependents.offsets.assign(static_cast<std::size_t>(next_message_ - b.from) + 1, 0);
-    for (const auto& [d, j] : edges) ++b.dependents.offsets[static_cast<std::size_t>(d - b.from) + 1];
-    for (std::size_t i = 1; i < b.dependents.offsets.size(); ++i) b.dependents.offsets[i] += b.dependents.offsets[i - 1];
-    b.dependents.deps.resize(edges.size());
-    std::vector<std::uint32_t> fill(b.dependents.offsets.begin(), b.dependents.offsets.end() - 1);
-    for (const auto& [d, j] : edges) b.dependents.deps[fill[static_cast<std::size_t>(d - b.from)]++] = static_cast<std::uint32_t>(j - b.first);
+    for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+    b.dependents.deps.resize(offsets.back());
+    std::vector<std::uint32_t> fill(offsets.begin(), offsets.end() - 1);
+    for (MessageId j = first_new; j < next_message_; ++j) {
+      dependencies_of(j);
+      for (MessageId d : deps) b.dependents.deps[fill[static_cast<std::size_t>(d - b.from)]++] = static_cast<std::uint32_t>(j - b.first);
+    }
     batches_.push_back(std::move(b));
   }
+
 
   // A message with no dependency left waits only for its ranks' start: exact only while
   // that is still to come (see the class comment).

@@ -85,7 +85,7 @@ CASES = [
     # More memory than there is: refused before the work (the address space limited to 1.5 GB;
     # not under a sanitizer, whose shadow memory needs more address space than that).
     ("collsim", ["run", "--model-only", "--ranks", "4096", "-c", "all_to_all"],
-     r"--model-only: this prediction needs 1\.\d+ GiB .*about 1\d(\.\d+)? M transfers.*more than the .* available "
+     r"--model-only: this prediction needs \d\.\d+ GiB .*about 1\d(\.\d+)? M transfers.*more than the .* available "
      r"\(the address-space limit \(ulimit -v\)\)", {"address_space": 1500 << 20}),
     # Streamed (a ring): a few batches of steps, about 1.3 GB at 65 536 ranks, not its 8.6 G
     # transfers' 900 GB; more than an address space of 1 GB.
