@@ -159,6 +159,18 @@ TEST_CASE("ranks that drift apart: the batches are derived again over everything
   }
 }
 
+TEST_CASE("a streamed run forgets what has ended while messages queue for a busy link") {
+  // 256 workers push and pull 16 slices each through one parameter server: the server's
+  // link is busy, so messages wait in its lane's list while thousands of others end and are
+  // forgotten (the simulation throws if it ever looks a forgotten one up). The times stay
+  // those of the whole model.
+  const CollectiveSpec spec{Collective::all_reduce, 256, 1 << 14, DataType::f32, ReduceOp::sum, 0};
+  const AlgorithmInfo* ps = find_algorithm(Collective::all_reduce, "parameter_server");
+  REQUIRE(ps != nullptr);
+  CHECK(check_equal(spec, *ps, {.slices = 16}, {"switch, latency as delay", {}}, 1));
+  CHECK(check_equal(spec, *ps, {.slices = 16}, {"switch, latency as delay", {}}, 3000));
+}
+
 TEST_CASE("an algorithm that cannot stream says which transfer came too late") {
   // Recursive doubling on 6 ranks folds ranks 4 and 5 in first: ranks 0 to 3 exchange with
   // each other in the next step without waiting for anything of that step, so the step

@@ -2,7 +2,7 @@
 // predicts when every transfer would begin and end; docs/timing-model.md explains it
 // with a worked example.
 //
-// The rules, all in timing_model.cpp:
+// The rules, all in simulation.h (the one simulation behind predict and predict_streamed):
 //   - A transfer becomes ready when every transfer it depends on (the derived graph of
 //     dependencies.h: read after write, write after read, write after write) has ended,
 //     and not before a late rank at either end has started, plus the protocol's base
