@@ -171,6 +171,13 @@ bool build_into(RunResult& result, int max_ranks, const PrepareOptions& options)
   return true;
 }
 
+// Nothing allocated or executed: what a --model-only result says of its backend.
+void mark_model_only(RunResult& result) {
+  result.model_only = true;
+  result.backend = "none";
+  result.device = "timing model only (--model-only)";
+}
+
 }  // namespace
 
 AvailableMemory combine_memory_figures(const MemoryFigures& f) {
@@ -237,9 +244,7 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
   const bool checked = build_into(result, model_rank_limit(request.spec.collective, result.request.algorithm), options);
   result.totals = schedule_totals(result.schedule);
   result.request.options = resolve_options(request.spec, result.request.algorithm, request.options);  // as built
-  result.model_only = true;
-  result.backend = "none";
-  result.device = "timing model only (--model-only)";
+  mark_model_only(result);
   result.check_skipped = result.schedule.total_ranks > kMaxRanks;
   if (result.check_skipped) {
     if (!checked) result.dependencies = derive_dependencies(result.schedule);
@@ -280,9 +285,7 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
   result.model = std::move(m.model);
   result.streamed = true;
   result.peak_window_transfers = m.peak_window_transfers;
-  result.model_only = true;
-  result.backend = "none";
-  result.device = "timing model only (--model-only)";
+  mark_model_only(result);
   result.check_skipped = true;
   result.verification.rule = fmt::format(
       "not executed (--model-only); symbolic check skipped above {} ranks; predicted step by step, at most {} "

@@ -128,16 +128,11 @@ void ScheduleTotals::add_step(const Schedule& header, std::span<const Transfer> 
 
 ScheduleTotals schedule_totals(const Schedule& s) {
   ScheduleTotals totals;
-  totals.transfers = s.transfers.size();
-  totals.steps = s.step_count();
-  totals.communication_steps = communication_steps(s);
-  totals.bytes_sent = bytes_sent_per_rank(s);
-  totals.bytes_received = bytes_received_per_rank(s);
-  totals.step_transfers.assign(static_cast<std::size_t>(s.step_count()), 0);
-  totals.step_bytes.assign(totals.step_transfers.size(), 0);
-  for (const Transfer& t : s.transfers) {
-    ++totals.step_transfers[static_cast<std::size_t>(t.step)];
-    totals.step_bytes[static_cast<std::size_t>(t.step)] += s.bytes(t);
+  totals.bytes_sent.assign(static_cast<std::size_t>(s.total_ranks), 0);
+  totals.bytes_received.assign(static_cast<std::size_t>(s.total_ranks), 0);
+  for (int k = 0; k < s.step_count(); ++k) {  // the transfers are ordered by step: count step by step
+    const std::span<const Transfer> all(s.transfers);
+    totals.add_step(s, all.subspan(s.step_first(k), s.step_first(k + 1) - s.step_first(k)));
   }
   return totals;
 }
