@@ -1088,8 +1088,11 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
   const Transfer* first = nullptr;
   const Transfer* first_remote = nullptr;
   const Transfer* rank0_remote = nullptr;
-  for (const Transfer& t : phase_schedule.transfers) {
-    if (t.step != step - 1) continue;
+  // The step's own transfers only (a scan of the whole schedule per step made a lesson's
+  // captions cost steps × transfers: minutes for a ring at 1024 ranks).
+  const auto& all = phase_schedule.transfers;
+  for (std::size_t i = phase_schedule.step_first(step - 1), end = phase_schedule.step_first(step); i < end; ++i) {
+    const Transfer& t = all[i];
     if (!first) first = &t;
     if (t.is_local()) continue;
     c.step_bytes += phase_schedule.bytes(t);
@@ -1134,7 +1137,9 @@ CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t 
   const Phase& phase = s.phases.at(index);
   const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
   const bool collective = phase.kind == PhaseKind::collective;
-  const CaptionContext c = caption_context(collective ? phase_schedule : Schedule{}, collective ? step : 0, number, phases);
+  // Not `collective ? phase_schedule : Schedule{}`: that copies the whole schedule, once per step.
+  static const Schedule none;
+  const CaptionContext c = caption_context(collective ? phase_schedule : none, collective ? step : 0, number, phases);
   Scope names(&f, index);
   add_step_names(names.top(), c);
   CaptionParts out;
