@@ -12,6 +12,7 @@
 #include <set>
 #include <array>
 #include <bit>
+#include <map>
 #include <cstring>
 #include <tuple>
 #include <string>
@@ -103,9 +104,13 @@ Lesson run_lesson(const char* file) {
   CHECK(!s.title.empty());
   CHECK(!s.suggestions.empty());  // something for the student to try ([[try]])
   l.program = prepare_program(s);
-  execute_program(l.program, testing::cpu());
+  if (s.model_only) {  // [run] model_only: prepared for the model whoever asks, and never executed
+    CHECK_THROWS_AS(execute_program(l.program, testing::cpu()), std::logic_error);
+  } else {
+    execute_program(l.program, testing::cpu());
+  }
   predict_program(l.program, s, s.topology);
-  CHECK(l.program.verified());
+  CHECK((s.model_only || l.program.verified()));
   l.facts = lesson_facts(s, l.program);
   check_captions(s, l.program, l.facts);
   check_questions(s, l.program, l.facts);
@@ -1093,6 +1098,63 @@ LESSON_TEST("21_reduce_ops.toml") {
     }
     CHECK(ring_bits.size() > 1);  // the ring's chunks alone disagree, at every N tried
     if (n == 4) CHECK(tree_differs);
+  }
+}
+
+// Lesson 22: the cluster grows; the ring's latency part grows as N, the trees' as their depth,
+// the ring's bandwidth part stays; PAT takes ceil(lg N) steps. Run on the model alone.
+LESSON_TEST("22_scale.toml") {
+  const Lesson lesson = run_lesson("22_scale.toml");
+  CHECK(lesson.scenario.model_only);
+  for (const PhaseRun& pr : lesson.program.phases) CHECK(pr.run->model_only);
+  const Scenario& file = lesson.scenario;
+  std::vector<int> counts = {16, 64};
+  if (testing::test_scale() != testing::TestScale::small) counts.push_back(256);
+  std::map<int, std::vector<double>> answers;
+  for (const int n : counts) {
+    CAPTURE(n);
+    const Scenario s = n == file.ranks ? file : with_ranks(file, n);
+    const ProgramResult p = predict_only(s);
+    std::vector<double>& q = answers[n];
+    // The values without the lesson's facts (which would run its suggestions again).
+    for (const Question& asked : s.questions) q.push_back(answer_question(asked, p, nullptr).value);
+    // Each phase's collective alone, from time 0 (the text's pK.alone_us).
+    const auto alone = [&](int phase) { return phase_run(p, phase).run->model->prediction.total_ns / 1000; };
+    // "the ring leaves a node twice a lap, so 2N/8 of its hops cross the network": its latency
+    // part is those network hops (2.7 µs) and the other 2(N-1) - 2N/8 NVLink hops (0.6 µs) in a row.
+    const int network_hops = 2 * n / 8;
+    CHECK(phase_run(p, 1).schedule.step_count() == 2 * (n - 1));
+    CHECK(q[0] == within(network_hops * 2.7 + (2 * (n - 1) - network_hops) * 0.6, 0.05));
+    // "the ring sends 2(N-1)/N of the buffer per GPU": its bandwidth part is those bytes over the
+    // one 50 GB/s network link of a node.
+    const double ring_bytes = 2.0 * (n - 1) / n * 256.0 * 1024 * 1024;
+    CHECK(q[4] == doctest::Approx(ring_bytes / 50e3).epsilon(0.01));
+    // Short messages: both of NCCL's trees' latency parts and times beat the ring's; long ones:
+    // the ring beats every tree.
+    CHECK(q[1] < q[0]);
+    CHECK(q[2] < q[0]);
+    CHECK(alone(2) < alone(1));
+    CHECK(alone(3) < alone(1));
+    // Long ones: from 8 nodes on the ring beats both trees; on 2 nodes NCCL's tree sends less over
+    // the network than the ring, and wins (the text's other branch, and lesson 15).
+    if (n >= 64)
+      for (const int tree : {6, 7}) CHECK(alone(5) < alone(tree));
+    if (n == 16) CHECK(alone(6) < alone(5));
+    // PAT: ceil(lg N) steps, and a smaller latency part than the ring's N-1 steps.
+    const int lg = std::bit_width(static_cast<unsigned>(n - 1));
+    CHECK(phase_run(p, 10).schedule.step_count() == lg);
+    CHECK(phase_run(p, 12).schedule.step_count() == lg);
+    CHECK(phase_run(p, 9).schedule.step_count() == n - 1);
+    CHECK(q[9] < q[8]);
+    CHECK(q[11] < q[10]);
+  }
+  // 64 to 256 GPUs (the file's suggestion): the ring's latency part grows with N (255/63 = 4 times
+  // the hops), NCCL's tree's with the depth; the ring's bandwidth part hardly moves.
+  if (answers.count(256)) {
+    const std::vector<double>&small = answers[64], &large = answers[256];
+    CHECK(large[0] / small[0] > 3.5);
+    CHECK(large[1] / small[1] < 2);
+    CHECK(large[4] / small[4] == doctest::Approx((255.0 / 256) / (63.0 / 64)).epsilon(0.02));
   }
 }
 

@@ -116,6 +116,10 @@ RunPlan plan_run(const std::string& scenario_path, const RunRequest& from_flags,
     plan.title = plan.scenario->title;
     plan.description = plan.scenario->description;
     if (!given("--backend")) plan.backend = plan.scenario->backend;
+    if (plan.model_only() && given("--backend"))
+      throw InputError(fmt::format("--backend {}: {} runs on the timing model alone ([run] model_only = true): nothing "
+                                   "is executed; leave out --backend",
+                                   backend_flag, plan.scenario->source));
   }
   if (!plan.lesson()) print_schedule_warnings(plan.request);
   return plan;
@@ -147,9 +151,17 @@ PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace) {
   return {.run = plan.request,
           .scenario = plan.scenario ? &*plan.scenario : nullptr,
           .topology = plan.topology,
+          .model_only = plan.model_only(),
           .want_trace = want_trace,
           .title = plan.title,
           .description = plan.description};
+}
+
+void refuse_model_only(const RunPlan& plan, std::string_view what) {
+  if (!plan.model_only()) return;
+  throw InputError(fmt::format("{} runs on the timing model alone ([run] model_only = true): {} draws the buffers of an "
+                               "executed run; run it with `collsim run {}`, or open it in collsim-gui",
+                               plan.scenario->source, what, plan.scenario->source));
 }
 
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,

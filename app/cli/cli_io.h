@@ -28,6 +28,8 @@ struct RunPlan {
   // A lesson of several phases (or of part of a collective): the program runner's
   // business (cli_lesson.h), not the single-run commands'.
   bool lesson() const { return scenario && !scenario->single_collective(); }
+  // The file runs on the timing model alone ([run] model_only): as --model-only, whatever is asked.
+  bool model_only() const { return scenario && scenario->model_only; }
 };
 
 // The flags over the file as collsim-gui applies them too (flags::plan_flags, which says
@@ -73,6 +75,10 @@ void check_output_file(std::string_view flag, const std::string& path);
 // request, scenario (the trace's title and description) and topology; the trace made only
 // when `want_trace` (a trace file is wanted).
 PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace);
+
+// The storyboard and the page draw the buffers of an executed run: a file that runs on the
+// model alone ([run] model_only) is refused, naming `what` ("a storyboard") and what to use.
+void refuse_model_only(const RunPlan& plan, std::string_view what);
 // Stages `trace` as the wanted files in `files`: after a run (the pipeline's trace), and
 // `collsim convert` (cli_convert.h) after reading one.
 void stage_trace(const Trace& trace, const TraceOutputs& outputs, OutputFileSet& files);

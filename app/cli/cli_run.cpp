@@ -51,12 +51,13 @@ int command_run(const flags::SpecFlags& sf, const RunFlags& rf, const FileArgs& 
     f.timeout = rf.timeout;
     return cli::command_run_mpi(plan, fa.scenario, f);
   }
+  const bool model_only = mf.model_only || plan.model_only();
   if (plan.lesson())
     return cli::command_run_lesson(plan, fa.scenario,
-                                   {rf.placement, fa.outputs, rf.dump, mf.model_only, rf.quiet, rf.answers, rf.allow_long});
+                                   {rf.placement, fa.outputs, rf.dump, model_only, rf.quiet, rf.answers, rf.allow_long});
   // A single collective's questions are answered from the model, before anything runs.
   const std::string questions = cli::single_collective_questions(plan, rf.answers);
-  if (mf.model_only) {
+  if (model_only) {
     const int status = cli::command_model_only(plan, fa.scenario, fa.outputs, rf.dump, rf.quiet);
     if (!rf.quiet) fmt::print("{}", questions);
     return status;

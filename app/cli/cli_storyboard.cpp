@@ -127,6 +127,7 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
   std::optional<RunPlan> plan;
   if (!trace_input) {
     plan = plan_run(input, from_flags, "cpu", given);
+    refuse_model_only(*plan, "a storyboard");
     if (plan->lesson()) return lesson_storyboard(*plan->scenario, out_dir);
   }
   const gui::ViewModel vm(trace_input ? load_for_storyboard(input) : run_for_storyboard(*plan, input));

@@ -170,6 +170,7 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   program.program = true;
   program.topology = s.topology;
   program.record_history = true;  // the views' histories: checked once
+  program.model_only = s.model_only;  // [run] model_only: predicted, nothing executed
   std::string running;
   std::size_t runs = 0;
   std::atomic<int> running_now{0};  // the collective whose transfers run (read on the workers)
@@ -183,7 +184,7 @@ void run_lesson(const LoadRequest& load, Scenario s, LoadResult& out, Progress& 
   hooks.built = [&](const Schedule&) {
     p.set(0.25f, fmt::format("predicting the times on a {} topology", to_string(s.topology.kind)));
   };
-  hooks.backend = [&](const PipelineResult& checked) {
+  if (!s.model_only) hooks.backend = [&](const PipelineResult& checked) {
     runs = first_phases_of_runs(*checked.program).size();
     running = running_text("running on the CPU backend", estimate_cpu_program(*checked.program));
     p.set(0.3f, running);

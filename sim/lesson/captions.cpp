@@ -113,6 +113,7 @@ void add_phase_names(Names& n, const PhaseFacts& ph, const std::string& prefix) 
   add(n, prefix + "time_us", ph.end_us);
   add(n, prefix + "duration_us", ph.duration_us);
   add(n, prefix + "busbw", ph.busbw);
+  add(n, prefix + "alone_us", ph.alone_us);
   if (!ph.protocol.empty()) add(n, prefix + "protocol", ph.protocol);
 }
 
@@ -312,6 +313,7 @@ void add_times(PhaseFacts& ph, const PhaseRun& pr, const ProgramResult& p) {
   ph.end_us = pr.end() / 1000;
   ph.duration_us = (pr.end() - pr.begin()) / 1000;
   if (pr.run && pr.schedule.transfers.size() == pr.run->schedule.transfers.size()) {
+    if (pr.run->model) ph.alone_us = pr.run->model->prediction.total_ns / 1000;
     const Bandwidth bw = bandwidth(pr.run->schedule.spec, static_cast<std::int64_t>(std::llround(pr.end() - pr.begin())));
     if (bw.busbw_gbps) ph.busbw = *bw.busbw_gbps;
   }

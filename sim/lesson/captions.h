@@ -51,6 +51,9 @@ struct PhaseFacts {
   // Predicted (µs), when the program was: when the phase begins and ends, its length, and its
   // bus bandwidth (GB/s; whole collectives that have one).
   std::optional<double> begin_us, end_us, duration_us, busbw;
+  // Its whole collective predicted alone, from time 0 (run->model: no waiting for the phase
+  // before, no ranks still busy with it); whole collectives only.
+  std::optional<double> alone_us;
   std::string protocol;  // the NCCL protocol the model used ("LL", "Simple"; auto's choice), when predicted
 };
 

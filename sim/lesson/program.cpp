@@ -531,7 +531,8 @@ PrepareOptions options_for(const Scenario& s, PrepareOptions options) {
 
 }  // namespace
 
-ProgramResult prepare_program(const Scenario& s, bool model_only, const PrepareOptions& asked) {
+ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const PrepareOptions& asked) {
+  const bool model_only = asked_model_only || s.model_only;  // [run] model_only: whoever asks
   ProgramResult p;
   const PrepareOptions options = options_for(s, asked);
   std::vector<DistinctRun> runs;

@@ -92,8 +92,8 @@ RunTimeEstimate estimate_cpu_program(const ProgramResult& p);
 // Builds and checks every collective phase (InputError naming the phase's origin for a bad
 // request or step range, or a compute array longer than the program's ranks), refuses a
 // program whose buffers (all distinct collectives together) do not fit in memory;
-// allocates nothing. model_only (--model-only): prepare_model_run instead of prepare_run,
-// no memory check, and execute_program is refused. `options` go to every run (the GUI asks
+// allocates nothing. model_only (--model-only, or the file's [run] model_only): prepare_model_run
+// instead of prepare_run, no memory check, and execute_program is refused. `options` go to every run (the GUI asks
 // for the buffer history); a question about contributions asks for it too.
 ProgramResult prepare_program(const Scenario& s, bool model_only = false, const PrepareOptions& options = {});
 // Allocates, executes and verifies each distinct collective once, in phase order,

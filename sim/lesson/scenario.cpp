@@ -27,11 +27,15 @@ using toml_fields::Table;
 
 // [run]: how to run it.
 void read_run(const Table& t, Scenario& s) {
-  t.only_keys({"backend", "seed"});
+  t.only_keys({"backend", "model_only", "seed"});
   if (auto e = t.find("backend")) {
     s.backend = e->string();
     if (s.backend != "auto" && s.backend != "cpu" && s.backend != "cuda")
       e->fail(fmt::format("unknown backend '{}' (use auto, cpu or cuda)", s.backend));
+  }
+  if (auto e = t.find("model_only")) {
+    s.model_only = e->boolean();
+    if (s.model_only && t.find("backend")) e->fail("a file that runs on the model alone has no backend: leave out 'backend'");
   }
   if (auto e = t.find("seed")) s.request.seed = static_cast<std::uint64_t>(e->integer(0, std::numeric_limits<std::int64_t>::max()));
 }

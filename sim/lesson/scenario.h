@@ -85,6 +85,10 @@ struct Scenario {
   // servers 1, not colocated, ranks_per_node 0 (automatic), seed 1.
   RunRequest request;
   std::string backend = "auto";  // auto, cpu or cuda
+  // [run] model_only = true: the file runs on the timing model alone, as `--model-only` runs
+  // any file: nothing is allocated or executed (a lesson at sizes no machine here could hold).
+  // Every front end runs it so; run_pipeline refuses a request that does not ask for it.
+  bool model_only = false;
   // The clock the views open it on ("steps", "measured", "predicted"); empty: steps.
   // A phase's own `clock` (Phase::clock) wins while that phase is shown.
   std::string clock;

@@ -94,6 +94,8 @@ std::string run_description(const Scenario* scenario, const Schedule& schedule, 
 PipelineResult run_pipeline(const PipelineRequest& request, const PipelineHooks& hooks) {
   if (request.program && !request.scenario)
     throw std::invalid_argument("run_pipeline: a program needs its scenario");
+  if (request.scenario && request.scenario->model_only && !request.model_only)
+    throw std::logic_error("run_pipeline: the scenario runs on the model alone ([run] model_only): ask for model_only");
   PipelineResult out;
   if (request.program)
     run_program(request, hooks, out);

@@ -43,6 +43,7 @@ struct PipelineRequest {
   TopologyConfig topology{};
   // Build, check and predict only: nothing is allocated or executed (PipelineHooks::backend
   // still has its word, and must give no backend), and the verification says "not executed".
+  // A scenario with [run] model_only must be run so (the front ends ask for it).
   bool model_only = false;
   // Record each run's buffer history and, for buffers small enough to show their numbers,
   // its value history: what the views read (the app, the storyboard, the page).

@@ -716,6 +716,18 @@ else()
   _fail("--quiet prints the verdict alone, no description: '${CASE_OUT}'")
 endif()
 
+# A lesson that runs on the model alone ([run] model_only): predicted, nothing executed, exit 0,
+# without --model-only; --backend is refused, naming the file and the key.
+run_case(lesson-model-only ARGS run lessons/22_scale --quiet)
+expect_exit(0)
+expect_output_matches("^predicted [0-9.]+ ms\n$")
+run_case(lesson-model-only-report ARGS run lessons/22_scale --ranks 16)
+expect_exit(0)
+expect_output_contains("12 phases on 16 ranks" "not executed (--model-only)")
+expect_output_matches("With[ \n]+only[ \n]+2[ \n]+nodes[ \n]+the[ \n]+NCCL[ \n]+tree[ \n]+still[ \n]+wins")
+expect_bad_input(lesson-model-only-backend NO_DUMP ARGS run lessons/22_scale --backend cpu
+  STDERR "--backend cpu: " "22_scale.toml runs on the timing model alone .\\[run\\] model_only = true.")
+
 run_case(scenario-parameter-server ARGS run "${SOURCE_DIR}/scenarios/parameter_server_4.toml")
 expect_exit(0)
 expect_output_contains("scenario: Parameter server" "parameter_server on 4 ranks + 1 server rank" "verified")
