@@ -579,8 +579,8 @@ double predicted_part(const Question& q, const ProgramResult& p, const PhaseRun&
                           "figures of a whole collective (ask about duration_us instead)",
                           q.phase));
   const RunResult& run = *phase.run;
-  const CostSplit split = split_latency_bandwidth(run.schedule, run.dependencies, run.model->topology);
-  return (q.metric == Metric::latency_us ? split.latency_ns : split.bandwidth_ns) / 1000;
+  const CostPart part = q.metric == Metric::latency_us ? CostPart::latency : CostPart::bandwidth;
+  return cost_part_ns(run.schedule, run.dependencies, run.model->topology, part) / 1000;
 }
 
 // The metrics answered in µs, to 0.1 µs.

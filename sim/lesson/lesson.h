@@ -131,7 +131,7 @@ enum class Metric : std::uint8_t {
                      // whole program, or over the span `phases = [first, last]`
   latency_us,        // the phase's collective predicted alone with only latency (α) counting, µs
   bandwidth_us,      // ... with only bandwidth, reduction and copy (β, γ, δ) counting, µs
-                     // (split_latency_bandwidth, sim/model/timing_model.h)
+                     // (cost_part_ns, sim/model/timing_model.h)
   idle_fraction,     // the fraction of the whole program, or of the span, in which rank `rank` does not
                      // compute (a pipeline's bubble)
   value,             // the number element `element` of rank `rank`'s output holds after step `step`, in the

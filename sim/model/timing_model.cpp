@@ -43,14 +43,20 @@ Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& 
 }
 
 
+double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology& t, CostPart part) {
+  Topology only = t;
+  if (part == CostPart::latency) {  // infinitely fast links, reductions and copies: 1/rate = 0
+    std::fill(only.ns_per_byte.begin(), only.ns_per_byte.end(), 0.0);
+    only.reduce_rate_gbps = only.copy_rate_gbps = std::numeric_limits<double>::infinity();
+  } else {  // links without latency, and no protocol base latency
+    std::fill(only.latency_ns.begin(), only.latency_ns.end(), 0.0);
+    only.base_latency_ns = 0;
+  }
+  return predict(s, g, only).total_ns;
+}
+
 CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t) {
-  Topology latency_only = t;  // infinitely fast links, reductions and copies: 1/rate = 0
-  std::fill(latency_only.ns_per_byte.begin(), latency_only.ns_per_byte.end(), 0.0);
-  latency_only.reduce_rate_gbps = latency_only.copy_rate_gbps = std::numeric_limits<double>::infinity();
-  Topology bandwidth_only = t;  // links without latency, and no protocol base latency
-  std::fill(bandwidth_only.latency_ns.begin(), bandwidth_only.latency_ns.end(), 0.0);
-  bandwidth_only.base_latency_ns = 0;
-  return {predict(s, g, latency_only).total_ns, predict(s, g, bandwidth_only).total_ns};
+  return {cost_part_ns(s, g, t, CostPart::latency), cost_part_ns(s, g, t, CostPart::bandwidth)};
 }
 
 namespace {

@@ -150,6 +150,9 @@ struct CostSplit {
   double bandwidth_ns = 0;
 };
 CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t);
+// One of the two parts alone (one prediction, not two): what a lesson's question asks.
+enum class CostPart { latency, bandwidth };
+double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology& t, CostPart part);
 
 // The bytes each directed link of `t` carries over the whole schedule, along the
 // topology's routes (route()): what the views label links with.
