@@ -73,7 +73,8 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
   e.transfers = transfers[1] * std::pow(double(request.spec.ranks) / kModelProbeRanks[1], power);
   e.streamed = streams_model_run(request);
   if (e.streamed) {
-    e.seconds = seconds / transfers[1] * e.transfers * kStreamedRateAtScale;
+    const double growth = std::pow(std::max(1.0, request.spec.ranks / kStreamedRateRanks), kStreamedRateGrowth);
+    e.seconds = seconds / transfers[1] * e.transfers * kStreamedRateAtScale * growth;
     e.bytes = kStreamedBytesBase + kStreamedBytesPerRank * request.spec.ranks;
     return e;
   }

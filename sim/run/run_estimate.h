@@ -65,8 +65,13 @@ inline constexpr double kModelSlowdownAtScale = 1.5;
 // 0.40 at 4096 ranks and 0.49 at 16 384), its memory kStreamedBytesBase (the batches of 2^20
 // transfers, their copies and dependency maps: peak RSS 0.58, 1.01, 0.55 and 0.55 GB at 2048,
 // 4096, 16 384 and 32 768 ranks) plus kStreamedBytesPerRank per rank (the topology's lanes,
-// each batch's maps per buffer). Ring all-reduce; docs/performance.md.
+// each batch's maps per buffer). Ring all-reduce; docs/performance.md. Above
+// kStreamedRateRanks a transfer costs more as N grows (its steps' maps outgrow the caches): the
+// factor grows as (N / kStreamedRateRanks)^kStreamedRateGrowth, fitted to 32 768 ranks (841 s
+// where 0.5 said 703 s); 65 536 is extrapolated.
 inline constexpr double kStreamedRateAtScale = 0.5;
+inline constexpr double kStreamedRateRanks = 16384;
+inline constexpr double kStreamedRateGrowth = 0.26;
 inline constexpr double kStreamedBytesBase = 1.1e9;
 inline constexpr double kStreamedBytesPerRank = 4e3;
 
