@@ -168,7 +168,6 @@ int command_html(const std::string& input, const RunRequest& from_flags, const f
     if (is_lesson_trace(input)) return lesson_trace_page(input, o);
   } else {
     plan = plan_run(input, from_flags, "cpu", given, o.topology);
-    refuse_model_only(*plan, "a page");
     if (plan->lesson()) return lesson_file_page(input, *plan, o, module);
   }
   const Trace trace = trace_input ? load_for_storyboard(input, check_playable) : run_for_storyboard(*plan, input, check_playable);

@@ -157,13 +157,6 @@ PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace) {
           .description = plan.description};
 }
 
-void refuse_model_only(const RunPlan& plan, std::string_view what) {
-  if (!plan.model_only()) return;
-  throw InputError(fmt::format("{} runs on the timing model alone ([run] model_only = true): {} draws the buffers of an "
-                               "executed run; run it with `collsim run {}`, or open it in collsim-gui",
-                               plan.scenario->source, what, plan.scenario->source));
-}
-
 void print_run_report(const RunResult& result, const RunPlan& plan, const std::string& scenario_path,
                       const TraceOutputs& outputs, const std::string& dump) {
   if (!plan.title.empty()) fmt::print("scenario: {} ({})\n", plan.title, scenario_path);

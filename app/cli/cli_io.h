@@ -75,10 +75,6 @@ void check_output_file(std::string_view flag, const std::string& path);
 // request, scenario (the trace's title and description) and topology; the trace made only
 // when `want_trace` (a trace file is wanted).
 PipelineRequest pipeline_request(const RunPlan& plan, bool want_trace);
-
-// The storyboard and the page draw the buffers of an executed run: a file that runs on the
-// model alone ([run] model_only) is refused, naming `what` ("a storyboard") and what to use.
-void refuse_model_only(const RunPlan& plan, std::string_view what);
 // Stages `trace` as the wanted files in `files`: after a run (the pipeline's trace), and
 // `collsim convert` (cli_convert.h) after reading one.
 void stage_trace(const Trace& trace, const TraceOutputs& outputs, OutputFileSet& files);

@@ -23,11 +23,11 @@ namespace collsim::cli {
 Trace run_for_storyboard(const RunPlan& plan, const std::string& scenario, SizeCheck check) {
   PipelineHooks hooks;
   hooks.built = [&](const Schedule& s) { check(s, scenario.empty() ? "storyboard" : scenario); };
-  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
   PipelineRequest request = pipeline_request(plan, true);
+  if (!request.model_only) hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
   request.record_history = true;  // the view's history: checked once
   PipelineResult run = run_pipeline(request, hooks);
-  if (!run.verified()) throw std::runtime_error("the run gave a wrong result: " + run.run->verification.first_mismatch);
+  if (run.executed() && !run.verified()) throw std::runtime_error("the run gave a wrong result: " + run.run->verification.first_mismatch);
   return std::move(*run.trace);
 }
 
@@ -96,10 +96,13 @@ int draw_lesson_storyboard(const Scenario& s, const ProgramResult& p, const std:
 int lesson_storyboard(const Scenario& s, const std::string& out_dir) {
   PipelineHooks hooks;
   hooks.built = [&](const Schedule& schedule) { storyboard::check_drawable(schedule, s.source); };
-  hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
-  const PipelineResult run = run_pipeline(
-      {.scenario = &s, .program = true, .topology = s.topology, .record_history = true},  // the views' histories: checked once
-      hooks);
+  if (!s.model_only) hooks.backend = [](const PipelineResult&) { return make_cpu_backend(); };
+  const PipelineResult run = run_pipeline({.scenario = &s,
+                                           .program = true,
+                                           .topology = s.topology,
+                                           .model_only = s.model_only,  // [run] model_only: predicted only
+                                           .record_history = true},     // the views' histories: checked once
+                                          hooks);
   return draw_lesson_storyboard(s, *run.program, out_dir);
 }
 
@@ -127,7 +130,6 @@ int command_storyboard(const std::string& input, const std::string& out_dir, con
   std::optional<RunPlan> plan;
   if (!trace_input) {
     plan = plan_run(input, from_flags, "cpu", given);
-    refuse_model_only(*plan, "a storyboard");
     if (plan->lesson()) return lesson_storyboard(*plan->scenario, out_dir);
   }
   const gui::ViewModel vm(trace_input ? load_for_storyboard(input) : run_for_storyboard(*plan, input));

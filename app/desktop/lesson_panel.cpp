@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "app/desktop/app.h"
+#include "app/views/numbers.h"
 
 namespace collsim::gui {
 namespace {
@@ -77,9 +78,7 @@ void LessonPanel::DrawPhases(App& app, float height) {
               "rank). Click one to show it. → or PageDown at a phase's last step goes on to the next phase, ← or "
               "PageUp at its first step back to the previous one; Play goes on through them. Blue: compute; green: "
               "communication.");
-  // A file that runs on the model alone ([run] model_only) executes nothing: not "NOT verified".
-  ImGui::TextDisabled("%s predicted, %s", format_duration_ns(p.total_ns).c_str(),
-                      !p.executed ? "model only (nothing executed)" : p.verified() ? "verified" : "NOT verified");
+  ImGui::TextDisabled("%s predicted, %s", format_duration_ns(p.total_ns).c_str(), std::string(program_verdict(p)).c_str());
   ImGui::BeginChild("phases", ImVec2(0, height), false);
   ImFont* small = app.fonts.small;
   const float row_h = ImGui::GetTextLineHeight() + small->FontSize + 6;

@@ -59,6 +59,16 @@ std::vector<NumbersLine> headline_numbers(const Trace& t) {
   return lines;
 }
 
+constexpr std::string_view kModelOnlyVerdict = "model only (nothing executed)";
+
+std::string_view run_verdict(const Trace& t) {
+  return t.model_only ? kModelOnlyVerdict : t.verification.ok ? "verified" : "NOT verified";
+}
+
+std::string_view program_verdict(const ProgramResult& p) {
+  return !p.executed ? kModelOnlyVerdict : p.verified() ? "verified" : "NOT verified";
+}
+
 std::string stage_predicted_words(const Trace& t, bool short_form) {
   if (!t.predicted) return "";
   const PredictedSummary& p = *t.predicted;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/views/view_model.h"
+#include "sim/lesson/program.h"
 #include "sim/trace/trace.h"
 
 namespace collsim::gui {
@@ -61,5 +62,10 @@ std::string stage_numbers_line(const Trace& t, bool short_form = false);
 // them joined, and its tests leave the measured half out when comparing runs.
 std::string stage_predicted_words(const Trace& t, bool short_form = false);
 std::string stage_measured_words(const Trace& t, bool short_form = false);
+
+// The verdict a view shows beside a run or a lesson: "verified", "NOT verified", or, for one
+// predicted only (--model-only, a file's [run] model_only), "model only (nothing executed)".
+std::string_view run_verdict(const Trace& t);
+std::string_view program_verdict(const ProgramResult& p);
 
 }  // namespace collsim::gui

@@ -363,6 +363,7 @@ json view_json(const gui::ViewModel& vm, const PageText& text) {
           {"dtype", std::string(to_string(s.spec.dtype))},
           {"steps", s.step_count()},
           {"verified", t.verification.ok},
+          {"verdict", std::string(gui::run_verdict(t))},
           {"predicted_on", t.predicted ? t.predicted->topology : ""},
           {"numbers", std::move(numbers)},
           {"numbers_line", {{"predicted", gui::stage_predicted_words(t, true)}, {"measured", gui::stage_measured_words(t, true)}}},
@@ -454,6 +455,7 @@ std::string lesson_page_data(const gui::Lesson& l, const std::string& source) {
   data["phases"] = std::move(phases);
   data["questions"] = std::move(questions);
   data["program"] = {{"total_us", l.program.total_ns / 1000}, {"ranks", l.program.total_ranks}, {"verified", l.program.verified()},
+                     {"verdict", std::string(gui::program_verdict(l.program))},
                      {"lanes", lanes_json(l.lanes)}, {"memory", memory_json(l.program)}};
   return data.dump();
 }

@@ -853,9 +853,9 @@
     const V0 = D.views[0] || {};
     $("title").textContent = D.title || (V0.collective + " with " + V0.algorithm + " on " + V0.ranks + " ranks");
     $("subtitle").textContent = MULTI
-      ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + (D.program.verified ? "verified" : "NOT verified")
+      ? "a lesson of " + PHASES.length + " phases on " + D.program.ranks + " ranks · " + (D.program.total_us / 1000).toFixed(3) + " ms predicted · " + D.program.verdict
       : V0.collective + " · " + V0.algorithm + " · " + V0.ranks + " ranks · " + V0.count + " × " + V0.dtype + " · " + V0.steps + " steps, " +
-        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + (V0.verified ? "verified" : "NOT verified");
+        (V0.transfers ? transferCount(V0) : 0) + " transfers · " + V0.verdict;
     $("footer").textContent = "Made by collsim html" + (D.source ? " from " + D.source : "") + ". Keys: space play/pause, ← → step" + (MULTI ? " (on through the phases)" : "") + ", Home/End.";
     buildProgram();
     buildSizeCurve();

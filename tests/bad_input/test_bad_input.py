@@ -115,8 +115,6 @@ CASES = [
     ("scenario model_only and backend", ["run", "s.toml"], "leave out 'backend'", {"s.toml": SCENARIO + '[run]\nbackend = "cpu"\nmodel_only = true\n'}, {}),
     ("scenario model_only not boolean", ["run", "s.toml"], "model_only", {"s.toml": SCENARIO + '[run]\nmodel_only = "yes"\n'}, {}),
     ("scenario model_only with --backend", ["run", "s.toml", "--backend", "cpu"], "runs on the timing model alone", {"s.toml": SCENARIO + '[run]\nmodel_only = true\n'}, {}),
-    ("scenario model_only storyboard", ["storyboard", "s.toml", "--out", "board"], "a storyboard draws", {"s.toml": SCENARIO + '[run]\nmodel_only = true\n'}, {}),
-    ("scenario model_only page", ["html", "s.toml", "--out", "page.html"], "a page draws", {"s.toml": SCENARIO + '[run]\nmodel_only = true\n'}, {}),
     ("scenario seed negative", ["run", "s.toml"], "seed", {"s.toml": SCENARIO + "[run]\nseed = -3\n"}, {}),
     ("scenario not utf-8", ["run", "s.toml"], "s.toml", {"s.toml": SCENARIO.encode() + b'title2 = "\xff\xfe"\n'}, {}),
     ("scenario non-ascii after value", ["run", "s.toml"], "s.toml:1", {"s.toml": SCENARIO.replace("format = 1", "format = 1 \u00e9")}, {}),

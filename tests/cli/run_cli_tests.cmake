@@ -725,6 +725,15 @@ run_case(lesson-model-only-report ARGS run lessons/22_scale --ranks 16)
 expect_exit(0)
 expect_output_contains("12 phases on 16 ranks" "not executed (--model-only)")
 expect_output_matches("With[ \n]+only[ \n]+2[ \n]+nodes[ \n]+the[ \n]+NCCL[ \n]+tree[ \n]+still[ \n]+wins")
+# Its storyboard draws the predicted steps (nothing executed): 16 ranks, every phase.
+run_case(lesson-model-only-storyboard ARGS storyboard lessons/22_scale --ranks 16 --out "${WORK_DIR}/l22-board")
+expect_exit(0)
+expect_output_contains("of the lesson's 12 phases")
+if(EXISTS "${WORK_DIR}/l22-board/index.html")
+  _ok("the storyboard of a model-only lesson is written")
+else()
+  _fail("the storyboard of a model-only lesson is written")
+endif()
 expect_bad_input(lesson-model-only-backend NO_DUMP ARGS run lessons/22_scale --backend cpu
   STDERR "--backend cpu: " "22_scale.toml runs on the timing model alone .\\[run\\] model_only = true.")
 

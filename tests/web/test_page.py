@@ -204,6 +204,19 @@ def check_lessons(driver, collsim, src, work):
     check(playhead(driver)["phase"] == "124", "lesson 12: → from a compute phase goes on to the next phase")
     check(console_errors(driver) == [], "lesson 12: no console errors")
     driver.save_screenshot(str(work / "lesson12.png"))
+    # Lesson 22 runs on the model alone ([run] model_only): its page plays the predicted steps
+    # and says so, not "NOT verified".
+    l22 = work / "lesson22.html"
+    run([collsim, "html", str(src / "scenarios/lessons/22_scale.toml"), "--ranks", "16", "--out", str(l22)])
+    driver.get(l22.as_uri())
+    subtitle = driver.find_element("id", "subtitle").text
+    check(console_errors(driver) == [], "lesson 22: loads without console errors")
+    check(len(driver.find_elements("css selector", "#phases li")) == 12, "lesson 22: 12 phases listed")
+    check("model only (nothing executed)" in subtitle and "NOT verified" not in subtitle,
+          f"lesson 22: the subtitle says the lesson ran on the model alone ('{subtitle}')")
+    key(driver, Keys.ARROW_RIGHT, 2)
+    check(playhead(driver)["done"] == "2", "lesson 22: → steps through the ring's predicted steps")
+    driver.save_screenshot(str(work / "lesson22.png"))
 
 
 def check_big_page(driver, collsim, work):
