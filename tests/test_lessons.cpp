@@ -1106,6 +1106,16 @@ LESSON_TEST("21_reduce_ops.toml") {
 LESSON_TEST("22_scale.toml") {
   const Lesson lesson = run_lesson("22_scale.toml");
   CHECK(lesson.scenario.model_only);
+  // topology_fixed: its nodes of 8 GPUs are facts of the text; --group-size is refused, naming it,
+  // and so is an edit of the topology in the app; the same value is not a change.
+  TopologyConfig four = lesson.scenario.topology;
+  four.group_size = 4;
+  CHECK_THROWS_WITH_AS(with_flags(lesson.scenario, {}, four, {"--group-size"}),
+                       doctest::Contains("22_scale.toml is written for its own [topology] group_size = 8 (topology_fixed"),
+                       InputError);
+  CHECK_THROWS_WITH_AS(rerun_scenario(lesson.scenario, lesson.scenario.request, four),
+                       doctest::Contains("topology group_size: "), InputError);
+  CHECK_NOTHROW(with_flags(lesson.scenario, {}, lesson.scenario.topology, {"--group-size"}));
   for (const PhaseRun& pr : lesson.program.phases) CHECK(pr.run->model_only);
   const Scenario& file = lesson.scenario;
   std::vector<int> counts = {16, 64};

@@ -220,6 +220,22 @@ RunRequest default_run_request() {
   return r;
 }
 
+namespace {
+
+// topology_fixed's keys: the [topology] keys a lesson's text may state facts of.
+constexpr std::pair<std::string_view, RequestField> kFixableTopologyKeys[] = {
+    {"kind", RequestField::topology}, {"link", RequestField::link},       {"uplink", RequestField::uplink},
+    {"group_size", RequestField::group_size}, {"nic", RequestField::nic},
+};
+
+RequestField fixed_topology_field(const std::string& key, const toml_fields::Entry& e) {
+  for (const auto& [name, field] : kFixableTopologyKeys)
+    if (name == key) return field;
+  e.fail(fmt::format("'{}' is not a [topology] key a lesson can fix (use kind, link, uplink, group_size or nic)", key));
+}
+
+}  // namespace
+
 std::string clock_name(const toml_fields::Entry& e) {
   std::string c = e.string();
   if (c != "steps" && c != "measured" && c != "predicted")
@@ -235,11 +251,13 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {
-    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training", "question", "try"});
+    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "topology_fixed", "phase", "training",
+                              "question", "try"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
     top.only_keys({"format", "title", "description", "latency_rules", "clock", "collective", "run", "topology"});
   } else {
-    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "latency_rules", "clock",
+    top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "topology_fixed",
+                   "latency_rules", "clock",
                    "collective", "phase", "training", "question", "try", "run", "topology"});
   }
   s.request = default_run_request();
@@ -264,6 +282,11 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
       s.latency_rules.push_back(enum_value(e->item(k), kAllLatencyRules, "latency rule"));
     if (s.latency_rules.empty()) e->fail("give at least one rule: \"message\" or \"delay\"");
     s.latency_rules_where = e->where();
+  }
+  if (auto e = top.find("topology_fixed")) {
+    for (std::size_t k = 0; k < e->array().size(); ++k)
+      s.topology_fixed.push_back(fixed_topology_field(e->item(k).string(), e->item(k)));
+    s.topology_fixed_where = e->where();
   }
   if (auto e = top.find("clock")) s.clock = clock_name(*e);
   if (auto e = top.find("ranks_fixed")) {

@@ -67,6 +67,11 @@ struct Scenario {
   // (its figures name 8 ranks), "round(ranks / 8) == ranks / 8" (nodes of 8 GPUs). `--ranks`
   // with another count is refused, naming it. Empty: every count.
   std::string ranks_allowed, ranks_allowed_where;
+  // The [topology] keys its text states facts of (`topology_fixed = ["group_size"]`: "nodes of
+  // 8 GPUs"): a flag or an edit that changes one is refused, naming it (docs/scenario-format.md).
+  // Of kind, link, uplink, group_size and nic.
+  std::vector<RequestField> topology_fixed;
+  std::string topology_fixed_where;
   // The latency rules (timing-model.md) its text is true under: a file with a description
   // explains times under the rule its [topology] runs (delay unless it says latency_rule)
   // unless it lists them, `latency_rules = ["message", "delay"]`; `--latency-rule` with

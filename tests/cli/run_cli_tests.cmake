@@ -734,6 +734,8 @@ if(EXISTS "${WORK_DIR}/l22-board/index.html")
 else()
   _fail("the storyboard of a model-only lesson is written")
 endif()
+expect_bad_input(lesson-topology-fixed NO_DUMP ARGS run lessons/22_scale --group-size 4
+  STDERR "--group-size: " "is written for its own .topology. group_size = 8 .topology_fixed")
 expect_bad_input(lesson-model-only-backend NO_DUMP ARGS run lessons/22_scale --backend cpu
   STDERR "--backend cpu: " "22_scale.toml runs on the timing model alone .\\[run\\] model_only = true.")
 
