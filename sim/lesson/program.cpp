@@ -73,12 +73,7 @@ std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool m
 // Dependencies are derived from the transfers' regions alone, so the sub-schedule's
 // derived graph is the whole graph's restricted to the range.
 Schedule sub_schedule(const Schedule& whole, int first, int last, std::vector<std::size_t>& source) {
-  Schedule s;
-  s.spec = whole.spec;
-  s.algorithm = whole.algorithm;
-  s.total_ranks = whole.total_ranks;
-  s.scratch_count = whole.scratch_count;
-  s.average_divisor = whole.average_divisor;
+  Schedule s = schedule_header(whole);  // its channels too: a part's transfers keep theirs
   if (first == 1) s.pre_ops = whole.pre_ops;
   if (last == whole.step_count()) s.post_ops = whole.post_ops;
   s.step_labels.assign(whole.step_labels.begin() + (first - 1), whole.step_labels.begin() + last);

@@ -234,7 +234,34 @@ RequestField fixed_topology_field(const std::string& key, const toml_fields::Ent
   e.fail(fmt::format("'{}' is not a [topology] key a lesson can fix (use kind, link, uplink, group_size or nic)", key));
 }
 
+// The file's value of a fixable key, as a student would write it, and whether `t` keeps it.
+std::pair<std::string, bool> fixed_value(RequestField f, const TopologyConfig& file, const TopologyConfig& t) {
+  switch (f) {
+    case RequestField::topology: return {std::string(to_string(file.kind)), t.kind == file.kind};
+    case RequestField::link: return {file.link, t.link == file.link};
+    case RequestField::uplink: return {file.uplink, t.uplink == file.uplink};
+    case RequestField::group_size: return {std::to_string(file.group_size), t.group_size == file.group_size};
+    case RequestField::nic: return {file.nic_per_gpu ? "gpu" : "node", t.nic_per_gpu == file.nic_per_gpu};
+    default: return {"", true};
+  }
+}
+
 }  // namespace
+
+void refuse_fixed_topology(const Scenario& s, const TopologyConfig& t, bool by_flags) {
+  for (const RequestField f : s.topology_fixed) {
+    const auto [was, same] = fixed_value(f, s.topology, t);
+    if (same) continue;
+    const std::string_view key =
+        std::find_if(std::begin(kFixableTopologyKeys), std::end(kFixableTopologyKeys), [f](const auto& k) {
+          return k.second == f;
+        })->first;
+    throw InputError(fmt::format("{}: {} is written for its own [topology] {} = {} (topology_fixed, {}): its text states "
+                                 "facts of it; copy the file to change it",
+                                 by_flags ? std::string(field_flag(f)) : fmt::format("topology {}", key), s.source, key,
+                                 was, s.topology_fixed_where));
+  }
+}
 
 std::string clock_name(const toml_fields::Entry& e) {
   std::string c = e.string();

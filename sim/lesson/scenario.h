@@ -140,6 +140,10 @@ RunRequest apply_flag_overrides(const RunRequest& from_file, const RunRequest& f
 // uplink_bandwidth, uplink_latency, group_size, nic, reduce_rate, copy_rate and protocol
 // given replaces the file's value; link_override replaces the file's overrides, and
 // stragglers its stragglers, as a whole.
+// topology_fixed: `t`, the topology that flags (by_flags) or an edit in the app make of the
+// file's, must keep the file's value of each fixed key; else an InputError names the flag (or
+// the key) and the file's value.
+void refuse_fixed_topology(const Scenario& s, const TopologyConfig& t, bool by_flags);
 TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const TopologyConfig& from_user,
                                         const GivenFields& given);
 // Both for a whole scenario, the way front ends apply what the user gave. A

@@ -958,33 +958,6 @@ bool ranks_allowed(const Scenario& s, int n) {
   return render_text(fmt::format("{{{} ? 1 : 0}}", s.ranks_allowed), scope, s.ranks_allowed_where, "ranks") == "1";
 }
 
-// topology_fixed: `t`, the topology a flag or an edit makes, must keep the file's value of each
-// fixed key; else the refusal names the flag (or the key, for an edit) and the file's value.
-void refuse_fixed_topology(const Scenario& s, const TopologyConfig& t, bool by_flags) {
-  const TopologyConfig& file = s.topology;
-  for (const RequestField f : s.topology_fixed) {
-    std::string key, was;
-    bool same = true;
-    switch (f) {
-      case RequestField::topology: key = "kind", same = t.kind == file.kind, was = to_string(file.kind); break;
-      case RequestField::link: key = "link", same = t.link == file.link, was = file.link; break;
-      case RequestField::uplink: key = "uplink", same = t.uplink == file.uplink, was = file.uplink; break;
-      case RequestField::group_size:
-        key = "group_size", same = t.group_size == file.group_size, was = std::to_string(file.group_size);
-        break;
-      case RequestField::nic:
-        key = "nic", same = t.nic_per_gpu == file.nic_per_gpu, was = file.nic_per_gpu ? "gpu" : "node";
-        break;
-      default: break;
-    }
-    if (same) continue;
-    throw InputError(fmt::format("{}: {} is written for its own [topology] {} = {} (topology_fixed, {}): its text states "
-                                 "facts of it; copy the file to change it",
-                                 by_flags ? std::string(field_flag(f)) : "topology " + key, s.source, key, was,
-                                 s.topology_fixed_where));
-  }
-}
-
 void refuse_fixed_ranks(const Scenario& s, const RunRequest& from_flags, const GivenFields& given) {
   if (given(RequestField::ranks) && from_flags.spec.ranks != s.ranks && !ranks_allowed(s, from_flags.spec.ranks))
     throw InputError(fmt::format("--ranks {}: {} runs only at rank counts where {} (ranks_allowed, {}): its phases or "

@@ -18,19 +18,6 @@ namespace {
 
 using des::Simulation;
 
-// What the dependency derivation and the simulation read of a schedule besides its
-// transfers (not its labels: a streamed schedule's grow with its steps).
-Schedule without_transfers(const Schedule& s) {
-  Schedule out;
-  out.spec = s.spec;
-  out.algorithm = s.algorithm;
-  out.total_ranks = s.total_ranks;
-  out.channels = s.channels;
-  out.scratch_count = s.scratch_count;
-  out.average_divisor = s.average_divisor;
-  return out;
-}
-
 // Feeds a schedule to the simulation as its algorithm generates it (StepSink), in batches
 // of at least `batch_transfers` transfers. Two threads share the work, a batch apart: this
 // one runs the algorithm and derives each batch's dependencies (the one derivation every
@@ -83,7 +70,7 @@ class StreamedSimulation final : public StepSink {
   };
 
   void start(const Schedule& header) {
-    generated_ = without_transfers(header);
+    generated_ = schedule_header(header);
     sim_.emplace(t_, header.channels, &options_.observe, false, options_.window_steps);
     worker_ = std::thread([this] { work(); });
   }
@@ -121,7 +108,7 @@ class StreamedSimulation final : public StepSink {
   // generated_.transfers[from..] as a batch, with its dependencies.
   Batch window_from(std::size_t from, bool more) {
     Batch b;
-    b.window = without_transfers(generated_);
+    b.window = schedule_header(generated_);
     b.window.transfers.assign(generated_.transfers.begin() + static_cast<std::ptrdiff_t>(from), generated_.transfers.end());
     b.window_first = generated_first_ + from;
     b.new_from = new_from_ - from;

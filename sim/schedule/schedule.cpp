@@ -105,6 +105,17 @@ std::vector<std::uint64_t> bytes_per_rank(const Schedule& s, bool by_sender) {
 }  // namespace
 
 std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s) { return bytes_per_rank(s, true); }
+
+Schedule schedule_header(const Schedule& s) {
+  Schedule out;
+  out.spec = s.spec;
+  out.algorithm = s.algorithm;
+  out.total_ranks = s.total_ranks;
+  out.channels = s.channels;
+  out.scratch_count = s.scratch_count;
+  out.average_divisor = s.average_divisor;
+  return out;
+}
 std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s) { return bytes_per_rank(s, false); }
 
 void ScheduleTotals::add_step(const Schedule& header, std::span<const Transfer> step) {

@@ -146,6 +146,10 @@ bool outputs_start_empty(const Schedule& s);
 int communication_steps(const Schedule& s);
 // Bytes each rank sends to other ranks (local transfers are not sends).
 std::vector<std::uint64_t> bytes_sent_per_rank(const Schedule& s);
+// The schedule's header without its transfers, steps or operations: spec, algorithm, total
+// ranks, channels, scratch and the average's divisor (what a part of it, or a batch of a
+// streamed one, keeps of the whole).
+Schedule schedule_header(const Schedule& s);
 std::vector<std::uint64_t> bytes_received_per_rank(const Schedule& s);
 
 // What the reports say of a schedule's size: counted once, from the whole schedule
