@@ -388,7 +388,9 @@ TEST_CASE("step table: every column under its heading, at 6 ranks of Rabenseifne
   const std::vector<std::pair<CollectiveSpec, std::string>> cases = {
       {{Collective::all_reduce, 6, 1 << 20, DataType::f32, ReduceOp::sum, 0}, "rabenseifner"},
       {{Collective::send_recv, 1200, 1 << 20, DataType::f32, ReduceOp::sum, 1100}, "direct"}};
-  for (const auto& [spec, algorithm] : cases) {
+  for (const auto& one : cases) {
+    const CollectiveSpec& spec = one.first;  // named, not bound: INFO captures them (clang 14)
+    const std::string& algorithm = one.second;
     INFO(algorithm, " on ", spec.ranks);
     const std::string table = format_step_table(build_schedule(spec, algorithm, {}, kMaxModelRanks));
     std::vector<std::string> lines;

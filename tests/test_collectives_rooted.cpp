@@ -205,9 +205,11 @@ TEST_CASE("in place: the checker rejects a schedule that reads a buffer another 
 }
 
 TEST_CASE("in place: unsupported collectives are refused naming --in-place") {
-  for (auto [c, a] :
+  for (auto case_ :
        {std::pair{Collective::gather, "direct"}, std::pair{Collective::scatter, "direct"},
         std::pair{Collective::send_recv, "ring_shift"}, std::pair{Collective::barrier, "dissemination"}}) {
+    const Collective c = case_.first;  // not bound: INFO captures it (clang 14)
+    const char* a = case_.second;
     INFO(to_string(c));
     CHECK_THROWS_WITH_AS(build_schedule({c, 4, 8, DataType::f32, ReduceOp::sum, 0, true}, a, {}),
                          doctest::Contains("--in-place"), InputError);

@@ -828,8 +828,9 @@ TEST_CASE("host_reduce_copy and its kernel body write op(a, b) to a third place,
       const auto a = random_bytes(count, dt, 31 + count);
       const auto b = random_bytes(count, dt, 37 + count);
       // Element offsets of (dst, a, b): all aligned alike, one misaligned, all different, bytes misaligned.
-      for (const auto& [dm, am, bm] : {std::tuple<std::size_t, std::size_t, std::size_t>{0, 0, 0}, {1, 1, 1}, {0, 1, 0},
-                                       {2, 0, 5}, {3, 3, 0}}) {
+      for (const auto& offsets : {std::tuple<std::size_t, std::size_t, std::size_t>{0, 0, 0}, {1, 1, 1}, {0, 1, 0},
+                                  {2, 0, 5}, {3, 3, 0}}) {
+        const std::size_t dm = std::get<0>(offsets), am = std::get<1>(offsets), bm = std::get<2>(offsets);  // CAPTURE takes them (clang 14)
         for (ReduceOp op : kAllReduceOps) {
           CAPTURE(static_cast<int>(dt));
           CAPTURE(count);

@@ -718,7 +718,9 @@ LESSON_TEST("15_two_nodes_slow_link.toml") {
   // at one path's 28.4 us with one slice, and with 16, more than the 8 a link keeps in flight,
   // pays the network once more each way: 4 network messages and 14 NVLink hops, 48.4 us)"
   const char* file = "15_two_nodes_slow_link.toml";
-  for (const auto& [slices, time, latency] : {std::tuple{1, 490.0, 2 * net + 14 * nvlink}, std::tuple{16, 361.7, 4 * net + 14 * nvlink}}) {
+  for (const auto& row : {std::tuple{1, 490.0, 2 * net + 14 * nvlink}, std::tuple{16, 361.7, 4 * net + 14 * nvlink}}) {
+    const int slices = std::get<0>(row);  // not bound: CAPTURE takes it (clang 14)
+    const double time = std::get<1>(row), latency = std::get<2>(row);
     CAPTURE(slices);
     Lesson v{with_line(file, "slices = 4", fmt::format("slices = {}", slices)), {}, {}};
     v.program = predict_only(v.scenario);

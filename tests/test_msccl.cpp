@@ -458,9 +458,13 @@ TEST_CASE("msccl channels: a schedule spread over channels exports its thread bl
       {Collective::all_to_all, "direct", 4},
       {Collective::all_reduce, "recursive_doubling", 4},
   };
-  for (const auto& [collective, algorithm, n] : cases)
+  for (const auto& row : cases)
     for (int channels : {2, 4}) {
-      CAPTURE(std::string(algorithm));
+      // Named, not bound: CAPTURE takes them, which clang 14 refuses for structured bindings.
+      const Collective collective = std::get<0>(row);
+      const std::string algorithm = std::get<1>(row);
+      const int n = std::get<2>(row);
+      CAPTURE(algorithm);
       CAPTURE(to_string(collective));
       CAPTURE(channels);
       CollectiveSpec spec{collective, n, 0, DataType::i32, ReduceOp::sum, 0, false};

@@ -110,7 +110,8 @@ TEST_CASE("pipeline: with free communication both schedules take (m+p-1)(f+b), i
   for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::ofob})
     for (const int p : {1, 2, 4})
       for (const int m : {1, 4, 8})
-        for (const auto& [f, b] : {std::pair{50.0, 100.0}, std::pair{30.0, 30.0}}) {
+        for (const auto& fb : {std::pair{50.0, 100.0}, std::pair{30.0, 30.0}}) {
+          const double f = fb.first, b = fb.second;  // not bound: CAPTURE takes them (clang 14)
           CAPTURE(to_string(schedule));
           CAPTURE(p);
           CAPTURE(m);

@@ -82,7 +82,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a JSON trace round-trips byte for byte: export, import, export") {
-  for (const auto& [name, trace] : sample_traces()) {
+  for (const auto& sample : sample_traces()) {
+    const auto& name = sample.first;  // not bound: CAPTURE takes it (clang 14)
+    const auto& trace = sample.second;
     CAPTURE(name);
     const std::string first = exported(trace);
     const Trace back = parse_trace_json(first, name);
@@ -166,7 +168,9 @@ TEST_CASE("a trace records the run: metadata, schedule, records, verification") 
 }
 
 TEST_CASE("the Chrome trace has one complete event per transfer on the receiver's process") {
-  for (const auto& [name, trace] : sample_traces()) {
+  for (const auto& sample : sample_traces()) {
+    const auto& name = sample.first;  // not bound: CAPTURE takes it (clang 14)
+    const auto& trace = sample.second;
     CAPTURE(name);
     const nlohmann::json doc = nlohmann::json::parse(trace_to_chrome(trace));
     REQUIRE(doc["traceEvents"].is_array());

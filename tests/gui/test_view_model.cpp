@@ -353,7 +353,8 @@ TEST_CASE("gui layout: a tree's edges go round the discs between their ends, bot
     CAPTURE(ranks);
     REQUIRE(l.kind == LayoutKind::trees);
     int bent = 0;
-    for (const auto& [a, b] : l.links)
+    for (const auto& link : l.links) {
+      const int a = link.first, b = link.second;  // not a structured binding: the CHECK below captures them (clang 14)
       for (const std::vector<int>& way : {std::vector<int>{a, b}, std::vector<int>{b, a}})
         for (bool lane : {false, true}) {
           bent += !is_straight(l, way, lane) && !lane;
@@ -366,6 +367,7 @@ TEST_CASE("gui layout: a tree's edges go round the discs between their ends, bot
             }
           }
         }
+    }
     CHECK(bent > 0);  // the second tree's edges along the row of leaves (0-4 behind 2 at 8 ranks)
   }
 }
