@@ -193,6 +193,44 @@ TEST_CASE("every lesson in scenarios/lessons/ has a test") {
   }
 }
 
+// A lesson whose text speaks of its links, its switch or its nodes ("on NVLink", "its one
+// link", "nodes of 8") fixes its topology's kind (topology_fixed): another --topology is
+// refused, naming the key, by flag and by an edit in the app. An audit of every lesson under
+// --topology two_level --group-size 2, fully_connected, ring and other links found those
+// sentences (docs/scenario-format.md); the others take any kind, and their text renders on a
+// two-level cluster. Lesson 17 suggests kind = "switch" itself, so it cannot fix it.
+TEST_CASE("the lessons whose text states facts of their topology's kind fix it, and the others run on any kind") {
+  const std::set<std::string> fixing_kind = {
+      "01_ring_allreduce.toml",  "02_ring_vs_parameter_server.toml", "03_sharded_parameter_server.toml",
+      "04_tree_vs_ring_crossover.toml", "05_broadcast.toml", "08_scatter_gather.toml", "09_all_to_all_moe.toml",
+      "10_barrier.toml", "11_send_recv_pipeline.toml", "12_ddp_resnet34.toml", "13_fsdp_resnet34.toml",
+      "14_straggler.toml", "15_two_nodes_slow_link.toml", "16_overlap.toml", "18_streams.toml",
+      "20_what_libraries_pick.toml", "22_scale.toml"};
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
+    if (e.path().extension() != ".toml") continue;
+    const std::string name = e.path().filename().string();
+    CAPTURE(name);
+    const Scenario file = load_scenario(e.path());
+    const bool fixed = std::find(file.topology_fixed.begin(), file.topology_fixed.end(), RequestField::topology) !=
+                       file.topology_fixed.end();
+    CHECK(fixed == (fixing_kind.count(name) == 1));
+    TopologyConfig other = file.topology;
+    other.kind = file.topology.kind == TopologyKind::two_level ? TopologyKind::switch_fabric : TopologyKind::two_level;
+    other.group_size = 2;
+    if (fixed) {
+      CHECK_THROWS_WITH_AS(with_flags(file, {}, other, {"--topology"}),
+                           doctest::Contains((name + " is written for its own [topology] kind").c_str()),
+                           InputError);
+      CHECK_THROWS_WITH_AS(rerun_scenario(file, file.request, other), doctest::Contains("topology kind: "), InputError);
+      CHECK_NOTHROW(with_flags(file, {}, file.topology, {"--topology"}));  // the same kind is no change
+    } else {
+      const Scenario s = with_flags(file, {}, other, {"--topology", "--group-size"});
+      const ProgramResult p = predict_only(s);
+      CHECK_NOTHROW(check_lesson_text(s, p, lesson_facts(s, p)));
+    }
+  }
+}
+
 LESSON_TEST("01_ring_allreduce.toml") {
   const Lesson l = run_lesson("01_ring_allreduce.toml");
   REQUIRE(l.scenario.single_collective());

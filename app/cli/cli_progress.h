@@ -18,26 +18,21 @@
 
 namespace collsim::cli {
 
-// Whether progress may rewrite one line in place (\r). Never in the live page's WebAssembly
-// CLI: emscripten says its stderr is a terminal, but hands the page (and node) whole lines
-// only, so a line rewritten in place stayed in its buffer and opened the next run's error
-// text (tests/web/test_live.py saw it under load).
-inline bool stderr_is_terminal() {
-#ifdef __EMSCRIPTEN__
-  return false;
-#else
-  return ::isatty(STDERR_FILENO) == 1;
-#endif
-}
-
 // Shows progress on stderr once the command has taken more than a second: one line
 // rewritten in place (\r) on a terminal, plain lines otherwise (logs, CI). Cleared before
 // the command prints on stdout, so that a table there stays intact on a terminal.
 class ProgressLine {
  public:
-  ProgressLine() : tty_(stderr_is_terminal()), start_(std::chrono::steady_clock::now()) {}
+  ProgressLine() : tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
 
   void show(const std::string& text) {
+#ifdef __EMSCRIPTEN__
+    // None in the live page's WebAssembly CLI: the command runs on the page's one thread,
+    // which draws nothing until it ends, and emscripten hands the page whole lines only (a
+    // line rewritten in place stayed in its buffer and opened the next run's error text).
+    (void)text;
+    return;
+#endif
     if (std::chrono::steady_clock::now() - start_ < std::chrono::seconds(1)) return;
     if (tty_) {
       fmt::print(stderr, "\r{:<70}", text);
@@ -87,7 +82,7 @@ class StageProgress {
  private:
   void tick() {
     const auto start = std::chrono::steady_clock::now();
-    const auto every = stderr_is_terminal() ? std::chrono::seconds(1) : std::chrono::seconds(10);
+    const auto every = ::isatty(STDERR_FILENO) == 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, every, [this] { return done_; })) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -109,7 +104,7 @@ class StageProgress {
 class TransferProgress {
  public:
   explicit TransferProgress(std::string what)
-      : what_(std::move(what)), throttle_(stderr_is_terminal() ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
+      : what_(std::move(what)), throttle_(::isatty(STDERR_FILENO) == 1 ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
 
   void operator()(std::size_t done, std::size_t total) {
     if (!throttle_.due()) return;

@@ -57,7 +57,7 @@ void build_lesson(Lesson& l, const std::function<void(std::size_t, std::size_t)>
     const Question& q = l.scenario.questions[k];
     l.questions.push_back(shown_or_written(q.text, [&] { return question_text(l.scenario, l.facts, k); }));
     try {
-      const Answer a = answer_question(q, l.program, &l.facts);
+      const Answer a = answer_question(l.scenario, k, l.program, l.facts);
       l.answers.push_back(a.text);
       l.answerable.push_back(a.applies);
     } catch (const InputError& e) {

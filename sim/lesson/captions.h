@@ -184,6 +184,11 @@ struct Answer {
   bool applies = true;
 };
 Answer answer_question(const Question& q, const ProgramResult& p, const LessonFacts* f = nullptr);
+// Question k of s, whose facts f lesson_facts made from the same run p: a latency or
+// bandwidth part already in f.answers is not predicted again (each is a prediction of the
+// whole collective; a lesson answers every question for its facts, its text check and its
+// printed answers).
+Answer answer_question(const Scenario& s, std::size_t k, const ProgramResult& p, const LessonFacts& f);
 // All of them, in order (the first that cannot be answered throws).
 std::vector<Answer> answer_questions(const Scenario& s, const ProgramResult& p, const LessonFacts& f);
 

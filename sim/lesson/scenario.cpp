@@ -278,10 +278,11 @@ Scenario parse_scenario(std::string_view text, const std::string& source_name) {
   s.format = read_format(Table(source_name, "", doc, "scenario"), source_name);
   const Table top(source_name, "", doc, fmt::format("scenario format {}", s.format));
   if (s.format == 1) {
-    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "topology_fixed", "phase", "training",
+    refuse_format2_keys(top, {"caption", "ranks", "ranks_fixed", "ranks_allowed", "phase", "training",
                               "question", "try"});
     if (auto t = top.table("collective")) refuse_format2_keys(*t, {"caption", "step_caption", "step_captions"});
-    top.only_keys({"format", "title", "description", "latency_rules", "clock", "collective", "run", "topology"});
+    top.only_keys({"format", "title", "description", "latency_rules", "topology_fixed", "clock", "collective", "run",
+                   "topology"});
   } else {
     top.only_keys({"format", "title", "description", "caption", "ranks", "ranks_fixed", "ranks_allowed", "topology_fixed",
                    "latency_rules", "clock",
