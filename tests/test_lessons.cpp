@@ -198,7 +198,8 @@ TEST_CASE("every lesson in scenarios/lessons/ has a test") {
 // refused, naming the key, by flag and by an edit in the app. An audit of every lesson under
 // --topology two_level --group-size 2, fully_connected, ring and other links found those
 // sentences (docs/scenario-format.md); the others take any kind, and their text renders on a
-// two-level cluster. Lesson 17 suggests kind = "switch" itself, so it cannot fix it.
+// two-level cluster. Lesson 17 suggests kind = "switch" itself, so it cannot fix it: its
+// sentence about the servers' links depends on the kind (checked below).
 TEST_CASE("the lessons whose text states facts of their topology's kind fix it, and the others run on any kind") {
   const std::set<std::string> fixing_kind = {
       "01_ring_allreduce.toml",  "02_ring_vs_parameter_server.toml", "03_sharded_parameter_server.toml",
@@ -228,6 +229,21 @@ TEST_CASE("the lessons whose text states facts of their topology's kind fix it, 
       const ProgramResult p = predict_only(s);
       CHECK_NOTHROW(check_lesson_text(s, p, lesson_facts(s, p)));
     }
+  }
+  // Lesson 17: a server has one link on its star, a switch or a cluster; not on these two.
+  const Scenario ps = load_scenario(lessons_dir() / "17_parameter_server_training.toml");
+  for (const auto& row : {std::pair{TopologyKind::star, "The link of each server carries the shares of 4 workers"},
+                          std::pair{TopologyKind::fully_connected, "every pair of a worker and a server has a link of its own"},
+                          std::pair{TopologyKind::ring, "the shares travel from neighbour to neighbour"}}) {
+    const TopologyKind kind = row.first;  // named, not bound: CHECK_MESSAGE captures them (clang 14)
+    const char* said = row.second;
+    TopologyConfig t = ps.topology;
+    t.kind = kind;
+    const Scenario s = with_flags(ps, {}, t, {"--topology"});
+    const ProgramResult p = predict_only(s);
+    const std::string text = lesson_description(s, lesson_facts(s, p));
+    CHECK_MESSAGE(contains(text, said), to_string(kind), ": ", text);
+    CHECK(contains(text, "link of each server") == (kind == TopologyKind::star));
   }
 }
 
