@@ -247,6 +247,71 @@ TEST_CASE("the lessons whose text states facts of their topology's kind fix it, 
   }
 }
 
+// An audit of every lesson under --late, --slow, --link-override, --bandwidth, --latency and
+// --ranks 1 (docs/scenario-format.md) found text written for ranks that start together at one
+// speed ("nobody waits for a slow partner"), for even links, for its preset's figures, and
+// expressions that divide by a second rank. So every lesson but the straggler one fixes its
+// stragglers, lessons 1, 9 and 16 their link overrides, a fixed link its figures, and every
+// lesson takes two ranks or more (three for lesson 14, whose straggler is rank 2).
+TEST_CASE("lessons refuse the stragglers, link overrides, link figures and rank counts their text is not written for") {
+  const std::set<std::string> fixing_overrides = {"01_ring_allreduce.toml", "09_all_to_all_moe.toml", "16_overlap.toml"};
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
+    if (e.path().extension() != ".toml") continue;
+    const std::string name = e.path().filename().string();
+    CAPTURE(name);
+    const Scenario file = load_scenario(e.path());
+    const auto fixes = [&](RequestField f) {
+      return std::find(file.topology_fixed.begin(), file.topology_fixed.end(), f) != file.topology_fixed.end();
+    };
+    CHECK(fixes(RequestField::stragglers) == (name != "14_straggler.toml" && name != "21_reduce_ops.toml"));
+    CHECK(fixes(RequestField::link_override) == (fixing_overrides.count(name) == 1));
+    TopologyConfig late = file.topology;
+    late.stragglers = {{.rank = 1, .late_us = 1000}};
+    const std::string refused_late =
+        "--late/--slow: " + (lessons_dir() / name).string() + " is written for its own [topology] stragglers = none";
+    if (fixes(RequestField::stragglers))
+      CHECK_THROWS_WITH_AS(with_flags(file, {}, late, {"--late"}), doctest::Contains(refused_late.c_str()), InputError);
+    TopologyConfig slow_link = file.topology;
+    slow_link.overrides = {{.link = "rank1", .bandwidth_gbps = 1.0}};
+    if (fixes(RequestField::link_override))
+      CHECK_THROWS_WITH_AS(with_flags(file, {}, slow_link, {"--link-override"}),
+                           doctest::Contains("--link-override: "), InputError);
+    if (fixes(RequestField::link)) {
+      TopologyConfig figures = file.topology;
+      figures.bandwidth_gbps = 1.0;
+      CHECK_THROWS_WITH_AS(with_flags(file, {}, figures, {"--bandwidth"}),
+                           doctest::Contains("--bandwidth: "), InputError);
+      figures = file.topology;
+      figures.latency_us = 100.0;
+      CHECK_THROWS_WITH_AS(with_flags(file, {}, figures, {"--latency"}), doctest::Contains("--latency: "), InputError);
+    }
+    CHECK_THROWS_WITH_AS(with_ranks(file, 1), doctest::Contains("--ranks 1: "), InputError);
+  }
+}
+
+// A Try line stands for the command line with the student's flags and the suggestion's: a
+// suggested link preset keeps the --bandwidth the student typed, as `--bandwidth 1 --link
+// pcie4` does (figure flags beat presets). The audit found lesson 9's "--link pcie4" line
+// saying 72.0 µs where that command prints 833.4 µs.
+TEST_CASE("a suggested link keeps the figures the student typed, as on the command line") {
+  const Scenario file = load_scenario(lessons_dir() / "09_all_to_all_moe.toml");
+  TopologyConfig typed;
+  typed.bandwidth_gbps = 1.0;
+  const Scenario student = with_flags(file, {}, typed, {"--bandwidth"});
+  std::size_t k = 0;
+  while (k < file.suggestions.size() && file.suggestions[k].change != "--link pcie4") ++k;
+  REQUIRE(k < file.suggestions.size());
+  const Scenario tried = apply_suggestion(student, k);
+  TopologyConfig both;
+  both.link = "pcie4";
+  both.bandwidth_gbps = 1.0;
+  const Scenario command_line = with_flags(file, {}, both, {"--bandwidth", "--link"});
+  CHECK(tried.topology.link == "pcie4");
+  REQUIRE(tried.topology.bandwidth_gbps.has_value());
+  CHECK(*tried.topology.bandwidth_gbps == 1.0);
+  CHECK(tried.topology == command_line.topology);
+}
+
 LESSON_TEST("01_ring_allreduce.toml") {
   const Lesson l = run_lesson("01_ring_allreduce.toml");
   REQUIRE(l.scenario.single_collective());

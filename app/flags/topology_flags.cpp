@@ -115,6 +115,10 @@ TopologyConfig topology_flags(const ModelFlags& f, const FlagGiven& given) {
     c = load_topology_file(f.topology_file);
     c.arrange = Arrangement::algorithm;  // the views' choice and the lesson's stragglers are not the machine's
     c.stragglers.clear();
+    // A refusal of the file's kind, link, uplink, group size or NIC names the file, unless a
+    // flag typed over it set one of them (then the flag is named).
+    const bool typed = given("--topology") || given("--link") || given("--uplink") || given("--group-size") || given("--nic");
+    if (!typed) c.file = f.topology_file;
   }
   // A flag with a default (--topology, --nic, --protocol, ...) sets its value when typed, or
   // when no file gives the values.

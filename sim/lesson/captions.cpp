@@ -877,6 +877,12 @@ OneLink one_link(const std::string& name, const std::optional<double>& gbps, con
     l.latency_from = fmt::format("NCCL's per-hop latency for {} on this class of link (src/graph/tuning.cc, hwLat)",
                                  protocol_label(protocol));
   }
+  // Figures that are not the preset's make it another link: a sentence "on NVLink" says so.
+  if (gbps || latency) {
+    const std::string changed = fmt::format(" (figures changed: {:g} GB/s, {:g} µs)", l.gbps, l.latency_us);
+    l.family += changed;
+    l.what += changed;
+  }
   return l;
 }
 

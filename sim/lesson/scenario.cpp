@@ -204,6 +204,7 @@ TopologyConfig apply_topology_overrides(const TopologyConfig& from_file, const T
   for (const TopologyOverride& o : kTopologyOverrides)
     if (given(o.field)) o.apply(c, from_user);
   if (given(RequestField::stragglers)) c.stragglers = from_user.stragglers;  // the list as a whole
+  if (!from_user.file.empty()) c.file = from_user.file;  // a topology file's values: refusals name it
   return c;
 }
 
@@ -222,44 +223,83 @@ RunRequest default_run_request() {
 
 namespace {
 
-// topology_fixed's keys: the [topology] keys a lesson's text may state facts of.
-constexpr std::pair<std::string_view, RequestField> kFixableTopologyKeys[] = {
-    {"kind", RequestField::topology}, {"link", RequestField::link},       {"uplink", RequestField::uplink},
-    {"group_size", RequestField::group_size}, {"nic", RequestField::nic},
+// topology_fixed's keys: the [topology] keys a lesson's text may state facts of. A link's
+// figures are facts of its preset too ("NVLink's 0.6 µs a hop"): fixing link also refuses
+// --bandwidth and --latency, fixing uplink their uplink flags.
+struct FixableKey {
+  std::string_view key;
+  RequestField field;                     // what topology_fixed holds
+  std::vector<RequestField> refused;      // the fields that may not change
+};
+const FixableKey kFixableTopologyKeys[] = {
+    {"kind", RequestField::topology, {RequestField::topology}},
+    {"link", RequestField::link, {RequestField::link, RequestField::bandwidth, RequestField::latency}},
+    {"uplink", RequestField::uplink, {RequestField::uplink, RequestField::uplink_bandwidth, RequestField::uplink_latency}},
+    {"group_size", RequestField::group_size, {RequestField::group_size}},
+    {"nic", RequestField::nic, {RequestField::nic}},
+    {"stragglers", RequestField::stragglers, {RequestField::stragglers}},
+    {"link_override", RequestField::link_override, {RequestField::link_override}},
 };
 
 RequestField fixed_topology_field(const std::string& key, const toml_fields::Entry& e) {
-  for (const auto& [name, field] : kFixableTopologyKeys)
-    if (name == key) return field;
-  e.fail(fmt::format("'{}' is not a [topology] key a lesson can fix (use kind, link, uplink, group_size or nic)", key));
+  for (const FixableKey& k : kFixableTopologyKeys)
+    if (k.key == key) return k.field;
+  e.fail(fmt::format("'{}' is not a [topology] key a lesson can fix (use kind, link, uplink, group_size, nic, stragglers "
+                     "or link_override)",
+                     key));
 }
 
-// The file's value of a fixable key, as a student would write it, and whether `t` keeps it.
-std::pair<std::string, bool> fixed_value(RequestField f, const TopologyConfig& file, const TopologyConfig& t) {
+std::string figure(const std::optional<double>& v, std::string_view unit) {
+  return v ? fmt::format("{} {}", *v, unit) : "the preset's";
+}
+
+// A fixable field's value in `t`, as a student would write it; `shown`: a preset left to the
+// kind's default is named (compared, it stays empty: another kind's default is no change of the
+// file's link).
+std::string fixable_value(RequestField f, const TopologyConfig& t, bool shown = false) {
   switch (f) {
-    case RequestField::topology: return {std::string(to_string(file.kind)), t.kind == file.kind};
-    case RequestField::link: return {file.link, t.link == file.link};
-    case RequestField::uplink: return {file.uplink, t.uplink == file.uplink};
-    case RequestField::group_size: return {std::to_string(file.group_size), t.group_size == file.group_size};
-    case RequestField::nic: return {file.nic_per_gpu ? "gpu" : "node", t.nic_per_gpu == file.nic_per_gpu};
-    default: return {"", true};
+    case RequestField::topology: return std::string(to_string(t.kind));
+    case RequestField::link: return t.link.empty() && shown ? std::string(default_link_preset(t.kind)) : t.link;
+    case RequestField::bandwidth: return figure(t.bandwidth_gbps, "GB/s");
+    case RequestField::latency: return figure(t.latency_us, "us");
+    case RequestField::uplink: return t.uplink.empty() && shown ? std::string(default_uplink_preset(t.kind)) : t.uplink;
+    case RequestField::uplink_bandwidth: return figure(t.uplink_bandwidth_gbps, "GB/s");
+    case RequestField::uplink_latency: return figure(t.uplink_latency_us, "us");
+    case RequestField::group_size: return std::to_string(t.group_size);
+    case RequestField::nic: return t.nic_per_gpu ? "gpu" : "node";
+    case RequestField::stragglers: {
+      std::string out;
+      for (const Straggler& x : t.stragglers)
+        out += fmt::format("{}{{ rank = {}, late = {}, slow = {} }}", out.empty() ? "" : ", ", x.rank, x.late_us, x.slow);
+      return out.empty() ? "none" : "[" + out + "]";
+    }
+    case RequestField::link_override: {
+      std::string out;
+      for (const LinkOverride& o : t.overrides) out += (out.empty() ? "" : ", ") + o.link;
+      return out.empty() ? "none" : "[" + out + "]";
+    }
+    default: return "";
   }
 }
 
 }  // namespace
 
 void refuse_fixed_topology(const Scenario& s, const TopologyConfig& t, bool by_flags) {
-  for (const RequestField f : s.topology_fixed) {
-    const auto [was, same] = fixed_value(f, s.topology, t);
-    if (same) continue;
-    const std::string_view key =
-        std::find_if(std::begin(kFixableTopologyKeys), std::end(kFixableTopologyKeys), [f](const auto& k) {
-          return k.second == f;
-        })->first;
-    throw InputError(fmt::format("{}: {} is written for its own [topology] {} = {} (topology_fixed, {}): its text states "
-                                 "facts of it; copy the file to change it",
-                                 by_flags ? std::string(field_flag(f)) : fmt::format("topology {}", key), s.source, key,
-                                 was, s.topology_fixed_where));
+  for (const RequestField fixed : s.topology_fixed) {
+    const FixableKey& k = *std::find_if(std::begin(kFixableTopologyKeys), std::end(kFixableTopologyKeys),
+                                        [fixed](const FixableKey& x) { return x.field == fixed; });
+    for (const RequestField f : k.refused) {
+      const std::string now = fixable_value(f, t);
+      if (fixable_value(f, s.topology) == now) continue;
+      // What changed it: a topology file's [topology] (named with its value), a flag, or the app's editor.
+      const std::string by = !by_flags          ? fmt::format("topology {}", k.key)
+                             : !t.file.empty() ? fmt::format("--topology-file {} ([topology] {} = {})", t.file, k.key,
+                                                             fixable_value(fixed, t, true))
+                                               : std::string(field_flag(f));
+      throw InputError(fmt::format("{}: {} is written for its own [topology] {} = {} (topology_fixed, {}): its text "
+                                   "states facts of it; copy the file to change it",
+                                   by, s.source, k.key, fixable_value(fixed, s.topology, true), s.topology_fixed_where));
+    }
   }
 }
 

@@ -242,6 +242,21 @@ void read_suggestions(const Table& top, std::string_view text, Scenario& s) {
 
 std::string suggestion_name(const Suggestion& t) { return fmt::format("{} ({})", t.origin, t.change); }
 
+namespace {
+// A suggestion's link or uplink preset replaces that link's figures, as --link does; the
+// figures the user typed (--bandwidth, --latency and the uplink's) stay, as they would on the
+// command line the Try line stands for (figure flags beat presets, whatever their order).
+void keep_typed_figures(Scenario& out, const Scenario& s, const Suggestion& t) {
+  const auto keep = [&](RequestField f, std::optional<double> TopologyConfig::*figure) {
+    if (s.applied.given(f) && !t.given(f)) out.topology.*figure = s.applied.topology.*figure;
+  };
+  keep(RequestField::bandwidth, &TopologyConfig::bandwidth_gbps);
+  keep(RequestField::latency, &TopologyConfig::latency_us);
+  keep(RequestField::uplink_bandwidth, &TopologyConfig::uplink_bandwidth_gbps);
+  keep(RequestField::uplink_latency, &TopologyConfig::uplink_latency_us);
+}
+}  // namespace
+
 Scenario apply_suggestion(const Scenario& s, std::size_t k) {
   const Suggestion& t = s.suggestions.at(k);
   try {
@@ -251,7 +266,10 @@ Scenario apply_suggestion(const Scenario& s, std::size_t k) {
       if (s.applied.given.any()) base = apply_scenario_overrides(base, s.applied.request, s.applied.topology, s.applied.given);
     }
     base.suggestions.clear();
-    return t.given.any() ? apply_scenario_overrides(base, t.request, t.topology, t.given) : base;
+    if (!t.given.any()) return base;
+    Scenario out = apply_scenario_overrides(base, t.request, t.topology, t.given);
+    keep_typed_figures(out, s, t);
+    return out;
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", suggestion_name(t), e.what()));
   }

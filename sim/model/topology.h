@@ -133,6 +133,9 @@ struct TopologyConfig {
   // the next one's bytes; message is the textbooks' closed forms.
   LatencyRule latency_rule = LatencyRule::delay;
   Arrangement arrange = Arrangement::algorithm;  // the views' choice, not the model's (above)
+  // The topology file (--topology-file) whose [topology] gave these values, for messages that
+  // refuse them; empty where flags or a scenario did. Not a property of the machine.
+  std::string file;
   friend bool operator==(const TopologyConfig&, const TopologyConfig&) = default;
 };
 

@@ -124,6 +124,7 @@ CASES = [
     # --- lessons (format 2) ----------------------------------------------------------------
     ("lesson topology_fixed unknown key", ["run", "l.toml"], "l.toml:4:", {"l.toml": LESSON.replace("ranks = 4\n", 'ranks = 4\ntopology_fixed = ["colour"]\n')}, {}),
     ("lesson topology_fixed flag", ["run", "l.toml", "--topology", "ring"], "topology_fixed", {"l.toml": LESSON.replace("ranks = 4\n", 'ranks = 4\ntopology_fixed = ["kind"]\n')}, {}),
+    ("lesson topology_fixed topology file", ["run", "l.toml", "--topology-file", "t.toml"], "t.toml ([topology] kind = ring): ", {"l.toml": LESSON.replace("ranks = 4\n", 'ranks = 4\ntopology_fixed = ["kind"]\n'), "t.toml": '[topology]\nkind = "ring"\n'}, {}),
     ("lesson no phases", ["run", "l.toml"], "phase", {"l.toml": LESSON.split("[[phase]]")[0]}, {}),
     ("lesson unknown phase key", ["run", "l.toml"], "colour", {"l.toml": LESSON + 'colour = "red"\n'}, {}),
     ("lesson wait_for not a name", ["run", "l.toml"], "wait_for[0]", {"l.toml": LESSON + "wait_for = [7]\n"}, {}),

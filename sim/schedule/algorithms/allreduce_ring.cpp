@@ -35,6 +35,9 @@ void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::
     b.step(slices == 1 ? label : fmt::format("{}, slice {}/{}", label, s + 1, slices));
     for (int r = 0; r < n; ++r) {
       const int chunk = chunk_of(r), to = mod(r + 1, n);
+      // Fewer elements than ranks: chunk `chunk` is empty (even_block), nothing to send. Passed
+      // over before its blocks are computed: at --count 1 a 16 384-rank ring walks 537 M of them.
+      if (static_cast<std::uint64_t>(chunk) >= spec.count) continue;
       const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
                                    static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
       const Region from{r, source, part.offset, part.count}, into{to, BufferKind::output, part.offset, part.count};
