@@ -1506,7 +1506,7 @@ TEST_CASE("lesson 5 under --count 1M --algorithm chain and at --ranks 2") {
   const Scenario pcie = with_link(file, "pcie4");
   const ProgramResult pp = predict_only(pcie);
   const LessonFacts fp = lesson_facts(pcie, pp);
-  CHECK(contains(answer_question(pcie.questions[3], pp, &fp).text, "1.0 µs is one PCIe hop's latency (NCCL's per-hop latency"));
+  CHECK(contains(answer_question(pcie.questions[3], pp, &fp).text, "one PCIe hop takes 1.0 µs (NCCL's per-hop latency"));
 }
 
 TEST_CASE("lesson 14 under its suggestion --late 2=0 --slow 2=1 quotes no straggler") {
