@@ -12,6 +12,9 @@
 // With S slices every chunk is cut again into S slices that travel one after the other;
 // steps are never barriers, so slice 2 of a step runs while slice 1 already moves on:
 // the same traffic, pipelined. Steps: 2(N-1)S.
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "sim/schedule/algorithms/registry.h"
@@ -23,29 +26,36 @@
 namespace collsim {
 namespace {
 
-// One ring step for every slice: rank r sends chunk chunk_of(r) of its `source` buffer to
-// rank r+1's output. A reducing step adds the receiver's own input of the chunk as it
+// One ring step for every slice: rank r sends chunk (r + shift) mod N of its `source` buffer
+// to rank r+1's output. A reducing step adds the receiver's own input of the chunk as it
 // writes (NCCL's recvReduceCopy): the output is never pre-filled with a copy of the input.
-template <class ChunkOf>
-void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::string& label, int slices,
-               ChunkOf chunk_of) {
+void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::string& label, int slices, int shift) {
   const CollectiveSpec& spec = b.spec();
   const int n = spec.ranks;
+  // Fewer elements than ranks: only chunks 0..count-1 hold any (even_block), so only the ranks
+  // that send those have work; listed in rank order, the order of a full step. At --count 1
+  // a 65 536-rank ring would otherwise walk 8.6 G empty places.
+  std::vector<int> senders;
+  if (spec.count < static_cast<std::uint64_t>(n)) {
+    for (std::uint64_t c = 0; c < spec.count; ++c) senders.push_back(mod(static_cast<int>(c) - shift, n));
+    std::sort(senders.begin(), senders.end());
+  }
+  const auto send = [&](int r, int s) {
+    const int chunk = mod(r + shift, n), to = mod(r + 1, n);
+    const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
+                                 static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
+    const Region from{r, source, part.offset, part.count}, into{to, BufferKind::output, part.offset, part.count};
+    if (action == Action::reduce_copy)
+      b.reduce_copy(chunk * slices + s, from, {to, BufferKind::input, part.offset, part.count}, into);
+    else
+      b.add(action, chunk * slices + s, from, into);
+  };
   for (int s = 0; s < slices; ++s) {
     b.step(slices == 1 ? label : fmt::format("{}, slice {}/{}", label, s + 1, slices));
-    for (int r = 0; r < n; ++r) {
-      const int chunk = chunk_of(r), to = mod(r + 1, n);
-      // Fewer elements than ranks: chunk `chunk` is empty (even_block), nothing to send. Passed
-      // over before its blocks are computed: at --count 1 a 16 384-rank ring walks 537 M of them.
-      if (static_cast<std::uint64_t>(chunk) >= spec.count) continue;
-      const Block part = sub_block(even_block(spec.count, static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(chunk)),
-                                   static_cast<std::uint64_t>(slices), static_cast<std::uint64_t>(s));
-      const Region from{r, source, part.offset, part.count}, into{to, BufferKind::output, part.offset, part.count};
-      if (action == Action::reduce_copy)
-        b.reduce_copy(chunk * slices + s, from, {to, BufferKind::input, part.offset, part.count}, into);
-      else
-        b.add(action, chunk * slices + s, from, into);
-    }
+    if (spec.count < static_cast<std::uint64_t>(n))
+      for (const int r : senders) send(r, s);
+    else
+      for (int r = 0; r < n; ++r) send(r, s);
   }
 }
 
@@ -63,14 +73,14 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions& options) {
               fmt::format("reduce-scatter {}/{}: every rank sends one chunk to its right neighbour, which adds its own "
                           "input of that chunk and writes the sum to its output",
                           k + 1, n - 1),
-              options.slices_or(1), [&](int r) { return mod(r - k, n); });
+              options.slices_or(1), -k);
 
   // Phase 2: all-gather — finished chunks travel around the ring and overwrite.
   b.stage("all-gather");
   for (int k = 0; k < n - 1; ++k)
     ring_step(b, Action::copy, BufferKind::output,
               fmt::format("all-gather {}/{}: every rank forwards a finished chunk to its right neighbour", k + 1, n - 1),
-              options.slices_or(1), [&](int r) { return mod(r + 1 - k, n); });
+              options.slices_or(1), 1 - k);
   return std::move(b).finish();
 }
 
