@@ -40,6 +40,14 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path lessons_dir() { return fs::path(COLLSIM_SOURCE_DIR) / "scenarios" / "lessons"; }
+// Every lesson file, in name order (so a failure names the same lesson first every time).
+std::vector<fs::path> lesson_files() {
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir()))
+    if (e.path().extension() == ".toml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 // The lesson files that have a LESSON_TEST (filled before main runs).
 std::set<std::string>& tested_lessons() {
@@ -180,8 +188,7 @@ bool contains(std::string_view text, std::string_view part) { return text.find(p
 
 TEST_CASE("every lesson in scenarios/lessons/ has a test") {
   std::set<std::string> files;
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir()))
-    if (e.path().extension() == ".toml") files.insert(e.path().filename().string());
+  for (const fs::path& path : lesson_files()) files.insert(path.filename().string());
   CHECK(files.size() >= 17);
   for (const std::string& f : files) {
     CAPTURE(f);
@@ -207,11 +214,10 @@ TEST_CASE("the lessons whose text states facts of their topology's kind fix it, 
       "10_barrier.toml", "11_send_recv_pipeline.toml", "12_ddp_resnet34.toml", "13_fsdp_resnet34.toml",
       "14_straggler.toml", "15_two_nodes_slow_link.toml", "16_overlap.toml", "18_streams.toml",
       "20_what_libraries_pick.toml", "22_scale.toml"};
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
-    if (e.path().extension() != ".toml") continue;
-    const std::string name = e.path().filename().string();
+  for (const fs::path& path : lesson_files()) {
+    const std::string name = path.filename().string();
     CAPTURE(name);
-    const Scenario file = load_scenario(e.path());
+    const Scenario file = load_scenario(path);
     const bool fixed = std::find(file.topology_fixed.begin(), file.topology_fixed.end(), RequestField::topology) !=
                        file.topology_fixed.end();
     CHECK(fixed == (fixing_kind.count(name) == 1));
@@ -255,11 +261,10 @@ TEST_CASE("the lessons whose text states facts of their topology's kind fix it, 
 // times in its text its link overrides, a fixed link its figures, and every lesson takes two
 // ranks or more (three for lesson 14, whose straggler is rank 2). Lesson 21 has no times.
 TEST_CASE("lessons refuse the stragglers, link overrides, link figures and rank counts their text is not written for") {
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
-    if (e.path().extension() != ".toml") continue;
-    const std::string name = e.path().filename().string();
+  for (const fs::path& path : lesson_files()) {
+    const std::string name = path.filename().string();
     CAPTURE(name);
-    const Scenario file = load_scenario(e.path());
+    const Scenario file = load_scenario(path);
     const auto fixes = [&](RequestField f) {
       return std::find(file.topology_fixed.begin(), file.topology_fixed.end(), f) != file.topology_fixed.end();
     };
@@ -1348,11 +1353,10 @@ namespace collsim {
 // sanitizer passes, test_support.h) at its own N and 3 only: the 22 lessons at 8 and 16 ranks
 // took over ten minutes under ASan (passes 1 and 2 run them all).
 TEST_CASE("every lesson's text is true at its own rank count and at 3, 8 and 16 ranks") {
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
-    if (e.path().extension() != ".toml") continue;
-    const std::string name = e.path().filename().string();
+  for (const fs::path& path : lesson_files()) {
+    const std::string name = path.filename().string();
     CAPTURE(name);
-    const Scenario file = load_scenario(e.path());
+    const Scenario file = load_scenario(path);
     std::vector<int> counts = {file.ranks, 3, 8, 16};
     if (testing::test_scale() == testing::TestScale::small) counts.resize(2);
     std::vector<Scenario> scenarios;
@@ -1401,10 +1405,9 @@ namespace collsim {
 // suggestion of --ranks 16 from a lesson that refuses it). At COLLSIM_TEST_SCALE=small (the
 // sanitizer passes): at its own rank count only.
 TEST_CASE("every lesson's text is true under every one of its suggestions, at 2, 3, 8 and 16 ranks") {
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
-    if (e.path().extension() != ".toml") continue;
-    CAPTURE(e.path().filename().string());
-    const Scenario file = load_scenario(e.path());
+  for (const fs::path& path : lesson_files()) {
+    CAPTURE(path.filename().string());
+    const Scenario file = load_scenario(path);
     REQUIRE(!file.suggestions.empty());
     std::vector<int> counts = {file.ranks, 2, 3, 8, 16};
     if (testing::test_scale() == testing::TestScale::small) counts.resize(1);
@@ -1454,11 +1457,10 @@ TEST_CASE("every lesson's text is true under every one of its suggestions, at 2,
 // as written by their LESSON_TESTs; their suggestions change ranks and links, which the sweeps of
 // test_collectives.cpp verify for every algorithm).
 TEST_CASE("the suggestions of the lessons of one collective run and verify") {
-  for (const fs::directory_entry& e : fs::directory_iterator(lessons_dir())) {
-    if (e.path().extension() != ".toml") continue;
-    const Scenario file = load_scenario(e.path());
+  for (const fs::path& path : lesson_files()) {
+    const Scenario file = load_scenario(path);
     if (!file.single_collective()) continue;
-    CAPTURE(e.path().filename().string());
+    CAPTURE(path.filename().string());
     for (std::size_t k = 0; k < file.suggestions.size(); ++k) {
       CAPTURE(file.suggestions[k].change);
       const Scenario s = apply_suggestion(file, k);

@@ -18,12 +18,15 @@
 
 namespace collsim::cli {
 
+// Whether progress may rewrite one line in place (\r) and come more often.
+inline bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
 // Shows progress on stderr once the command has taken more than a second: one line
 // rewritten in place (\r) on a terminal, plain lines otherwise (logs, CI). Cleared before
 // the command prints on stdout, so that a table there stays intact on a terminal.
 class ProgressLine {
  public:
-  ProgressLine() : tty_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+  ProgressLine() : tty_(stderr_is_terminal()), start_(std::chrono::steady_clock::now()) {}
 
   void show(const std::string& text) {
 #ifdef __EMSCRIPTEN__
@@ -82,7 +85,7 @@ class StageProgress {
  private:
   void tick() {
     const auto start = std::chrono::steady_clock::now();
-    const auto every = ::isatty(STDERR_FILENO) == 1 ? std::chrono::seconds(1) : std::chrono::seconds(10);
+    const auto every = stderr_is_terminal() ? std::chrono::seconds(1) : std::chrono::seconds(10);
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, every, [this] { return done_; })) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -104,7 +107,7 @@ class StageProgress {
 class TransferProgress {
  public:
   explicit TransferProgress(std::string what)
-      : what_(std::move(what)), throttle_(::isatty(STDERR_FILENO) == 1 ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
+      : what_(std::move(what)), throttle_(stderr_is_terminal() ? std::chrono::milliseconds(250) : std::chrono::seconds(10)) {}
 
   void operator()(std::size_t done, std::size_t total) {
     if (!throttle_.due()) return;
