@@ -29,6 +29,7 @@
 // large N).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -70,12 +71,20 @@ class EventQueue {
   bool empty() const { return times_.empty(); }
   double next_time() const { return times_.top(); }
   void push(double time, Event e) {
-    const auto [it, added] = bucket_of_.try_emplace(time, 0);
-    if (added) {
-      it->second = take_bucket();
-      times_.push(time);
+    // The events of an instant tend to come together (a ring's N messages start together,
+    // each pushing its release and its end): the two instants pushed last are remembered.
+    Recent* r = std::find_if(recent_.begin(), recent_.end(), [&](const Recent& x) { return x.bucket != kNone && x.time == time; });
+    if (r == recent_.end()) {
+      const auto [it, added] = bucket_of_.try_emplace(time, 0);
+      if (added) {
+        it->second = take_bucket();
+        times_.push(time);
+      }
+      r = &recent_[next_recent_];
+      next_recent_ = (next_recent_ + 1) % recent_.size();
+      *r = {time, it->second};
     }
-    buckets_[it->second].push_back(e);
+    buckets_[r->bucket].push_back(e);
   }
   // The earliest instant's events, removed from the queue; `out` is cleared first.
   void pop_instant(std::vector<Event>& out) {
@@ -84,6 +93,8 @@ class EventQueue {
     out.clear();
     out.swap(buckets_[it->second]);
     unused_.push_back(it->second);
+    for (Recent& r : recent_)
+      if (r.bucket == it->second) r.bucket = kNone;
     bucket_of_.erase(it);
   }
 
@@ -100,6 +111,12 @@ class EventQueue {
 
   MinHeap<double> times_;  // one entry per instant with events
   std::unordered_map<double, std::uint32_t> bucket_of_;
+  struct Recent {
+    double time = 0;
+    std::uint32_t bucket = kNone;  // kNone: none, or popped
+  };
+  std::array<Recent, 2> recent_;  // instants pushed lately, and their buckets
+  std::size_t next_recent_ = 0;   // the one to replace next
   std::vector<std::vector<Event>> buckets_;  // reused: a bucket keeps its capacity
   std::vector<std::uint32_t> unused_;
 };
@@ -185,8 +202,10 @@ class Simulation {
     set_window(window, window_first);
     const std::size_t n = window.transfers.size();
     const MessageId first_new = next_message_;
-    for (std::size_t i = new_from; i < n; ++i)
-      if (i == new_from || !same_message(window.transfers[i - 1], window.transfers[i])) push_message(window_first + i);
+    for (std::size_t i = new_from, j = i; i < n; i = j) {
+      while (++j < n && same_message(window.transfers[j - 1], window.transfers[j])) {}
+      push_message(window_first + i, window_first + j);
+    }
     transfers_added_ = window_first + n;
     if (keep_times_) p_.begin_ns.resize(transfers_added_), p_.end_ns.resize(transfers_added_);
     last_step_added_ = window.transfers.empty() ? last_step_added_ : window.transfers.back().step;
@@ -223,7 +242,7 @@ class Simulation {
     const std::uint64_t pool_cut = ended < lane_begin_.size() ? lane_begin_[ended] : lane_pool_first_ + lane_pool_.size();
     lane_pool_.erase(lane_pool_.begin(), lane_pool_.begin() + static_cast<std::ptrdiff_t>(pool_cut - lane_pool_first_));
     lane_pool_first_ = pool_cut;
-    cut(first_transfer_), cut(ready_), cut(waiting_), cut(state_), cut(lane_begin_);
+    cut(first_transfer_), cut(ready_), cut(waiting_), cut(state_), cut(lane_begin_), cut(cost_);
     first_message_ = lowest_unended_;
   }
 
@@ -260,14 +279,20 @@ class Simulation {
   const Transfer& transfer(std::uint64_t i) const { return window_->transfers[static_cast<std::size_t>(i - window_first_)]; }
   const Transfer& head(MessageId m) const { return transfer(first_transfer(m)); }
 
-  void push_message(std::uint64_t first) {
-    // Its lanes, found once: its channel's lane of every link of its route.
+  // The message of transfers [first, end).
+  void push_message(std::uint64_t first, std::uint64_t end) {
+    // Its lanes and its time, found once: its channel's lane of every link of its route,
+    // and what its bytes cost on them (the time a message takes does not depend on when).
     const Transfer& x = transfer(first);
     lane_begin_.push_back(lane_pool_first_ + lane_pool_.size());
     route(t_, x.src, x.dst, hops_);
     for (const Hop& h : hops_)
       for (int k = 0; k < h.count; ++k)
         lane_pool_.push_back(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + x.channel));
+    double copied = 0, reduced = 0;
+    for (std::uint64_t i = first; i < end; ++i)
+      (reduces(transfer(i).action) ? reduced : copied) += static_cast<double>(window_->bytes(transfer(i)));
+    cost_.push_back({message_time(t_, hops_, x.dst, copied, reduced, static_cast<int>(channels_)), copied + reduced});
     first_transfer_.push_back(first);
     ready_.push_back(earliest_start(transfer(first)));
     waiting_.push_back(0);
@@ -350,11 +375,6 @@ class Simulation {
            std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
   }
 
-  const std::vector<Hop>& route_of(MessageId m) {
-    route(t_, head(m).src, head(m).dst, hops_);
-    return hops_;
-  }
-
   // The lanes a message holds (push_message found them).
   template <class F>
   void for_each_lane(MessageId m, F&& f) const {
@@ -429,21 +449,47 @@ class Simulation {
     return std::nullopt;
   }
 
+  // Ascending. A ring's messages become ready in rank order but for the one of rank 0, last:
+  // two sorted runs are merged in linear time.
+  static void sort_nearly_sorted(std::vector<MessageId>& v) {
+    const auto mid = std::is_sorted_until(v.begin(), v.end());
+    if (mid == v.end()) return;
+    if (std::is_sorted(mid, v.end()))
+      std::inplace_merge(v.begin(), mid, v.end());
+    else
+      std::sort(v.begin(), v.end());
+  }
+
+  // The candidates in priority order: those that just became ready (ready now, in schedule
+  // order) merged with those waiting on released lanes, which became ready earlier or now
+  // (a heap, as a lane's next candidate joins when one is passed over). Sorting the just-ready
+  // once instead of pushing them through the heap: a ring's N messages become ready at once.
   void start_what_can(double now) {
-    MinHeap<Candidate> candidates;
-    for (MessageId i : just_ready_) candidates.push({now, i, kNone, kNone});
+    sort_nearly_sorted(just_ready_);
+    waiting_candidates_.clear();
+    const auto push = [&](const Candidate& c) {
+      waiting_candidates_.push_back(c);
+      std::push_heap(waiting_candidates_.begin(), waiting_candidates_.end(), std::greater<>());
+    };
     for (std::uint32_t l : released_) {
       trim(l);
       if (lane_free_[l] <= now)
-        if (const auto c = first_startable(l, waits_.head[l], now)) candidates.push(*c);
+        if (const auto c = first_startable(l, waits_.head[l], now)) push(*c);
     }
-    while (!candidates.empty()) {
-      const Candidate c = candidates.top();
-      candidates.pop();
+    std::size_t next_ready = 0;
+    while (next_ready < just_ready_.size() || !waiting_candidates_.empty()) {
+      Candidate c{now, next_ready < just_ready_.size() ? just_ready_[next_ready] : 0, kNone, kNone};
+      if (!waiting_candidates_.empty() && (next_ready == just_ready_.size() || c > waiting_candidates_.front())) {
+        std::pop_heap(waiting_candidates_.begin(), waiting_candidates_.end(), std::greater<>());
+        c = waiting_candidates_.back();
+        waiting_candidates_.pop_back();
+      } else {
+        ++next_ready;
+      }
       if (c.lane != kNone) {
         if (lane_free_[c.lane] > now) continue;  // taken in the meantime; it will be released again
         if (started(c.message) || !lanes_free(c.message, now)) {
-          if (const auto next = first_startable(c.lane, c.node, now)) candidates.push(*next);
+          if (const auto next = first_startable(c.lane, c.node, now)) push(*next);
           continue;
         }
       } else if (!lanes_free(c.message, now)) {
@@ -455,17 +501,13 @@ class Simulation {
   }
 
   void start(MessageId m, double now) {
-    double copied = 0, reduced = 0;
     const std::uint64_t first = first_transfer(m), last = end_transfer(m);
-    for (std::uint64_t i = first; i < last; ++i)
-      (reduces(transfer(i).action) ? reduced : copied) += static_cast<double>(window_->bytes(transfer(i)));
-    const TransferTime cost =
-        message_time(t_, route_of(m), head(m).dst, copied, reduced, static_cast<int>(channels_));
+    const auto [cost, bytes] = cost_[at(m)];
     for_each_lane(m, [&](std::uint32_t l) {
       if (delay_) ++in_flight_[l];
       lane_free_[l] = now + cost.links_ns;
       lane_busy_[l] += cost.links_ns;
-      lane_own_[l] += (copied + reduced) * t_.ns_per_byte[l / channels_];
+      lane_own_[l] += bytes * t_.ns_per_byte[l / channels_];
     });
     state_[at(m)] = kStarted;
     max_started_step_ = std::max(max_started_step_, head(m).step);
@@ -529,6 +571,11 @@ class Simulation {
   std::vector<std::uint64_t> lane_begin_;      // where its lanes begin in the pool (counted from the schedule's start)
   std::vector<std::uint32_t> lane_pool_;       // the lanes of the messages from first_message_ on
   std::uint64_t lane_pool_first_ = 0;          // the pool's count of lane_pool_[0]
+  struct Cost {
+    TransferTime time;  // message_time
+    double bytes;       // copied and reduced
+  };
+  std::vector<Cost> cost_;
   std::vector<double> ready_;                  // when it became (or will become) ready
   std::vector<std::uint32_t> waiting_;         // dependencies not yet ended
   std::vector<std::uint8_t> state_;            // State
@@ -545,6 +592,7 @@ class Simulation {
   EventQueue events_;
   std::vector<Event> instant_;  // the events of the instant being applied
   std::vector<MessageId> just_ready_;
+  std::vector<Candidate> waiting_candidates_;  // start_what_can's heap, kept for its capacity
   std::vector<std::uint32_t> released_;
   std::vector<Hop> hops_;
 };

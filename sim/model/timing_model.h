@@ -99,7 +99,10 @@ struct StreamOptions {
   // Steps are added to the simulation in batches of at least this many transfers: each
   // batch's dependencies are derived again over the transfers still in flight, so a batch
   // of many steps costs little more than the steps themselves. 1: every step on its own.
-  std::size_t batch_transfers = std::size_t{1} << 20;
+  // 2^18 measured fastest at 4 096 and 16 384 ranks (docs/performance.md): larger batches
+  // fault their arrays in again every time and leave the cache; smaller ones derive the
+  // steps still in flight again too often.
+  std::size_t batch_transfers = std::size_t{1} << 18;
   // How far the steps generated must reach beyond the furthest step a transfer has started
   // from: the algorithm's window (stream_window_steps in sim/schedule/algorithm.h), so that
   // every transfer is known before anything it depends on has ended.
