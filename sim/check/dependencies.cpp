@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/core/interval_map.h"
 
 namespace collsim {
 namespace {
@@ -64,20 +63,45 @@ struct ReaderPool {
   }
 };
 
+// The pieces of every buffer of real storage between its cuts, in one array: a buffer with
+// k cuts c[0..k) has k + 1 pieces, [0, c[0]), [c[0], c[1]), ..., [c[k-1], size). Every
+// region a transfer touches begins and ends at a cut (or at the buffer's end), so a visit
+// only finds pieces and never splits one: nothing is built per buffer, which at thousands
+// of ranks (a streamed model derives a batch at a time over 3N buffers) is most of the
+// cost of a batch.
 class AccessTracker {
  public:
-  AccessTracker(const Schedule& s, const BufferCuts& cuts) : maps_(static_cast<std::size_t>(s.total_ranks) * 3) {
-    for (int r = 0; r < s.total_ranks; ++r)
-      for (BufferKind b : kAllBufferKinds)
-        map(r, b) = IntervalMap<Access>(storage_elements(s, r, b), {}, cuts.of(r, b));  // real storage: in place, aliases collide
-  }
+  explicit AccessTracker(const BufferCuts& cuts)
+      : cuts_(cuts), pieces_(cuts.cuts.size() + cuts.first.size() - 1) {}
 
-  IntervalMap<Access>& map(int rank, BufferKind b) {
-    return maps_[static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b)];
+  // Calls f(Access&) for each piece of `r` (real storage).
+  template <class F>
+  void visit(const Region& r, F&& f) {
+    if (r.count == 0) return;
+    const std::size_t b = static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer);
+    const std::span<const std::uint64_t> c(cuts_.cuts.data() + cuts_.first[b], cuts_.first[b + 1] - cuts_.first[b]);
+    Access* pieces = pieces_.data() + cuts_.first[b] + b;
+    const std::size_t end = c.empty() || r.end() > c.back() ? c.size() + 1 : piece_at(c, r.end());
+    for (std::size_t i = piece_at(c, r.offset); i < end; ++i) f(pieces[i]);
   }
 
  private:
-  std::vector<IntervalMap<Access>> maps_;
+  // The piece that holds pos: the number of cuts at or before it. Chunked schedules cut
+  // buffers evenly, and a streamed batch cuts a run of a ring's chunks evenly too, so the
+  // first guess is where pos would sit if the cuts were even between the first and the
+  // last; it is exact after one probe there, instead of lg(cuts) cache misses.
+  static std::size_t piece_at(std::span<const std::uint64_t> c, std::uint64_t pos) {
+    const std::size_t k = c.size();
+    if (k == 0 || pos < c[0]) return 0;
+    if (pos >= c[k - 1]) return k;
+    auto j = static_cast<std::size_t>(static_cast<double>(pos - c[0]) / static_cast<double>(c[k - 1] - c[0]) * static_cast<double>(k - 1));
+    j = std::min(j, k - 2);  // c[j] <= pos < c[j + 1] if the guess holds
+    if (c[j] <= pos && pos < c[j + 1]) return j + 1;
+    return static_cast<std::size_t>(std::upper_bound(c.begin(), c.end(), pos) - c.begin());
+  }
+
+  const BufferCuts& cuts_;
+  std::vector<Access> pieces_;  // buffer b's pieces from cuts_.first[b] + b on
 };
 
 }  // namespace
@@ -120,7 +144,7 @@ DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& obs
 }
 
 DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe) {
-  AccessTracker tracker(s, cuts);
+  AccessTracker tracker(cuts);
   ReaderPool readers;
   DependencyGraph g;
   g.offsets.reserve(s.transfers.size() + 1);
@@ -137,14 +161,14 @@ DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, c
     found.clear();
     const Region src = storage(s, x.source()), dst = storage(s, x.destination());
     const auto read = [&](const Region& r) {
-      tracker.map(r.rank, r.buffer).visit(r.offset, r.end(), [&](auto, auto, Access& a) {
+      tracker.visit(r, [&](Access& a) {
         note(a.last_writer, t, Hazard::read_after_write);
         readers.add(a, t);
       });
     };
     read(src);
     if (x.has_operand()) read(storage(s, x.operand()));
-    tracker.map(dst.rank, dst.buffer).visit(dst.offset, dst.end(), [&](auto, auto, Access& a) {
+    tracker.visit(dst, [&](Access& a) {
       note(a.last_writer, t, Hazard::write_after_write);
       readers.for_each(a, [&](std::uint32_t r) { note(r, t, Hazard::write_after_read); });
       a = {t, kNone, kNone};

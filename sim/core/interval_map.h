@@ -1,6 +1,7 @@
 // A piecewise-constant map over the elements [0, size) of one buffer. The checker keeps
-// contribution sets in it and the dependency analysis keeps last writers and readers:
-// a buffer that a ring cuts into N chunks costs N pieces, not one entry per element.
+// contribution sets in it: a buffer that a ring cuts into N chunks costs N pieces, not one
+// entry per element. (The dependency analysis keeps its pieces in one flat array instead:
+// it never splits one, see dependencies.cpp.)
 //
 // Pieces live in two flat arrays sorted by start (not in a tree of nodes), and a map can
 // be cut up front at positions known in advance — the region boundaries of a schedule,
@@ -29,7 +30,6 @@ class IntervalMap {
     starts_.push_back(0);
     starts_.insert(starts_.end(), cuts.begin(), cuts.end());
     values_.assign(starts_.size(), std::move(initial));
-    note_cut_range();
   }
 
   std::uint64_t size() const { return size_; }
@@ -66,19 +66,15 @@ class IntervalMap {
   std::uint64_t end_of(std::size_t i) const { return i + 1 < starts_.size() ? starts_[i + 1] : size_; }
 
   // The piece that holds element pos (pos < size_), searched from index `from` on.
-  // Chunked schedules cut buffers evenly, so the first guess is where pos would sit if the
-  // pieces between the first cut and the last were equal; the search gallops from there
-  // and is exact after one probe for an even cut, instead of lg(pieces) cache misses of a
-  // plain binary search. A map cut only where a few steps of a ring touch it (the streamed
-  // model's window) is cut evenly between its first and last cuts too. Where the guess
-  // misses, the piece found last time (the finger) is the better guess, as consecutive
-  // visits of one map touch neighbouring chunks.
+  // Chunked schedules cut buffers evenly, so the first guess is where pos would sit if
+  // the pieces were equal; the search gallops from there and is exact after one probe
+  // for an even cut, instead of lg(pieces) cache misses of a plain binary search.
+  // A map not cut evenly (blocks of different sizes, cuts nobody foresaw) has the
+  // piece found last time (the finger) as the better guess, as consecutive visits of one
+  // map touch neighbouring chunks.
   std::size_t index_of(std::uint64_t pos, std::size_t from = 0) const {
     const std::size_t n = starts_.size();
-    std::size_t guess = pos < first_cut_ ? 0 : pos >= last_cut_ ? n - 1 : 1;
-    if (guess == 1 && n > 3)
-      guess += static_cast<std::size_t>(static_cast<double>(pos - first_cut_) / static_cast<double>(last_cut_ - first_cut_) *
-                                        static_cast<double>(n - 2));
+    std::size_t guess = static_cast<std::size_t>(static_cast<double>(pos) / static_cast<double>(size_) * static_cast<double>(n));
     guess = std::clamp(guess, from, n - 1);
     if (!holds(guess, pos) && finger_ >= from && finger_ < n) guess = finger_;
     finger_ = search_from(guess, pos, from);
@@ -114,17 +110,10 @@ class IntervalMap {
     if (starts_[i] == pos) return i;
     starts_.insert(starts_.begin() + static_cast<std::ptrdiff_t>(i) + 1, pos);
     values_.insert(values_.begin() + static_cast<std::ptrdiff_t>(i) + 1, values_[i]);
-    note_cut_range();
     return i + 1;
   }
 
-  void note_cut_range() {
-    first_cut_ = starts_.size() > 1 ? starts_[1] : size_;
-    last_cut_ = starts_.size() > 1 ? starts_.back() : size_;
-  }
-
   std::uint64_t size_ = 0;
-  std::uint64_t first_cut_ = 0, last_cut_ = 0;  // starts_[1] and starts_.back() (size_ when uncut): index_of's guess
   mutable std::size_t finger_ = 0;     // the piece index_of found last
   std::vector<std::uint64_t> starts_;  // starts_[0] == 0 when size_ > 0
   std::vector<V> values_;              // values_[i] holds [starts_[i], starts_[i + 1])
