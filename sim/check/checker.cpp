@@ -374,10 +374,8 @@ CheckReport check_schedule(const Schedule& s, const SymbolicObserver& observe) {
   g_checker_runs.fetch_add(1);
   check_structure(s);
   CheckReport report;
-  report.dependencies = derive_dependencies(s, region_cuts(s, CutAt::reads_and_writes),
-                                            [&](std::uint32_t earlier, std::uint32_t later, Hazard h) {
-                                              check_step_conflict(s, earlier, later, h);
-                                            });
+  report.dependencies = derive_dependencies(
+      s, [&](std::uint32_t earlier, std::uint32_t later, Hazard h) { check_step_conflict(s, earlier, later, h); });
 
   SymbolicBuffers bufs(s, region_cuts(s, CutAt::writes));  // its pieces are the views' cells
   for (const LocalOp& op : s.pre_ops) run_local_op(bufs, s, op);

@@ -11,19 +11,33 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 // The region as real storage; out of place (the common case) that is the region itself.
 Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
 
+std::size_t buffer_index(const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); }
+
+// The buffers of real storage that some transfer writes (1) and those none does (0). A
+// read of a buffer nobody writes meets no hazard (there is no writer to wait for and none
+// to wait), so the dependency analysis neither cuts nor visits those: a ring's
+// reduce-copies read every chunk of the inputs, a third of all it touches.
+std::vector<std::uint8_t> written_buffers(const Schedule& s) {
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(s.total_ranks) * 3, 0);
+  for (const Transfer& t : s.transfers) written[buffer_index(storage(s, t.destination()))] = 1;
+  return written;
+}
+
 // Calls f(region) for every region of real storage that the checker writes to, and with
-// CutAt::reads_and_writes the transfers' sources too. The dependency analysis cuts its maps
-// at the sources as well, because it records every read in them: a schedule that reads many
-// small pieces of an input nobody writes (a hand-written one of 400 000 one-element
-// transfers) would otherwise cut that input at every read, an insertion into the flat
-// arrays each time (30 s instead of 4). The checker reads sources without cutting, and its
-// pieces are the cells every view draws, so it keeps the written regions' cuts.
+// CutAt::reads_and_writes the transfers' sources too (those in `written` buffers, when
+// given). The dependency analysis cuts its maps at the sources as well, because it records
+// every read in them; the checker reads sources without cutting, and its pieces are the
+// cells every view draws, so it keeps the written regions' cuts.
 template <class F>
-void for_each_region(const Schedule& s, CutAt at, F&& f) {
+void for_each_region(const Schedule& s, CutAt at, const std::vector<std::uint8_t>* written, F&& f) {
+  const auto read = [&](const Region& r) {
+    const Region x = storage(s, r);
+    if (!written || (*written)[buffer_index(x)]) f(x);
+  };
   for (const Transfer& t : s.transfers) {
     f(storage(s, t.destination()));
-    if (at == CutAt::reads_and_writes) f(storage(s, t.source()));
-    if (at == CutAt::reads_and_writes && t.has_operand()) f(storage(s, t.operand()));
+    if (at == CutAt::reads_and_writes) read(t.source());
+    if (at == CutAt::reads_and_writes && t.has_operand()) read(t.operand());
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
@@ -104,21 +118,19 @@ class AccessTracker {
   std::vector<Access> pieces_;  // buffer b's pieces from cuts_.first[b] + b on
 };
 
-}  // namespace
-
-BufferCuts region_cuts(const Schedule& s, CutAt at) {
+// region_cuts, with the reads of only the `written` buffers when given.
+BufferCuts cuts_of(const Schedule& s, CutAt at, const std::vector<std::uint8_t>* written) {
   // Two passes over the regions, counting then filling, so the cuts of all buffers share
   // one array; then each buffer's cuts are sorted, deduplicated and clipped to (0, size).
   const std::size_t buffers = static_cast<std::size_t>(s.total_ranks) * 3;
-  auto index = [](const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); };
   std::vector<std::size_t> fill(buffers + 1, 0);
-  for_each_region(s, at, [&](const Region& r) { fill[index(r) + 1] += 2; });
+  for_each_region(s, at, written, [&](const Region& r) { fill[buffer_index(r) + 1] += 2; });
   for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += fill[i];
   BufferCuts c;
   c.first = fill;
   c.cuts.resize(fill[buffers]);
-  for_each_region(s, at, [&](const Region& r) {
-    std::size_t& next = fill[index(r)];
+  for_each_region(s, at, written, [&](const Region& r) {
+    std::size_t& next = fill[buffer_index(r)];
     c.cuts[next++] = r.offset;
     c.cuts[next++] = r.end();
   });
@@ -139,11 +151,13 @@ BufferCuts region_cuts(const Schedule& s, CutAt at) {
   return c;
 }
 
-DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
-  return derive_dependencies(s, region_cuts(s, CutAt::reads_and_writes), observe);
-}
+}  // namespace
 
-DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe) {
+BufferCuts region_cuts(const Schedule& s, CutAt at) { return cuts_of(s, at, nullptr); }
+
+DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
+  const std::vector<std::uint8_t> written = written_buffers(s);
+  const BufferCuts cuts = cuts_of(s, CutAt::reads_and_writes, &written);
   AccessTracker tracker(cuts);
   ReaderPool readers;
   DependencyGraph g;
@@ -161,6 +175,7 @@ DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, c
     found.clear();
     const Region src = storage(s, x.source()), dst = storage(s, x.destination());
     const auto read = [&](const Region& r) {
+      if (!written[buffer_index(r)]) return;  // no hazard there
       tracker.visit(r, [&](Access& a) {
         note(a.last_writer, t, Hazard::read_after_write);
         readers.add(a, t);

@@ -48,11 +48,11 @@ ReadsTouched reads_touching(const Schedule& s, const Transfer& reader, const Reg
 
 // Every position at which a region the schedule writes (a transfer's destination, a local
 // operation's target or source, an in-place alias) begins or ends — and with
-// CutAt::reads_and_writes where a transfer's source does (the dependency analysis's maps,
-// which record every read) — per buffer of real
-// storage (storage_of): the cuts with which the checker's and the dependency analysis's
-// interval maps start, so that walking the transfers of a chunked schedule splits nothing.
-// Sorted, inside (0, size).
+// CutAt::reads_and_writes where a transfer's source or operand does (the dependency
+// analysis's pieces, which record every read of a buffer that some transfer writes) — per
+// buffer of real storage (storage_of): the cuts with which the checker's interval maps and
+// the dependency analysis's pieces start, so that walking the transfers of a chunked
+// schedule splits nothing. Sorted, inside (0, size).
 struct BufferCuts {
   std::vector<std::size_t> first{0};  // buffer i's cuts: cuts[first[i] .. first[i+1]), i = rank * 3 + kind
   std::vector<std::uint64_t> cuts;
@@ -63,8 +63,5 @@ struct BufferCuts {
 };
 enum class CutAt : std::uint8_t { writes, reads_and_writes };
 BufferCuts region_cuts(const Schedule& s, CutAt at);
-
-// The same, with the cuts computed by the caller (region_cuts(s, CutAt::reads_and_writes)).
-DependencyGraph derive_dependencies(const Schedule& s, const BufferCuts& cuts, const HazardObserver& observe);
 
 }  // namespace collsim
