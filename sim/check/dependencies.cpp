@@ -13,10 +13,6 @@ Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? st
 
 std::size_t buffer_index(const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); }
 
-// The buffers of real storage that some transfer writes (1) and those none does (0). A
-// read of a buffer nobody writes meets no hazard (there is no writer to wait for and none
-// to wait), so the dependency analysis neither cuts nor visits those: a ring's
-// reduce-copies read every chunk of the inputs, a third of all it touches.
 // Calls f(buffer index, begin, end) for the region of rank's buffer b at [offset, offset +
 // count) in real storage. Scalars, not a Region: these are the hottest loops over a
 // streamed batch, and a Region built field by field, then read back whole, stalls on the
@@ -35,35 +31,27 @@ void in_storage(const Schedule& s, const Region& r, F&& f) {
   in_storage(s, r.rank, r.buffer, r.offset, r.count, f);
 }
 
-std::vector<std::uint8_t> written_buffers(const Schedule& s) {
-  std::vector<std::uint8_t> written(static_cast<std::size_t>(s.total_ranks) * 3, 0);
-  for (const Transfer& t : s.transfers)
-    in_storage(s, t.dst, t.dst_buffer, t.dst_offset, t.count, [&](std::size_t i, auto, auto) { written[i] = 1; });
-  return written;
-}
-
-// Calls f(buffer index, begin, end) for every region of real storage that the checker writes to, and with
-// CutAt::reads_and_writes the transfers' sources too (those in `written` buffers, when
-// given). The dependency analysis cuts its maps at the sources as well, because it records
-// every read in them; the checker reads sources without cutting, and its pieces are the
-// cells every view draws, so it keeps the written regions' cuts.
+// Calls f(buffer index, begin, end, read) for every region of real storage that the
+// checker writes to (read false), and with CutAt::reads_and_writes the transfers' sources
+// and operands too (read true). The dependency analysis cuts its pieces at the reads as
+// well, because it records every read in them; the checker reads sources without cutting,
+// and its pieces are the cells every view draws, so it keeps the written regions' cuts.
 template <class F>
-void for_each_region(const Schedule& s, CutAt at, const std::vector<std::uint8_t>* written, F&& f) {
-  const auto read = [&](std::size_t i, std::uint64_t begin, std::uint64_t end) {
-    if (!written || (*written)[i]) f(i, begin, end);
-  };
+void for_each_region(const Schedule& s, CutAt at, F&& f) {
+  const auto write = [&](std::size_t i, std::uint64_t begin, std::uint64_t end) { f(i, begin, end, false); };
+  const auto read = [&](std::size_t i, std::uint64_t begin, std::uint64_t end) { f(i, begin, end, true); };
   for (const Transfer& t : s.transfers) {
-    in_storage(s, t.dst, t.dst_buffer, t.dst_offset, t.count, f);
+    in_storage(s, t.dst, t.dst_buffer, t.dst_offset, t.count, write);
     if (at == CutAt::reads_and_writes) in_storage(s, t.src, t.src_buffer, t.src_offset, t.count, read);
     if (at == CutAt::reads_and_writes && t.has_operand()) in_storage(s, t.dst, t.operand_buffer, t.operand_offset, t.count, read);
   }
   for (const auto* ops : {&s.pre_ops, &s.post_ops})
     for (const LocalOp& op : *ops) {
-      in_storage(s, op.target, f);
-      if (op.kind == LocalOpKind::copy) in_storage(s, op.source, f);
+      in_storage(s, op.target, write);
+      if (op.kind == LocalOpKind::copy) in_storage(s, op.source, write);
     }
   if (s.spec.in_place)
-    for (int r = 0; r < s.spec.ranks; ++r) in_storage(s, r, BufferKind::input, 0, s.buffer_elements(r, BufferKind::input), f);
+    for (int r = 0; r < s.spec.ranks; ++r) in_storage(s, r, BufferKind::input, 0, s.buffer_elements(r, BufferKind::input), write);
 }
 
 // What has touched a piece of a buffer since its last write. Readers are a linked list in
@@ -135,18 +123,32 @@ class AccessTracker {
   std::vector<Access> pieces_;  // buffer b's pieces from cuts_.first[b] + b on
 };
 
-// region_cuts, with the reads of only the `written` buffers when given.
-BufferCuts cuts_of(const Schedule& s, CutAt at, const std::vector<std::uint8_t>* written) {
+// region_cuts. With `written` (the dependency analysis), also which buffers some region
+// writes (1) and which none does (0): a read of a buffer nobody writes meets no hazard
+// (there is no writer to wait for and none to wait), so its reads are not cut there — a
+// ring's reduce-copies read every chunk of the inputs, a third of all it touches.
+BufferCuts cuts_of(const Schedule& s, CutAt at, std::vector<std::uint8_t>* written) {
   // Two passes over the regions, counting then filling, so the cuts of all buffers share
   // one array; then each buffer's cuts are sorted, deduplicated and clipped to (0, size).
   const std::size_t buffers = static_cast<std::size_t>(s.total_ranks) * 3;
-  std::vector<std::size_t> fill(buffers + 1, 0);
-  for_each_region(s, at, written, [&](std::size_t i, auto, auto) { fill[i + 1] += 2; });
+  std::vector<std::size_t> fill(buffers + 1, 0), reads;
+  if (written) written->assign(buffers, 0), reads.assign(buffers, 0);
+  for_each_region(s, at, [&](std::size_t i, auto, auto, bool read) {
+    if (read && written) {
+      reads[i] += 2;  // counted once it is known whether the buffer is written
+    } else {
+      fill[i + 1] += 2;
+      if (written && !read) (*written)[i] = 1;
+    }
+  });
+  if (written)
+    for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += (*written)[i] ? reads[i] : 0;
   for (std::size_t i = 0; i < buffers; ++i) fill[i + 1] += fill[i];
   BufferCuts c;
   c.first = fill;
   c.cuts.resize(fill[buffers]);
-  for_each_region(s, at, written, [&](std::size_t i, std::uint64_t begin, std::uint64_t end) {
+  for_each_region(s, at, [&](std::size_t i, std::uint64_t begin, std::uint64_t end, bool read) {
+    if (read && written && !(*written)[i]) return;
     std::size_t& next = fill[i];
     c.cuts[next++] = begin;
     c.cuts[next++] = end;
@@ -173,7 +175,7 @@ BufferCuts cuts_of(const Schedule& s, CutAt at, const std::vector<std::uint8_t>*
 BufferCuts region_cuts(const Schedule& s, CutAt at) { return cuts_of(s, at, nullptr); }
 
 DependencyGraph derive_dependencies(const Schedule& s, const HazardObserver& observe) {
-  const std::vector<std::uint8_t> written = written_buffers(s);
+  std::vector<std::uint8_t> written;
   const BufferCuts cuts = cuts_of(s, CutAt::reads_and_writes, &written);
   AccessTracker tracker(cuts);
   ReaderPool readers;
