@@ -37,15 +37,18 @@ class StreamedSimulation final : public StepSink {
 
   void step_done(const Schedule& header, std::span<const Transfer> step) override {
     if (!sim_) start(header);
-    generated_.scratch_count = header.scratch_count;  // an algorithm may size scratch as it goes
     totals_.add_step(header, step);
     generated_.transfers.insert(generated_.transfers.end(), step.begin(), step.end());
-    if (generated_.transfers.size() - new_from_ >= std::max<std::size_t>(options_.batch_transfers, 1)) send_batch(true);
+    if (generated_.transfers.size() - new_from_ >= std::max<std::size_t>(options_.batch_transfers, 1)) {
+      generated_.scratch_count = header.scratch_count;  // an algorithm may size scratch as it goes
+      send_batch(true);
+    }
   }
 
   StreamedModel finish(Schedule header) && {
     StreamedModel out;
     if (sim_) {
+      generated_.scratch_count = header.scratch_count;
       send_batch(false);
       stop_worker();
       rethrow_worker_error();

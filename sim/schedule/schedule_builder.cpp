@@ -106,7 +106,7 @@ void ScheduleBuilder::reduce_copy(int chunk, Region from, Region operand, Region
     throw std::logic_error(fmt::format("ScheduleBuilder: reduce_copy operand {} elements on rank {}, into {} on rank {}",
                                        operand.count, operand.rank, to.count, to.rank));
   const std::size_t before = schedule_.transfers.size();
-  const bool same = storage_of(schedule_, operand) == storage_of(schedule_, to);
+  const bool same = schedule_.spec.in_place ? storage_of(schedule_, operand) == storage_of(schedule_, to) : operand == to;
   add(same ? Action::reduce : Action::reduce_copy, chunk, from, to, channel);
   if (same || schedule_.transfers.size() == before) return;
   schedule_.transfers.back().operand_buffer = operand.buffer;
