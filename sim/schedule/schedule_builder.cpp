@@ -76,7 +76,7 @@ void ScheduleBuilder::step(std::string label) {
   current_step_ = static_cast<int>(schedule_.step_labels.size()) - 1;
 }
 
-void ScheduleBuilder::add(Action action, int chunk, Region from, Region to, int channel) {
+void ScheduleBuilder::add(Action action, int chunk, const Region& from, const Region& to, int channel) {
   if (channel < 0 || channel >= schedule_.channels)
     throw std::logic_error(fmt::format("ScheduleBuilder: channel {} of {}", channel, schedule_.channels));
   if (current_step_ < 0) throw std::logic_error("ScheduleBuilder: transfer added before the first step()");
@@ -86,7 +86,7 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to, int 
   if (from.count == 0) return;  // empty data transfers are dropped
   if (action == Action::copy && schedule_.spec.in_place && storage_of(schedule_, from) == storage_of(schedule_, to))
     return;  // in place: the data is already there
-  Transfer t;
+  Transfer& t = schedule_.transfers.emplace_back();  // filled in place: a copy of a Transfer built field by field stalls
   t.step = current_step_;
   t.src = from.rank;
   t.dst = to.rank;
@@ -98,10 +98,9 @@ void ScheduleBuilder::add(Action action, int chunk, Region from, Region to, int 
   t.src_offset = from.offset;
   t.dst_offset = to.offset;
   t.count = from.count;
-  schedule_.transfers.push_back(t);
 }
 
-void ScheduleBuilder::reduce_copy(int chunk, Region from, Region operand, Region to, int channel) {
+void ScheduleBuilder::reduce_copy(int chunk, const Region& from, const Region& operand, const Region& to, int channel) {
   if (operand.rank != to.rank || operand.count != to.count)
     throw std::logic_error(fmt::format("ScheduleBuilder: reduce_copy operand {} elements on rank {}, into {} on rank {}",
                                        operand.count, operand.rank, to.count, to.rank));

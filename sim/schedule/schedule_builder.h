@@ -58,13 +58,15 @@ class ScheduleBuilder {
   // The algorithm's stage the following steps belong to ("reduce-scatter"), until the next
   // call; "" (the default) for none. Schedule::step_stages records it per step.
   void stage(std::string name) { stage_ = std::move(name); }
-  void copy(int chunk, Region from, Region to) { add(Action::copy, chunk, from, to); }
-  void reduce(int chunk, Region from, Region to) { add(Action::reduce, chunk, from, to); }
+  void copy(int chunk, const Region& from, const Region& to) { add(Action::copy, chunk, from, to); }
+  void reduce(int chunk, const Region& from, const Region& to) { add(Action::reduce, chunk, from, to); }
   // to = op(operand, from): `operand` is the receiver's own region (to.rank), read in
   // place of a pre-copy into `to` (NCCL's recvReduceCopy). When the operand is `to`'s own
   // storage (in place: the input is the output) it is an ordinary reduce.
-  void reduce_copy(int chunk, Region from, Region operand, Region to, int channel = 0);
-  void add(Action action, int chunk, Region from, Region to, int channel = 0);
+  void reduce_copy(int chunk, const Region& from, const Region& operand, const Region& to, int channel = 0);
+  // Regions by reference: a streamed model adds billions, and a Region copied whole after it
+  // was built field by field stalls on the store buffer.
+  void add(Action action, int chunk, const Region& from, const Region& to, int channel = 0);
   // How many channels the transfers may use (Schedule::channels); 1 by default.
   void set_channels(int n) { schedule_.channels = n; }
 
