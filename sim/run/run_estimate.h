@@ -61,19 +61,22 @@ inline constexpr double kModelSlowdownAtScale = 1.5;
 
 // A streamed run (streams_model_run in run.h) holds a few batches of steps, not the
 // schedule: its seconds are the probe's rate per transfer times kStreamedRateAtScale (below
-// 1: the generation and the derivation overlap the simulation on a second thread; measured
-// 0.40 at 4096 ranks and 0.49 at 16 384), its memory kStreamedBytesBase (the batches of 2^20
-// transfers, their copies and dependency maps: peak RSS 0.58, 1.01, 0.55 and 0.55 GB at 2048,
-// 4096, 16 384 and 32 768 ranks) plus kStreamedBytesPerRank per rank (the topology's lanes,
-// each batch's maps per buffer). Ring all-reduce; docs/performance.md. Above
-// kStreamedRateRanks a transfer costs more as N grows (its steps' maps outgrow the caches): the
-// factor grows as (N / kStreamedRateRanks)^kStreamedRateGrowth, fitted to 32 768 ranks (841 s
-// where 0.5 said 703 s); 65 536 is extrapolated.
-inline constexpr double kStreamedRateAtScale = 0.5;
+// 1: the generation and the derivation overlap the simulation on a second thread, and a
+// batch's derivation is cheaper than the probe's whole one; measured 0.31 at 4096 ranks,
+// 0.30 at 16 384 and 0.29 at 32 768), its memory kStreamedBytesBase (the batches of 2^18
+// transfers, their copies and dependencies, the threads' stacks and heaps: peak RSS 0.13,
+// 0.14 and 0.17 GB at 4096, 16 384 and 32 768 ranks, peak address space 0.35 GB at 16 384
+// and 0.39 GB at 65 536) plus kStreamedBytesPerRank per rank (the topology's lanes, each
+// batch's pieces per buffer). Ring all-reduce; docs/performance.md. Above
+// kStreamedRateRanks a transfer costs more as N grows (its steps' pieces outgrow the caches):
+// the factor grows as (N / kStreamedRateRanks)^kStreamedRateGrowth, fitted to 32 768 ranks
+// (841 s where 0.5 said 703 s, before issue 37's fifth session; 264 s where 0.3 says 273 s
+// after it); 65 536 is extrapolated.
+inline constexpr double kStreamedRateAtScale = 0.3;
 inline constexpr double kStreamedRateRanks = 16384;
 inline constexpr double kStreamedRateGrowth = 0.26;
-inline constexpr double kStreamedBytesBase = 1.1e9;
-inline constexpr double kStreamedBytesPerRank = 4e3;
+inline constexpr double kStreamedBytesBase = 0.4e9;
+inline constexpr double kStreamedBytesPerRank = 2e3;
 
 struct ModelRunEstimate {
   double transfers = 0;  // extrapolated
