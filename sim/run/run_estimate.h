@@ -52,9 +52,10 @@ std::string describe(const RunTimeEstimate& e);
 // kModelSlowdownAtScale, bytes at kModelBytesPerTransfer.
 inline constexpr int kModelProbeRanks[2] = {128, 256};
 // Peak resident bytes per transfer of a model-only run predicted whole: its schedule,
-// dependencies (both ways), predicted times and each message's lanes. Measured: ring
-// all-reduce at 4096 ranks predicted whole, 4.4 GiB for 33.5 M transfers (docs/performance.md).
-inline constexpr double kModelBytesPerTransfer = 140;
+// dependencies (both ways), predicted times and each message's lanes and cost. Measured: ring
+// all-reduce at 4096 ranks predicted whole, 5.05 GiB for 33.5 M transfers (162 bytes a
+// transfer since each message keeps its cost; docs/performance.md, issue 37 session 5).
+inline constexpr double kModelBytesPerTransfer = 165;
 // A transfer costs more in a schedule of millions (out of the caches) than in a probe's: the
 // ring at 3000 and 4096 ranks took 1.56 and 1.43 times the probe's rate (docs/performance.md).
 inline constexpr double kModelSlowdownAtScale = 1.5;
