@@ -502,7 +502,8 @@ class Simulation {
 
   void start(MessageId m, double now) {
     const std::uint64_t first = first_transfer(m), last = end_transfer(m);
-    const auto [cost, bytes] = cost_[at(m)];
+    const TransferTime cost = cost_[at(m)].time;  // not a structured binding: clang 14 cannot capture one
+    const double bytes = cost_[at(m)].bytes;
     for_each_lane(m, [&](std::uint32_t l) {
       if (delay_) ++in_flight_[l];
       lane_free_[l] = now + cost.links_ns;
