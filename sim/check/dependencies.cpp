@@ -10,7 +10,7 @@ constexpr std::uint32_t kNone = UINT32_MAX;
 // The region as real storage; out of place (the common case) that is the region itself.
 Region storage(const Schedule& s, const Region& r) { return s.spec.in_place ? storage_of(s, r) : r; }
 
-std::size_t buffer_index(const Region& r) { return static_cast<std::size_t>(r.rank) * 3 + static_cast<std::size_t>(r.buffer); }
+std::size_t buffer_index(int rank, BufferKind b) { return static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b); }
 
 // Calls f(buffer index, begin, end) for the region of rank's buffer b at [offset, offset +
 // count) in real storage. Scalars, not a Region: these are the hottest loops over a
@@ -20,9 +20,9 @@ template <class F>
 void in_storage(const Schedule& s, int rank, BufferKind b, std::uint64_t offset, std::uint64_t count, F&& f) {
   if (s.spec.in_place) {
     const Region x = storage_of(s, {rank, b, offset, count});
-    f(buffer_index(x), x.offset, x.end());
+    f(buffer_index(x.rank, x.buffer), x.offset, x.end());
   } else {
-    f(static_cast<std::size_t>(rank) * 3 + static_cast<std::size_t>(b), offset, offset + count);
+    f(buffer_index(rank, b), offset, offset + count);
   }
 }
 template <class F>

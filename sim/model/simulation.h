@@ -502,13 +502,13 @@ class Simulation {
 
   void start(MessageId m, double now) {
     const std::uint64_t first = first_transfer(m), last = end_transfer(m);
-    const TransferTime cost = cost_[at(m)].time;  // not a structured binding: clang 14 cannot capture one
-    const double bytes = cost_[at(m)].bytes;
+    const Cost& c = cost_[at(m)];
+    const TransferTime cost = c.time;
     for_each_lane(m, [&](std::uint32_t l) {
       if (delay_) ++in_flight_[l];
       lane_free_[l] = now + cost.links_ns;
       lane_busy_[l] += cost.links_ns;
-      lane_own_[l] += bytes * t_.ns_per_byte[l / channels_];
+      lane_own_[l] += c.bytes * t_.ns_per_byte[l / channels_];
     });
     state_[at(m)] = kStarted;
     max_started_step_ = std::max(max_started_step_, head(m).step);
