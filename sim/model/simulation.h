@@ -246,6 +246,11 @@ class Simulation {
     first_message_ = lowest_unended_;
   }
 
+  // A schedule of one period of a symmetric one (symmetric_model.h): every link's traffic is
+  // that of the first link of its orbit (link_orbits), which the messages hold instead.
+  // Before the first add().
+  void use_link_orbits(std::vector<std::uint32_t> first_of_orbit) { orbit_first_ = std::move(first_of_orbit); }
+
   void set_window(const Schedule& window, std::uint64_t window_first) {
     window_ = &window;
     window_first_ = window_first;
@@ -287,8 +292,11 @@ class Simulation {
     lane_begin_.push_back(lane_pool_first_ + lane_pool_.size());
     route(t_, x.src, x.dst, hops_);
     for (const Hop& h : hops_)
-      for (int k = 0; k < h.count; ++k)
-        lane_pool_.push_back(static_cast<std::uint32_t>(h.links[static_cast<std::size_t>(k)] * channels_ + x.channel));
+      for (int k = 0; k < h.count; ++k) {
+        const std::uint32_t link = h.links[static_cast<std::size_t>(k)];
+        lane_pool_.push_back(static_cast<std::uint32_t>((orbit_first_.empty() ? link : orbit_first_[link]) * channels_ + x.channel));
+      }
+    if (!orbit_first_.empty()) refuse_orbit_held_twice();
     double copied = 0, reduced = 0;
     for (std::uint64_t i = first; i < end; ++i)
       (reduces(transfer(i).action) ? reduced : copied) += static_cast<double>(window_->bytes(transfer(i)));
@@ -373,6 +381,15 @@ class Simulation {
   double earliest_start(const Transfer& x) const {
     return t_.base_latency_ns +
            std::max(t_.late_ns[static_cast<std::size_t>(x.src)], t_.late_ns[static_cast<std::size_t>(x.dst)]);
+  }
+
+  // One period's message that holds two links of one orbit stands for two messages of the
+  // whole schedule that would contend with each other: one period cannot say how.
+  void refuse_orbit_held_twice() const {
+    const auto begin = lane_pool_.begin() + static_cast<std::ptrdiff_t>(lane_begin_.back() - lane_pool_first_);
+    for (auto i = begin; i != lane_pool_.end(); ++i)
+      if (std::find(begin, i, *i) != i)
+        throw std::logic_error(fmt::format("a message's route holds two links of the orbit of link {}", *i / channels_));
   }
 
   // The lanes a message holds (push_message found them).
@@ -539,8 +556,10 @@ class Simulation {
     };
     std::vector<Load> loads;
     for (std::uint32_t l = 0; l < lane_busy_.size() / channels_; ++l) {
+      const std::size_t held = orbit_first_.empty() ? l : orbit_first_[l];  // one period's: its orbit's first
       double busy = 0, own = 0;
-      for (std::size_t c = 0; c < channels_; ++c) busy += lane_busy_[l * channels_ + c], own += lane_own_[l * channels_ + c];
+      for (std::size_t c = 0; c < channels_; ++c)
+        busy += lane_busy_[held * channels_ + c], own += lane_own_[held * channels_ + c];
       busy /= static_cast<double>(channels_);
       if (busy > 0) loads.push_back({{l, busy}, std::round(busy * 1e3), own});
     }
@@ -560,6 +579,7 @@ class Simulation {
   const Topology& t_;
   const bool keep_times_;
   const std::size_t channels_;  // lanes per link
+  std::vector<std::uint32_t> orbit_first_;  // per link: the link its messages hold (use_link_orbits); empty: itself
   const bool delay_ = t_.latency_rule == LatencyRule::delay;
   const TransferTimesObserver* observe_;
   Prediction p_;

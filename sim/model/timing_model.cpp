@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "sim/model/simulation.h"
+#include "sim/model/symmetric_model.h"
 
 namespace collsim {
 
@@ -107,6 +108,19 @@ StreamedModelRun run_model_streamed(const ScheduleGenerator& generate, const Top
     out.schedule = std::move(m.schedule);
     out.totals = std::move(m.totals);
     out.peak_window_transfers = std::max(out.peak_window_transfers, m.peak_window_transfers);
+    return std::move(m.prediction);
+  });
+  return out;
+}
+
+SymmetricModelRun run_model_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation,
+                                      const TopologyConfig& config, int workers, int total_ranks) {
+  SymmetricModelRun out;
+  out.model = choose_protocol(config, workers, total_ranks, [&](const Topology& t) {
+    SymmetricModel m = predict_symmetric(generate, rotation, t);
+    out.period = m.period;
+    out.schedule = std::move(m.schedule);
+    out.totals = std::move(m.totals);
     return std::move(m.prediction);
   });
   return out;

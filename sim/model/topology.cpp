@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -409,6 +410,48 @@ void route(const Topology& t, int src, int dst, std::vector<Hop>& out) {
       two_level_route(t, src, dst, out);
       return;
   }
+}
+
+int rotation_period(const Topology& t) {
+  if (t.workers != t.ranks || t.overridden_links > 0) return 0;
+  for (std::size_t r = 0; r < t.late_ns.size(); ++r)
+    if (t.late_ns[r] != 0 || t.slow[r] != 1) return 0;
+  switch (t.kind) {
+    case TopologyKind::switch_fabric:
+    case TopologyKind::ring:
+    case TopologyKind::fully_connected:
+      return 1;
+    case TopologyKind::pcie_tree:
+    case TopologyKind::two_level:
+      return t.ranks % t.group == 0 ? t.group : 0;
+    case TopologyKind::star:
+      return 0;
+  }
+  return 0;
+}
+
+std::vector<std::uint32_t> link_orbits(const Topology& t, int period) {
+  const int n = t.ranks;
+  if (period < 1 || n % period != 0 || (rotation_period(t) > 0 && period % rotation_period(t) != 0))
+    throw std::logic_error(fmt::format("link_orbits: a period of {} does not turn {} ranks of {} onto themselves",
+                                       period, n, to_string(t.kind)));
+  std::vector<std::uint32_t> first(t.link_count());
+  for (std::uint32_t link = 0; link < first.size(); ++link) {
+    if (t.kind == TopologyKind::fully_connected) {  // a -> b turned back until a < period
+      const int a = static_cast<int>(link) / (n - 1), j = static_cast<int>(link) % (n - 1), b = j < a ? j : j + 1;
+      const int back = a - a % period;
+      first[link] = pair_link(n, a - back, (b - back + n) % n);
+      continue;
+    }
+    const int i = static_cast<int>(link / 2), direction = static_cast<int>(link % 2);
+    int turned = i % period;  // a rank's own link
+    if (i >= n) {             // an uplink: of a GPU (nic_per_gpu) or of a group of t.group GPUs
+      const int uplink = i - n, per_period = t.kind == TopologyKind::two_level && t.nic_per_gpu ? period : period / t.group;
+      turned = n + uplink % per_period;
+    }
+    first[link] = id(2 * turned + direction);
+  }
+  return first;
 }
 
 std::string link_name(const Topology& t, std::uint32_t link) {

@@ -205,6 +205,17 @@ TopologyConfig with_protocol(TopologyConfig config, Protocol protocol);
 // The hops from src to dst, appended to `out` (cleared first); none when src == dst.
 void route(const Topology& t, int src, int dst, std::vector<Hop>& out);
 
+// The symmetry a timing model may use (sim/model/symmetric_model.h): the fewest ranks by
+// which the ranks can be turned (rank r's place given to r + period, mod N) so that the
+// topology maps onto itself, every link with the same figures: 1 for switch, ring and
+// fully_connected, a node or PCIe switch's GPUs for two_level and pcie_tree. 0 when there is
+// none: stragglers, overridden links, a star's servers, groups that do not divide the ranks.
+int rotation_period(const Topology& t);
+// Per directed link, the first link of its orbit under that turning: the one link among
+// those the ranks 0..period-1 would use in its place. `period` a multiple of
+// rotation_period(t) that divides t.ranks.
+std::vector<std::uint32_t> link_orbits(const Topology& t, int period);
+
 // Where a directed link starts or ends, as structure (views draw links from it, never
 // from link_name's text): a rank; the switch its rank ports join (`fabric`: the one
 // switch of switch and star, PCIe switch g of pcie_tree, node g's switch of two_level);

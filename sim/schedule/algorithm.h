@@ -1,5 +1,6 @@
 // The tiny interface every algorithm file implements, and the registry that lists them.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -89,6 +90,15 @@ struct AlgorithmKnobs {
   bool ranks_per_node = false;  // --ranks-per-node
 };
 
+// A schedule that looks the same from every rank: rank r+1 does what rank r does, with
+// every chunk one further along. Giving each rank's part to the next maps the schedule onto
+// itself, each buffer's elements moved `elements[kind]` further (modulo the buffer's size),
+// so the timing model may predict the transfers of a few ranks and know the rest
+// (sim/model/symmetric_model.h).
+struct RankRotation {
+  std::array<std::uint64_t, 3> elements{};  // per BufferKind: input, output, scratch
+};
+
 struct AlgorithmInfo {
   std::string_view name;  // the command-line and scenario-file name
   Collective collective;
@@ -120,6 +130,10 @@ struct AlgorithmInfo {
   // --model-only then takes up to kMaxStreamedRanks ranks. tests/test_streamed_model.cpp
   // checks the flag both ways.
   bool streams = false;
+  // Its rotation for this request (RankRotation), or nullopt where the schedule does not
+  // have it (chunks of unequal size, say). Null: not known to have one.
+  // tests/test_symmetric_model.cpp checks every algorithm that says it does.
+  std::optional<RankRotation> (*rotation)(const CollectiveSpec&, const AlgorithmOptions&) = nullptr;
 };
 
 std::span<const AlgorithmInfo> all_algorithms();

@@ -24,6 +24,7 @@ CollectiveSpec normalized(CollectiveSpec spec) {
 
 // The sink of the StreamSteps scope open on this thread, until a builder takes it.
 thread_local StepSink* t_stream_sink = nullptr;
+thread_local int t_senders_below = 0;  // 0: no KeepSendersBelow scope open
 
 }  // namespace
 
@@ -34,11 +35,20 @@ StreamSteps::StreamSteps(StepSink& sink) {
 
 StreamSteps::~StreamSteps() { t_stream_sink = nullptr; }
 
+KeepSendersBelow::KeepSendersBelow(int senders) {
+  if (t_senders_below > 0) throw std::logic_error("KeepSendersBelow: a scope is already open on this thread");
+  if (senders < 1) throw std::logic_error("KeepSendersBelow: no sender kept");
+  t_senders_below = senders;
+}
+
+KeepSendersBelow::~KeepSendersBelow() { t_senders_below = 0; }
+
 ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks)
     : sink_(std::exchange(t_stream_sink, nullptr)) {
   schedule_.spec = normalized(spec);
   schedule_.algorithm = std::move(algorithm);
   schedule_.total_ranks = std::max(total_ranks, spec.ranks);
+  senders_end_ = std::min(schedule_.total_ranks, t_senders_below > 0 ? std::exchange(t_senders_below, 0) : schedule_.total_ranks);
   schedule_.scratch_count.assign(static_cast<std::size_t>(schedule_.total_ranks), 0);
   schedule_.average_divisor = spec.ranks;
 }
@@ -83,7 +93,7 @@ void ScheduleBuilder::add(Action action, int chunk, const Region& from, const Re
   if (from.count != to.count)
     throw std::logic_error(fmt::format("ScheduleBuilder: transfer of {} elements into a region of {}", from.count,
                                        to.count));
-  if (from.count == 0) return;  // empty data transfers are dropped
+  if (from.count == 0 || from.rank >= senders_end_) return;  // empty data transfers are dropped, and other periods'
   if (action == Action::copy && schedule_.spec.in_place && storage_of(schedule_, from) == storage_of(schedule_, to))
     return;  // in place: the data is already there
   Transfer& t = schedule_.transfers.emplace_back();  // filled in place: a copy of a Transfer built field by field stalls

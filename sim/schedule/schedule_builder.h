@@ -40,12 +40,26 @@ class StreamSteps {
   StreamSteps& operator=(const StreamSteps&) = delete;
 };
 
+// The scope in which the next ScheduleBuilder made on this thread keeps only the transfers
+// sent by ranks 0..senders-1 (one period of a schedule that looks the same from every
+// rank: sim/model/symmetric_model.h predicts the rest by symmetry). Not nestable.
+class KeepSendersBelow {
+ public:
+  explicit KeepSendersBelow(int senders);
+  ~KeepSendersBelow();
+  KeepSendersBelow(const KeepSendersBelow&) = delete;
+  KeepSendersBelow& operator=(const KeepSendersBelow&) = delete;
+};
+
 class ScheduleBuilder {
  public:
   // total_ranks > spec.ranks adds extra ranks that hold only scratch buffers.
   ScheduleBuilder(const CollectiveSpec& spec, std::string algorithm, int total_ranks = 0);
 
   const CollectiveSpec& spec() const { return schedule_.spec; }
+  // The ranks whose transfers are kept, 0..senders_end()-1 (all but under KeepSendersBelow):
+  // an algorithm that sends from every rank in turn need not visit the others.
+  int senders_end() const { return senders_end_; }
   void set_scratch(int rank, std::uint64_t count);
 
   void pre_copy(Region from, Region to);
@@ -82,6 +96,7 @@ class ScheduleBuilder {
   int current_step_ = -1;
   std::string stage_;
   StepSink* sink_ = nullptr;  // streaming (StreamSteps)
+  int senders_end_ = 0;       // transfers from ranks at or above it are dropped (KeepSendersBelow)
   std::string step_label_, step_stage_;  // streaming: the step being built
 };
 

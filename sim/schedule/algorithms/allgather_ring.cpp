@@ -26,12 +26,18 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 
   for (int step = 0; step < n - 1; ++step) {
     b.step(fmt::format("all-gather {}/{}: every rank forwards one block to its right neighbour", step + 1, n - 1));
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < b.senders_end(); ++r) {
       const int c = mod(r - step, n);
       b.copy(c, block(r, c), block(mod(r + 1, n), c));
     }
   }
   return std::move(b).finish();
+}
+
+// Rank r+1 forwards block c+1 where rank r forwards block c: the output turns by a block,
+// the input (the rank's own block) not at all.
+std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return RankRotation{{0, spec.count, 0}};
 }
 
 }  // namespace
@@ -49,6 +55,7 @@ extern const AlgorithmInfo kAllGatherRing{
                     "any N", &forms::blocks_one_by_one},
     .is_default = true,
     .streams = true,
+    .rotation = &rotation,
 };
 
 }  // namespace collsim

@@ -55,7 +55,7 @@ void ring_step(ScheduleBuilder& b, Action action, BufferKind source, const std::
     if (spec.count < static_cast<std::uint64_t>(n))
       for (const int r : senders) send(r, s);
     else
-      for (int r = 0; r < n; ++r) send(r, s);
+      for (int r = 0; r < b.senders_end(); ++r) send(r, s);
   }
 }
 
@@ -95,6 +95,14 @@ forms::Time time_ns(const CostParams& p, const CostShape& s) {
   return (N(s) - 1) * (slices * h + std::max(slices * h, h + g));
 }
 
+// Rank r+1 sends chunk c+1 where rank r sends chunk c: the same schedule, one chunk on,
+// where the chunks are equal (count a multiple of N).
+std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  const auto n = static_cast<std::uint64_t>(spec.ranks);
+  if (spec.count % n != 0) return std::nullopt;
+  return RankRotation{{spec.count / n, spec.count / n, 0}};
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceRing{
@@ -112,6 +120,7 @@ extern const AlgorithmInfo kAllReduceRing{
                     "any N", &time_ns},
     .is_default = true,
     .streams = true,
+    .rotation = &rotation,
 };
 
 }  // namespace collsim

@@ -41,12 +41,18 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     b.step(fmt::format("reduce-scatter {}/{}: every rank sends one partial block to its right neighbour, which "
                        "adds its own input of that block{}",
                        step + 1, n - 1, step == n - 2 ? " into its output: block r is complete on rank r" : ""));
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < b.senders_end(); ++r) {
       const int c = mod(r - step - 1, n), to = mod(r + 1, n);
       b.reduce_copy(c, step == 0 ? input(r, c, c + 1) : partial(r, c), input(to, c, c + 1), partial(to, c));
     }
   }
   return std::move(b).finish();
+}
+
+// Rank r+1 sends its partial sum of block c+1 where rank r sends block c: the input and the
+// partial sums turn by a block, the output (the rank's own block) not at all.
+std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return RankRotation{{spec.count, 0, spec.count}};
 }
 
 }  // namespace
@@ -64,6 +70,7 @@ extern const AlgorithmInfo kReduceScatterRing{
                     "any N", &forms::blocks_reduced_one_by_one},
     .is_default = true,
     .streams = true,
+    .rotation = &rotation,
 };
 
 }  // namespace collsim
