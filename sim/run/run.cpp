@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
+#include "sim/model/symmetric_model.h"
 #include "sim/run/custom_schedule.h"
 
 namespace collsim {
@@ -264,6 +265,47 @@ bool streams_model_run(const RunRequest& request) {
   return a && a->streams && schedule_total_ranks(request.spec, algorithm, request.options) > kMaxRanks;
 }
 
+namespace {
+
+std::optional<RankRotation> request_rotation(const RunRequest& request) {
+  const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  const AlgorithmInfo* a = find_algorithm(request.spec.collective, algorithm);
+  if (!a || !a->rotation) return std::nullopt;
+  return a->rotation(request.spec, resolve_options(request.spec, algorithm, request.options));
+}
+
+// A symmetric run: the schedule of one period predicted, its transfers then dropped, so that
+// the result is a streamed run's (no transfers, no per-transfer times).
+void predict_one_period(RunResult& result, const RankRotation& rotation, const TopologyConfig& config) {
+  const RunRequest& r = result.request;
+  SymmetricModelRun m = run_model_symmetric(
+      [&] { return build_algorithm_schedule(r.spec, r.algorithm, r.options, kMaxStreamedRanks); }, rotation, config,
+      r.spec.ranks, schedule_total_ranks(r.spec, r.algorithm, r.options));
+  result.symmetric_period = m.period;
+  result.peak_window_transfers = m.schedule.transfers.size();
+  m.schedule.transfers.clear();
+  m.schedule.transfers.shrink_to_fit();
+  result.schedule = std::move(m.schedule);
+  result.totals = std::move(m.totals);
+  result.model = std::move(m.model);
+  result.model->prediction.begin_ns.clear();
+  result.model->prediction.end_ns.clear();
+}
+
+}  // namespace
+
+int symmetric_model_period(const RunRequest& request, const TopologyConfig& config) {
+  if (!streams_model_run(request) || !request_rotation(request)) return 0;
+  const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  try {
+    return symmetric_period(make_topology(config, request.spec.ranks,
+                                          schedule_total_ranks(request.spec, algorithm, request.options)))
+        .value_or(0);
+  } catch (const InputError&) {
+    return 0;
+  }
+}
+
 RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
                              const std::function<void(std::uint64_t)>& progress) {
   refuse_bad_inputs(request);
@@ -273,6 +315,20 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
   const RunRequest& r = result.request;
   // Checked before the work: the generator's own check would come from inside the stream.
   validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
+  if (symmetric_model_period(r, config) > 0) {
+    predict_one_period(result, *request_rotation(r), config);
+    result.request.options = resolve_options(r.spec, r.algorithm, r.options);  // as built
+    mark_model_only(result);
+    result.streamed = true;
+    result.check_skipped = true;
+    result.verification.rule = fmt::format(
+        "not executed (--model-only); symbolic check skipped above {} ranks; predicted from the {} transfers {} "
+        "send{}, the rest by symmetry",
+        kMaxRanks, result.peak_window_transfers,
+        result.symmetric_period == 1 ? std::string("rank 0") : fmt::format("ranks 0-{}", result.symmetric_period - 1),
+        result.symmetric_period == 1 ? "s" : "");
+    return result;
+  }
   StreamOptions options;
   options.window_steps = stream_window_steps(r.spec, r.algorithm, r.options);
   options.progress = progress;

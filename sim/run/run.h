@@ -49,6 +49,9 @@ struct RunResult {
   // counted them, and the prediction has no per-transfer times.
   bool streamed = false;
   std::size_t peak_window_transfers = 0;  // streamed: the most transfers held at once
+  // Streamed runs of a symmetric schedule are predicted from one period of ranks instead
+  // (symmetric_model_period): its ranks, P; 0 otherwise.
+  int symmetric_period = 0;
   // The schedule's size as the reports say it (transfers, steps, bytes per rank), counted
   // once whether the schedule is held or streamed.
   ScheduleTotals totals;
@@ -102,9 +105,15 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
 // Whether a --model-only run of `request` is predicted as it is generated: above kMaxRanks
 // (where the symbolic check is skipped anyway), for an algorithm that streams.
 bool streams_model_run(const RunRequest& request);
+// Whether such a run is predicted from one period of its ranks (sim/model/symmetric_model.h):
+// its algorithm has a rotation for this request and the topology turns onto itself. The
+// period, or 0 (a bad configuration too: the run itself says what is wrong).
+int symmetric_model_period(const RunRequest& request, const TopologyConfig& config);
 // Such a run: builds and predicts the schedule a few steps at a time (predict_streamed in
 // sim/model/timing_model.h), up to kMaxStreamedRanks ranks; `progress` gets the transfers
 // predicted so far after each batch (under protocol auto, each candidate counts from 0).
+// Where symmetric_model_period says so, from one period of ranks instead, in a moment (no
+// progress then); the result says which (symmetric_period) and is otherwise the same.
 RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
                              const std::function<void(std::uint64_t)>& progress = {});
 

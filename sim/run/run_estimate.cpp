@@ -70,8 +70,16 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
   // transfers ~ N^power: 2 for a ring (2N(N-1)), about 1 for a tree, between for others.
   const double power = std::log(transfers[1] / transfers[0]) / std::log(double(kModelProbeRanks[1]) / kModelProbeRanks[0]);
   ModelRunEstimate e;
+  e.ranks = request.spec.ranks;
   e.transfers = transfers[1] * std::pow(double(request.spec.ranks) / kModelProbeRanks[1], power);
   e.streamed = streams_model_run(request);
+  e.symmetric_period = symmetric_model_period(request, topology);
+  if (e.symmetric_period > 0) {  // the whole model on one period's transfers
+    const double held = e.transfers * e.symmetric_period / request.spec.ranks;
+    e.seconds = seconds / transfers[1] * held;
+    e.bytes = kModelBytesPerTransfer * held + kStreamedBytesPerRank * request.spec.ranks;
+    return e;
+  }
   if (e.streamed) {
     const double growth = std::pow(std::max(1.0, request.spec.ranks / kStreamedRateRanks), kStreamedRateGrowth);
     e.seconds = seconds / transfers[1] * e.transfers * kStreamedRateAtScale * growth;
@@ -88,7 +96,13 @@ std::string describe(const ModelRunEstimate& e) {
       e.transfers >= 1e9 ? fmt::format("{:.3g} G", e.transfers / 1e9) : fmt::format("{:.3g} M", e.transfers / 1e6);
   return fmt::format("about {:.0f} s and {}: about {} transfers{}, extrapolated from the same run at {} and {} ranks",
                      std::max(1.0, e.seconds), format_bytes(e.bytes), transfers,
-                     e.streamed ? " predicted step by step" : "", kModelProbeRanks[0], kModelProbeRanks[1]);
+                     e.symmetric_period > 0
+                         ? fmt::format(" predicted from the {:.3g} M {}", e.transfers * e.symmetric_period / e.ranks / 1e6,
+                                       e.symmetric_period == 1 ? std::string("rank 0 sends")
+                                                               : fmt::format("ranks 0-{} send", e.symmetric_period - 1))
+                     : e.streamed ? " predicted step by step"
+                                  : "",
+                     kModelProbeRanks[0], kModelProbeRanks[1]);
 }
 
 void check_model_memory(const ModelRunEstimate& e, std::uint64_t available_bytes, std::string_view limit) {

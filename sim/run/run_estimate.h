@@ -84,6 +84,12 @@ struct ModelRunEstimate {
   double seconds = 0;    // to build, derive and predict them
   double bytes = 0;      // peak memory
   bool streamed = false;  // predicted step by step (streams_model_run)
+  // Predicted from one period of its ranks (symmetric_model_period in run.h): the whole
+  // model on transfers × period / ranks, kModelBytesPerTransfer each, plus
+  // kStreamedBytesPerRank per rank (the steps' labels, the topology's lanes): 85 MB measured
+  // for a 65 536-rank ring on a switch, 220 MB on nodes of 8 (docs/performance.md).
+  int symmetric_period = 0;
+  int ranks = 0;
 };
 
 // Nullopt when the request is not one to extrapolate: at most kMaxRanks ranks, a hand-written
