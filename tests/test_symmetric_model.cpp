@@ -125,13 +125,14 @@ TEST_CASE("the symmetric model equals the whole one, transfer by transfer, for e
     if (!a.rotation) continue;
     ++algorithms;
     int compared = 0;
-    for (int n : {1, 2, 3, 4, 6, 8, 12, 16}) {
+    for (int n : {1, 2, 3, 4, 6, 8, 12, 16, 24}) {
       for (std::uint64_t per_rank : {1, 250}) {
         for (bool in_place : {false, true}) {
           CollectiveSpec spec{a.collective, n, per_rank * static_cast<std::uint64_t>(n), DataType::f32, ReduceOp::sum, 0};
           spec.in_place = in_place;
           std::vector<AlgorithmOptions> options{{}};
           if (a.knobs.slices) options.push_back({.slices = 3});
+          if (a.knobs.ranks_per_node) options.push_back({.ranks_per_node = 2}), options.push_back({.ranks_per_node = 4});
           for (const AlgorithmOptions& o : options) {
             try {
               validate_request(spec, &a, o);
@@ -141,7 +142,7 @@ TEST_CASE("the symmetric model equals the whole one, transfer by transfer, for e
             const std::optional<RankRotation> rotation = a.rotation(spec, o);
             REQUIRE(rotation.has_value());
             for (const ModelCase& mc : cases) {
-              if (!symmetric_period(make_topology(mc.config, n, n))) continue;
+              if (!symmetric_period(make_topology(mc.config, n, n), *rotation)) continue;
               check_equal(spec, a, o, *rotation, mc);
               ++compared;
             }
@@ -152,7 +153,7 @@ TEST_CASE("the symmetric model equals the whole one, transfer by transfer, for e
     INFO(fmt::format("{} {}", to_string(a.collective), a.name));
     CHECK(compared > 100);
   }
-  CHECK(algorithms == 3);  // the rings of all-reduce, all-gather and reduce-scatter
+  CHECK(algorithms == 4);  // the rings of all-reduce, all-gather and reduce-scatter; the hierarchical all-reduce
 }
 
 TEST_CASE("a 512-rank ring on nodes of 8 predicted from one node equals the whole prediction") {
@@ -170,29 +171,34 @@ TEST_CASE("no symmetry where the chunks differ or the topology does not turn ont
   CHECK(ring.rotation({Collective::all_reduce, 8, 1000, DataType::f32, ReduceOp::sum, 0}, {}).has_value());
   TopologyConfig late;
   late.stragglers.push_back({3, 5.0, 1.0, ""});
-  CHECK_FALSE(symmetric_period(make_topology(late, 8, 8)).has_value());
+  const RankRotation by_one{.ranks = 1, .elements = {1, 1, 0}};
+  CHECK_FALSE(symmetric_period(make_topology(late, 8, 8), by_one).has_value());
   TopologyConfig slow;
   slow.stragglers.push_back({3, 0.0, 2.0, ""});
-  CHECK_FALSE(symmetric_period(make_topology(slow, 8, 8)).has_value());
+  CHECK_FALSE(symmetric_period(make_topology(slow, 8, 8), by_one).has_value());
   TopologyConfig overridden;
   overridden.overrides.push_back({"rank2", 10.0, std::nullopt, "--link-override"});
-  CHECK_FALSE(symmetric_period(make_topology(overridden, 8, 8)).has_value());
+  CHECK_FALSE(symmetric_period(make_topology(overridden, 8, 8), by_one).has_value());
   TopologyConfig nodes;
   nodes.kind = TopologyKind::two_level;
   nodes.group_size = 4;
-  CHECK_FALSE(symmetric_period(make_topology(nodes, 10, 10)).has_value());  // nodes of 4, 4 and 2
-  CHECK(symmetric_period(make_topology(nodes, 12, 12)) == 4);
+  CHECK_FALSE(symmetric_period(make_topology(nodes, 10, 10), by_one).has_value());  // nodes of 4, 4 and 2
+  CHECK(symmetric_period(make_topology(nodes, 12, 12), by_one) == 4);
+  // A hierarchical all-reduce turns by a node of its own (6 ranks): on nodes of 4 the two
+  // repeat every 12 ranks, which 18 is not a multiple of.
+  CHECK(symmetric_period(make_topology(nodes, 24, 24), RankRotation{.ranks = 6}) == 12);
+  CHECK_FALSE(symmetric_period(make_topology({}, 18, 18), RankRotation{.ranks = 12}).has_value());
   TopologyConfig star;
   star.kind = TopologyKind::star;
-  CHECK_FALSE(symmetric_period(make_topology(star, 8, 9)).has_value());  // a server of its own
+  CHECK_FALSE(symmetric_period(make_topology(star, 8, 9), by_one).has_value());  // a server of its own
 }
 
 TEST_CASE("a rotation that is not the schedule's is caught, not predicted") {
   // Chunks of 100 turned by 150 elements a rank: the second rank's chunk crosses the end.
   const CollectiveSpec spec{Collective::all_reduce, 8, 800, DataType::f32, ReduceOp::sum, 0};
   CHECK_THROWS_WITH_AS(predict_symmetric([&] { return build_algorithm_schedule(spec, "ring", {}); },
-                                         RankRotation{{150, 150, 0}}, make_topology({}, 8, 8)),
-                       doctest::Contains("crosses the end of its buffer"), std::logic_error);
+                                         RankRotation{.ranks = 1, .elements = {150, 150, 0}}, make_topology({}, 8, 8)),
+                       doctest::Contains("crosses the end of its block"), std::logic_error);
 }
 
 TEST_CASE("16 384 ranks predicted from one node: a period's transfers, the whole's totals") {

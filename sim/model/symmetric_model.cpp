@@ -1,6 +1,7 @@
 // predict_symmetric (symmetric_model.h): one period of a symmetric schedule, predicted.
 #include "sim/model/symmetric_model.h"
 
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -11,18 +12,22 @@
 namespace collsim {
 namespace {
 
-// `offset` in a buffer of `size` elements, turned back by `ranks` ranks of `per_rank`
-// elements each (mod size).
-std::uint64_t turned_back(std::uint64_t offset, std::uint64_t count, std::uint64_t size, std::uint64_t ranks,
-                          std::uint64_t per_rank) {
-  if (size == 0) return offset;
-  const std::uint64_t by = (ranks % size) * (per_rank % size) % size;
-  const std::uint64_t turned = (offset + size - by) % size;
-  if (turned + count > size)
+// A region at `offset` of a buffer of `size` elements, turned back by `turns` turns that move
+// its contents `per_turn` elements around blocks of `within` elements (0: the whole buffer).
+// A region of whole blocks stays.
+std::uint64_t turned_back(std::uint64_t offset, std::uint64_t count, std::uint64_t size, std::uint64_t turns,
+                          std::uint64_t per_turn, std::uint64_t within) {
+  const std::uint64_t block = within > 0 ? within : size;
+  if (block == 0) return offset;
+  const std::uint64_t start = offset - offset % block, in_block = offset % block;
+  if (in_block == 0 && count % block == 0) return offset;
+  const std::uint64_t by = (turns % block) * (per_turn % block) % block;
+  const std::uint64_t turned = (in_block + block - by) % block;
+  if (turned + count > block)
     throw std::logic_error(fmt::format("turning a region of {} elements at {} back by {} crosses the end of its "
-                                       "buffer of {}: the schedule is not as its rotation says",
-                                       count, offset, by, size));
-  return turned;
+                                       "block of {}: the schedule is not as its rotation says",
+                                       count, offset, by, block));
+  return start + turned;
 }
 
 // The whole schedule's totals: rank r sends what rank r mod P does and receives what the
@@ -46,18 +51,21 @@ ScheduleTotals whole_totals(const Schedule& one_period, int period) {
 
 }  // namespace
 
-std::optional<int> symmetric_period(const Topology& t) {
-  const int period = rotation_period(t);
-  return period > 0 ? std::optional<int>(period) : std::nullopt;
+std::optional<int> symmetric_period(const Topology& t, const RankRotation& rotation) {
+  const int topology = rotation_period(t);
+  if (topology == 0 || rotation.ranks < 1) return std::nullopt;
+  const int period = std::lcm(topology, rotation.ranks);
+  return t.ranks % period == 0 ? std::optional<int>(period) : std::nullopt;
 }
 
 Schedule turned_to_first_period(const Schedule& one_period, const RankRotation& rotation, int period) {
   Schedule s = one_period;
   for (Transfer& t : s.transfers) {
     if (t.dst < period) continue;
-    const auto ranks = static_cast<std::uint64_t>(t.dst - t.dst % period);  // turned back by this many
+    const auto turns = static_cast<std::uint64_t>((t.dst - t.dst % period) / rotation.ranks);  // turned back by these
     const auto turn = [&](BufferKind b, std::uint64_t offset) {
-      return turned_back(offset, t.count, s.buffer_elements(t.dst, b), ranks, rotation.elements[static_cast<std::size_t>(b)]);
+      const auto k = static_cast<std::size_t>(b);
+      return turned_back(offset, t.count, s.buffer_elements(t.dst, b), turns, rotation.elements[k], rotation.within[k]);
     };
     t.dst_offset = turn(t.dst_buffer, t.dst_offset);
     if (t.has_operand()) t.operand_offset = turn(t.operand_buffer, t.operand_offset);
@@ -68,8 +76,8 @@ Schedule turned_to_first_period(const Schedule& one_period, const RankRotation& 
 
 SymmetricModel predict_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation, const Topology& t) {
   SymmetricModel out;
-  out.period = symmetric_period(t).value_or(0);
-  if (out.period == 0) throw std::logic_error("predict_symmetric: the topology does not turn onto itself");
+  out.period = symmetric_period(t, rotation).value_or(0);
+  if (out.period == 0) throw std::logic_error("predict_symmetric: the topology does not turn onto itself by the rotation");
   {
     KeepSendersBelow keep(out.period);
     out.schedule = generate();

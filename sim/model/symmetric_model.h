@@ -29,9 +29,10 @@ struct SymmetricModel {
   Prediction prediction;  // per transfer of `schedule`; total_ns, busiest links and links used: the whole's
 };
 
-// The period by which `rotation`'s schedule on `t` can be predicted: rotation_period(t), or
-// nullopt where the topology has none.
-std::optional<int> symmetric_period(const Topology& t);
+// The period by which `rotation`'s schedule on `t` can be predicted: the least multiple of
+// the rotation's turn and rotation_period(t), or nullopt where the topology has none or the
+// period does not divide the ranks.
+std::optional<int> symmetric_period(const Topology& t, const RankRotation& rotation);
 
 // Predicts the schedule `generate` builds (it is run under KeepSendersBelow(P), so its
 // ScheduleBuilder keeps ranks 0..P-1's transfers) as above. logic_error where the schedule
@@ -54,7 +55,7 @@ SymmetricModelRun run_model_symmetric(const ScheduleGenerator& generate, const R
 
 // The schedule of one period as the dependency derivation sees it: every receiver at or
 // beyond the period replaced by the rank of the first period in its place, its regions
-// turned back with it.
+// turned back with it (logic_error for a region the rotation would cut in two).
 Schedule turned_to_first_period(const Schedule& one_period, const RankRotation& rotation, int period);
 
 }  // namespace collsim

@@ -90,13 +90,17 @@ struct AlgorithmKnobs {
   bool ranks_per_node = false;  // --ranks-per-node
 };
 
-// A schedule that looks the same from every rank: rank r+1 does what rank r does, with
-// every chunk one further along. Giving each rank's part to the next maps the schedule onto
-// itself, each buffer's elements moved `elements[kind]` further (modulo the buffer's size),
-// so the timing model may predict the transfers of a few ranks and know the rest
-// (sim/model/symmetric_model.h).
+// A schedule that looks the same from every rank (or every node): rank r + `ranks` does what
+// rank r does, with every chunk one further along. Giving each rank's part to the one
+// `ranks` further maps the schedule onto itself, each buffer's contents moved `elements[kind]`
+// further — around the whole buffer, or around each block of `within[kind]` elements (a
+// hierarchical all-reduce turns the sub-blocks inside each node's block) — so the timing
+// model may predict the transfers of a few ranks and know the rest
+// (sim/model/symmetric_model.h). A region of whole blocks stays where it is.
 struct RankRotation {
-  std::array<std::uint64_t, 3> elements{};  // per BufferKind: input, output, scratch
+  int ranks = 1;                            // the turn
+  std::array<std::uint64_t, 3> elements{};  // per BufferKind (input, output, scratch): how far a turn moves them
+  std::array<std::uint64_t, 3> within{};    // per BufferKind: the block they move around; 0: the whole buffer
 };
 
 struct AlgorithmInfo {

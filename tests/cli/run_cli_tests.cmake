@@ -950,6 +950,10 @@ expect_output_contains("on 2048 ranks" "symbolic check skipped above 1024 ranks"
 run_case(model-only-above-1024-streamed TIMEOUT 120 ARGS run --model-only --ranks 2048 --count 1000000)
 expect_exit(0)
 expect_output_contains("on 2048 ranks" "predicted step by step" "8384512 transfers")
+run_case(model-only-hierarchical-16384 TIMEOUT 120 ARGS run --model-only --ranks 16384 -a hierarchical
+  --topology two_level --ranks-per-node 8)
+expect_exit(0)
+expect_output_contains("67305472 transfers" "predicted from the 32864 transfers ranks 0-7 send, the rest by symmetry")
 run_case(model-only-65536-nodes TIMEOUT 120 ARGS run --model-only --ranks 65536 --topology two_level)
 expect_exit(0)
 expect_output_contains("on 65536 ranks" "8589803520 transfers" "two_level, 65536 ranks"

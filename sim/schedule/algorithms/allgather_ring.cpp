@@ -37,7 +37,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 // Rank r+1 forwards block c+1 where rank r forwards block c: the output turns by a block,
 // the input (the rank's own block) not at all.
 std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  return RankRotation{{0, spec.count, 0}};
+  return RankRotation{.ranks = 1, .elements = {0, spec.count, 0}};
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 // Steps: 2(G-1) + 2(M-1). Bytes each rank sends: 2(G-1)/G * n inside its node plus
 // 2(M-1)/(M G) * n across nodes — 2(N-1)/N * n in all, the ring's total, but only
 // 2(M-1)/N * n of it on the slow links instead of the ring's 2(N-1)/N * n.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -64,9 +65,14 @@ void hop(ScheduleBuilder& b, Action action, BufferKind source, int chunk, int fr
 }
 
 // Phases 1 and 3: one ring step inside every node; local rank l sends block block_of(l).
+// The nodes whose ranks send: all, or those the builder keeps (KeepSendersBelow).
+int sending_nodes(const ScheduleBuilder& b, const Grid& grid) {
+  return std::min(grid.m, (b.senders_end() + grid.g - 1) / grid.g);
+}
+
 template <class BlockOf>
 void intra_step(ScheduleBuilder& b, const Grid& grid, Action action, BufferKind source, BlockOf block_of) {
-  for (int node = 0; node < grid.m; ++node)
+  for (int node = 0; node < sending_nodes(b, grid); ++node)
     for (int l = 0; l < grid.g; ++l) {
       const int c = block_of(l);
       hop(b, action, source, c * grid.m, grid.rank(node, l), grid.rank(node, mod(l + 1, grid.g)), grid.block(c));
@@ -78,7 +84,7 @@ void intra_step(ScheduleBuilder& b, const Grid& grid, Action action, BufferKind 
 template <class SubOf>
 void inter_step(ScheduleBuilder& b, const Grid& grid, Action action, BufferKind source, SubOf sub_of) {
   for (int l = 0; l < grid.g; ++l)
-    for (int node = 0; node < grid.m; ++node) {
+    for (int node = 0; node < sending_nodes(b, grid); ++node) {
       const int j = sub_of(node);
       hop(b, action, source, l * grid.m + j, grid.rank(node, l), grid.rank(mod(node + 1, grid.m), l), grid.sub(l, j));
     }
@@ -147,6 +153,16 @@ AlgorithmOptions resolve(const CollectiveSpec& spec, AlgorithmOptions options) {
   return options;
 }
 
+// Node i+1 does what node i does, each piece of the across-node rings one sub-block further
+// around its block (the blocks inside the nodes stay): where the sub-blocks are equal.
+std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions& options) {
+  const auto n = static_cast<std::uint64_t>(spec.ranks);
+  const int g = ranks_per_node(spec.ranks, options);
+  if (spec.count % n != 0) return std::nullopt;
+  const std::uint64_t sub = spec.count / n, block = spec.count / static_cast<std::uint64_t>(g);
+  return RankRotation{.ranks = g, .elements = {sub, sub, 0}, .within = {block, block, 0}};
+}
+
 }  // namespace
 
 extern const AlgorithmInfo kAllReduceHierarchical{
@@ -165,6 +181,7 @@ extern const AlgorithmInfo kAllReduceHierarchical{
     .resolve = &resolve,
     .knobs = {.slices = true, .servers = false, .ranks_per_node = true},
     .streams = true,
+    .rotation = &rotation,
 };
 
 }  // namespace collsim

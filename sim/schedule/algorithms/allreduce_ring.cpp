@@ -100,7 +100,7 @@ forms::Time time_ns(const CostParams& p, const CostShape& s) {
 std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
   const auto n = static_cast<std::uint64_t>(spec.ranks);
   if (spec.count % n != 0) return std::nullopt;
-  return RankRotation{{spec.count / n, spec.count / n, 0}};
+  return RankRotation{.ranks = 1, .elements = {spec.count / n, spec.count / n, 0}};
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
 // Rank r+1 sends its partial sum of block c+1 where rank r sends block c: the input and the
 // partial sums turn by a block, the output (the rank's own block) not at all.
 std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
-  return RankRotation{{spec.count, 0, spec.count}};
+  return RankRotation{.ranks = 1, .elements = {spec.count, 0, spec.count}};
 }
 
 }  // namespace
