@@ -418,9 +418,10 @@ int rotation_period(const Topology& t) {
     if (t.late_ns[r] != 0 || t.slow[r] != 1) return 0;
   switch (t.kind) {
     case TopologyKind::switch_fabric:
-    case TopologyKind::ring:
     case TopologyKind::fully_connected:
       return 1;
+    case TopologyKind::ring:  // a route through other ranks holds neighbouring links, which one period folds into one
+      return 0;
     case TopologyKind::pcie_tree:
     case TopologyKind::two_level:
       return t.ranks % t.group == 0 ? t.group : 0;
