@@ -50,7 +50,7 @@ void check_run_time(const RunTimeEstimate& e, std::string_view allow_flag, std::
 std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, const TopologyConfig& topology) {
   const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
   if (request.spec.ranks <= kMaxRanks || algorithm == kCustomAlgorithm) return std::nullopt;
-  double transfers[2] = {0, 0}, seconds = 0;
+  double transfers[2] = {0, 0}, largest_step[2] = {0, 0}, seconds = 0;
   try {
     for (int k = 0; k < 2; ++k) {
       CollectiveSpec spec = request.spec;
@@ -62,6 +62,8 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
       run_model(s, g, topology);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       transfers[k] = static_cast<double>(s.transfers.size());
+      for (int step = 0; step < s.step_count(); ++step)
+        largest_step[k] = std::max(largest_step[k], static_cast<double>(s.step_first(step + 1) - s.step_first(step)));
     }
   } catch (const std::exception&) {
     return std::nullopt;  // e.g. ranks per node that do not divide a probe's ranks
@@ -83,7 +85,12 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
   if (e.streamed) {
     const double growth = std::pow(std::max(1.0, request.spec.ranks / kStreamedRateRanks), kStreamedRateGrowth);
     e.seconds = seconds / transfers[1] * e.transfers * kStreamedRateAtScale * growth;
-    e.bytes = kStreamedBytesBase + kStreamedBytesPerRank * request.spec.ranks;
+    // A streamed model holds whole steps: a step of millions (PAT's first, N^2/2 transfers)
+    // costs what the whole model's transfers do.
+    const double step_power = std::log(largest_step[1] / largest_step[0]) /
+                              std::log(double(kModelProbeRanks[1]) / kModelProbeRanks[0]);
+    const double step = largest_step[1] * std::pow(double(request.spec.ranks) / kModelProbeRanks[1], step_power);
+    e.bytes = kStreamedBytesBase + kStreamedBytesPerRank * request.spec.ranks + kStreamedStepsHeld * kModelBytesPerTransfer * step;
     return e;
   }
   e.seconds = seconds / transfers[1] * e.transfers * kModelSlowdownAtScale;

@@ -78,6 +78,12 @@ inline constexpr double kStreamedRateRanks = 16384;
 inline constexpr double kStreamedRateGrowth = 0.26;
 inline constexpr double kStreamedBytesBase = 0.4e9;
 inline constexpr double kStreamedBytesPerRank = 2e3;
+// ... plus its largest step's transfers (extrapolated from the probes as the transfers are)
+// kStreamedStepsHeld times at the whole model's bytes: a step is generated, derived and
+// simulated whole. Nothing for a ring's steps of N; PAT's reduce-scatter, whose first step
+// holds N^2/2 transfers, took 24 GB at 16 384 ranks (134 M transfers in that step, 180 bytes
+// each; docs/performance.md, issue 37 session 6), where the estimate without it said 0.4 GB.
+inline constexpr double kStreamedStepsHeld = 1.5;
 
 struct ModelRunEstimate {
   double transfers = 0;  // extrapolated

@@ -96,6 +96,12 @@ CASES = [
     ("collsim", ["bench", "--model-only", "-n", "65536", "-b", "1000000", "-e", "1000000"],
      r"--model-only: this prediction needs \d+\.\d+ MiB .*predicted step by step.*more than the .* available",
      {"address_space": 400 << 20}),
+    # Streamed whole steps: PAT's reduce-scatter with a late rank (no symmetry) holds its first
+    # step of N^2/2 transfers, 134 M at 16 384 ranks (24 GB measured): refused, not swapped.
+    ("collsim", ["run", "--model-only", "--ranks", "16384", "-c", "reduce_scatter", "-a", "pat", "--count", "256",
+                 "--late", "3=1"],
+     r"--model-only: this prediction needs \d+\.\d+ GiB .*predicted step by step.*more than the .* available",
+     {"address_space": 8 << 30}),
     # The rank limits of --model-only: 65 536 where the algorithm streams, 4096 otherwise.
     ("collsim", ["run", "--model-only", "--ranks", "65537"], r"--ranks must be between 1 and 65536, got 65537"),
     ("collsim", ["run", "--model-only", "--ranks", "4097", "-a", "recursive_doubling"],
