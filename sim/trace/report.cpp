@@ -263,8 +263,11 @@ std::string format_catalogue() {
                      a.is_default ? fmt::format(" (the default for {})", to_string(c)) : "");
       if (!a.used_by.empty()) fmt::format_to(std::back_inserter(out), "    {:<18} used by {}\n", "", a.used_by);
       if (a.streams)
-        fmt::format_to(std::back_inserter(out), "    {:<18} streams: --model-only predicts it step by step, up to {} ranks\n",
-                       "", kMaxStreamedRanks);
+        fmt::format_to(std::back_inserter(out), "    {:<18} streams: --model-only predicts it step by step, up to {} ranks{}\n",
+                       "", kMaxStreamedRanks,
+                       a.rotation ? "; where its chunks are equal, on a switch or nodes of equal GPUs, from one "
+                                    "node's transfers alone (it looks the same from every rank)"
+                                  : "");
       if (const ClosedFormInfo* f = find_cost_formula(a.collective, a.name)) {
         fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
         if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);
