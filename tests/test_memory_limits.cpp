@@ -110,16 +110,31 @@ TEST_CASE("memory figure: this machine's is no more than its MemAvailable, and k
 TEST_CASE("model estimate: the ring's transfers at 2048 ranks, extrapolated from 128 and 256, within 2 % of 2N(N-1), streamed") {
   RunRequest r = default_run_request();
   r.spec.ranks = 2048;
+  r.spec.count = 1000000;  // not a multiple of 2048: unequal chunks, so streamed, not predicted by symmetry
   const std::optional<ModelRunEstimate> e = estimate_model_run(r, TopologyConfig{});
   REQUIRE(e.has_value());
   const double exact = 2.0 * 2048 * 2047;
   CHECK(e->transfers == doctest::Approx(exact).epsilon(0.02));
-  // The ring streams: its memory is a few batches of steps, not its transfers.
+  // The ring streams: its memory is a few batches of steps (each of N transfers), not its transfers.
   CHECK(e->streamed);
-  CHECK(e->bytes == doctest::Approx(kStreamedBytesBase + kStreamedBytesPerRank * 2048));
+  CHECK(e->symmetric_period == 0);
+  CHECK(e->bytes == doctest::Approx(kStreamedBytesBase + kStreamedBytesPerRank * 2048 +
+                                    kStreamedStepsHeld * kModelBytesPerTransfer * 2048)
+                        .epsilon(0.01));
   CHECK(e->seconds > 0);
   CHECK(describe(*e).find("M transfers predicted step by step, extrapolated from the same run at 128 and 256 ranks") !=
         std::string::npos);
+  // With equal chunks (the default 1M) from rank 0's transfers alone: the whole model's bytes
+  // for 2(N-1) of them, and the ranks'.
+  r.spec.count = 1 << 20;
+  const std::optional<ModelRunEstimate> by_symmetry = estimate_model_run(r, TopologyConfig{});
+  REQUIRE(by_symmetry.has_value());
+  CHECK(by_symmetry->symmetric_period == 1);
+  CHECK(by_symmetry->bytes == doctest::Approx(kModelBytesPerTransfer * by_symmetry->transfers / 2048 +
+                                              kStreamedBytesPerRank * 2048));
+  INFO(describe(*by_symmetry));  // "about 8.45 M transfers predicted from the 4128 that rank 0 sends" (4 094 exactly)
+  CHECK(describe(*by_symmetry).find("M transfers predicted from the 4") != std::string::npos);
+  CHECK(describe(*by_symmetry).find(" that rank 0 sends, extrapolated from the same run") != std::string::npos);
   // Recursive doubling does not: predicted whole, kModelBytesPerTransfer a transfer.
   r.algorithm = "recursive_doubling";
   const std::optional<ModelRunEstimate> whole = estimate_model_run(r, TopologyConfig{});

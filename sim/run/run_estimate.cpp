@@ -99,12 +99,13 @@ std::optional<ModelRunEstimate> estimate_model_run(const RunRequest& request, co
 }
 
 std::string describe(const ModelRunEstimate& e) {
+  const double held = e.symmetric_period > 0 ? e.transfers * e.symmetric_period / e.ranks : 0;  // one period's
   const std::string transfers =
       e.transfers >= 1e9 ? fmt::format("{:.3g} G", e.transfers / 1e9) : fmt::format("{:.3g} M", e.transfers / 1e6);
   return fmt::format("about {:.0f} s and {}: about {} transfers{}, extrapolated from the same run at {} and {} ranks",
                      std::max(1.0, e.seconds), format_bytes(e.bytes), transfers,
                      e.symmetric_period > 0
-                         ? fmt::format(" predicted from the {:.3g} M {}", e.transfers * e.symmetric_period / e.ranks / 1e6,
+                         ? fmt::format(" predicted from the {} that {}", held < 1e6 ? fmt::format("{:.0f}", held) : fmt::format("{:.3g} M", held / 1e6),
                                        e.symmetric_period == 1 ? std::string("rank 0 sends")
                                                                : fmt::format("ranks 0-{} send", e.symmetric_period - 1))
                      : e.streamed ? " predicted step by step"
