@@ -39,7 +39,8 @@ Verification merged_across_job(const Verification& mine) {
 
 void run_one(const PipelineRequest& request, const PipelineHooks& hooks, PipelineResult& out) {
   // Built and predicted together, a few steps at a time; a trace needs every transfer held.
-  if (request.model_only && !request.want_trace && streams_model_run(request.run)) {
+  if (request.model_only && !request.want_trace &&
+      (streams_model_run(request.run) || symmetric_model_period(request.run, request.topology) > 0)) {
     out.run = std::make_shared<RunResult>(run_streamed_model(request.run, request.topology, hooks.streamed));
     return;
   }

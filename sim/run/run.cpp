@@ -295,9 +295,10 @@ void predict_one_period(RunResult& result, const RankRotation& rotation, const T
 }  // namespace
 
 int symmetric_model_period(const RunRequest& request, const TopologyConfig& config) {
-  const std::optional<RankRotation> rotation = streams_model_run(request) ? request_rotation(request) : std::nullopt;
-  if (!rotation) return 0;
   const std::string_view algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  if (schedule_total_ranks(request.spec, algorithm, request.options) <= kMaxRanks) return 0;
+  const std::optional<RankRotation> rotation = request_rotation(request);
+  if (!rotation) return 0;
   try {
     return symmetric_period(make_topology(config, request.spec.ranks,
                                           schedule_total_ranks(request.spec, algorithm, request.options)),

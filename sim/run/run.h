@@ -105,9 +105,10 @@ RunResult prepare_model_run(const RunRequest& request, const PrepareOptions& opt
 // Whether a --model-only run of `request` is predicted as it is generated: above kMaxRanks
 // (where the symbolic check is skipped anyway), for an algorithm that streams.
 bool streams_model_run(const RunRequest& request);
-// Whether such a run is predicted from one period of its ranks (sim/model/symmetric_model.h):
-// its algorithm has a rotation for this request and the topology turns onto itself. The
-// period, or 0 (a bad configuration too: the run itself says what is wrong).
+// Whether a --model-only run above kMaxRanks is predicted from one period of its ranks
+// (sim/model/symmetric_model.h; run_streamed_model does it): its algorithm has a rotation for
+// this request, streaming or not, and the topology turns onto itself. The period, or 0 (a bad
+// configuration too: the run itself says what is wrong).
 int symmetric_model_period(const RunRequest& request, const TopologyConfig& config);
 // Such a run: builds and predicts the schedule a few steps at a time (predict_streamed in
 // sim/model/timing_model.h), up to kMaxStreamedRanks ranks; `progress` gets the transfers

@@ -32,16 +32,16 @@ std::string names_for(Collective c) {
 
 int model_rank_limit(Collective c, std::string_view algorithm) {
   const AlgorithmInfo* a = find_algorithm(c, algorithm);
-  return a && a->streams ? kMaxStreamedRanks : kMaxModelRanks;
+  return a && (a->streams || a->rotation) ? kMaxStreamedRanks : kMaxModelRanks;
 }
 
 void check_rank_count(int ranks, int max_ranks) {
   if (ranks >= 1 && ranks <= max_ranks) return;
   std::string more;
   if (max_ranks < kMaxModelRanks)
-    more = fmt::format(" ({} with --model-only, {} where the algorithm streams)", kMaxModelRanks, kMaxStreamedRanks);
+    more = fmt::format(" ({} with --model-only, {} where the algorithm streams or is predicted from one node)", kMaxModelRanks, kMaxStreamedRanks);
   else if (max_ranks < kMaxStreamedRanks)
-    more = fmt::format(" ({} for an algorithm that streams; `collsim list` marks them)", kMaxStreamedRanks);
+    more = fmt::format(" ({} for an algorithm that streams or is predicted from one node; `collsim list` marks them)", kMaxStreamedRanks);
   throw InputError(fmt::format("--ranks must be between 1 and {}{}, got {}", max_ranks, more, ranks));
 }
 

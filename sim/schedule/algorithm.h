@@ -166,8 +166,10 @@ inline constexpr int kMaxModelRanks = 4096;
 // The largest rank count of a --model-only run whose algorithm streams (AlgorithmInfo::streams):
 // predicted a few steps at a time, its memory grows with the ranks, not with the transfers.
 inline constexpr int kMaxStreamedRanks = 65536;
-// The rank limit of a --model-only run of `algorithm`: kMaxStreamedRanks where it streams,
-// kMaxModelRanks otherwise (and for a hand-written or unknown one).
+// The rank limit of a --model-only run of `algorithm`: kMaxStreamedRanks where it streams or
+// has a rotation (predicted from one node where the topology allows, else whole, and then
+// refused for memory long before), kMaxModelRanks otherwise (and for a hand-written or
+// unknown one).
 int model_rank_limit(Collective c, std::string_view algorithm);
 // The most transfers a schedule may be expected to hold (estimated as 2 N^2 slices).
 inline constexpr double kMaxTransfers = 4.2e7;

@@ -268,6 +268,11 @@ std::string format_catalogue() {
                        a.rotation ? "; where its chunks are equal, on a switch or nodes of equal GPUs, from one "
                                     "node's transfers alone (it looks the same from every rank)"
                                   : "");
+      else if (a.rotation)
+        fmt::format_to(std::back_inserter(out),
+                       "    {:<18} one node: --model-only predicts it from one node's transfers alone, up to {} ranks, where "
+                       "its chunks are equal on a switch or nodes of equal GPUs (it looks the same from every rank)\n",
+                       "", kMaxStreamedRanks);
       if (const ClosedFormInfo* f = find_cost_formula(a.collective, a.name)) {
         fmt::format_to(std::back_inserter(out), "    {:<18} time {} ({})\n", "", f->formula, f->scope);
         if (!f->more.empty()) fmt::format_to(std::back_inserter(out), "    {:<18}      {}\n", "", f->more);

@@ -105,7 +105,7 @@ CASES = [
     # The rank limits of --model-only: 65 536 where the algorithm streams, 4096 otherwise.
     ("collsim", ["run", "--model-only", "--ranks", "65537"], r"--ranks must be between 1 and 65536, got 65537"),
     ("collsim", ["run", "--model-only", "--ranks", "4097", "-a", "recursive_doubling"],
-     r"--ranks must be between 1 and 4096 \(65536 for an algorithm that streams; `collsim list` marks them\), got 4097"),
+     r"--ranks must be between 1 and 4096 \(65536 for an algorithm that streams or is predicted from one node; `collsim list` marks them\), got 4097"),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),

@@ -1435,7 +1435,7 @@ expect_stderr_matches("t.json: a trace records its own run and predictions; --to
 expect_path_absent("${_html}/t.html")
 run_case(html-lesson-no-ranks ARGS html "${SOURCE_DIR}/scenarios/lessons/01_ring_allreduce.toml" --ranks 0 --out "${_html}/l.html")
 expect_exit(2)
-expect_stderr_matches("--ranks must be between 1 and 1024 \\(4096 with --model-only, 65536 where the algorithm streams\\), got 0")
+expect_stderr_matches("--ranks must be between 1 and 1024 \\(4096 with --model-only, 65536 where the algorithm streams or is predicted from one node\\), got 0")
 expect_path_absent("${_html}/l.html")
 
 # --- outputs that never destroy (issue 21): regular files only, links followed, modes kept ---

@@ -60,7 +60,7 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
                                  pat::offset_list(ts, dist));
     b.step(fmt::format("all-gather {}/{} (distance {}): every rank r sends rank r-{} {}{}", round, dims, dist, dist,
                        what, d == 0 ? ": every rank has every block" : ""));
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < b.senders_end(); ++r) {
       const int to = mod(r - dist, n);
       for (int t : ts) {
         const int c = mod(r + t - dist, n);
@@ -69,6 +69,12 @@ Schedule build(const CollectiveSpec& spec, const AlgorithmOptions&) {
     }
   }
   return std::move(b).finish();
+}
+
+// Rank r+1 does what rank r does with the blocks one further on: the output turns by a
+// block, the input (the rank's own block) not at all.
+std::optional<RankRotation> rotation(const CollectiveSpec& spec, const AlgorithmOptions&) {
+  return RankRotation{.ranks = 1, .elements = {0, spec.count, 0}};
 }
 
 }  // namespace
@@ -84,6 +90,7 @@ extern const AlgorithmInfo kAllGatherPat{
     .build = &build,
     .layout = &layouts::shifts_of,
     .closed_form = {"ceil(lg N)α + (N-1)/N·nβ", "", "any N", &forms::tree_blocks},
+    .rotation = &rotation,
 };
 
 }  // namespace collsim
