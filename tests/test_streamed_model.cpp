@@ -16,25 +16,13 @@
 #include "test_support.h"
 
 using namespace collsim;
+using collsim::testing::base_model_cases;
+using collsim::testing::ModelCase;
 
 namespace {
 
-struct ModelCase {
-  std::string name;
-  TopologyConfig config;
-};
-
 std::vector<ModelCase> model_cases() {
-  std::vector<ModelCase> cases;
-  cases.push_back({"switch, latency as delay", {}});
-  TopologyConfig message;
-  message.latency_rule = LatencyRule::message;
-  cases.push_back({"switch, latency per message", message});
-  TopologyConfig two_level;
-  two_level.kind = TopologyKind::two_level;
-  two_level.group_size = 4;
-  two_level.protocol = Protocol::ll;
-  cases.push_back({"two_level of 4 per node, LL", two_level});
+  std::vector<ModelCase> cases = base_model_cases();
   TopologyConfig ring;
   ring.kind = TopologyKind::ring;
   ring.stragglers.push_back({1, 3.0, 2.5, ""});

@@ -11,14 +11,37 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/exec/backend.h"
 #include "sim/core/errors.h"
+#include "sim/model/topology.h"
 #include "sim/schedule/schedule.h"
 
 namespace collsim::testing {
 
 // One CPU backend (a thread per hardware thread) for all tests of a binary.
+// A topology configuration a timing-model test predicts on, named for its messages.
+struct ModelCase {
+  std::string name;
+  collsim::TopologyConfig config;
+};
+// Where the model tests that hold one prediction to another start (test_streamed_model.cpp,
+// test_symmetric_model.cpp): a switch under both latency rules, and nodes of 4 under LL.
+inline std::vector<ModelCase> base_model_cases() {
+  std::vector<ModelCase> cases;
+  cases.push_back({"switch, latency as delay", {}});
+  TopologyConfig message;
+  message.latency_rule = LatencyRule::message;
+  cases.push_back({"switch, latency per message", message});
+  TopologyConfig two_level;
+  two_level.kind = TopologyKind::two_level;
+  two_level.group_size = 4;
+  two_level.protocol = Protocol::ll;
+  cases.push_back({"two_level of 4 per node, LL", two_level});
+  return cases;
+}
+
 inline Backend& cpu() {
   static std::unique_ptr<Backend> backend = make_cpu_backend();
   return *backend;
