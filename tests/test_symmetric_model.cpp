@@ -152,6 +152,23 @@ TEST_CASE("a 512-rank ring on nodes of 8 predicted from one node equals the whol
   check_equal(spec, ring, {.slices = 2}, *ring.rotation(spec, {}), {"two_level of 8", nodes});
 }
 
+TEST_CASE("ranks that start late in a pattern keep a period: the one after which the pattern repeats") {
+  // Ranks 1, 5, 9 and 13 start 5 µs late and compute twice as slowly: a period of 4 on a
+  // switch, where the links alone repeat every rank.
+  TopologyConfig late;
+  for (int r = 1; r < 16; r += 4) late.stragglers.push_back({r, 5.0, 2.0, ""});
+  const RankRotation by_one{.ranks = 1, .elements = {1, 1, 0}};
+  CHECK(symmetric_period(make_topology(late, 16, 16), by_one) == 4);
+  const CollectiveSpec spec{Collective::all_reduce, 16, 16 * 100, DataType::f32, ReduceOp::sum, 0};
+  const AlgorithmInfo& ring = *find_algorithm(Collective::all_reduce, "ring");
+  check_equal(spec, ring, {}, *ring.rotation(spec, {}), {"switch, ranks 1, 5, 9, 13 late and slow", late});
+  const AlgorithmInfo& hierarchical = *find_algorithm(Collective::all_reduce, "hierarchical");
+  check_equal(spec, hierarchical, {.ranks_per_node = 2}, *hierarchical.rotation(spec, {.ranks_per_node = 2}),
+              {"switch, ranks 1, 5, 9, 13 late and slow", late});
+  late.stragglers.pop_back();  // rank 13 on time: the pattern does not repeat
+  CHECK_FALSE(symmetric_period(make_topology(late, 16, 16), by_one).has_value());
+}
+
 TEST_CASE("no symmetry where the chunks differ or the topology does not turn onto itself") {
   const AlgorithmInfo& ring = *find_algorithm(Collective::all_reduce, "ring");
   CHECK_FALSE(ring.rotation({Collective::all_reduce, 8, 1001, DataType::f32, ReduceOp::sum, 0}, {}).has_value());

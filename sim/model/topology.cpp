@@ -412,10 +412,11 @@ void route(const Topology& t, int src, int dst, std::vector<Hop>& out) {
   }
 }
 
-int rotation_period(const Topology& t) {
+namespace {
+
+// The period of the links alone (rotation_period without the ranks' starts and speeds).
+int wiring_period(const Topology& t) {
   if (t.workers != t.ranks || t.overridden_links > 0) return 0;
-  for (std::size_t r = 0; r < t.late_ns.size(); ++r)
-    if (t.late_ns[r] != 0 || t.slow[r] != 1) return 0;
   switch (t.kind) {
     case TopologyKind::switch_fabric:
     case TopologyKind::fully_connected:
@@ -428,6 +429,26 @@ int rotation_period(const Topology& t) {
     case TopologyKind::star:
       return 0;
   }
+  return 0;
+}
+
+// Whether every rank starts and computes as the rank `period` before it.
+bool ranks_repeat(const Topology& t, std::size_t period) {
+  for (std::size_t r = period; r < t.late_ns.size(); ++r)
+    if (t.late_ns[r] != t.late_ns[r - period] || t.slow[r] != t.slow[r - period]) return false;
+  return true;
+}
+
+}  // namespace
+
+int rotation_period(const Topology& t) {
+  const int wiring = wiring_period(t);
+  if (wiring == 0) return 0;
+  // Late or slow ranks keep a period where they repeat (a lesson's phase whose ranks start
+  // when their node's last phase ended); one that does not repeat before the last rank
+  // leaves none (a straggler).
+  for (int period = wiring; period < t.ranks || period == wiring; period += wiring)
+    if (t.ranks % period == 0 && ranks_repeat(t, static_cast<std::size_t>(period))) return period;
   return 0;
 }
 

@@ -208,8 +208,9 @@ void route(const Topology& t, int src, int dst, std::vector<Hop>& out);
 // The symmetry a timing model may use (sim/model/symmetric_model.h): the fewest ranks by
 // which the ranks can be turned (rank r's place given to r + period, mod N) so that the
 // topology maps onto itself, every link with the same figures: 1 for switch and
-// fully_connected, a node or PCIe switch's GPUs for two_level and pcie_tree. 0 when there is
-// none: stragglers, overridden links, a star's servers, groups that do not divide the ranks —
+// fully_connected, a node or PCIe switch's GPUs for two_level and pcie_tree — or the least
+// multiple of it after which late or slow ranks repeat. 0 when there is none: a straggler
+// that does not repeat, overridden links, a star's servers, groups that do not divide the ranks —
 // and for the ring topology, whose routes pass through other ranks: a message holding the
 // links r -> r+1 and r+1 -> r+2 stands, in one period, for two messages contending with each
 // other, which the period cannot show.

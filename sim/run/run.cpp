@@ -300,10 +300,11 @@ int symmetric_model_period(const RunRequest& request, const TopologyConfig& conf
   const std::optional<RankRotation> rotation = request_rotation(request);
   if (!rotation) return 0;
   try {
-    return symmetric_period(make_topology(config, request.spec.ranks,
-                                          schedule_total_ranks(request.spec, algorithm, request.options)),
-                            *rotation)
-        .value_or(0);
+    const int period = symmetric_period(make_topology(config, request.spec.ranks,
+                                                      schedule_total_ranks(request.spec, algorithm, request.options)),
+                                        *rotation)
+                           .value_or(0);
+    return period <= kMostSymmetricPeriod ? period : 0;
   } catch (const InputError&) {
     return 0;
   }

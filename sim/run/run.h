@@ -110,6 +110,9 @@ bool streams_model_run(const RunRequest& request);
 // this request, streaming or not, and the topology turns onto itself. The period, or 0 (a bad
 // configuration too: the run itself says what is wrong).
 int symmetric_model_period(const RunRequest& request, const TopologyConfig& config);
+// A longer period (late ranks that repeat only every few hundred) would hold too much of the
+// schedule to be worth it: such a run streams.
+inline constexpr int kMostSymmetricPeriod = 256;
 // Such a run: builds and predicts the schedule a few steps at a time (predict_streamed in
 // sim/model/timing_model.h), up to kMaxStreamedRanks ranks; `progress` gets the transfers
 // predicted so far after each batch (under protocol auto, each candidate counts from 0).
