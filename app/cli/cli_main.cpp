@@ -174,7 +174,8 @@ int run_cli(int argc, char** argv) {
   flags::add_model_flags(*run_cmd, model);
   run_cmd->add_flag("--model-only", model.model_only,
                     fmt::format("predict only: no buffers, no backend, no check above {} ranks (up to {}; up to {} "
-                                "for an algorithm that streams, predicted step by step: `collsim list` marks them)",
+                                "for an algorithm that streams, predicted step by step, or that looks the same from "
+                                "every rank, predicted from one node's transfers: `collsim list` marks them)",
                                 kMaxRanks, kMaxModelRanks, kMaxStreamedRanks));
   CLI::App* explain_cmd = app.add_subcommand(
       "explain", "print the step table of a schedule, or of every phase of a lesson with its captions (checked, not run)");
