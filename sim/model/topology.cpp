@@ -445,10 +445,11 @@ int rotation_period(const Topology& t) {
   const int wiring = wiring_period(t);
   if (wiring == 0) return 0;
   // Late or slow ranks keep a period where they repeat (a lesson's phase whose ranks start
-  // when their node's last phase ended); one that does not repeat before the last rank
-  // leaves none (a straggler).
-  for (int period = wiring; period < t.ranks || period == wiring; period += wiring)
-    if (t.ranks % period == 0 && ranks_repeat(t, static_cast<std::size_t>(period))) return period;
+  // when their node's last phase ended). A pattern that repeats only after all the ranks (a
+  // straggler) leaves none, unless the links' own period is all the ranks already.
+  for (int period = wiring; period <= t.ranks; period += wiring)
+    if (t.ranks % period == 0 && ranks_repeat(t, static_cast<std::size_t>(period)))
+      return period < t.ranks || period == wiring ? period : 0;
   return 0;
 }
 

@@ -38,9 +38,9 @@ Verification merged_across_job(const Verification& mine) {
 }
 
 void run_one(const PipelineRequest& request, const PipelineHooks& hooks, PipelineResult& out) {
-  // Built and predicted together, a few steps at a time; a trace needs every transfer held.
-  if (request.model_only && !request.want_trace &&
-      (streams_model_run(request.run) || symmetric_model_period(request.run, request.topology) > 0)) {
+  // Built and predicted together, a few steps at a time, or from one period of ranks; a trace
+  // needs every transfer held.
+  if (request.model_only && !request.want_trace && predicted_without_schedule(request.run, request.topology)) {
     out.run = std::make_shared<RunResult>(run_streamed_model(request.run, request.topology, hooks.streamed));
     return;
   }

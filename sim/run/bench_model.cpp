@@ -45,8 +45,7 @@ std::string number_or_empty(const std::optional<double>& v) { return v ? fmt::fo
 double predicted_time_us(const BenchOptions& o, const std::string& algorithm, std::uint64_t count,
                          const TopologyConfig& topology) {
   const RunRequest request = point_request(o, algorithm, count);
-  if (streams_model_run(request) || symmetric_model_period(request, topology) > 0)
-    return run_streamed_model(request, topology).model->prediction.total_ns / 1e3;
+  if (predicted_without_schedule(request, topology)) return run_streamed_model(request, topology).model->prediction.total_ns / 1e3;
   RunResult r = prepare_model_run(request);
   predict_run(r, topology);
   return r.model->prediction.total_ns / 1e3;

@@ -310,6 +310,10 @@ int symmetric_model_period(const RunRequest& request, const TopologyConfig& conf
   }
 }
 
+bool predicted_without_schedule(const RunRequest& request, const TopologyConfig& config) {
+  return streams_model_run(request) || symmetric_model_period(request, config) > 0;
+}
+
 RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
                              const std::function<void(std::uint64_t)>& progress) {
   refuse_bad_inputs(request);

@@ -113,6 +113,9 @@ int symmetric_model_period(const RunRequest& request, const TopologyConfig& conf
 // A longer period (late ranks that repeat only every few hundred) would hold too much of the
 // schedule to be worth it: such a run streams.
 inline constexpr int kMostSymmetricPeriod = 256;
+// Whether run_streamed_model predicts a --model-only run without holding its schedule: it
+// streams, or it is predicted from one period. The one test the pipeline and the bench use.
+bool predicted_without_schedule(const RunRequest& request, const TopologyConfig& config);
 // Such a run: builds and predicts the schedule a few steps at a time (predict_streamed in
 // sim/model/timing_model.h), up to kMaxStreamedRanks ranks; `progress` gets the transfers
 // predicted so far after each batch (under protocol auto, each candidate counts from 0).
