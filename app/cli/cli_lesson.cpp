@@ -273,6 +273,11 @@ LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, cons
     throw InputError(fmt::format("--dump writes one collective's buffers; {} has {} phases: run a single-collective "
                                  "scenario to dump one",
                                  path, s.phases.size()));
+  if (s.ranks > kMaxRanks && (!f.outputs.trace.empty() || !f.outputs.chrome.empty() || !f.outputs.csv.empty()))
+    throw InputError(fmt::format("--trace, --chrome and --csv write every transfer of every phase, up to {} ranks; at "
+                                 "{} ranks the lesson's phases are predicted from one node's transfers: run it with "
+                                 "--ranks {} or fewer to write them",
+                                 kMaxRanks, s.ranks, kMaxRanks));
   LessonRun l;
   std::vector<std::size_t> firsts;  // each distinct collective's first phase, for the progress line
   ProgressLine progress;

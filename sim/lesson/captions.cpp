@@ -28,6 +28,7 @@
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 #include "sim/lesson/suggestion.h"
+#include "sim/model/symmetric_model.h"
 #include "sim/model/protocol.h"
 
 namespace collsim {
@@ -268,7 +269,10 @@ void add_step_names(Names& n, const CaptionContext& c) {
 
 // --- facts ------------------------------------------------------------------------------------
 
-PhaseFacts collective_facts(const Phase& phase, const Schedule& s) {
+// `totals`: the whole schedule's where `s` holds one period of `period` ranks of it
+// (holds_one_period): its counts are then the whole's, by symmetry.
+PhaseFacts collective_facts(const Phase& phase, const Schedule& s, const ScheduleTotals* totals = nullptr,
+                            int period = 0) {
   PhaseFacts ph;
   ph.collective = true;
   ph.name = phase.name;
@@ -292,13 +296,15 @@ PhaseFacts collective_facts(const Phase& phase, const Schedule& s) {
     if (ph.chunk_bytes == 0 && !t.is_local()) ph.chunk_bytes = static_cast<double>(s.bytes(t));
     if (!t.is_local() && s.bytes(t) > 0 && t.step >= 0 && t.step < s.step_count()) senders[static_cast<std::size_t>(t.step)].insert(t.src);
   }
+  const int turns = period > 0 ? s.total_ranks / period : 1;  // each sender of the period stands for this many
   for (const std::set<int>& step : senders) {
     if (step.empty()) continue;  // a step of local work only
-    const int n = static_cast<int>(step.size());
+    const int n = static_cast<int>(step.size()) * turns;
     ph.senders_min = ph.senders_min == 0 ? n : std::min(ph.senders_min, n);
     ph.senders_max = std::max(ph.senders_max, n);
   }
-  const std::vector<std::uint64_t> sent = bytes_sent_per_rank(s);
+  if (totals) ph.transfers = static_cast<int>(totals->transfers);
+  const std::vector<std::uint64_t> sent = totals ? totals->bytes_sent : bytes_sent_per_rank(s);
   if (!sent.empty()) {
     ph.sent = static_cast<double>(sent[0]);
     ph.sent_max = static_cast<double>(*std::max_element(sent.begin(), sent.end()));
@@ -364,6 +370,13 @@ struct DoesNotApply : InputError {
 [[noreturn]] void not_in_this_run(const std::string& why) { throw DoesNotApply(why); }
 
 // The phase a question asks about, with its range checked.
+// What a phase predicted from one period answers: figures of the whole collective that
+// symmetry gives, not a rank's or a step's own counts and values.
+bool answered_by_symmetry(Metric m) {
+  return m == Metric::steps || m == Metric::latency_us || m == Metric::bandwidth_us || m == Metric::busbw_gbps ||
+         is_timing(m);
+}
+
 const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
   const int phases = static_cast<int>(p.phases.size());
   if (q.phase < 1 || q.phase > phases)
@@ -372,6 +385,11 @@ const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
   const PhaseRun& run = p.phases[static_cast<std::size_t>(q.phase - 1)];
   if (!run.run)
     refuse(q, fmt::format("phase {} is a compute phase; only time_us and duration_us ask about one", q.phase));
+  if (holds_one_period(*run.run) && !answered_by_symmetry(q.metric))
+    refuse(q, fmt::format("at {} ranks phase {} is predicted from the transfers of one node (ranks 0-{}), which "
+                          "answer its steps, times and latency and bandwidth parts but not this; ask it at {} ranks "
+                          "or fewer",
+                          run.run->schedule.spec.ranks, q.phase, run.run->symmetric_period - 1, kMaxRanks));
   return run;
 }
 
@@ -580,6 +598,11 @@ double predicted_part(const Question& q, const ProgramResult& p, const PhaseRun&
                           q.phase));
   const RunResult& run = *phase.run;
   const CostPart part = q.metric == Metric::latency_us ? CostPart::latency : CostPart::bandwidth;
+  if (holds_one_period(run))
+    return predict_one_period(run.schedule, run.dependencies, run.symmetric_period,
+                              cost_part_topology(run.model->topology, part))
+               .total_ns /
+           1000;
   return cost_part_ns(run.schedule, run.dependencies, run.model->topology, part) / 1000;
 }
 
@@ -626,6 +649,15 @@ double metric_value(const Question& q, const ProgramResult& p, int* step_shown) 
 }
 
 // --- stage selectors ----------------------------------------------------------------------
+
+// stage_run from the schedule's stages (schedule_stages), found by halving: a caller that
+// visits every step of a 32 766-step ring would otherwise walk its stages once per step.
+std::pair<int, int> stage_run_in(const std::vector<StageFacts>& stages, int step) {
+  const auto it = std::upper_bound(stages.begin(), stages.end(), step,
+                                   [](int k, const StageFacts& st) { return k < st.first; });
+  if (it == stages.begin() || std::prev(it)->last < step) return {step, step};
+  return {std::prev(it)->first, std::prev(it)->last};
+}
 
 // The run of consecutive steps (1-based, inclusive) of step `step`'s stage: the whole phase
 // when the step has none.
@@ -1034,7 +1066,11 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
   for (std::size_t k = 0; k < s.phases.size(); ++k) {
     const Phase& phase = s.phases[k];
     PhaseFacts ph;
-    if (k < p.phases.size() && p.phases[k].run) ph = collective_facts(phase, p.phases[k].schedule);
+    if (k < p.phases.size() && p.phases[k].run) {
+      const RunResult& run = *p.phases[k].run;
+      ph = holds_one_period(run) ? collective_facts(phase, p.phases[k].schedule, &run.totals, run.symmetric_period)
+                                 : collective_facts(phase, p.phases[k].schedule);
+    }
     else ph.name = phase.name;
     if (k < p.phases.size()) add_times(ph, p.phases[k], p);
     f.phases.push_back(std::move(ph));
@@ -1073,7 +1109,8 @@ LessonFacts single_run_facts(const Scenario& s, const Schedule& schedule) {
   return f;
 }
 
-CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases) {
+CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases,
+                               const std::vector<StageFacts>* stages) {
   const int steps = phase_schedule.step_count();
   if (step < 0 || step > steps)
     throw InputError(fmt::format("caption of step {}: the phase has steps 1..{}", step, steps));
@@ -1087,7 +1124,7 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
   c.label = phase_schedule.step_labels[static_cast<std::size_t>(step - 1)];
   c.stage = std::string(phase_schedule.stage_of(step - 1));
   if (!c.stage.empty()) {
-    const auto [first, last] = stage_run(phase_schedule, step);
+    const auto [first, last] = stages ? stage_run_in(*stages, step) : stage_run(phase_schedule, step);
     c.stage_step = step - first + 1;
     c.stage_steps = last - first + 1;
   }
@@ -1107,6 +1144,8 @@ CaptionContext caption_context(const Schedule& phase_schedule, int step, int pha
     if (!first_remote) first_remote = &t;
     if (!rank0_remote && t.src == 0) rank0_remote = &t;
   }
+  if (phase_schedule.senders_kept > 0)  // one period of the ranks: the step's bytes are the whole's
+    c.step_bytes *= static_cast<std::uint64_t>(phase_schedule.total_ranks / phase_schedule.senders_kept);
   const Transfer* focus = rank0_remote ? rank0_remote : first_remote ? first_remote : first;
   if (focus) {
     c.src = focus->src;
@@ -1141,13 +1180,14 @@ int stage_selector_rank(std::string_view at, const Schedule& s, int step) {
 }
 
 CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
-                           int step) {
+                           int step, const std::vector<StageFacts>* stages) {
   const Phase& phase = s.phases.at(index);
   const int number = static_cast<int>(index) + 1, phases = static_cast<int>(s.phases.size());
   const bool collective = phase.kind == PhaseKind::collective;
   // Not `collective ? phase_schedule : Schedule{}`: that copies the whole schedule, once per step.
   static const Schedule none;
-  const CaptionContext c = caption_context(collective ? phase_schedule : none, collective ? step : 0, number, phases);
+  const CaptionContext c =
+      caption_context(collective ? phase_schedule : none, collective ? step : 0, number, phases, stages);
   Scope names(&f, index);
   add_step_names(names.top(), c);
   CaptionParts out;
@@ -1255,7 +1295,8 @@ void check_lesson_text(const Scenario& s, const ProgramResult& p, const LessonFa
     const bool collective = k < p.phases.size() && p.phases[k].run;
     const Schedule none;
     const Schedule& schedule = collective ? p.phases[k].schedule : none;
-    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts(s, f, k, schedule, step);
+    const std::vector<StageFacts> stages = schedule_stages(schedule);
+    for (int step = 0; step <= schedule.step_count(); ++step) caption_parts(s, f, k, schedule, step, &stages);
   }
   for (std::size_t k = 0; k < s.questions.size(); ++k) {
     question_text(s, f, k);

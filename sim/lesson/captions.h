@@ -136,7 +136,9 @@ struct CaptionContext {
   int src = -1, dst = -1, chunk = -1;
   std::uint64_t bytes = 0, step_bytes = 0;
 };
-CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases);
+// `stages`: the schedule's schedule_stages, given by a caller that visits every step.
+CaptionContext caption_context(const Schedule& phase_schedule, int step, int phase_number, int phases,
+                               const std::vector<StageFacts>* stages = nullptr);
 
 // Which steps a stage caption's `at` selects (Phase::stage_captions): "every", "first",
 // "last", a stage ("reduce_scatter": all its steps), or a stage's "first" or "last"
@@ -154,8 +156,9 @@ int stage_selector_rank(std::string_view at, const Schedule& phase_schedule, int
 struct CaptionParts {
   std::string lesson, phase, step;
 };
+// `stages` as caption_context's.
 CaptionParts caption_parts(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
-                           int step);
+                           int step, const std::vector<StageFacts>* stages = nullptr);
 // The parts joined by spaces, the step's label standing in for a step without a caption.
 std::string shown_caption(const Scenario& s, const LessonFacts& f, std::size_t index, const Schedule& phase_schedule,
                           int step);

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "sim/check/dependencies.h"
+#include "sim/model/symmetric_model.h"
 #include "sim/run/bench.h"
 #include "sim/core/errors.h"
 
@@ -51,13 +52,20 @@ struct DistinctRun {
 
 // The run a phase names: the earlier phase's when one asked for the same collective, or
 // for one that resolved to what this phase asks (slices 0 there, the default given here).
-std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool model_only,
-                                   const PrepareOptions& options, std::vector<DistinctRun>& runs) {
+// Above kMaxRanks on the model alone, a collective that looks the same from every node
+// holds one node's transfers (prepare_one_period_model_run; `topology` decides whether it
+// does); any other is built whole.
+std::shared_ptr<RunResult> run_for(const Phase& phase, std::size_t index, bool model_only, const PrepareOptions& options,
+                                   const TopologyConfig& topology, std::vector<DistinctRun>& runs) {
   for (const DistinctRun& d : runs)
     if (same_request(phase.request, d.asked) || same_request(phase.request, d.run->request)) return d.run;
   try {
-    auto run = std::make_shared<RunResult>(model_only ? prepare_model_run(phase.request, options)
-                                                      : prepare_run(phase.request, options));
+    std::optional<RunResult> one_period;
+    if (model_only && phase.request.spec.ranks > kMaxRanks)
+      one_period = prepare_one_period_model_run(phase.request, topology);
+    auto run = std::make_shared<RunResult>(one_period ? std::move(*one_period)
+                                           : model_only ? prepare_model_run(phase.request, options)
+                                                        : prepare_run(phase.request, options));
     runs.push_back({phase.request, run});
     return run;
   } catch (const InputError& e) {
@@ -98,6 +106,11 @@ void set_phase_schedule(PhaseRun& pr, const Phase& phase, std::size_t index) {
     std::iota(pr.source_transfer.begin(), pr.source_transfer.end(), std::size_t{0});
     return;
   }
+  if (holds_one_period(*pr.run))
+    throw InputError(fmt::format("{}: steps [{}, {}]: at {} ranks its collective is predicted from one node's "
+                                 "transfers, and a part of it cannot be (run it whole, or at most {} ranks)",
+                                 phase_where(phase, index), phase.first_step, phase.last_step,
+                                 pr.run->schedule.spec.ranks, kMaxRanks));
   if (phase.first_step < 1 || phase.last_step < phase.first_step || phase.last_step > steps)
     throw InputError(fmt::format("{}: steps [{}, {}] is not a range of the collective's {} step{} (1..{})",
                                  phase_where(phase, index), phase.first_step, phase.last_step, steps,
@@ -294,6 +307,44 @@ void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline
 // program's, under the protocol that collective's prediction used), every rank starting
 // when it is ready. A rank takes part from its first transfer's begin to its last transfer's end
 // (sent or received); a rank without transfers takes no part.
+// A phase whose run holds one period of its transfers (holds_one_period): predicted from
+// them where the ranks' ready times repeat with the period, as they do after phases
+// predicted so.
+Prediction predict_one_period_phase(const PhaseRun& pr, const Phase& phase, const Topology& t) {
+  const RunResult& run = *pr.run;
+  if (!turns_onto_itself(t, run.symmetric_period))
+    throw InputError(fmt::format(
+        "{}: at {} ranks this collective is predicted from the transfers of ranks 0-{} (one node), which needs the "
+        "nodes to start it alike; here its ranks are ready at times that do not repeat from node to node (an earlier "
+        "phase ended unevenly): put it before the phases predicted whole (trees), or run at most {} ranks",
+        phase_where(phase, static_cast<std::size_t>(pr.phase)), run.schedule.spec.ranks, run.symmetric_period - 1,
+        kMaxRanks));
+  return predict_one_period(pr.schedule, run.dependencies, run.symmetric_period, t);
+}
+
+// Each rank's part in the phase, from its first transfer's begin to its last transfer's end
+// (sent or received). Of a run that holds one period, rank r takes the part of rank r mod P:
+// the period's transfer (src, dst) stands for every turn of itself, (src + kP, dst + kP),
+// so its receiver's class is dst mod P.
+void set_rank_spans(PhaseRun& pr) {
+  const int period = holds_one_period(*pr.run) ? pr.run->symmetric_period : 0;
+  for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) {
+    const Transfer& x = pr.schedule.transfers[i];
+    for (const int rank : {x.src, x.dst}) {
+      const auto r = static_cast<std::size_t>(period > 0 ? rank % period : rank);
+      const bool first = pr.rank_begin_ns[r] < 0;
+      pr.rank_begin_ns[r] = first ? pr.begin_ns[i] : std::min(pr.rank_begin_ns[r], pr.begin_ns[i]);
+      pr.rank_end_ns[r] = first ? pr.end_ns[i] : std::max(pr.rank_end_ns[r], pr.end_ns[i]);
+    }
+  }
+  if (period == 0) return;
+  const auto p = static_cast<std::size_t>(period);
+  for (std::size_t r = p; r < static_cast<std::size_t>(pr.schedule.total_ranks); ++r) {
+    pr.rank_begin_ns[r] = pr.rank_begin_ns[r % p];
+    pr.rank_end_ns[r] = pr.rank_end_ns[r % p];
+  }
+}
+
 void place_collective(PhaseRun& pr, const Phase& phase, const Topology& run_topology, Timeline& timeline) {
   Topology t = run_topology;
   for (std::size_t r = 0; r < t.late_ns.size(); ++r) {
@@ -306,20 +357,12 @@ void place_collective(PhaseRun& pr, const Phase& phase, const Topology& run_topo
     pr.begin_ns = run.model->prediction.begin_ns;
     pr.end_ns = run.model->prediction.end_ns;
   } else {
-    const Prediction pred =
-        predict(pr.schedule, whole ? run.dependencies : derive_dependencies(pr.schedule), t);
+    const Prediction pred = holds_one_period(run) ? predict_one_period_phase(pr, phase, t)
+                                                  : predict(pr.schedule, whole ? run.dependencies : derive_dependencies(pr.schedule), t);
     pr.begin_ns = pred.begin_ns;
     pr.end_ns = pred.end_ns;
   }
-  for (std::size_t i = 0; i < pr.schedule.transfers.size(); ++i) {
-    const Transfer& x = pr.schedule.transfers[i];
-    for (const int rank : {x.src, x.dst}) {
-      const auto r = static_cast<std::size_t>(rank);
-      const bool first = pr.rank_begin_ns[r] < 0;
-      pr.rank_begin_ns[r] = first ? pr.begin_ns[i] : std::min(pr.rank_begin_ns[r], pr.begin_ns[i]);
-      pr.rank_end_ns[r] = first ? pr.end_ns[i] : std::max(pr.rank_end_ns[r], pr.end_ns[i]);
-    }
-  }
+  set_rank_spans(pr);
   for (std::size_t r = 0; r < pr.rank_end_ns.size(); ++r)
     if (pr.rank_begin_ns[r] >= 0) timeline.finish(r, phase, pr.rank_end_ns[r]);
 }
@@ -528,6 +571,12 @@ PrepareOptions options_for(const Scenario& s, PrepareOptions options) {
 
 ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const PrepareOptions& asked) {
   const bool model_only = asked_model_only || s.model_only;  // [run] model_only: whoever asks
+  // The views ask for the histories; they show every transfer, which above kMaxRanks is not
+  // held (refused before any work).
+  if (asked.record_history && s.ranks > kMaxRanks)
+    throw InputError(fmt::format("--ranks {}: the views show every transfer of every phase, up to {} ranks; above, "
+                                 "`collsim run` predicts the lesson from one node's transfers",
+                                 s.ranks, kMaxRanks));
   ProgramResult p;
   const PrepareOptions options = options_for(s, asked);
   std::vector<DistinctRun> runs;
@@ -536,7 +585,7 @@ ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const Pr
     PhaseRun& pr = p.phases.emplace_back();
     pr.phase = static_cast<int>(k);
     if (phase.kind != PhaseKind::collective) continue;
-    pr.run = run_for(phase, k, model_only, options, runs);
+    pr.run = run_for(phase, k, model_only, options, s.topology, runs);
     set_phase_schedule(pr, phase, k);
     p.total_ranks = std::max(p.total_ranks, pr.run->schedule.total_ranks);
   }
@@ -577,7 +626,9 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
   // protocol auto each collective gets its own protocol there, as NCCL chooses per call,
   // and its phases are placed under that protocol.
   for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
-    run->model = run_model(run->schedule, run->dependencies, config, program_workers(p), p.total_ranks);
+    run->model = holds_one_period(*run) ? run_model_one_period(run->schedule, run->dependencies, run->symmetric_period,
+                                                               config, program_workers(p), p.total_ranks)
+                                        : run_model(run->schedule, run->dependencies, config, program_workers(p), p.total_ranks);
   Timeline timeline(p.topology, p.phases);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {

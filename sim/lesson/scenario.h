@@ -18,6 +18,10 @@
 
 namespace collsim {
 
+// A lesson that runs on the model alone ([run] model_only) takes up to this many ranks under
+// `--ranks`; its views and exports, which show every transfer, still stop at kMaxRanks.
+inline constexpr int kMaxModelLessonRanks = 16384;
+
 // The "format" key every scenario file starts with. This build reads format 1 (one
 // [collective]) and format 2 (lessons: [[phase]], [training], captions, [[question]]).
 inline constexpr int kScenarioFormatVersion = 2;
@@ -94,6 +98,10 @@ struct Scenario {
   // any file: nothing is allocated or executed (a lesson at sizes no machine here could hold).
   // Every front end runs it so; run_pipeline refuses a request that does not ask for it.
   bool model_only = false;
+  // The most ranks `--ranks` may give it: kMaxRanks, or kMaxModelLessonRanks on the model
+  // alone, where its phases are predicted from one node's transfers (program.h) or, for
+  // algorithms that do not look the same from every node (trees), whole.
+  int rank_limit() const;
   // The clock the views open it on ("steps", "measured", "predicted"); empty: steps.
   // A phase's own `clock` (Phase::clock) wins while that phase is shown.
   std::string clock;

@@ -821,7 +821,7 @@ Phase read_lesson_collective(const Table& t, const LessonContext& l) {
 
 void read_format2(const Table& top, Scenario& s) {
   const std::optional<Entry> ranks = top.find("ranks");
-  s.ranks = ranks ? ranks->int32(1, kMaxRanks) : kDefaultRanks;
+  s.ranks = ranks ? ranks->int32(1, s.rank_limit()) : kDefaultRanks;  // [run] is read before
   s.request.spec.ranks = s.ranks;
   const LessonContext l{s.source, s.request, ranks, s.phases};
   if (auto e = top.find("caption")) {
@@ -889,13 +889,22 @@ std::string phase_label(const Scenario& s, std::size_t i) {
   return fmt::format("phase[{}] '{}'", i + 1, s.phases[i].name);
 }
 
+// --ranks N within the lesson's limit (Scenario::rank_limit).
+void check_lesson_rank_count(const Scenario& s, int n) {
+  if (n >= 1 && n <= s.rank_limit()) return;
+  throw InputError(fmt::format("--ranks {}: must be between 1 and {}{}", n, s.rank_limit(),
+                               s.model_only ? ""
+                                            : fmt::format(" ({} for a lesson that runs on the model alone)",
+                                                          kMaxModelLessonRanks)));
+}
+
 // --ranks N on a lesson: every phase runs on N ranks, and what the file fixed for its own
 // ranks (a root, servers, a schedule written by hand, compute figures per rank) must still
 // fit. [training] generates its phases again.
 void set_lesson_ranks(Scenario& s, int n) {
   const std::string flag = fmt::format("--ranks {}", n);
   const auto refuse = [&](const std::string& why) { throw InputError(fmt::format("{}: {}", flag, why)); };
-  if (n < 1 || n > kMaxRanks) refuse(fmt::format("must be between 1 and {}", kMaxRanks));
+  check_lesson_rank_count(s, n);
   const std::size_t own = own_phases(s);
   for (std::size_t i = 0; i < own; ++i) {
     Phase& p = s.phases[i];
@@ -934,6 +943,8 @@ void set_lesson_ranks(Scenario& s, int n) {
 
 
 }  // namespace
+
+int Scenario::rank_limit() const { return model_only ? kMaxModelLessonRanks : kMaxRanks; }
 
 bool Scenario::single_collective() const {
   return phases.size() == 1 && phases[0].kind == PhaseKind::collective && phases[0].first_step == 0 && !training;
@@ -992,7 +1003,7 @@ namespace {
 Scenario overridden(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
                     const GivenFields& given) {
   // A rank count of 0 or less says so first, before any question or phase trips over it.
-  if (given(RequestField::ranks) && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
+  if (given(RequestField::ranks)) check_lesson_rank_count(s, from_flags.spec.ranks);
   refuse_fixed_ranks(s, from_flags, given);
   if (given(RequestField::latency_rule) && !s.text_holds_under(topology_flags.latency_rule))
     throw InputError(fmt::format("--latency-rule {}: {} explains its times under other latency rules ({}); its text "

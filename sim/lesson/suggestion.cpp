@@ -120,7 +120,7 @@ void read_flags(const Table& t, const Scenario& s, Suggestion& out) {
   out.request = s.request;
   out.topology = s.topology;
   if (auto e = t.find("ranks")) {
-    out.request.spec.ranks = e->int32(1, kMaxRanks);
+    out.request.spec.ranks = e->int32(1, s.rank_limit());
     out.given.add(RequestField::ranks);
     add_words(out.change, flag_words(RequestField::ranks, e->node()));
   }

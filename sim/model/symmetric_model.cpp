@@ -74,24 +74,45 @@ Schedule turned_to_first_period(const Schedule& one_period, const RankRotation& 
   return s;
 }
 
-SymmetricModel predict_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation, const Topology& t) {
-  SymmetricModel out;
-  out.period = symmetric_period(t, rotation).value_or(0);
-  if (out.period == 0) throw std::logic_error("predict_symmetric: the topology does not turn onto itself by the rotation");
+OnePeriod build_one_period(const ScheduleGenerator& generate, const RankRotation& rotation, int period) {
+  OnePeriod out;
+  out.period = period;
   {
-    KeepSendersBelow keep(out.period);
+    KeepSendersBelow keep(period);
     out.schedule = generate();
   }
-  if (out.schedule.total_ranks != t.ranks)
-    throw std::logic_error(fmt::format("predict_symmetric: a schedule of {} ranks on a topology of {}",
-                                       out.schedule.total_ranks, t.ranks));
-  const DependencyGraph g = derive_dependencies(turned_to_first_period(out.schedule, rotation, out.period));
-  des::Simulation sim(t, out.schedule.channels, nullptr, true);
-  sim.use_link_orbits(link_orbits(t, out.period));
-  sim.add(out.schedule, 0, 0, g);
+  out.dependencies = derive_dependencies(turned_to_first_period(out.schedule, rotation, period));
+  out.totals = whole_totals(out.schedule, period);
+  return out;
+}
+
+bool turns_onto_itself(const Topology& t, int period) {
+  const int q = rotation_period(t);
+  return q > 0 && period % q == 0 && t.ranks % period == 0;
+}
+
+Prediction predict_one_period(const Schedule& one_period, const DependencyGraph& g, int period, const Topology& t) {
+  if (!turns_onto_itself(t, period))
+    throw std::logic_error(fmt::format("predict_one_period: the topology does not turn onto itself by {} ranks", period));
+  if (one_period.total_ranks != t.ranks)
+    throw std::logic_error(fmt::format("predict_one_period: a schedule of {} ranks on a topology of {}",
+                                       one_period.total_ranks, t.ranks));
+  des::Simulation sim(t, one_period.channels, nullptr, true);
+  sim.use_link_orbits(link_orbits(t, period));
+  sim.add(one_period, 0, 0, g);
   sim.advance(false);
-  out.prediction = std::move(sim).finish();
-  out.totals = whole_totals(out.schedule, out.period);
+  return std::move(sim).finish();
+}
+
+SymmetricModel predict_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation, const Topology& t) {
+  const int period = symmetric_period(t, rotation).value_or(0);
+  if (period == 0) throw std::logic_error("predict_symmetric: the topology does not turn onto itself by the rotation");
+  OnePeriod one = build_one_period(generate, rotation, period);
+  SymmetricModel out;
+  out.period = period;
+  out.prediction = predict_one_period(one.schedule, one.dependencies, period, t);
+  out.schedule = std::move(one.schedule);
+  out.totals = std::move(one.totals);
   return out;
 }
 

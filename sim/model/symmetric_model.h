@@ -40,6 +40,25 @@ std::optional<int> symmetric_period(const Topology& t, const RankRotation& rotat
 // links of one orbit).
 SymmetricModel predict_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation, const Topology& t);
 
+// The parts of predict_symmetric, for a caller that predicts one period more than once (a
+// lesson's phase placed with its ranks' start times, its latency and bandwidth parts):
+// one period's transfers (generated under KeepSendersBelow(period)), their dependencies as
+// turned_to_first_period sees them, and the whole schedule's totals.
+struct OnePeriod {
+  int period = 0;
+  Schedule schedule;
+  DependencyGraph dependencies;
+  ScheduleTotals totals;
+};
+OnePeriod build_one_period(const ScheduleGenerator& generate, const RankRotation& rotation, int period);
+// Whether turning `t` by `period` ranks maps it onto itself (its links, late and slow ranks
+// included): rotation_period(t) divides the period, which divides the ranks.
+bool turns_onto_itself(const Topology& t, int period);
+// Predicts one period (`g` from turned_to_first_period) on `t` as predict_symmetric does: the
+// times of its transfers; total_ns, busiest links and links used are the whole schedule's.
+// logic_error where !turns_onto_itself(t, period).
+Prediction predict_one_period(const Schedule& one_period, const DependencyGraph& g, int period, const Topology& t);
+
 // run_model for a symmetric schedule (defined in timing_model.cpp beside run_model and
 // run_model_streamed, so that every kind of prediction chooses a protocol alike): under
 // protocol auto each candidate is predicted from its period. InputError for a bad
@@ -52,6 +71,10 @@ struct SymmetricModelRun {
 };
 SymmetricModelRun run_model_symmetric(const ScheduleGenerator& generate, const RankRotation& rotation,
                                       const TopologyConfig& config, int workers, int total_ranks);
+// run_model for one period already built (build_one_period's schedule and dependencies): under
+// protocol auto each candidate predicted from it.
+ModelRun run_model_one_period(const Schedule& one_period, const DependencyGraph& g, int period,
+                              const TopologyConfig& config, int workers, int total_ranks);
 
 // The schedule of one period as the dependency derivation sees it: every receiver at or
 // beyond the period replaced by the rank of the first period in its place, its regions

@@ -44,7 +44,7 @@ Prediction predict(const Schedule& s, const DependencyGraph& g, const Topology& 
 }
 
 
-double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology& t, CostPart part) {
+Topology cost_part_topology(const Topology& t, CostPart part) {
   Topology only = t;
   if (part == CostPart::latency) {  // infinitely fast links, reductions and copies: 1/rate = 0
     std::fill(only.ns_per_byte.begin(), only.ns_per_byte.end(), 0.0);
@@ -53,7 +53,11 @@ double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology&
     std::fill(only.latency_ns.begin(), only.latency_ns.end(), 0.0);
     only.base_latency_ns = 0;
   }
-  return predict(s, g, only).total_ns;
+  return only;
+}
+
+double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology& t, CostPart part) {
+  return predict(s, g, cost_part_topology(t, part)).total_ns;
 }
 
 CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, const Topology& t) {
@@ -124,6 +128,12 @@ SymmetricModelRun run_model_symmetric(const ScheduleGenerator& generate, const R
     return std::move(m.prediction);
   });
   return out;
+}
+
+ModelRun run_model_one_period(const Schedule& one_period, const DependencyGraph& g, int period,
+                              const TopologyConfig& config, int workers, int total_ranks) {
+  return choose_protocol(config, workers, total_ranks,
+                         [&](const Topology& t) { return predict_one_period(one_period, g, period, t); });
 }
 
 std::vector<double> link_bytes(const Schedule& s, const Topology& t) {

@@ -156,6 +156,8 @@ CostSplit split_latency_bandwidth(const Schedule& s, const DependencyGraph& g, c
 // One of the two parts alone (one prediction, not two): what a lesson's question asks.
 enum class CostPart { latency, bandwidth };
 double cost_part_ns(const Schedule& s, const DependencyGraph& g, const Topology& t, CostPart part);
+// The topology cost_part_ns predicts on: `t` with only that part's costs left.
+Topology cost_part_topology(const Topology& t, CostPart part);
 
 // The bytes each directed link of `t` carries over the whole schedule, along the
 // topology's routes (route()): what the views label links with.

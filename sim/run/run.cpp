@@ -292,6 +292,15 @@ void predict_one_period(RunResult& result, const RankRotation& rotation, const T
   result.model->prediction.end_ns.clear();
 }
 
+// The verification line of a run predicted from one period of `period` ranks.
+std::string one_period_rule(std::size_t transfers, int period) {
+  return fmt::format(
+      "not executed (--model-only); symbolic check skipped above {} ranks; predicted from the {} transfers {} "
+      "send{}, the rest by symmetry",
+      kMaxRanks, transfers, period == 1 ? std::string("rank 0") : fmt::format("ranks 0-{}", period - 1),
+      period == 1 ? "s" : "");
+}
+
 }  // namespace
 
 int symmetric_model_period(const RunRequest& request, const TopologyConfig& config) {
@@ -329,12 +338,7 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
     mark_model_only(result);
     result.streamed = true;
     result.check_skipped = true;
-    result.verification.rule = fmt::format(
-        "not executed (--model-only); symbolic check skipped above {} ranks; predicted from the {} transfers {} "
-        "send{}, the rest by symmetry",
-        kMaxRanks, result.peak_window_transfers,
-        result.symmetric_period == 1 ? std::string("rank 0") : fmt::format("ranks 0-{}", result.symmetric_period - 1),
-        result.symmetric_period == 1 ? "s" : "");
+    result.verification.rule = one_period_rule(result.peak_window_transfers, result.symmetric_period);
     return result;
   }
   StreamOptions options;
@@ -358,7 +362,37 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
   return result;
 }
 
-void predict_run(RunResult& r, const TopologyConfig& config) { r.model = run_model(r.schedule, r.dependencies, config); }
+std::optional<RunResult> prepare_one_period_model_run(const RunRequest& request, const TopologyConfig& config) {
+  refuse_bad_inputs(request);
+  RunResult result;
+  result.request = request;
+  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  const RunRequest& r = result.request;
+  validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
+  const int period = symmetric_model_period(r, config);
+  if (period == 0) return std::nullopt;
+  OnePeriod one = build_one_period(
+      [&] { return build_algorithm_schedule(r.spec, r.algorithm, r.options, kMaxStreamedRanks); },
+      *request_rotation(r), period);
+  result.request.options = resolve_options(r.spec, r.algorithm, r.options);  // as built
+  result.schedule = std::move(one.schedule);
+  result.dependencies = std::move(one.dependencies);
+  result.totals = std::move(one.totals);
+  result.symmetric_period = period;
+  mark_model_only(result);
+  result.check_skipped = true;
+  result.verification.rule = one_period_rule(result.schedule.transfers.size(), period);
+  return result;
+}
+
+bool holds_one_period(const RunResult& r) { return r.symmetric_period > 0 && !r.streamed; }
+
+void predict_run(RunResult& r, const TopologyConfig& config) {
+  const int workers = r.schedule.spec.ranks, total = r.schedule.total_ranks;
+  r.model = holds_one_period(r)
+                ? run_model_one_period(r.schedule, r.dependencies, r.symmetric_period, config, workers, total)
+                : run_model(r.schedule, r.dependencies, config);
+}
 
 RunResult run_collective(const RunRequest& request, Backend& backend) {
   RunResult result = prepare_run(request);

@@ -50,7 +50,8 @@ struct RunResult {
   bool streamed = false;
   std::size_t peak_window_transfers = 0;  // streamed: the most transfers held at once
   // Streamed runs of a symmetric schedule are predicted from one period of ranks instead
-  // (symmetric_model_period): its ranks, P; 0 otherwise.
+  // (symmetric_model_period): its ranks, P; 0 otherwise. Such a run either holds no
+  // transfers (streamed, run_streamed_model) or one period's (prepare_one_period_model_run).
   int symmetric_period = 0;
   // The schedule's size as the reports say it (transfers, steps, bytes per rank), counted
   // once whether the schedule is held or streamed.
@@ -123,6 +124,19 @@ bool predicted_without_schedule(const RunRequest& request, const TopologyConfig&
 // progress then); the result says which (symmetric_period) and is otherwise the same.
 RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
                              const std::function<void(std::uint64_t)>& progress = {});
+
+// A --model-only run that symmetric_model_period predicts from one period, prepared for a
+// caller that predicts it more than once (a lesson places it after other phases, and asks
+// for its latency and bandwidth parts): its schedule holds one period's transfers (ranks
+// 0..P-1 send), its dependencies are derived as turned_to_first_period sees them, its totals
+// are the whole schedule's, symmetric_period is P (holds_one_period). predict_run predicts
+// it (run_model_one_period); predict_one_period (sim/model/symmetric_model.h) on any topology
+// that turns onto itself by P. nullopt where symmetric_model_period is 0; InputError for a bad
+// request.
+std::optional<RunResult> prepare_one_period_model_run(const RunRequest& request, const TopologyConfig& config);
+// Whether a run holds one period's transfers only (prepare_one_period_model_run): its views,
+// per-rank counts and per-transfer questions are not the whole schedule's.
+bool holds_one_period(const RunResult& r);
 
 // Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
 // configuration, naming the flag, key or file position it came from).

@@ -112,6 +112,7 @@ Schedule schedule_header(const Schedule& s) {
   out.algorithm = s.algorithm;
   out.total_ranks = s.total_ranks;
   out.channels = s.channels;
+  out.senders_kept = s.senders_kept;
   out.scratch_count = s.scratch_count;
   out.average_divisor = s.average_divisor;
   return out;

@@ -94,6 +94,11 @@ struct Schedule {
   // Channels the transfers are spread over (every transfer's channel is below it): NCCL's
   // and MSCCL's parallel lanes, each with 1/channels of every link's bandwidth.
   int channels = 1;
+  // Built under KeepSendersBelow (schedule_builder.h): only ranks 0..senders_kept-1's
+  // transfers are here, one period of a symmetric schedule (sim/model/symmetric_model.h), the
+  // rest of it by symmetry; a step's transfers and bytes are total_ranks / senders_kept times
+  // these. 0: every rank's transfers.
+  int senders_kept = 0;
 
   int step_count() const { return static_cast<int>(step_labels.size()); }
   // The index of step k's first transfer (0 <= k <= step_count(); k = step_count() gives

@@ -49,6 +49,7 @@ ScheduleBuilder::ScheduleBuilder(const CollectiveSpec& spec, std::string algorit
   schedule_.algorithm = std::move(algorithm);
   schedule_.total_ranks = std::max(total_ranks, spec.ranks);
   senders_end_ = std::min(schedule_.total_ranks, t_senders_below > 0 ? std::exchange(t_senders_below, 0) : schedule_.total_ranks);
+  if (senders_end_ < schedule_.total_ranks) schedule_.senders_kept = senders_end_;
   schedule_.scratch_count.assign(static_cast<std::size_t>(schedule_.total_ranks), 0);
   schedule_.average_divisor = spec.ranks;
 }
