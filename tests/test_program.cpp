@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
+#include "sim/lesson/captions.h"
 #include "sim/lesson/program.h"
 #include "test_support.h"
 
@@ -552,4 +553,89 @@ TEST_CASE("program: bad waits and frees name the phase") {
   ProgramResult q = prepare_program(again);
   CHECK(testing::input_error([&] { predict_program(q, again, config()); }).find("allocates 'x' on rank 0 while it still holds it") !=
         std::string::npos);
+}
+
+// Above kMaxRanks a model-only lesson predicts each phase whose collective looks the same from
+// every node from one node's transfers, placed with its ranks' ready times (the previous
+// phase's ends, which repeat from node to node as long as such phases come first). Every
+// rank's part, each collective alone and its latency and bandwidth parts must equal what the
+// whole schedule predicts on the same topology with the same ready times. PAT and the
+// hierarchical all-reduce keep the whole schedules small at 2048 ranks; a tree after them
+// is predicted whole, from ready times that no longer repeat.
+TEST_CASE("a lesson above 1024 ranks: the phases predicted from one node equal the whole schedules") {
+  const int n = 2048;
+  TopologyConfig c;
+  c.kind = TopologyKind::two_level;
+  c.group_size = 8;
+  c.protocol = Protocol::ll;
+  RunRequest hierarchical = request(Collective::all_reduce, "hierarchical", n, 64 * n);
+  hierarchical.options.ranks_per_node = 8;
+  Scenario s = lesson({collective("pat all-gather", request(Collective::all_gather, "pat", n, 16)),
+                       collective("hierarchical", hierarchical),
+                       collective("pat reduce-scatter", request(Collective::reduce_scatter, "pat", n, 16)),
+                       collective("tree", request(Collective::all_reduce, "double_binary_tree", n, 4096))});
+  s.ranks = n;
+  s.request.spec.ranks = n;
+  s.model_only = true;
+  s.topology = c;
+  ProgramResult p = prepare_program(s);
+  predict_program(p, s, c);
+  const Topology plain = make_topology(c, n, n);
+  std::vector<double> ready(static_cast<std::size_t>(n), 0.0);
+  for (std::size_t k = 0; k < s.phases.size(); ++k) {
+    CAPTURE(k);
+    const PhaseRun& pr = p.phases[k];
+    CHECK(holds_one_period(*pr.run) == (k < 3));
+    const RunResult whole = prepare_model_run(s.phases[k].request);
+    REQUIRE(!holds_one_period(whole));
+    Topology t = plain;
+    t.late_ns = ready;
+    const Prediction placed = predict(whole.schedule, whole.dependencies, t);
+    std::vector<double> begin(ready.size(), -1), end(ready.size(), -1);
+    for (std::size_t i = 0; i < whole.schedule.transfers.size(); ++i)
+      for (const int rank : {whole.schedule.transfers[i].src, whole.schedule.transfers[i].dst}) {
+        const auto r = static_cast<std::size_t>(rank);
+        begin[r] = begin[r] < 0 ? placed.begin_ns[i] : std::min(begin[r], placed.begin_ns[i]);
+        end[r] = std::max(end[r], placed.end_ns[i]);
+      }
+    for (std::size_t r = 0; r < ready.size(); ++r) {
+      CHECK(pr.rank_begin_ns[r] == doctest::Approx(begin[r]).epsilon(1e-12));
+      CHECK(pr.rank_end_ns[r] == doctest::Approx(end[r]).epsilon(1e-12));
+    }
+    ready = end;
+    // Alone, and its two parts (a lesson's latency_us and bandwidth_us questions).
+    CHECK(pr.run->model->prediction.total_ns ==
+          doctest::Approx(predict(whole.schedule, whole.dependencies, plain).total_ns).epsilon(1e-12));
+    for (const Metric m : {Metric::latency_us, Metric::bandwidth_us}) {
+      Question q;
+      q.metric = m;
+      q.phase = static_cast<int>(k) + 1;
+      const CostPart part = m == Metric::latency_us ? CostPart::latency : CostPart::bandwidth;
+      CHECK(answer_question(q, p, nullptr).value * 1000 ==
+            doctest::Approx(cost_part_ns(whole.schedule, whole.dependencies, plain, part)).epsilon(1e-9));
+    }
+  }
+  // Per transfer, step and rank the phases predicted from one node answer nothing: refused, by name.
+  Question sent;
+  sent.metric = Metric::bytes_sent;
+  sent.phase = 1;
+  sent.origin = "lesson.toml:30:1";
+  sent.text = "bytes?";
+  CHECK_THROWS_WITH_AS(answer_question(sent, p, nullptr), doctest::Contains("predicted from the transfers of one node"),
+                       InputError);
+  // Nor do the views and exports show them.
+  CHECK_THROWS_WITH_AS(program_to_json(s, p), doctest::Contains("run it with --ranks 1024 or fewer"), InputError);
+  CHECK_THROWS_WITH_AS(prepare_program(s, true, {.record_history = true}), doctest::Contains("the views show every transfer"),
+                       InputError);
+  // Predicted on a topology that does not look the same from every node (a straggler): refused.
+  TopologyConfig late = c;
+  late.stragglers = {Straggler{.rank = 3, .late_us = 5}};
+  ProgramResult again = prepare_program(s);
+  CHECK_THROWS_WITH_AS(predict_program(again, s, late), doctest::Contains("which this topology does not allow"),
+                       InputError);
+  // A symmetric phase after the tree: its ranks are ready at times that differ from node to node.
+  s.phases.push_back(collective("pat after the tree", request(Collective::all_gather, "pat", n, 32)));
+  ProgramResult after = prepare_program(s);
+  CHECK_THROWS_WITH_AS(predict_program(after, s, c), doctest::Contains("put it before the phases predicted whole"),
+                       InputError);
 }

@@ -374,6 +374,10 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
 }
 
 int command_explain_lesson(const Scenario& s) {
+  if (s.ranks > kMaxRanks)  // before the work: every phase's steps are shown, each from its transfers
+    throw InputError(fmt::format("--ranks {}: explain shows every step of every phase, up to {} ranks; `collsim run` "
+                                 "predicts the lesson at {} ranks from one node's transfers",
+                                 s.ranks, kMaxRanks, s.ranks));
   const ProgramResult p = model_program(s);  // builds and checks every schedule, predicts; runs nothing
   const LessonFacts facts = checked_facts(s, p);
   fmt::print("lesson: {}\n", lesson_name(s, s.source));

@@ -269,10 +269,9 @@ void add_step_names(Names& n, const CaptionContext& c) {
 
 // --- facts ------------------------------------------------------------------------------------
 
-// `totals`: the whole schedule's where `s` holds one period of `period` ranks of it
-// (holds_one_period): its counts are then the whole's, by symmetry.
-PhaseFacts collective_facts(const Phase& phase, const Schedule& s, const ScheduleTotals* totals = nullptr,
-                            int period = 0) {
+// `totals`: the whole schedule's where `s` holds one period of its ranks' transfers
+// (Schedule::senders_kept): its counts are then the whole's, by symmetry.
+PhaseFacts collective_facts(const Phase& phase, const Schedule& s, const ScheduleTotals* totals = nullptr) {
   PhaseFacts ph;
   ph.collective = true;
   ph.name = phase.name;
@@ -296,7 +295,7 @@ PhaseFacts collective_facts(const Phase& phase, const Schedule& s, const Schedul
     if (ph.chunk_bytes == 0 && !t.is_local()) ph.chunk_bytes = static_cast<double>(s.bytes(t));
     if (!t.is_local() && s.bytes(t) > 0 && t.step >= 0 && t.step < s.step_count()) senders[static_cast<std::size_t>(t.step)].insert(t.src);
   }
-  const int turns = period > 0 ? s.total_ranks / period : 1;  // each sender of the period stands for this many
+  const int turns = s.senders_kept > 0 ? s.total_ranks / s.senders_kept : 1;  // each sender kept stands for this many
   for (const std::set<int>& step : senders) {
     if (step.empty()) continue;  // a step of local work only
     const int n = static_cast<int>(step.size()) * turns;
@@ -369,13 +368,14 @@ struct DoesNotApply : InputError {
 };
 [[noreturn]] void not_in_this_run(const std::string& why) { throw DoesNotApply(why); }
 
-// The phase a question asks about, with its range checked.
 // What a phase predicted from one period answers: figures of the whole collective that
 // symmetry gives, not a rank's or a step's own counts and values.
 bool answered_by_symmetry(Metric m) {
   return m == Metric::steps || m == Metric::latency_us || m == Metric::bandwidth_us || m == Metric::busbw_gbps ||
          is_timing(m);
 }
+
+// The phase a question asks about, with its range checked.
 
 const PhaseRun& asked_phase(const Question& q, const ProgramResult& p) {
   const int phases = static_cast<int>(p.phases.size());
@@ -1068,8 +1068,7 @@ LessonFacts lesson_facts(const Scenario& s, const ProgramResult& p) {
     PhaseFacts ph;
     if (k < p.phases.size() && p.phases[k].run) {
       const RunResult& run = *p.phases[k].run;
-      ph = holds_one_period(run) ? collective_facts(phase, p.phases[k].schedule, &run.totals, run.symmetric_period)
-                                 : collective_facts(phase, p.phases[k].schedule);
+      ph = collective_facts(phase, p.phases[k].schedule, holds_one_period(run) ? &run.totals : nullptr);
     }
     else ph.name = phase.name;
     if (k < p.phases.size()) add_times(ph, p.phases[k], p);

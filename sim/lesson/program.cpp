@@ -303,10 +303,6 @@ void place_compute(PhaseRun& pr, const Phase& phase, const Topology& t, Timeline
   }
 }
 
-// A collective phase: the timing model on its steps, on its collective's topology (the
-// program's, under the protocol that collective's prediction used), every rank starting
-// when it is ready. A rank takes part from its first transfer's begin to its last transfer's end
-// (sent or received); a rank without transfers takes no part.
 // A phase whose run holds one period of its transfers (holds_one_period): predicted from
 // them where the ranks' ready times repeat with the period, as they do after phases
 // predicted so.
@@ -345,6 +341,10 @@ void set_rank_spans(PhaseRun& pr) {
   }
 }
 
+// A collective phase: the timing model on its steps, on its collective's topology (the
+// program's, under the protocol that collective's prediction used), every rank starting
+// when it is ready. A rank takes part from its first transfer's begin to its last transfer's end
+// (sent or received); a rank without transfers takes no part.
 void place_collective(PhaseRun& pr, const Phase& phase, const Topology& run_topology, Timeline& timeline) {
   Topology t = run_topology;
   for (std::size_t r = 0; r < t.late_ns.size(); ++r) {
@@ -625,10 +625,16 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
   // collective, exactly run_model's): the single-run summaries read run->model. Under
   // protocol auto each collective gets its own protocol there, as NCCL chooses per call,
   // and its phases are placed under that protocol.
-  for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
+  for (const std::shared_ptr<RunResult>& run : distinct_runs(p)) {
+    if (holds_one_period(*run) && !turns_onto_itself(p.topology, run->symmetric_period))
+      throw InputError(fmt::format("at {} ranks the lesson's {} is predicted from one node's transfers, which this "
+                                   "topology does not allow (it does not look the same from every node): run at most "
+                                   "{} ranks on it",
+                                   p.total_ranks, run->schedule.algorithm, kMaxRanks));
     run->model = holds_one_period(*run) ? run_model_one_period(run->schedule, run->dependencies, run->symmetric_period,
                                                                config, program_workers(p), p.total_ranks)
                                         : run_model(run->schedule, run->dependencies, config, program_workers(p), p.total_ranks);
+  }
   Timeline timeline(p.topology, p.phases);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {

@@ -1003,6 +1003,7 @@ namespace {
 Scenario overridden(const Scenario& s, const RunRequest& from_flags, const TopologyConfig& topology_flags,
                     const GivenFields& given) {
   // A rank count of 0 or less says so first, before any question or phase trips over it.
+  if (given(RequestField::ranks) && from_flags.spec.ranks < 1) check_rank_count(from_flags.spec.ranks, kMaxRanks);
   if (given(RequestField::ranks)) check_lesson_rank_count(s, from_flags.spec.ranks);
   refuse_fixed_ranks(s, from_flags, given);
   if (given(RequestField::latency_rule) && !s.text_holds_under(topology_flags.latency_rule))

@@ -106,6 +106,18 @@ CASES = [
     ("collsim", ["run", "--model-only", "--ranks", "65537"], r"--ranks must be between 1 and 65536, got 65537"),
     ("collsim", ["run", "--model-only", "--ranks", "4097", "-a", "recursive_doubling"],
      r"--ranks must be between 1 and 4096 \(65536 for an algorithm that streams or is predicted from one node; `collsim list` marks them\), got 4097"),
+    # A lesson on the model alone goes to 16 384 ranks (at counts its ranks_allowed admits), any
+    # other to 1024; the exports and views, which show every transfer, stop at 1024.
+    ("collsim", ["run", "lessons/22_scale", "--ranks", "32768"], r"--ranks 32768: must be between 1 and 16384"),
+    ("collsim", ["run", "lessons/22_scale", "--ranks", "2000"], r"--ranks 2000: .*22_scale\.toml runs only at rank counts where .*ranks_allowed"),
+    ("collsim", ["run", "lessons/01_ring_allreduce", "--ranks", "2048"],
+     r"--ranks 2048: must be between 1 and 1024 \(16384 for a lesson that runs on the model alone\)"),
+    ("collsim", ["run", "lessons/22_scale", "--ranks", "16384", "--trace", "t.json"],
+     r"--trace, --chrome and --csv write every transfer of every phase, up to 1024 ranks; at 16384 ranks"),
+    ("collsim", ["explain", "lessons/22_scale", "--ranks", "4096"],
+     r"--ranks 4096: explain shows every step of every phase, up to 1024 ranks"),
+    ("collsim", ["storyboard", "lessons/22_scale", "--ranks", "16384", "--out", "out"],
+     r"--ranks 16384: the views show every transfer of every phase, up to 1024 ranks"),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),

@@ -725,6 +725,12 @@ run_case(lesson-model-only-report ARGS run lessons/22_scale --ranks 16)
 expect_exit(0)
 expect_output_contains("12 phases on 16 ranks" "not executed (--model-only)")
 expect_output_matches("With[ \n]+only[ \n]+2[ \n]+nodes[ \n]+the[ \n]+NCCL[ \n]+tree[ \n]+still[ \n]+wins")
+# At 16 384 GPUs (2048 nodes) in seconds: the rings from one node's transfers, the trees whole;
+# the ring's 2(N-1) latencies now outweigh its bytes at 256 MiB, and the text says so.
+run_case(lesson-model-only-16384 TIMEOUT 300 ARGS run lessons/22_scale --ranks 16384 --answers)
+expect_exit(0)
+expect_output_contains("12 phases on 16384 ranks" "Answer: 28261.2 µs: 32766 hops in a row" "not executed (--model-only)")
+expect_output_matches("At[ \n]+2048[ \n]+nodes[ \n]+the[ \n]+NCCL[ \n]+tree[ \n]+wins[ \n]+at[ \n]+256[ \n]+MiB[ \n]+too")
 # Its storyboard draws the predicted steps (nothing executed): 16 ranks, every phase.
 run_case(lesson-model-only-storyboard ARGS storyboard lessons/22_scale --ranks 16 --out "${WORK_DIR}/l22-board")
 expect_exit(0)
