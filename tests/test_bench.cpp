@@ -6,6 +6,8 @@
 #include <string>
 
 #include "sim/run/bench.h"
+#include "sim/run/bench_model.h"
+#include "sim/run/run.h"
 #include "sim/run/run_estimate.h"
 #include "sim/core/errors.h"
 
@@ -199,4 +201,34 @@ TEST_CASE("bad bench options are refused naming the flag") {
   o = {};
   o.ranks = 0;
   CHECK(error(o).find("--ranks") != std::string::npos);
+}
+
+// An --algorithms entry may carry its own slices ("nccl_tree:slices=16"): a pipelined tree
+// beside an unsliced ring (lesson 22's comparison). Each point is that algorithm's run with
+// those slices, whatever --slices says for the others; its rows keep the entry as their name.
+TEST_CASE("an algorithm's own slices in a bench win over --slices for it alone") {
+  BenchOptions o;
+  o.ranks = 8;
+  o.min_bytes = o.max_bytes = 64 << 10;
+  o.algorithms = {"ring", "nccl_tree:slices=4"};
+  o.algorithm_options.slices = 2;
+  REQUIRE_NOTHROW(validate_bench_options(o));
+  const RunRequest tree = bench_request(o, "nccl_tree:slices=4", 16384);
+  CHECK(tree.algorithm == "nccl_tree");
+  CHECK(tree.options.slices == 4);
+  CHECK(bench_request(o, "ring", 16384).options.slices == 2);
+  TopologyConfig t;
+  const std::vector<SweepPoint> points = predict_sweep(o, t);
+  REQUIRE(points.size() == 2);
+  CHECK(points[1].algorithm == "nccl_tree:slices=4");
+  RunRequest alone = tree;
+  RunResult r = prepare_model_run(alone);
+  predict_run(r, t);
+  CHECK(points[1].predicted_us == doctest::Approx(r.model->prediction.total_ns / 1000));
+  for (const char* bad : {"nccl_tree:16", "nccl_tree:slices=", "nccl_tree:slices=x", "nccl_tree:chunks=2"}) {
+    o.algorithms = {bad};
+    CHECK_THROWS_WITH_AS(validate_bench_options(o), doctest::Contains("only ':slices=S' may follow"), InputError);
+  }
+  o.algorithms = {"nccl_tre:slices=4"};
+  CHECK_THROWS_WITH_AS(validate_bench_options(o), doctest::Contains("unknown algorithm 'nccl_tre'"), InputError);
 }

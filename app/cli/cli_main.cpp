@@ -56,7 +56,8 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchFlags& f) {
       ->capture_default_str();
   cmd->add_option("-c,--collective", f.collective, "the collective (see `collsim list`)")->capture_default_str();
   cmd->add_option("-a,--algorithms", f.algorithms,
-                  "comma-separated algorithms, e.g. ring,direct (default: the collective's default algorithm, "
+                  "comma-separated algorithms, e.g. ring,direct; one may have its own slices, ring,nccl_tree:slices=16 "
+                  "(default: the collective's default algorithm, "
                   "all_reduce's ring; see `collsim list`)");
   cmd->add_option("-n,--ranks", f.ranks, "number of ranks")->capture_default_str();
   cmd->add_option("-b,--minbytes", f.min_bytes, "smallest size, bytes per rank (suffixes K, M, G)")->capture_default_str();

@@ -1,5 +1,6 @@
 #include "sim/run/bench.h"
 
+#include <algorithm>
 #include <barrier>
 #include <chrono>
 #include <cstring>
@@ -62,11 +63,12 @@ std::string algorithm_names(Collective c) {
 
 
 // The ranks, root and algorithm options are valid iff a small schedule builds.
-void validate_algorithm(const BenchOptions& o, const std::string& name, int max_ranks) {
+void validate_algorithm(const BenchOptions& o, const std::string& entry, int max_ranks) {
+  const std::string name = parse_bench_algorithm(entry).name;
   if (!find_algorithm(o.collective, name))
     throw InputError(fmt::format("--algorithms: unknown algorithm '{}' for {} (available: {})", name,
                                  to_string(o.collective), algorithm_names(o.collective)));
-  const RunRequest r = bench_request(o, name, 1);
+  const RunRequest r = bench_request(o, entry, 1);
   // --model-only: each algorithm up to its own limit (model_rank_limit: more where it streams).
   const int limit = max_ranks > kMaxRanks ? std::min(max_ranks, model_rank_limit(o.collective, name)) : max_ranks;
   // Above kMaxModelRanks only a streamed run is allowed, and building even an empty ring
@@ -176,6 +178,21 @@ void validate_bench_options(const BenchOptions& o, int max_ranks) {
   for (const std::string& a : o.algorithms) validate_algorithm(o, a, max_ranks);
 }
 
+BenchAlgorithm parse_bench_algorithm(std::string_view entry) {
+  const std::size_t colon = entry.find(':');
+  BenchAlgorithm a{std::string(entry.substr(0, colon))};
+  if (colon == std::string_view::npos) return a;
+  const std::string_view option = entry.substr(colon + 1);
+  constexpr std::string_view key = "slices=";
+  const std::string_view digits = option.starts_with(key) ? option.substr(key.size()) : std::string_view();
+  if (digits.empty() || digits.size() > 4 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw InputError(fmt::format("--algorithms: '{}': after the algorithm's name only ':slices=S' may follow (S slices "
+                                 "per chunk for it alone, e.g. nccl_tree:slices=16)",
+                                 entry));
+  a.slices = std::stoi(std::string(digits));
+  return a;
+}
+
 RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count) {
   RunRequest r;
   r.spec.collective = o.collective;
@@ -184,8 +201,10 @@ RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, st
   r.spec.dtype = o.dtype;
   r.spec.op = o.op;
   r.spec.root = o.root;
-  r.algorithm = algorithm;
+  const BenchAlgorithm a = parse_bench_algorithm(algorithm);
+  r.algorithm = a.name;
   r.options = o.algorithm_options;
+  if (a.slices >= 0) r.options.slices = a.slices;
   r.seed = o.seed;
   return r;
 }

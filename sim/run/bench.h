@@ -71,7 +71,17 @@ struct BenchOptions {
 // bench, kMaxModelRanks for `--model-only`.
 void validate_bench_options(const BenchOptions& o, int max_ranks = kMaxRanks);
 
-// The run one point of the bench measures: `algorithm` at `count` elements per block.
+// An --algorithms entry: an algorithm's name, or its name with slices of its own
+// ("nccl_tree:slices=16"), which win over --slices for it: a pipelined tree beside an
+// unsliced ring. InputError naming --algorithms for anything else after the ':'.
+struct BenchAlgorithm {
+  std::string name;
+  int slices = -1;  // -1: --slices's
+};
+BenchAlgorithm parse_bench_algorithm(std::string_view entry);
+
+// The run one point of the bench measures: `algorithm` (an --algorithms entry) at `count`
+// elements per block.
 RunRequest bench_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count);
 
 // The sizes a run measures, in bytes per rank (whole elements only, duplicates dropped).

@@ -17,14 +17,6 @@
 namespace collsim {
 namespace {
 
-RunRequest point_request(const BenchOptions& o, const std::string& algorithm, std::uint64_t count) {
-  RunRequest r;
-  r.spec = {o.collective, o.ranks, count, o.dtype, o.op, o.root, false};
-  r.algorithm = algorithm;
-  r.options = o.algorithm_options;
-  return r;
-}
-
 // nccl-tests' algbw and busbw from a time in µs.
 void set_bandwidths(const BenchOptions& o, SweepPoint& p, double time_us) {
   const CollectiveSpec spec{o.collective, o.ranks, p.count, o.dtype, o.op, o.root, false};
@@ -44,7 +36,7 @@ std::string number_or_empty(const std::optional<double>& v) { return v ? fmt::fo
 
 double predicted_time_us(const BenchOptions& o, const std::string& algorithm, std::uint64_t count,
                          const TopologyConfig& topology) {
-  const RunRequest request = point_request(o, algorithm, count);
+  const RunRequest request = bench_request(o, algorithm, count);
   if (predicted_without_schedule(request, topology)) return run_streamed_model(request, topology).model->prediction.total_ns / 1e3;
   RunResult r = prepare_model_run(request);
   predict_run(r, topology);

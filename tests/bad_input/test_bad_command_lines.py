@@ -118,6 +118,9 @@ CASES = [
      r"--ranks 4096: explain shows every step of every phase, up to 1024 ranks"),
     ("collsim", ["storyboard", "lessons/22_scale", "--ranks", "16384", "--out", "out"],
      r"--ranks 16384: the views show every transfer of every phase, up to 1024 ranks"),
+    # An algorithm's own slices in the bench: only ':slices=S' after its name.
+    ("collsim", ["bench", "--model-only", "--algorithms", "ring,nccl_tree:16"],
+     r"--algorithms: 'nccl_tree:16': after the algorithm's name only ':slices=S' may follow"),
     # The app.
     ("gui", ["--scale", "9"], r"collsim-gui: --scale: a number from 0\.5 to 4 \(1\.5 on a projector\), got '9'"),
     ("gui", ["--scale", "big"], r"collsim-gui: --scale: a number from 0\.5 to 4"),
