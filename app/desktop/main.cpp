@@ -43,6 +43,7 @@
 #include "app/flags/topology_flags.h"
 #include "app/views/loader.h"
 #include "sim/core/errors.h"
+#include "sim/lesson/program.h"
 #include "sim/run/msccl_import.h"
 
 namespace {
@@ -101,6 +102,7 @@ bool plan_run_flags(Options& o, const collsim::flags::FlagGiven& given) {
     collsim::RunRequest request = flags::to_request(o.spec, given);
     request.seed = o.seed;
     o.planned = flags::plan_flags(o.file, request, given, flags::topology_flags(o.model, given));
+    if (o.planned->scenario) collsim::check_lesson_viewable(*o.planned->scenario);  // before a window opens
   } catch (const collsim::InputError& e) {
     fmt::print(stderr, "collsim-gui: {}\n", e.what());
     return false;

@@ -569,14 +569,16 @@ PrepareOptions options_for(const Scenario& s, PrepareOptions options) {
 
 }  // namespace
 
-ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const PrepareOptions& asked) {
-  const bool model_only = asked_model_only || s.model_only;  // [run] model_only: whoever asks
-  // The views ask for the histories; they show every transfer, which above kMaxRanks is not
-  // held (refused before any work).
-  if (asked.record_history && s.ranks > kMaxRanks)
+void check_lesson_viewable(const Scenario& s) {
+  if (s.ranks > kMaxRanks)
     throw InputError(fmt::format("--ranks {}: the views show every transfer of every phase, up to {} ranks; above, "
                                  "`collsim run` predicts the lesson from one node's transfers",
                                  s.ranks, kMaxRanks));
+}
+
+ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const PrepareOptions& asked) {
+  const bool model_only = asked_model_only || s.model_only;  // [run] model_only: whoever asks
+  if (asked.record_history) check_lesson_viewable(s);  // the views ask for the histories
   ProgramResult p;
   const PrepareOptions options = options_for(s, asked);
   std::vector<DistinctRun> runs;

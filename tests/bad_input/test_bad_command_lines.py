@@ -118,6 +118,10 @@ CASES = [
      r"--ranks 4096: explain shows every step of every phase, up to 1024 ranks"),
     ("collsim", ["storyboard", "lessons/22_scale", "--ranks", "16384", "--out", "out"],
      r"--ranks 16384: the views show every transfer of every phase, up to 1024 ranks"),
+    ("collsim", ["html", "lessons/22_scale", "--ranks", "2048", "--out", "page.html"],
+     r"--ranks 2048: the views show every transfer of every phase, up to 1024 ranks"),
+    ("gui", ["lessons/22_scale", "--ranks", "16384", "--screenshot", "shot.png"],
+     r"--ranks 16384: the views show every transfer of every phase, up to 1024 ranks"),
     # An algorithm's own slices in the bench: only ':slices=S' after its name.
     ("collsim", ["bench", "--model-only", "--algorithms", "ring,nccl_tree:16"],
      r"--algorithms: 'nccl_tree:16': after the algorithm's name only ':slices=S' may follow"),
