@@ -292,6 +292,18 @@ void predict_one_period(RunResult& result, const RankRotation& rotation, const T
   result.model->prediction.end_ns.clear();
 }
 
+// A --model-only run above kMaxRanks that is not built whole: its request checked before the
+// work (the generator's own check would come from inside the stream), its algorithm resolved.
+RunResult model_run_checked(const RunRequest& request) {
+  refuse_bad_inputs(request);
+  RunResult result;
+  result.request = request;
+  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  const RunRequest& r = result.request;
+  validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
+  return result;
+}
+
 // The verification line of a run predicted from one period of `period` ranks.
 std::string one_period_rule(std::size_t transfers, int period) {
   return fmt::format(
@@ -325,13 +337,8 @@ bool predicted_without_schedule(const RunRequest& request, const TopologyConfig&
 
 RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& config,
                              const std::function<void(std::uint64_t)>& progress) {
-  refuse_bad_inputs(request);
-  RunResult result;
-  result.request = request;
-  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  RunResult result = model_run_checked(request);
   const RunRequest& r = result.request;
-  // Checked before the work: the generator's own check would come from inside the stream.
-  validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
   if (symmetric_model_period(r, config) > 0) {
     predict_one_period(result, *request_rotation(r), config);
     result.request.options = resolve_options(r.spec, r.algorithm, r.options);  // as built
@@ -363,12 +370,8 @@ RunResult run_streamed_model(const RunRequest& request, const TopologyConfig& co
 }
 
 std::optional<RunResult> prepare_one_period_model_run(const RunRequest& request, const TopologyConfig& config) {
-  refuse_bad_inputs(request);
-  RunResult result;
-  result.request = request;
-  result.request.algorithm = algorithm_or_default(request.spec.collective, request.algorithm);
+  RunResult result = model_run_checked(request);
   const RunRequest& r = result.request;
-  validate_request(r.spec, find_algorithm(r.spec.collective, r.algorithm), r.options, kMaxStreamedRanks);
   const int period = symmetric_model_period(r, config);
   if (period == 0) return std::nullopt;
   OnePeriod one = build_one_period(
