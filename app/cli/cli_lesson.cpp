@@ -273,11 +273,8 @@ LessonRun run_lesson_pipeline(const RunPlan& plan, const std::string& path, cons
     throw InputError(fmt::format("--dump writes one collective's buffers; {} has {} phases: run a single-collective "
                                  "scenario to dump one",
                                  path, s.phases.size()));
-  if (s.ranks > kMaxRanks && (!f.outputs.trace.empty() || !f.outputs.chrome.empty() || !f.outputs.csv.empty()))
-    throw InputError(fmt::format("--trace, --chrome and --csv write every transfer of every phase, up to {} ranks; at "
-                                 "{} ranks the lesson's phases are predicted from one node's transfers: run it with "
-                                 "--ranks {} or fewer to write them",
-                                 kMaxRanks, s.ranks, kMaxRanks));
+  if (!f.outputs.trace.empty() || !f.outputs.chrome.empty() || !f.outputs.csv.empty())
+    check_lesson_viewable(s, "--trace, --chrome and --csv write every transfer");  // before the work
   LessonRun l;
   std::vector<std::size_t> firsts;  // each distinct collective's first phase, for the progress line
   ProgressLine progress;
@@ -374,10 +371,7 @@ int command_run_lesson(const RunPlan& plan, const std::string& path, const Lesso
 }
 
 int command_explain_lesson(const Scenario& s) {
-  if (s.ranks > kMaxRanks)  // before the work: every phase's steps are shown, each from its transfers
-    throw InputError(fmt::format("--ranks {}: explain shows every step of every phase, up to {} ranks; `collsim run` "
-                                 "predicts the lesson at {} ranks from one node's transfers",
-                                 s.ranks, kMaxRanks, s.ranks));
+  check_lesson_viewable(s, "explain shows every step");  // before the work
   const ProgramResult p = model_program(s);  // builds and checks every schedule, predicts; runs nothing
   const LessonFacts facts = checked_facts(s, p);
   fmt::print("lesson: {}\n", lesson_name(s, s.source));

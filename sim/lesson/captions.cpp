@@ -28,7 +28,6 @@
 #include "sim/lesson/program.h"
 #include "sim/lesson/scenario.h"
 #include "sim/lesson/suggestion.h"
-#include "sim/model/symmetric_model.h"
 #include "sim/model/protocol.h"
 
 namespace collsim {
@@ -596,14 +595,7 @@ double predicted_part(const Question& q, const ProgramResult& p, const PhaseRun&
     refuse(q, fmt::format("phase {} runs only some steps of its collective, and the latency and bandwidth parts are "
                           "figures of a whole collective (ask about duration_us instead)",
                           q.phase));
-  const RunResult& run = *phase.run;
-  const CostPart part = q.metric == Metric::latency_us ? CostPart::latency : CostPart::bandwidth;
-  if (holds_one_period(run))
-    return predict_one_period(run.schedule, run.dependencies, run.symmetric_period,
-                              cost_part_topology(run.model->topology, part))
-               .total_ns /
-           1000;
-  return cost_part_ns(run.schedule, run.dependencies, run.model->topology, part) / 1000;
+  return cost_part_of_run(*phase.run, q.metric == Metric::latency_us ? CostPart::latency : CostPart::bandwidth) / 1000;
 }
 
 // The metrics answered in µs, to 0.1 µs.

@@ -569,11 +569,11 @@ PrepareOptions options_for(const Scenario& s, PrepareOptions options) {
 
 }  // namespace
 
-void check_lesson_viewable(const Scenario& s) {
+void check_lesson_viewable(const Scenario& s, std::string_view what) {
   if (s.ranks > kMaxRanks)
-    throw InputError(fmt::format("--ranks {}: the views show every transfer of every phase, up to {} ranks; above, "
-                                 "`collsim run` predicts the lesson from one node's transfers",
-                                 s.ranks, kMaxRanks));
+    throw InputError(fmt::format("--ranks {}: {} of every phase, up to {} ranks; at {} ranks the lesson's phases are "
+                                 "predicted from one node's transfers: run it with --ranks {} or fewer",
+                                 s.ranks, what, kMaxRanks, s.ranks, kMaxRanks));
 }
 
 ProgramResult prepare_program(const Scenario& s, bool asked_model_only, const PrepareOptions& asked) {
@@ -627,16 +627,8 @@ void predict_program(ProgramResult& p, const Scenario& s, const TopologyConfig& 
   // collective, exactly run_model's): the single-run summaries read run->model. Under
   // protocol auto each collective gets its own protocol there, as NCCL chooses per call,
   // and its phases are placed under that protocol.
-  for (const std::shared_ptr<RunResult>& run : distinct_runs(p)) {
-    if (holds_one_period(*run) && !turns_onto_itself(p.topology, run->symmetric_period))
-      throw InputError(fmt::format("at {} ranks the lesson's {} is predicted from one node's transfers, which this "
-                                   "topology does not allow (it does not look the same from every node): run at most "
-                                   "{} ranks on it",
-                                   p.total_ranks, run->schedule.algorithm, kMaxRanks));
-    run->model = holds_one_period(*run) ? run_model_one_period(run->schedule, run->dependencies, run->symmetric_period,
-                                                               config, program_workers(p), p.total_ranks)
-                                        : run_model(run->schedule, run->dependencies, config, program_workers(p), p.total_ranks);
-  }
+  for (const std::shared_ptr<RunResult>& run : distinct_runs(p))
+    run->model = model_of_run(*run, config, program_workers(p), p.total_ranks);
   Timeline timeline(p.topology, p.phases);
   const auto n = static_cast<std::size_t>(p.total_ranks);
   for (PhaseRun& pr : p.phases) {

@@ -96,11 +96,12 @@ RunTimeEstimate estimate_cpu_program(const ProgramResult& p);
 // instead of prepare_run, no memory check, and execute_program is refused. `options` go to every run (the GUI asks
 // for the buffer history); a question about contributions asks for it too.
 ProgramResult prepare_program(const Scenario& s, bool model_only = false, const PrepareOptions& options = {});
-// The views (the app, the storyboard, the page) show every transfer of every phase, which
-// a lesson above kMaxRanks does not hold (its phases are predicted from one node's
-// transfers): InputError naming --ranks there. prepare_program checks it when asked for the
-// histories; the app checks it before it opens a window.
-void check_lesson_viewable(const Scenario& s);
+// The views (the app, the storyboard, the page), the exports and `explain` show every
+// transfer or step of every phase, which a lesson above kMaxRanks does not hold (its phases
+// are predicted from one node's transfers): InputError naming --ranks there, saying `what`
+// shows it ("the views show every transfer"). prepare_program checks it when asked for the
+// histories, the exports when they write, the CLI and the app before any work.
+void check_lesson_viewable(const Scenario& s, std::string_view what = "the views show every transfer");
 // Allocates, executes and verifies each distinct collective once, in phase order,
 // calling `progress(done, total)` after each; frees each run's buffers once verified
 // unless keep_buffers (the GUI's values view wants them). `only_rank` >= 0 (one process of

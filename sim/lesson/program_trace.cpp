@@ -15,7 +15,6 @@
 #include <collsim/version.h>
 
 #include "sim/core/csv.h"
-#include "sim/core/errors.h"
 #include "sim/trace/json_writer.h"
 #include "sim/lesson/program.h"
 #include "sim/trace/trace.h"
@@ -292,21 +291,10 @@ void phase_prediction(PredictedSummary& s, const CollectiveSpec& spec, double du
   }
 }
 
-// The views and exports show every transfer: a program whose phases hold one period of
-// their transfers (above kMaxRanks, holds_one_period) has no such thing to show.
-void refuse_one_period(const ProgramResult& p, std::string_view what) {
-  for (const PhaseRun& pr : p.phases)
-    if (pr.run && holds_one_period(*pr.run))
-      throw InputError(fmt::format("{} shows every transfer of every phase, up to {} ranks; at {} ranks the lesson's "
-                                   "phases are predicted from one node's transfers: run it with --ranks {} or fewer "
-                                   "to see them",
-                                   what, kMaxRanks, p.total_ranks, kMaxRanks));
-}
-
 }  // namespace
 
 std::string program_to_chrome(const Scenario& s, const ProgramResult& p) {
-  refuse_one_period(p, "a Chrome trace");
+  check_lesson_viewable(s, "a Chrome trace shows every transfer");
   if (!p.predicted) throw std::logic_error("program_to_chrome: predict_program has not run");
   const std::vector<std::string> others = other_streams(s);
   std::vector<ojson> events = chrome_metadata(p, others);
@@ -328,7 +316,7 @@ std::string program_to_chrome(const Scenario& s, const ProgramResult& p) {
 }
 
 std::string program_to_csv(const Scenario& s, const ProgramResult& p) {
-  refuse_one_period(p, "a CSV export");
+  check_lesson_viewable(s, "a CSV export shows every transfer");
   std::string out =
       "kind,phase,phase_name,step,step_label,src,dst,chunk,action,bytes,predicted_begin_us,predicted_end_us,"
       "measured_begin_ns,measured_end_ns\n";
@@ -348,7 +336,7 @@ bool phase_runs_every_step(const PhaseRun& pr) {
 }
 
 Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, const std::string& description) {
-  refuse_one_period(p, "a phase's view");
+  check_lesson_viewable(s, "a phase's view shows every transfer");
   const PhaseRun& pr = p.phases.at(k);
   Trace whole = make_trace(*pr.run, s.title, description);
   if (s.single_collective()) return whole;
@@ -388,7 +376,7 @@ Trace phase_trace(const Scenario& s, const ProgramResult& p, std::size_t k, cons
 }
 
 std::string program_to_json(const Scenario& s, const ProgramResult& p) {
-  refuse_one_period(p, "a lesson trace");
+  check_lesson_viewable(s, "a lesson trace shows every transfer");
   const std::vector<const RunResult*> runs = collectives(p);
   std::string out;
   ObjectWriter w(out, 0);

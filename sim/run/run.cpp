@@ -390,11 +390,23 @@ std::optional<RunResult> prepare_one_period_model_run(const RunRequest& request,
 
 bool holds_one_period(const RunResult& r) { return r.symmetric_period > 0 && !r.streamed; }
 
+ModelRun model_of_run(const RunResult& r, const TopologyConfig& config, int workers, int total_ranks) {
+  if (!holds_one_period(r)) return run_model(r.schedule, r.dependencies, config, workers, total_ranks);
+  if (!turns_onto_itself(make_topology(config, workers, total_ranks), r.symmetric_period))
+    throw InputError(fmt::format("at {} ranks {} is predicted from one node's transfers, which this topology does not "
+                                 "allow (it does not look the same from every node): run at most {} ranks on it",
+                                 total_ranks, r.schedule.algorithm, kMaxRanks));
+  return run_model_one_period(r.schedule, r.dependencies, r.symmetric_period, config, workers, total_ranks);
+}
+
+double cost_part_of_run(const RunResult& r, CostPart part) {
+  const Topology only = cost_part_topology(r.model->topology, part);
+  return holds_one_period(r) ? predict_one_period(r.schedule, r.dependencies, r.symmetric_period, only).total_ns
+                             : predict(r.schedule, r.dependencies, only).total_ns;
+}
+
 void predict_run(RunResult& r, const TopologyConfig& config) {
-  const int workers = r.schedule.spec.ranks, total = r.schedule.total_ranks;
-  r.model = holds_one_period(r)
-                ? run_model_one_period(r.schedule, r.dependencies, r.symmetric_period, config, workers, total)
-                : run_model(r.schedule, r.dependencies, config);
+  r.model = model_of_run(r, config, r.schedule.spec.ranks, r.schedule.total_ranks);
 }
 
 RunResult run_collective(const RunRequest& request, Backend& backend) {

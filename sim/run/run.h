@@ -138,6 +138,15 @@ std::optional<RunResult> prepare_one_period_model_run(const RunRequest& request,
 // per-rank counts and per-transfer questions are not the whole schedule's.
 bool holds_one_period(const RunResult& r);
 
+// The timing model on a prepared run, whole or from its one period (run_model_one_period), on
+// a topology resolved for `workers` and `total_ranks` (a lesson program's may have more ranks
+// than the run). InputError where a run of one period meets a topology that does not turn
+// onto itself by it.
+ModelRun model_of_run(const RunResult& r, const TopologyConfig& config, int workers, int total_ranks);
+// One part of r's prediction alone (cost_part_ns) on the topology r->model was predicted on,
+// from its one period where it holds one.
+double cost_part_of_run(const RunResult& r, CostPart part);
+
 // Runs the timing model on a prepared, and possibly executed, run (InputError for a bad
 // configuration, naming the flag, key or file position it came from).
 void predict_run(RunResult& r, const TopologyConfig& config);
